@@ -1,0 +1,13 @@
+//! Pure types and rules: ids, tool addresses, the card union, approvals, grants, the digest,
+//! the hidden-character scanner, diffs and deep links. Nothing here does I/O.
+
+pub mod approval;
+pub mod artifact;
+pub mod deeplink;
+pub mod diff;
+pub mod digest;
+pub mod ids;
+pub mod limits;
+pub mod tool;
+pub mod verbatim;
+pub mod view;

@@ -1,0 +1,249 @@
+//! Approvals, decisions and grants: the state machine and the records the store keeps.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::ids::{ApprovalId, ArtifactId, GrantId};
+use super::limits::{FieldError, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
+use super::tool::{AddressParts, ToolAddress};
+use super::view::{CallView, ResultView};
+
+/// Where an approval is in its life. Every state but `pending` is final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Status {
+    Pending,
+    Approved,
+    Declined,
+    Expired,
+    Cancelled,
+}
+
+impl Status {
+    /// The stored and serialized name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Approved => "approved",
+            Status::Declined => "declined",
+            Status::Expired => "expired",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses the stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => Status::Pending,
+            "approved" => Status::Approved,
+            "declined" => Status::Declined,
+            "expired" => Status::Expired,
+            "cancelled" => Status::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// A decision is final: only a pending approval may move, and only to a final state.
+    pub fn can_become(self, next: Status) -> bool {
+        self == Status::Pending && next != Status::Pending
+    }
+
+    /// Whether no further change is possible.
+    pub fn is_final(self) -> bool {
+        self != Status::Pending
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a person chose on a pending approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "decision", rename_all = "snake_case", deny_unknown_fields)]
+#[ts(export)]
+pub enum Decision {
+    Approve,
+    /// Approve, and approve the same artifact + tool address from now on without asking.
+    ApproveAlways,
+    Decline {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reason: Option<String>,
+    },
+}
+
+impl Decision {
+    /// The state the approval moves to.
+    pub fn status(&self) -> Status {
+        match self {
+            Decision::Approve | Decision::ApproveAlways => Status::Approved,
+            Decision::Decline { .. } => Status::Declined,
+        }
+    }
+
+    /// Checks the reason's length.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        if let Decision::Decline { reason: Some(r) } = self {
+            check_len("reason", r, MAX_REASON_BYTES)?;
+        }
+        Ok(())
+    }
+}
+
+/// Who decided: a person at the console, or a standing grant. Serialized `person` / `grant:<id>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(try_from = "String", into = "String")]
+#[ts(export, type = "string")]
+pub enum DecidedBy {
+    Person,
+    Grant(GrantId),
+}
+
+impl TryFrom<String> for DecidedBy {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        if s == "person" {
+            return Ok(DecidedBy::Person);
+        }
+        s.strip_prefix("grant:")
+            .and_then(|g| GrantId::parse(g).ok())
+            .map(DecidedBy::Grant)
+            .ok_or_else(|| format!("not a decider: {s}"))
+    }
+}
+
+impl From<DecidedBy> for String {
+    fn from(d: DecidedBy) -> String {
+        match d {
+            DecidedBy::Person => "person".to_owned(),
+            DecidedBy::Grant(g) => format!("grant:{g}"),
+        }
+    }
+}
+
+/// The agent asking: a name shown to the person, and an optional session it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct Requester {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub session: Option<String>,
+}
+
+impl Requester {
+    /// Name required, both bounded.
+    pub fn validate(&self, field: &str) -> Result<(), FieldError> {
+        if self.name.trim().is_empty() {
+            return Err(FieldError::new(format!("{field}.name"), "is empty"));
+        }
+        check_len(&format!("{field}.name"), &self.name, MAX_REQUESTER_BYTES)?;
+        if let Some(s) = &self.session {
+            check_len(&format!("{field}.session"), s, MAX_REQUESTER_BYTES)?;
+        }
+        Ok(())
+    }
+}
+
+/// One approval request and everything that happened to it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct Approval {
+    pub id: ApprovalId,
+    pub tool: ToolAddress,
+    /// The labelled five-part form of `tool`, when it has that shape.
+    pub tool_parts: Option<AddressParts>,
+    pub artifact_id: Option<ArtifactId>,
+    pub requester: Requester,
+    pub call: CallView,
+    #[ts(type = "unknown")]
+    pub raw_input: Option<serde_json::Value>,
+    pub status: Status,
+    pub digest: String,
+    /// Hidden characters found in the call; while non-zero no grant can be made from it.
+    pub hidden_marks: u32,
+    pub decided_by: Option<DecidedBy>,
+    pub reason: Option<String>,
+    /// The grant this approval created ("don't ask again"), if any.
+    pub granted: Option<GrantId>,
+    /// UTC unix milliseconds.
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub decided_at: Option<i64>,
+    pub result: Option<ResultView>,
+    pub result_at: Option<i64>,
+}
+
+/// A standing "don't ask again" for one (artifact or none, tool address).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Grant {
+    pub id: GrantId,
+    pub artifact_id: Option<ArtifactId>,
+    pub tool: ToolAddress,
+    /// The approval whose "Approve and don't ask again" created it.
+    pub approval_id: ApprovalId,
+    pub created_at: i64,
+    pub uses: i64,
+    pub last_used_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Status; 5] =
+        [Status::Pending, Status::Approved, Status::Declined, Status::Expired, Status::Cancelled];
+
+    #[test]
+    fn only_pending_moves_and_only_to_a_final_state() {
+        for from in ALL {
+            for to in ALL {
+                let expected = from == Status::Pending && to != Status::Pending;
+                assert_eq!(from.can_become(to), expected, "{from} -> {to}");
+            }
+        }
+    }
+
+    #[test]
+    fn status_names_round_trip() {
+        for s in ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Status::parse("Pending"), None);
+    }
+
+    #[test]
+    fn decided_by_serializes_as_text() {
+        let g = GrantId::generate();
+        let v = serde_json::to_value(DecidedBy::Grant(g.clone())).unwrap();
+        assert_eq!(v, serde_json::json!(format!("grant:{g}")));
+        assert_eq!(serde_json::from_value::<DecidedBy>(v).unwrap(), DecidedBy::Grant(g));
+        assert!(serde_json::from_value::<DecidedBy>(serde_json::json!("grant:x")).is_err());
+    }
+
+    #[test]
+    fn decision_json_shape() {
+        let d: Decision =
+            serde_json::from_str(r#"{"decision":"decline","reason":"not on main"}"#).unwrap();
+        assert_eq!(d, Decision::Decline { reason: Some("not on main".into()) });
+        assert_eq!(d.status(), Status::Declined);
+        assert_eq!(Decision::ApproveAlways.status(), Status::Approved);
+        let long = Decision::Decline { reason: Some("x".repeat(MAX_REASON_BYTES + 1)) };
+        assert!(long.validate().is_err());
+    }
+
+    #[test]
+    fn requester_needs_a_name() {
+        let r = Requester { name: "  ".into(), session: None };
+        assert_eq!(r.validate("requester").unwrap_err().field, "requester.name");
+    }
+}

@@ -1,0 +1,255 @@
+//! Turns a [`FileDiff`] into hunks with line numbers and word-level changes, within a deadline.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+use ts_rs::TS;
+
+use super::view::FileDiff;
+
+/// Lines of context kept around each change.
+const CONTEXT_LINES: usize = 3;
+/// Over this many lines on either side the texts are shown whole, undiffed.
+pub const MAX_DIFF_LINES: usize = 100_000;
+/// Time allowed for one file's diff before it is shown as whole texts.
+pub const DIFF_DEADLINE: Duration = Duration::from_millis(500);
+
+/// Whether a line was kept, removed or added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum LineKind {
+    Context,
+    Removed,
+    Added,
+}
+
+/// A piece of a line; `changed` pieces are the words that differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Segment {
+    pub text: String,
+    pub changed: bool,
+}
+
+/// One line of a hunk, with its number on each side it exists on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct DiffLine {
+    pub kind: LineKind,
+    pub old_line: Option<u32>,
+    pub new_line: Option<u32>,
+    pub segments: Vec<Segment>,
+    /// The line had no newline at its end (the last line of a file).
+    pub no_newline: bool,
+}
+
+/// A run of changes with its context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub lines: Vec<DiffLine>,
+}
+
+/// Why a diff is shown as whole texts instead of hunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Fallback {
+    /// More lines than [`MAX_DIFF_LINES`].
+    TooLarge,
+    /// The diff did not finish within [`DIFF_DEADLINE`].
+    TooSlow,
+}
+
+/// A file's change ready to show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct RenderedDiff {
+    pub path: String,
+    pub new_file: bool,
+    pub added: u32,
+    pub removed: u32,
+    pub hunks: Vec<Hunk>,
+    /// Set when the texts are too large or too slow to diff: show `old_text` and `new_text` whole.
+    pub fallback: Option<Fallback>,
+}
+
+fn line_no(i: usize) -> u32 {
+    u32::try_from(i + 1).unwrap_or(u32::MAX)
+}
+
+/// Renders one file's diff, falling back to whole texts when it is too large or too slow.
+pub fn render(diff: &FileDiff) -> RenderedDiff {
+    render_with_deadline(diff, DIFF_DEADLINE)
+}
+
+/// [`render`] with an explicit time budget.
+pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
+    let old = diff.old_text.as_deref().unwrap_or("");
+    let new = diff.new_text.as_str();
+    let mut out = RenderedDiff {
+        path: diff.path.clone(),
+        new_file: diff.old_text.is_none(),
+        added: 0,
+        removed: 0,
+        hunks: Vec::new(),
+        fallback: None,
+    };
+    if old.lines().count() > MAX_DIFF_LINES || new.lines().count() > MAX_DIFF_LINES {
+        out.fallback = Some(Fallback::TooLarge);
+        return out;
+    }
+    let deadline = Instant::now() + budget;
+    let text_diff = TextDiff::configure().deadline(deadline).diff_lines(old, new);
+    if Instant::now() >= deadline {
+        out.fallback = Some(Fallback::TooSlow);
+        return out;
+    }
+    for group in text_diff.grouped_ops(CONTEXT_LINES) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let (old_range, new_range) = (first.old_range().start..last.old_range().end, first.new_range().start..last.new_range().end);
+        let mut hunk = Hunk {
+            old_start: if old_range.is_empty() { line_no(old_range.start) - 1 } else { line_no(old_range.start) },
+            old_lines: u32::try_from(old_range.len()).unwrap_or(u32::MAX),
+            new_start: if new_range.is_empty() { line_no(new_range.start) - 1 } else { line_no(new_range.start) },
+            new_lines: u32::try_from(new_range.len()).unwrap_or(u32::MAX),
+            lines: Vec::new(),
+        };
+        for op in &group {
+            for change in text_diff.iter_inline_changes_deadline(op, Some(deadline)) {
+                let kind = match change.tag() {
+                    ChangeTag::Equal => LineKind::Context,
+                    ChangeTag::Delete => {
+                        out.removed += 1;
+                        LineKind::Removed
+                    }
+                    ChangeTag::Insert => {
+                        out.added += 1;
+                        LineKind::Added
+                    }
+                };
+                let mut segments: Vec<Segment> = Vec::new();
+                for (changed, text) in change.iter_strings_lossy() {
+                    let changed = changed && kind != LineKind::Context;
+                    match segments.last_mut() {
+                        Some(last) if last.changed == changed => last.text.push_str(&text),
+                        _ => segments.push(Segment { text: text.into_owned(), changed }),
+                    }
+                }
+                let no_newline = change.missing_newline();
+                if let Some(last) = segments.last_mut() {
+                    if last.text.ends_with('\n') {
+                        last.text.pop();
+                        if last.text.ends_with('\r') {
+                            last.text.pop();
+                        }
+                    }
+                }
+                segments.retain(|s| !s.text.is_empty());
+                // A line whose every piece changed gains nothing from word highlights.
+                if segments.iter().all(|s| s.changed) {
+                    segments.iter_mut().for_each(|s| s.changed = false);
+                }
+                hunk.lines.push(DiffLine {
+                    kind,
+                    old_line: change.old_index().map(line_no),
+                    new_line: change.new_index().map(line_no),
+                    segments,
+                    no_newline,
+                });
+            }
+        }
+        out.hunks.push(hunk);
+    }
+    if Instant::now() >= deadline {
+        out.hunks.clear();
+        out.added = 0;
+        out.removed = 0;
+        out.fallback = Some(Fallback::TooSlow);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fd(old: Option<&str>, new: &str) -> FileDiff {
+        FileDiff { path: "src/a.rs".into(), old_text: old.map(Into::into), new_text: new.into() }
+    }
+
+    fn text(line: &DiffLine) -> String {
+        line.segments.iter().map(|s| s.text.as_str()).collect()
+    }
+
+    #[test]
+    fn edit_has_numbers_and_word_highlights() {
+        let old = "a\nb\nlet x = 1;\nc\nd\n";
+        let new = "a\nb\nlet x = 2;\nc\nd\n";
+        let r = render(&fd(Some(old), new));
+        assert_eq!(r.fallback, None);
+        assert_eq!((r.added, r.removed), (1, 1));
+        assert_eq!(r.hunks.len(), 1);
+        let h = &r.hunks[0];
+        assert_eq!((h.old_start, h.old_lines, h.new_start, h.new_lines), (1, 5, 1, 5));
+        let removed = h.lines.iter().find(|l| l.kind == LineKind::Removed).unwrap();
+        assert_eq!(removed.old_line, Some(3));
+        assert_eq!(removed.new_line, None);
+        assert_eq!(text(removed), "let x = 1;");
+        let changed: Vec<_> = removed.segments.iter().filter(|s| s.changed).collect();
+        assert_eq!(changed.len(), 1);
+        assert_eq!(changed[0].text, "1;");
+        let added = h.lines.iter().find(|l| l.kind == LineKind::Added).unwrap();
+        assert_eq!((added.old_line, added.new_line), (None, Some(3)));
+    }
+
+    #[test]
+    fn new_file_is_all_added() {
+        let r = render(&fd(None, "one\ntwo"));
+        assert!(r.new_file);
+        assert_eq!(r.added, 2);
+        let lines = &r.hunks[0].lines;
+        assert_eq!(lines[1].new_line, Some(2));
+        assert!(lines[1].no_newline);
+        assert!(lines.iter().all(|l| l.segments.iter().all(|s| !s.changed)));
+    }
+
+    #[test]
+    fn distant_changes_make_separate_hunks() {
+        let old: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line 2\n", "line two\n").replace("line 39\n", "line thirty-nine\n");
+        let r = render(&fd(Some(&old), &new));
+        assert_eq!(r.hunks.len(), 2);
+        assert_eq!(r.hunks[1].old_start, 36);
+    }
+
+    #[test]
+    fn no_change_has_no_hunks() {
+        let r = render(&fd(Some("same\n"), "same\n"));
+        assert!(r.hunks.is_empty());
+        assert_eq!(r.fallback, None);
+    }
+
+    #[test]
+    fn too_large_falls_back_visibly() {
+        let big = "x\n".repeat(MAX_DIFF_LINES + 1);
+        let r = render(&fd(Some("x\n"), &big));
+        assert_eq!(r.fallback, Some(Fallback::TooLarge));
+        assert!(r.hunks.is_empty());
+    }
+
+    #[test]
+    fn exhausted_budget_falls_back_visibly() {
+        let old: String = (0..2000).map(|i| format!("a{i}\n")).collect();
+        let new: String = (0..2000).map(|i| format!("b{i}\n")).collect();
+        let r = render_with_deadline(&fd(Some(&old), &new), Duration::ZERO);
+        assert_eq!(r.fallback, Some(Fallback::TooSlow));
+        assert!(r.hunks.is_empty());
+    }
+}

@@ -1,0 +1,165 @@
+//! Tool addresses: dotted paths of ASCII segments, compared exactly in canonical form.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// The longest tool address accepted, in bytes.
+pub const MAX_TOOL_ADDRESS_BYTES: usize = 512;
+
+/// Why a string is not a tool address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolAddressError {
+    #[error("tool address is empty")]
+    Empty,
+    #[error("tool address is longer than {MAX_TOOL_ADDRESS_BYTES} bytes")]
+    TooLong,
+    #[error("tool address has an empty segment (a leading, trailing or doubled dot)")]
+    EmptySegment,
+    #[error("tool address segment {segment} has a character other than A-Z a-z 0-9 _ : -")]
+    BadCharacter { segment: usize },
+}
+
+/// A canonical tool address: the leading `tools.` is dropped; nothing else is changed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(try_from = "String", into = "String")]
+#[ts(export, type = "string")]
+pub struct ToolAddress(String);
+
+/// The five-part form `<integration>.<org|user>.<connection>.<tool...>`, labelled for display.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct AddressParts {
+    pub integration: String,
+    pub owner: String,
+    pub connection: String,
+    pub tool: String,
+}
+
+impl ToolAddress {
+    /// Parses an address and returns its canonical form.
+    pub fn parse(s: &str) -> Result<Self, ToolAddressError> {
+        if s.is_empty() {
+            return Err(ToolAddressError::Empty);
+        }
+        if s.len() > MAX_TOOL_ADDRESS_BYTES {
+            return Err(ToolAddressError::TooLong);
+        }
+        let canonical = s.strip_prefix("tools.").unwrap_or(s);
+        for (i, segment) in canonical.split('.').enumerate() {
+            if segment.is_empty() {
+                return Err(ToolAddressError::EmptySegment);
+            }
+            let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'-');
+            if !segment.bytes().all(allowed) {
+                return Err(ToolAddressError::BadCharacter { segment: i + 1 });
+            }
+        }
+        Ok(Self(canonical.to_owned()))
+    }
+
+    /// The canonical text, the only form ever compared.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The labelled five-part form, when the address has that shape.
+    pub fn parts(&self) -> Option<AddressParts> {
+        let mut it = self.0.splitn(4, '.');
+        let (integration, owner, connection, tool) = (it.next()?, it.next()?, it.next()?, it.next()?);
+        matches!(owner, "org" | "user").then(|| AddressParts {
+            integration: integration.to_owned(),
+            owner: owner.to_owned(),
+            connection: connection.to_owned(),
+            tool: tool.to_owned(),
+        })
+    }
+}
+
+impl TryFrom<String> for ToolAddress {
+    type Error = ToolAddressError;
+    fn try_from(s: String) -> Result<Self, ToolAddressError> {
+        Self::parse(&s)
+    }
+}
+
+impl From<ToolAddress> for String {
+    fn from(t: ToolAddress) -> String {
+        t.0
+    }
+}
+
+impl fmt::Display for ToolAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn leading_tools_is_dropped_once() {
+        let a = ToolAddress::parse("tools.github.user.personalGithub.issues.create").unwrap();
+        assert_eq!(a.as_str(), "github.user.personalGithub.issues.create");
+        assert_eq!(ToolAddress::parse("tools.tools.x").unwrap().as_str(), "tools.x");
+        assert_eq!(ToolAddress::parse("claude-code.Bash").unwrap().as_str(), "claude-code.Bash");
+        assert_eq!(ToolAddress::parse("tools").unwrap().as_str(), "tools");
+    }
+
+    #[test]
+    fn five_part_form_is_labelled() {
+        let a = ToolAddress::parse("tools.github.user.personalGithub.issues.create").unwrap();
+        let p = a.parts().unwrap();
+        assert_eq!(p.integration, "github");
+        assert_eq!(p.owner, "user");
+        assert_eq!(p.connection, "personalGithub");
+        assert_eq!(p.tool, "issues.create");
+        assert!(ToolAddress::parse("claude-code.Bash").unwrap().parts().is_none());
+        assert!(ToolAddress::parse("a.team.c.d").unwrap().parts().is_none());
+    }
+
+    #[test]
+    fn bad_addresses_are_refused() {
+        use ToolAddressError::*;
+        assert_eq!(ToolAddress::parse(""), Err(Empty));
+        assert_eq!(ToolAddress::parse("tools."), Err(EmptySegment));
+        assert_eq!(ToolAddress::parse("a..b"), Err(EmptySegment));
+        assert_eq!(ToolAddress::parse(".a"), Err(EmptySegment));
+        assert_eq!(ToolAddress::parse("a."), Err(EmptySegment));
+        assert_eq!(ToolAddress::parse("a.b c"), Err(BadCharacter { segment: 2 }));
+        assert_eq!(ToolAddress::parse("gíthub.x"), Err(BadCharacter { segment: 1 }));
+        assert_eq!(ToolAddress::parse("a.\u{202e}b"), Err(BadCharacter { segment: 2 }));
+        assert_eq!(ToolAddress::parse(&"a".repeat(513)), Err(TooLong));
+        assert!(ToolAddress::parse(&"a".repeat(512)).is_ok());
+    }
+
+    #[test]
+    fn matching_is_exact() {
+        let a = ToolAddress::parse("claude-code.Bash").unwrap();
+        assert_ne!(a, ToolAddress::parse("claude-code.bash").unwrap());
+        assert_ne!(a, ToolAddress::parse("claude-code.Bash2").unwrap());
+        assert_eq!(a, ToolAddress::parse("tools.claude-code.Bash").unwrap());
+    }
+
+    proptest! {
+        #[test]
+        fn parse_never_panics(s in "\\PC{0,600}") {
+            if let Ok(a) = ToolAddress::parse(&s) {
+                prop_assert!(a.as_str().is_ascii());
+                prop_assert!(a.as_str().len() <= MAX_TOOL_ADDRESS_BYTES);
+                prop_assert!(s.ends_with(a.as_str()));
+            }
+        }
+
+        #[test]
+        fn valid_segments_always_parse(segs in proptest::collection::vec("[A-Za-z0-9_:-]{1,12}", 1..8)) {
+            let s = segs.join(".");
+            let a = ToolAddress::parse(&s).unwrap();
+            prop_assert!(s.ends_with(a.as_str()));
+        }
+    }
+}
