@@ -2,3 +2,6 @@
 //! and the CLI. Nothing here links a GUI library.
 
 pub mod domain;
+pub mod store;
+pub mod console;
+pub mod error;

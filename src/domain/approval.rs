@@ -174,10 +174,14 @@ pub struct Approval {
     /// The grant this approval created ("don't ask again"), if any.
     pub granted: Option<GrantId>,
     /// UTC unix milliseconds.
+    #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number")]
     pub expires_at: i64,
+    #[ts(type = "number | null")]
     pub decided_at: Option<i64>,
     pub result: Option<ResultView>,
+    #[ts(type = "number | null")]
     pub result_at: Option<i64>,
 }
 
@@ -190,9 +194,13 @@ pub struct Grant {
     pub tool: ToolAddress,
     /// The approval whose "Approve and don't ask again" created it.
     pub approval_id: ApprovalId,
+    #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number")]
     pub uses: i64,
+    #[ts(type = "number | null")]
     pub last_used_at: Option<i64>,
+    #[ts(type = "number | null")]
     pub revoked_at: Option<i64>,
 }
 

@@ -44,7 +44,9 @@ pub struct Artifact {
     pub title: String,
     pub description: String,
     pub code: String,
+    #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number")]
     pub updated_at: i64,
 }
 
@@ -55,7 +57,9 @@ pub struct ArtifactSummary {
     pub id: ArtifactId,
     pub title: String,
     pub description: String,
+    #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number")]
     pub updated_at: i64,
 }
 

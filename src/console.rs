@@ -1,0 +1,520 @@
+//! `Console`: the use cases every front door shares, and the change events they emit.
+
+mod clock;
+mod watchers;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+use ts_rs::TS;
+
+pub use self::clock::Clock;
+use self::watchers::Watchers;
+use crate::domain::approval::{Approval, DecidedBy, Decision, Grant, Requester, Status};
+use crate::domain::artifact::{Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title};
+use crate::domain::digest::digest;
+use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
+use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
+use crate::domain::tool::ToolAddress;
+use crate::domain::verbatim;
+use crate::domain::view::{CallView, ResultView};
+use crate::error::Error;
+use crate::store::approvals::HistoryCursor;
+use crate::store::{Store, StoreError, approvals, artifacts, grants};
+
+/// The name under which change events are forwarded to the UI.
+pub const CHANGE_EVENT: &str = "countersign://change";
+/// How many artifacts a list or search returns at most.
+const ARTIFACT_PAGE: u32 = 500;
+/// Room for change events a slow listener has not read yet.
+const EVENT_BUFFER: usize = 1024;
+/// How often pending approvals are checked for expiry.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+/// What changed, so the UI can refresh what shows it. Carries ids, not whole records,
+/// except a new approval, which a notification describes.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ChangeEvent {
+    /// A new approval: pending, or already approved by a grant.
+    ApprovalCreated { approval: Box<Approval> },
+    /// An approval reached a final state (decided, expired, cancelled).
+    ApprovalFinished { id: ApprovalId, status: Status },
+    /// A result was attached.
+    ApprovalResult { id: ApprovalId },
+    ArtifactSaved { id: ArtifactId },
+    ArtifactDeleted { id: ArtifactId },
+    /// Grants were created, used or revoked.
+    GrantsChanged,
+}
+
+/// A request for approval, as an agent sends it.
+#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct Submission {
+    pub tool: ToolAddress,
+    #[serde(default)]
+    #[ts(optional)]
+    pub artifact_id: Option<ArtifactId>,
+    pub requester: Requester,
+    pub call: CallView,
+    #[serde(default)]
+    #[ts(optional, type = "unknown")]
+    pub raw_input: Option<serde_json::Value>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub expires_in_s: Option<u64>,
+}
+
+impl Submission {
+    /// Checks what serde cannot: lengths, depth, the expiry range.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        self.requester.validate("requester")?;
+        self.call.validate("call")?;
+        if let Some(raw) = &self.raw_input {
+            crate::domain::limits::check_depth("raw_input", raw)?;
+        }
+        if let Some(s) = self.expires_in_s {
+            if s == 0 || s > MAX_EXPIRY_S {
+                return Err(FieldError::new(
+                    "expires_in_s",
+                    format!("must be between 1 and {MAX_EXPIRY_S} seconds"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Hidden characters anywhere in what the person will see.
+    fn hidden_marks(&self) -> u32 {
+        let call = serde_json::to_value(&self.call).unwrap_or_default();
+        let raw = self.raw_input.as_ref().map_or(0, verbatim::count_in_json);
+        let n = verbatim::count_in_json(&call) + raw;
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+}
+
+/// The shared engine: the store, the clock, the waiters and the change events.
+#[derive(Clone)]
+pub struct Console {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    clock: Clock,
+    watchers: Watchers,
+    events: broadcast::Sender<ChangeEvent>,
+}
+
+impl Console {
+    /// A console over an opened store.
+    pub fn new(store: Store) -> Self {
+        Self::with_clock(store, Clock::system())
+    }
+
+    /// A console whose clock can be moved, for tests and simulations of time.
+    pub fn with_clock(store: Store, clock: Clock) -> Self {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        Self { inner: Arc::new(Inner { store, clock, watchers: Watchers::default(), events }) }
+    }
+
+    /// The store underneath, for start-up checks and tests.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// The clock in use.
+    pub fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    /// How many approvals have an agent waiting on them right now.
+    pub fn waiting(&self) -> usize {
+        self.inner.watchers.len()
+    }
+
+    /// Change events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
+        self.inner.events.subscribe()
+    }
+
+    fn emit(&self, event: ChangeEvent) {
+        // No listener is fine: the desktop may not be attached.
+        let _ = self.inner.events.send(event);
+    }
+
+    fn now(&self) -> i64 {
+        self.inner.clock.now_ms()
+    }
+
+    /// Stores a request. A live grant for (artifact, tool) approves it at once, unless the
+    /// call carries hidden characters: those always go to a person.
+    pub async fn submit(&self, s: Submission) -> Result<Approval, Error> {
+        s.validate()?;
+        let hidden_marks = s.hidden_marks();
+        let digest = digest(&s.tool, s.artifact_id.as_ref(), s.raw_input.as_ref(), &s.call)
+            .map_err(|e| Error::Internal(StoreError::Corrupt { id: "submission".into(), what: e.to_string() }))?;
+        let now = self.now();
+        let expires_in = s.expires_in_s.unwrap_or(DEFAULT_EXPIRY_S);
+        let mut approval = Approval {
+            id: ApprovalId::generate(),
+            tool_parts: s.tool.parts(),
+            tool: s.tool,
+            artifact_id: s.artifact_id,
+            requester: s.requester,
+            call: s.call,
+            raw_input: s.raw_input,
+            status: Status::Pending,
+            digest,
+            hidden_marks,
+            decided_by: None,
+            reason: None,
+            granted: None,
+            created_at: now,
+            expires_at: now.saturating_add(i64::try_from(expires_in * 1000).unwrap_or(i64::MAX)),
+            decided_at: None,
+            result: None,
+            result_at: None,
+        };
+        let mut tx = self.inner.store.write().await?;
+        if let Some(artifact) = &approval.artifact_id {
+            if !artifacts::exists(&mut tx, artifact).await? {
+                return Err(Error::ArtifactNotFound(artifact.to_string()));
+            }
+        }
+        let grant = if hidden_marks == 0 {
+            grants::find_live(&mut tx, approval.artifact_id.as_ref(), &approval.tool).await?
+        } else {
+            None
+        };
+        if let Some(g) = &grant {
+            approval.status = Status::Approved;
+            approval.decided_by = Some(DecidedBy::Grant(g.id.clone()));
+            approval.decided_at = Some(now);
+            grants::record_use(&mut tx, &g.id, now).await?;
+        }
+        approvals::insert(&mut tx, &approval).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        if grant.is_some() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        self.emit(ChangeEvent::ApprovalCreated { approval: Box::new(approval.clone()) });
+        Ok(approval)
+    }
+
+    /// One approval; a pending one whose time ran out is expired first.
+    pub async fn approval(&self, id: &ApprovalId) -> Result<Approval, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let a = approvals::get(&mut conn, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        drop(conn);
+        if a.status == Status::Pending && a.expires_at <= self.now() {
+            self.sweep_expired().await?;
+            let mut conn = self.inner.store.read().await?;
+            return approvals::get(&mut conn, id)
+                .await?
+                .ok_or_else(|| Error::ApprovalNotFound(id.to_string()));
+        }
+        Ok(a)
+    }
+
+    /// Waits up to `timeout` for the approval to leave `pending`, then returns it as it is.
+    /// Holds no database connection while waiting.
+    pub async fn wait(&self, id: &ApprovalId, timeout: Duration) -> Result<Approval, Error> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut rx = self.inner.watchers.subscribe(id);
+        let result = loop {
+            let a = match self.approval(id).await {
+                Ok(a) => a,
+                Err(e) => break Err(e),
+            };
+            if a.status.is_final() || tokio::time::Instant::now() >= deadline {
+                break Ok(a);
+            }
+            let until_expiry = u64::try_from(a.expires_at - self.now()).unwrap_or(0);
+            let wake = deadline.min(tokio::time::Instant::now() + Duration::from_millis(until_expiry));
+            tokio::select! {
+                _ = rx.changed() => {}
+                _ = tokio::time::sleep_until(wake) => {}
+            }
+        };
+        drop(rx);
+        self.inner.watchers.forget_if_unwatched(id);
+        result
+    }
+
+    /// A person's decision. Final: a second one gets `AlreadyDecided` with the current state.
+    pub async fn decide(&self, id: &ApprovalId, decision: Decision) -> Result<Approval, Error> {
+        decision.validate()?;
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let a = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        if a.status.is_final() {
+            return Err(Error::AlreadyDecided(a.status));
+        }
+        if a.expires_at <= now {
+            approvals::expire_due(&mut tx, now).await?;
+            tx.commit().await.map_err(StoreError::from)?;
+            self.finished(id, Status::Expired);
+            return Err(Error::AlreadyDecided(Status::Expired));
+        }
+        if decision == Decision::ApproveAlways && a.hidden_marks > 0 {
+            return Err(Error::HiddenCharacters(a.hidden_marks));
+        }
+        let reason = match &decision {
+            Decision::Decline { reason } => reason.as_deref().filter(|r| !r.trim().is_empty()),
+            _ => None,
+        };
+        let status = decision.status();
+        if !approvals::finish(&mut tx, id, status, Some(&DecidedBy::Person), reason, now).await? {
+            return Err(Error::AlreadyDecided(a.status));
+        }
+        let mut grant_made = false;
+        if decision == Decision::ApproveAlways
+            && grants::find_live(&mut tx, a.artifact_id.as_ref(), &a.tool).await?.is_none()
+        {
+            let grant = Grant {
+                id: GrantId::generate(),
+                artifact_id: a.artifact_id.clone(),
+                tool: a.tool.clone(),
+                approval_id: a.id.clone(),
+                created_at: now,
+                uses: 0,
+                last_used_at: None,
+                revoked_at: None,
+            };
+            grants::insert(&mut tx, &grant).await?;
+            grant_made = true;
+        }
+        let decided = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        tx.commit().await.map_err(StoreError::from)?;
+        self.finished(id, status);
+        if grant_made {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        Ok(decided)
+    }
+
+    /// The requester withdraws a pending request.
+    pub async fn cancel(&self, id: &ApprovalId) -> Result<Approval, Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let a = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        if a.status.is_final() {
+            return Err(Error::AlreadyDecided(a.status));
+        }
+        if !approvals::finish(&mut tx, id, Status::Cancelled, None, None, now).await? {
+            approvals::expire_due(&mut tx, now).await?;
+            tx.commit().await.map_err(StoreError::from)?;
+            self.finished(id, Status::Expired);
+            return Err(Error::AlreadyDecided(Status::Expired));
+        }
+        let done = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        tx.commit().await.map_err(StoreError::from)?;
+        self.finished(id, Status::Cancelled);
+        Ok(done)
+    }
+
+    /// Attaches what the call returned, once, to an approved call.
+    pub async fn attach_result(&self, id: &ApprovalId, result: ResultView) -> Result<Approval, Error> {
+        result.validate("result")?;
+        let json = serde_json::to_string(&result)
+            .map_err(|e| Error::Internal(StoreError::Corrupt { id: id.to_string(), what: e.to_string() }))?;
+        let mut tx = self.inner.store.write().await?;
+        let a = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        if !approvals::attach_result(&mut tx, id, &json, self.now()).await? {
+            return Err(Error::ResultNotAccepted { status: a.status, has_result: a.result.is_some() });
+        }
+        let done = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        tx.commit().await.map_err(StoreError::from)?;
+        self.emit(ChangeEvent::ApprovalResult { id: id.clone() });
+        Ok(done)
+    }
+
+    /// Expires every pending approval whose time ran out; returns how many.
+    pub async fn sweep_expired(&self) -> Result<usize, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let ids = approvals::expire_due(&mut tx, self.now()).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        for id in &ids {
+            self.finished(id, Status::Expired);
+        }
+        Ok(ids.len())
+    }
+
+    /// Runs [`Console::sweep_expired`] every second until the console is dropped.
+    pub fn spawn_sweeper(&self) -> tokio::task::JoinHandle<()> {
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(SWEEP_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                if let Err(e) = (Console { inner }).sweep_expired().await {
+                    tracing::warn!(error = %e, "expiry sweep failed");
+                }
+            }
+        })
+    }
+
+    fn finished(&self, id: &ApprovalId, status: Status) {
+        self.inner.watchers.notify(id);
+        self.emit(ChangeEvent::ApprovalFinished { id: id.clone(), status });
+    }
+
+    /// Pending approvals, newest first.
+    pub async fn pending(&self) -> Result<Vec<Approval>, Error> {
+        self.sweep_expired().await?;
+        let mut conn = self.inner.store.read().await?;
+        Ok(approvals::list_pending(&mut conn).await?)
+    }
+
+    /// How many approvals wait for a person.
+    pub async fn pending_count(&self) -> Result<i64, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(approvals::count_pending(&mut conn).await?)
+    }
+
+    /// Decided approvals, most recent first, a page at a time.
+    pub async fn history(&self, after: Option<&HistoryCursor>, limit: u32) -> Result<Vec<Approval>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(approvals::list_history(&mut conn, after, limit).await?)
+    }
+
+    /// Creates an artifact, or overwrites one in place (keeping its id) when `artifact_id` is set.
+    pub async fn save_artifact(&self, draft: ArtifactDraft) -> Result<Artifact, Error> {
+        draft.validate()?;
+        let now = self.now();
+        let description = draft.description.unwrap_or_default();
+        let mut tx = self.inner.store.write().await?;
+        let id = match draft.artifact_id {
+            Some(id) => {
+                if !artifacts::update(&mut tx, &id, &draft.title, &description, &draft.code, now).await? {
+                    return Err(Error::ArtifactNotFound(id.to_string()));
+                }
+                id
+            }
+            None => {
+                let a = Artifact {
+                    id: ArtifactId::generate(),
+                    owner: OwnerTier::User,
+                    subject: String::new(),
+                    title: draft.title,
+                    description,
+                    code: draft.code,
+                    created_at: now,
+                    updated_at: now,
+                };
+                artifacts::insert(&mut tx, &a).await?;
+                a.id
+            }
+        };
+        let saved = artifacts::get(&mut tx, &id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        tx.commit().await.map_err(StoreError::from)?;
+        self.emit(ChangeEvent::ArtifactSaved { id });
+        Ok(saved)
+    }
+
+    /// A person renames an artifact.
+    pub async fn rename_artifact(&self, id: &ArtifactId, title: &str) -> Result<Artifact, Error> {
+        validate_title("title", title)?;
+        let mut tx = self.inner.store.write().await?;
+        if !artifacts::rename(&mut tx, id, title, self.now()).await? {
+            return Err(Error::ArtifactNotFound(id.to_string()));
+        }
+        let saved = artifacts::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        tx.commit().await.map_err(StoreError::from)?;
+        self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
+        Ok(saved)
+    }
+
+    /// A person deletes an artifact: its grants are revoked and its pending approvals cancelled
+    /// in the same transaction.
+    pub async fn delete_artifact(&self, id: &ArtifactId) -> Result<(), Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        if !artifacts::delete(&mut tx, id).await? {
+            return Err(Error::ArtifactNotFound(id.to_string()));
+        }
+        let revoked = grants::revoke_for_artifact(&mut tx, id, now).await?;
+        let cancelled = approvals::cancel_for_artifact(&mut tx, id, "artifact deleted", now).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        for a in &cancelled {
+            self.finished(a, Status::Cancelled);
+        }
+        if !revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        self.emit(ChangeEvent::ArtifactDeleted { id: id.clone() });
+        Ok(())
+    }
+
+    /// One artifact with its code.
+    pub async fn artifact(&self, id: &ArtifactId) -> Result<Artifact, Error> {
+        let mut conn = self.inner.store.read().await?;
+        artifacts::get(&mut conn, id).await?.ok_or_else(|| Error::ArtifactNotFound(id.to_string()))
+    }
+
+    /// Artifacts, newest first; with a query, those whose title or description match it.
+    pub async fn artifacts(&self, query: Option<&str>) -> Result<Vec<ArtifactSummary>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(match query {
+            Some(q) => artifacts::search(&mut conn, q, ARTIFACT_PAGE).await?,
+            None => artifacts::list(&mut conn, ARTIFACT_PAGE).await?,
+        })
+    }
+
+    /// Live grants, newest first.
+    pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_live(&mut conn).await?)
+    }
+
+    /// Revoked grants, most recently revoked first.
+    pub async fn revoked_grants(&self) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_revoked(&mut conn).await?)
+    }
+
+    /// One artifact's grants, live first.
+    pub async fn artifact_grants(&self, id: &ArtifactId) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_for_artifact(&mut conn, id).await?)
+    }
+
+    /// A person revokes a grant: the next matching call asks again.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let g = grants::get(&mut tx, id).await?.ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
+        if !grants::revoke(&mut tx, id, self.now()).await? {
+            return Err(Error::AlreadyRevoked);
+        }
+        let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
+        tx.commit().await.map_err(StoreError::from)?;
+        self.emit(ChangeEvent::GrantsChanged);
+        Ok(revoked)
+    }
+}

@@ -1,0 +1,259 @@
+//! The `approvals` table.
+
+use sqlx::SqliteConnection;
+
+use super::{StoreError, from_json, to_json};
+use crate::domain::approval::{Approval, DecidedBy, Requester, Status};
+use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
+use crate::domain::tool::ToolAddress;
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    tool: String,
+    artifact_id: Option<String>,
+    requester_name: String,
+    requester_session: Option<String>,
+    call_view: String,
+    raw_input: Option<String>,
+    digest: String,
+    hidden_marks: i64,
+    status: String,
+    decided_by: Option<String>,
+    reason: Option<String>,
+    granted: Option<String>,
+    created_at: i64,
+    expires_at: i64,
+    decided_at: Option<i64>,
+    result_view: Option<String>,
+    result_at: Option<i64>,
+}
+
+const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.requester_name, a.requester_session,
+    a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
+    g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at
+    FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+
+impl TryFrom<Row> for Approval {
+    type Error = StoreError;
+    fn try_from(r: Row) -> Result<Self, StoreError> {
+        let bad = |what: &str| StoreError::corrupt(&r.id, what);
+        let tool = ToolAddress::parse(&r.tool).map_err(|_| bad("tool"))?;
+        Ok(Approval {
+            id: ApprovalId::parse(&r.id).map_err(|_| bad("id"))?,
+            tool_parts: tool.parts(),
+            tool,
+            artifact_id: r
+                .artifact_id
+                .as_deref()
+                .map(ArtifactId::parse)
+                .transpose()
+                .map_err(|_| bad("artifact_id"))?,
+            requester: Requester { name: r.requester_name, session: r.requester_session },
+            call: from_json(&r.id, &r.call_view)?,
+            raw_input: r.raw_input.as_deref().map(|t| from_json(&r.id, t)).transpose()?,
+            status: Status::parse(&r.status).ok_or_else(|| bad("status"))?,
+            digest: r.digest,
+            hidden_marks: u32::try_from(r.hidden_marks).map_err(|_| bad("hidden_marks"))?,
+            decided_by: r
+                .decided_by
+                .map(DecidedBy::try_from)
+                .transpose()
+                .map_err(|_| bad("decided_by"))?,
+            reason: r.reason,
+            granted: r.granted.as_deref().map(GrantId::parse).transpose().map_err(|_| bad("granted"))?,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            decided_at: r.decided_at,
+            result: r.result_view.as_deref().map(|t| from_json(&r.id, t)).transpose()?,
+            result_at: r.result_at,
+        })
+    }
+}
+
+fn all(rows: Vec<Row>) -> Result<Vec<Approval>, StoreError> {
+    rows.into_iter().map(Approval::try_from).collect()
+}
+
+/// Stores a new approval as it is (pending, or already approved by a grant).
+pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), StoreError> {
+    let id = a.id.as_str();
+    sqlx::query(
+        "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
+            call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
+            created_at, expires_at, decided_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id)
+    .bind(a.tool.as_str())
+    .bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
+    .bind(&a.requester.name)
+    .bind(&a.requester.session)
+    .bind(to_json(id, &a.call)?)
+    .bind(a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?)
+    .bind(&a.digest)
+    .bind(i64::from(a.hidden_marks))
+    .bind(a.status.as_str())
+    .bind(a.decided_by.clone().map(String::from))
+    .bind(&a.reason)
+    .bind(a.created_at)
+    .bind(a.expires_at)
+    .bind(a.decided_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// One approval, with the grant it created, if any.
+pub async fn get(conn: &mut SqliteConnection, id: &ApprovalId) -> Result<Option<Approval>, StoreError> {
+    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE a.id = ?"))
+        .bind(id.as_str())
+        .fetch_optional(conn)
+        .await?;
+    row.map(Approval::try_from).transpose()
+}
+
+/// Moves a pending, unexpired approval to a final state. `false` when it was not pending (or had
+/// expired): the first of two racing deciders wins.
+pub async fn finish(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    status: Status,
+    decided_by: Option<&DecidedBy>,
+    reason: Option<&str>,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?
+         WHERE id = ? AND status = 'pending' AND expires_at > ?",
+    )
+    .bind(status.as_str())
+    .bind(decided_by.cloned().map(String::from))
+    .bind(reason)
+    .bind(now)
+    .bind(id.as_str())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Marks every pending approval whose time has run out as expired, returning their ids.
+pub async fn expire_due(conn: &mut SqliteConnection, now: i64) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE approvals SET status = 'expired', decided_at = expires_at
+         WHERE status = 'pending' AND expires_at <= ? RETURNING id",
+    )
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    ids.into_iter()
+        .map(|(id,)| ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id")))
+        .collect()
+}
+
+/// Cancels the pending approvals that name an artifact (it is being deleted).
+pub async fn cancel_for_artifact(
+    conn: &mut SqliteConnection,
+    artifact: &ArtifactId,
+    reason: &str,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE approvals SET status = 'cancelled', reason = ?, decided_at = ?
+         WHERE status = 'pending' AND artifact_id = ? RETURNING id",
+    )
+    .bind(reason)
+    .bind(now)
+    .bind(artifact.as_str())
+    .fetch_all(conn)
+    .await?;
+    ids.into_iter()
+        .map(|(id,)| ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id")))
+        .collect()
+}
+
+/// Attaches the result of an approved call, once. `false` when it was not approved or
+/// already had one.
+pub async fn attach_result(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    result_json: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE approvals SET result_view = ?, result_at = ?
+         WHERE id = ? AND status = 'approved' AND result_view IS NULL",
+    )
+    .bind(result_json)
+    .bind(now)
+    .bind(id.as_str())
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Pending approvals, newest first.
+pub async fn list_pending(conn: &mut SqliteConnection) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.status = 'pending' ORDER BY a.created_at DESC, a.id DESC"
+    ))
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// How many approvals are pending.
+pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM approvals WHERE status = 'pending'")
+        .fetch_one(conn)
+        .await?;
+    Ok(n)
+}
+
+/// Where a history page starts: just past (decided_at, id) of the last row of the page before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryCursor {
+    pub decided_at: i64,
+    pub id: ApprovalId,
+}
+
+/// Decided approvals, most recently decided first, `limit` at a time.
+pub async fn list_history(
+    conn: &mut SqliteConnection,
+    after: Option<&HistoryCursor>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = match after {
+        None => {
+            sqlx::query_as(&format!(
+                "{SELECT} WHERE a.status <> 'pending'
+                 ORDER BY a.decided_at DESC, a.id DESC LIMIT ?"
+            ))
+            .bind(limit)
+            .fetch_all(conn)
+            .await?
+        }
+        Some(c) => {
+            sqlx::query_as(&format!(
+                "{SELECT} WHERE a.status <> 'pending' AND (a.decided_at, a.id) < (?, ?)
+                 ORDER BY a.decided_at DESC, a.id DESC LIMIT ?"
+            ))
+            .bind(c.decided_at)
+            .bind(c.id.as_str())
+            .bind(limit)
+            .fetch_all(conn)
+            .await?
+        }
+    };
+    all(rows)
+}
+
+/// The earliest expiry among pending approvals, for the sweeper to sleep until.
+pub async fn next_expiry(conn: &mut SqliteConnection) -> Result<Option<i64>, StoreError> {
+    let (t,): (Option<i64>,) =
+        sqlx::query_as("SELECT min(expires_at) FROM approvals WHERE status = 'pending'")
+            .fetch_one(conn)
+            .await?;
+    Ok(t)
+}
