@@ -13,7 +13,9 @@ use ts_rs::TS;
 pub use self::clock::Clock;
 use self::watchers::Watchers;
 use crate::domain::approval::{Approval, DecidedBy, Decision, Grant, Requester, Status};
-use crate::domain::artifact::{Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title};
+use crate::domain::artifact::{
+    Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
+};
 use crate::domain::digest::digest;
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
@@ -40,13 +42,24 @@ const SWEEP_EVERY: Duration = Duration::from_secs(1);
 #[ts(export)]
 pub enum ChangeEvent {
     /// A new approval: pending, or already approved by a grant.
-    ApprovalCreated { approval: Box<Approval> },
+    ApprovalCreated {
+        approval: Box<Approval>,
+    },
     /// An approval reached a final state (decided, expired, cancelled).
-    ApprovalFinished { id: ApprovalId, status: Status },
+    ApprovalFinished {
+        id: ApprovalId,
+        status: Status,
+    },
     /// A result was attached.
-    ApprovalResult { id: ApprovalId },
-    ArtifactSaved { id: ArtifactId },
-    ArtifactDeleted { id: ArtifactId },
+    ApprovalResult {
+        id: ApprovalId,
+    },
+    ArtifactSaved {
+        id: ArtifactId,
+    },
+    ArtifactDeleted {
+        id: ArtifactId,
+    },
     /// Grants were created, used or revoked.
     GrantsChanged,
 }
@@ -78,13 +91,13 @@ impl Submission {
         if let Some(raw) = &self.raw_input {
             crate::domain::limits::check_depth("raw_input", raw)?;
         }
-        if let Some(s) = self.expires_in_s {
-            if s == 0 || s > MAX_EXPIRY_S {
-                return Err(FieldError::new(
-                    "expires_in_s",
-                    format!("must be between 1 and {MAX_EXPIRY_S} seconds"),
-                ));
-            }
+        if let Some(s) = self.expires_in_s
+            && (s == 0 || s > MAX_EXPIRY_S)
+        {
+            return Err(FieldError::new(
+                "expires_in_s",
+                format!("must be between 1 and {MAX_EXPIRY_S} seconds"),
+            ));
         }
         Ok(())
     }
@@ -109,6 +122,8 @@ struct Inner {
     clock: Clock,
     watchers: Watchers,
     events: broadcast::Sender<ChangeEvent>,
+    /// Set once the console is closing, so long-polls answer at once.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl Console {
@@ -120,7 +135,21 @@ impl Console {
     /// A console whose clock can be moved, for tests and simulations of time.
     pub fn with_clock(store: Store, clock: Clock) -> Self {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
-        Self { inner: Arc::new(Inner { store, clock, watchers: Watchers::default(), events }) }
+        let closing = tokio::sync::watch::Sender::new(false);
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                clock,
+                watchers: Watchers::default(),
+                events,
+                closing,
+            }),
+        }
+    }
+
+    /// Answers every long-poll now and every later one at once: the console is closing.
+    pub fn close(&self) {
+        self.inner.closing.send_replace(true);
     }
 
     /// The store underneath, for start-up checks and tests.
@@ -157,8 +186,18 @@ impl Console {
     pub async fn submit(&self, s: Submission) -> Result<Approval, Error> {
         s.validate()?;
         let hidden_marks = s.hidden_marks();
-        let digest = digest(&s.tool, s.artifact_id.as_ref(), s.raw_input.as_ref(), &s.call)
-            .map_err(|e| Error::Internal(StoreError::Corrupt { id: "submission".into(), what: e.to_string() }))?;
+        let digest = digest(
+            &s.tool,
+            s.artifact_id.as_ref(),
+            s.raw_input.as_ref(),
+            &s.call,
+        )
+        .map_err(|e| {
+            Error::Internal(StoreError::Corrupt {
+                id: "submission".into(),
+                what: e.to_string(),
+            })
+        })?;
         let now = self.now();
         let expires_in = s.expires_in_s.unwrap_or(DEFAULT_EXPIRY_S);
         let mut approval = Approval {
@@ -182,10 +221,10 @@ impl Console {
             result_at: None,
         };
         let mut tx = self.inner.store.write().await?;
-        if let Some(artifact) = &approval.artifact_id {
-            if !artifacts::exists(&mut tx, artifact).await? {
-                return Err(Error::ArtifactNotFound(artifact.to_string()));
-            }
+        if let Some(artifact) = &approval.artifact_id
+            && !artifacts::exists(&mut tx, artifact).await?
+        {
+            return Err(Error::ArtifactNotFound(artifact.to_string()));
         }
         let grant = if hidden_marks == 0 {
             grants::find_live(&mut tx, approval.artifact_id.as_ref(), &approval.tool).await?
@@ -203,7 +242,9 @@ impl Console {
         if grant.is_some() {
             self.emit(ChangeEvent::GrantsChanged);
         }
-        self.emit(ChangeEvent::ApprovalCreated { approval: Box::new(approval.clone()) });
+        self.emit(ChangeEvent::ApprovalCreated {
+            approval: Box::new(approval.clone()),
+        });
         Ok(approval)
     }
 
@@ -229,18 +270,22 @@ impl Console {
     pub async fn wait(&self, id: &ApprovalId, timeout: Duration) -> Result<Approval, Error> {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut rx = self.inner.watchers.subscribe(id);
+        let mut closing = self.inner.closing.subscribe();
         let result = loop {
             let a = match self.approval(id).await {
                 Ok(a) => a,
                 Err(e) => break Err(e),
             };
-            if a.status.is_final() || tokio::time::Instant::now() >= deadline {
+            let out_of_time = tokio::time::Instant::now() >= deadline || *closing.borrow();
+            if a.status.is_final() || out_of_time {
                 break Ok(a);
             }
             let until_expiry = u64::try_from(a.expires_at - self.now()).unwrap_or(0);
-            let wake = deadline.min(tokio::time::Instant::now() + Duration::from_millis(until_expiry));
+            let wake =
+                deadline.min(tokio::time::Instant::now() + Duration::from_millis(until_expiry));
             tokio::select! {
                 _ = rx.changed() => {}
+                _ = closing.changed() => {}
                 _ = tokio::time::sleep_until(wake) => {}
             }
         };
@@ -279,7 +324,9 @@ impl Console {
         }
         let mut grant_made = false;
         if decision == Decision::ApproveAlways
-            && grants::find_live(&mut tx, a.artifact_id.as_ref(), &a.tool).await?.is_none()
+            && grants::find_live(&mut tx, a.artifact_id.as_ref(), &a.tool)
+                .await?
+                .is_none()
         {
             let grant = Grant {
                 id: GrantId::generate(),
@@ -330,16 +377,27 @@ impl Console {
     }
 
     /// Attaches what the call returned, once, to an approved call.
-    pub async fn attach_result(&self, id: &ApprovalId, result: ResultView) -> Result<Approval, Error> {
+    pub async fn attach_result(
+        &self,
+        id: &ApprovalId,
+        result: ResultView,
+    ) -> Result<Approval, Error> {
         result.validate("result")?;
-        let json = serde_json::to_string(&result)
-            .map_err(|e| Error::Internal(StoreError::Corrupt { id: id.to_string(), what: e.to_string() }))?;
+        let json = serde_json::to_string(&result).map_err(|e| {
+            Error::Internal(StoreError::Corrupt {
+                id: id.to_string(),
+                what: e.to_string(),
+            })
+        })?;
         let mut tx = self.inner.store.write().await?;
         let a = approvals::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
         if !approvals::attach_result(&mut tx, id, &json, self.now()).await? {
-            return Err(Error::ResultNotAccepted { status: a.status, has_result: a.result.is_some() });
+            return Err(Error::ResultNotAccepted {
+                status: a.status,
+                has_result: a.result.is_some(),
+            });
         }
         let done = approvals::get(&mut tx, id)
             .await?
@@ -378,7 +436,10 @@ impl Console {
 
     fn finished(&self, id: &ApprovalId, status: Status) {
         self.inner.watchers.notify(id);
-        self.emit(ChangeEvent::ApprovalFinished { id: id.clone(), status });
+        self.emit(ChangeEvent::ApprovalFinished {
+            id: id.clone(),
+            status,
+        });
     }
 
     /// Pending approvals, newest first.
@@ -395,7 +456,11 @@ impl Console {
     }
 
     /// Decided approvals, most recent first, a page at a time.
-    pub async fn history(&self, after: Option<&HistoryCursor>, limit: u32) -> Result<Vec<Approval>, Error> {
+    pub async fn history(
+        &self,
+        after: Option<&HistoryCursor>,
+        limit: u32,
+    ) -> Result<Vec<Approval>, Error> {
         let mut conn = self.inner.store.read().await?;
         Ok(approvals::list_history(&mut conn, after, limit).await?)
     }
@@ -408,7 +473,9 @@ impl Console {
         let mut tx = self.inner.store.write().await?;
         let id = match draft.artifact_id {
             Some(id) => {
-                if !artifacts::update(&mut tx, &id, &draft.title, &description, &draft.code, now).await? {
+                if !artifacts::update(&mut tx, &id, &draft.title, &description, &draft.code, now)
+                    .await?
+                {
                     return Err(Error::ArtifactNotFound(id.to_string()));
                 }
                 id
@@ -460,7 +527,8 @@ impl Console {
             return Err(Error::ArtifactNotFound(id.to_string()));
         }
         let revoked = grants::revoke_for_artifact(&mut tx, id, now).await?;
-        let cancelled = approvals::cancel_for_artifact(&mut tx, id, "artifact deleted", now).await?;
+        let cancelled =
+            approvals::cancel_for_artifact(&mut tx, id, "artifact deleted", now).await?;
         tx.commit().await.map_err(StoreError::from)?;
         for a in &cancelled {
             self.finished(a, Status::Cancelled);
@@ -475,7 +543,9 @@ impl Console {
     /// One artifact with its code.
     pub async fn artifact(&self, id: &ArtifactId) -> Result<Artifact, Error> {
         let mut conn = self.inner.store.read().await?;
-        artifacts::get(&mut conn, id).await?.ok_or_else(|| Error::ArtifactNotFound(id.to_string()))
+        artifacts::get(&mut conn, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))
     }
 
     /// Artifacts, newest first; with a query, those whose title or description match it.
@@ -508,7 +578,9 @@ impl Console {
     /// A person revokes a grant: the next matching call asks again.
     pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
         let mut tx = self.inner.store.write().await?;
-        let g = grants::get(&mut tx, id).await?.ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
+        let g = grants::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
         if !grants::revoke(&mut tx, id, self.now()).await? {
             return Err(Error::AlreadyRevoked);
         }

@@ -95,7 +95,11 @@ pub enum Error {
 
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
-        if e.is_unavailable() { Error::Unavailable(e) } else { Error::Internal(e) }
+        if e.is_unavailable() {
+            Error::Unavailable(e)
+        } else {
+            Error::Internal(e)
+        }
     }
 }
 
@@ -125,6 +129,9 @@ impl Error {
             Error::Internal(_) => "internal error; see the console's log".to_owned(),
             other => other.to_string(),
         };
-        ErrorBody { code: self.code(), message }
+        ErrorBody {
+            code: self.code(),
+            message,
+        }
     }
 }

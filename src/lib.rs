@@ -1,7 +1,12 @@
 //! Countersign's core: the domain, the SQLite store, the `Console` use cases, the local HTTP API
 //! and the CLI. Nothing here links a GUI library.
 
-pub mod domain;
-pub mod store;
+pub mod api;
+pub mod cli;
 pub mod console;
+pub mod data_dir;
+pub mod domain;
 pub mod error;
+pub mod server;
+pub mod store;
+pub mod token;

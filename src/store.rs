@@ -33,7 +33,10 @@ pub enum StoreError {
 
 impl StoreError {
     fn corrupt(id: &str, what: impl ToString) -> Self {
-        StoreError::Corrupt { id: id.to_owned(), what: what.to_string() }
+        StoreError::Corrupt {
+            id: id.to_owned(),
+            what: what.to_string(),
+        }
     }
 
     /// Whether the failure is the disk or the file refusing writes (full, read-only, I/O),
@@ -44,7 +47,10 @@ impl StoreError {
         };
         // SQLITE_FULL (13), SQLITE_READONLY (8), SQLITE_IOERR (10), SQLITE_CANTOPEN (14),
         // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
-        let primary = e.code().and_then(|c| c.parse::<i32>().ok()).map(|c| c & 0xff);
+        let primary = e
+            .code()
+            .and_then(|c| c.parse::<i32>().ok())
+            .map(|c| c & 0xff);
         matches!(primary, Some(5 | 6 | 8 | 10 | 13 | 14))
     }
 }
@@ -84,7 +90,11 @@ impl Store {
             .max_connections(READERS)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(Self { writer, reader, path: path.to_owned() })
+        Ok(Self {
+            writer,
+            reader,
+            path: path.to_owned(),
+        })
     }
 
     /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so a
@@ -106,7 +116,9 @@ impl Store {
     /// Runs `PRAGMA integrity_check`; `true` when SQLite answers `ok`.
     pub async fn integrity_ok(&self) -> Result<bool, StoreError> {
         let mut conn = self.read().await?;
-        let row: (String,) = sqlx::query_as("PRAGMA integrity_check").fetch_one(&mut *conn).await?;
+        let row: (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&mut *conn)
+            .await?;
         Ok(row.0 == "ok")
     }
 

@@ -17,8 +17,11 @@ impl Clock {
 
     /// Now, in UTC unix milliseconds.
     pub fn now_ms(&self) -> i64 {
-        let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-        i64::try_from(since.as_millis()).unwrap_or(i64::MAX) + self.offset_ms.load(Ordering::Relaxed)
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+            + self.offset_ms.load(Ordering::Relaxed)
     }
 
     /// Moves this clock forward, to reach an expiry without waiting for it.

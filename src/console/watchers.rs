@@ -18,12 +18,18 @@ impl Watchers {
     /// state, so a decision between the read and the wait is not missed.
     pub fn subscribe(&self, id: &ApprovalId) -> watch::Receiver<()> {
         let mut map = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
-        map.entry(id.clone()).or_insert_with(|| watch::channel(()).0).subscribe()
+        map.entry(id.clone())
+            .or_insert_with(|| watch::channel(()).0)
+            .subscribe()
     }
 
     /// Wakes everyone waiting on `id`.
     pub fn notify(&self, id: &ApprovalId) {
-        let sender = self.channels.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+        let sender = self
+            .channels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
         if let Some(s) = sender {
             s.send_replace(());
         }
@@ -39,6 +45,9 @@ impl Watchers {
 
     /// How many approvals have waiters (for tests and metrics).
     pub fn len(&self) -> usize {
-        self.channels.lock().unwrap_or_else(PoisonError::into_inner).len()
+        self.channels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 }

@@ -208,8 +208,13 @@ pub struct Grant {
 mod tests {
     use super::*;
 
-    const ALL: [Status; 5] =
-        [Status::Pending, Status::Approved, Status::Declined, Status::Expired, Status::Cancelled];
+    const ALL: [Status; 5] = [
+        Status::Pending,
+        Status::Approved,
+        Status::Declined,
+        Status::Expired,
+        Status::Cancelled,
+    ];
 
     #[test]
     fn only_pending_moves_and_only_to_a_final_state() {
@@ -234,7 +239,10 @@ mod tests {
         let g = GrantId::generate();
         let v = serde_json::to_value(DecidedBy::Grant(g.clone())).unwrap();
         assert_eq!(v, serde_json::json!(format!("grant:{g}")));
-        assert_eq!(serde_json::from_value::<DecidedBy>(v).unwrap(), DecidedBy::Grant(g));
+        assert_eq!(
+            serde_json::from_value::<DecidedBy>(v).unwrap(),
+            DecidedBy::Grant(g)
+        );
         assert!(serde_json::from_value::<DecidedBy>(serde_json::json!("grant:x")).is_err());
     }
 
@@ -242,16 +250,26 @@ mod tests {
     fn decision_json_shape() {
         let d: Decision =
             serde_json::from_str(r#"{"decision":"decline","reason":"not on main"}"#).unwrap();
-        assert_eq!(d, Decision::Decline { reason: Some("not on main".into()) });
+        assert_eq!(
+            d,
+            Decision::Decline {
+                reason: Some("not on main".into())
+            }
+        );
         assert_eq!(d.status(), Status::Declined);
         assert_eq!(Decision::ApproveAlways.status(), Status::Approved);
-        let long = Decision::Decline { reason: Some("x".repeat(MAX_REASON_BYTES + 1)) };
+        let long = Decision::Decline {
+            reason: Some("x".repeat(MAX_REASON_BYTES + 1)),
+        };
         assert!(long.validate().is_err());
     }
 
     #[test]
     fn requester_needs_a_name() {
-        let r = Requester { name: "  ".into(), session: None };
+        let r = Requester {
+            name: "  ".into(),
+            session: None,
+        };
         assert_eq!(r.validate("requester").unwrap_err().field, "requester.name");
     }
 }

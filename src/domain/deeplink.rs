@@ -21,7 +21,9 @@ pub enum DeepLinkError {
     TooLong,
     #[error("not a countersign:// link")]
     WrongScheme,
-    #[error("unsupported link: expected countersign://artifacts/<id> or countersign://approvals/<id>")]
+    #[error(
+        "unsupported link: expected countersign://artifacts/<id> or countersign://approvals/<id>"
+    )]
     Unsupported,
 }
 
@@ -74,7 +76,10 @@ mod tests {
         let link = artifact_link(&a);
         assert_eq!(DeepLink::parse(&link), Ok(DeepLink::Artifact(a)));
         let p = ApprovalId::generate();
-        assert_eq!(DeepLink::parse(&approval_link(&p)).unwrap().to_url(), approval_link(&p));
+        assert_eq!(
+            DeepLink::parse(&approval_link(&p)).unwrap().to_url(),
+            approval_link(&p)
+        );
     }
 
     #[test]

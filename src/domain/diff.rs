@@ -106,18 +106,33 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
         return out;
     }
     let deadline = Instant::now() + budget;
-    let text_diff = TextDiff::configure().deadline(deadline).diff_lines(old, new);
+    let text_diff = TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(old, new);
     if Instant::now() >= deadline {
         out.fallback = Some(Fallback::TooSlow);
         return out;
     }
     for group in text_diff.grouped_ops(CONTEXT_LINES) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
-        let (old_range, new_range) = (first.old_range().start..last.old_range().end, first.new_range().start..last.new_range().end);
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (old_range, new_range) = (
+            first.old_range().start..last.old_range().end,
+            first.new_range().start..last.new_range().end,
+        );
         let mut hunk = Hunk {
-            old_start: if old_range.is_empty() { line_no(old_range.start) - 1 } else { line_no(old_range.start) },
+            old_start: if old_range.is_empty() {
+                line_no(old_range.start) - 1
+            } else {
+                line_no(old_range.start)
+            },
             old_lines: u32::try_from(old_range.len()).unwrap_or(u32::MAX),
-            new_start: if new_range.is_empty() { line_no(new_range.start) - 1 } else { line_no(new_range.start) },
+            new_start: if new_range.is_empty() {
+                line_no(new_range.start) - 1
+            } else {
+                line_no(new_range.start)
+            },
             new_lines: u32::try_from(new_range.len()).unwrap_or(u32::MAX),
             lines: Vec::new(),
         };
@@ -139,16 +154,19 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
                     let changed = changed && kind != LineKind::Context;
                     match segments.last_mut() {
                         Some(last) if last.changed == changed => last.text.push_str(&text),
-                        _ => segments.push(Segment { text: text.into_owned(), changed }),
+                        _ => segments.push(Segment {
+                            text: text.into_owned(),
+                            changed,
+                        }),
                     }
                 }
                 let no_newline = change.missing_newline();
-                if let Some(last) = segments.last_mut() {
-                    if last.text.ends_with('\n') {
+                if let Some(last) = segments.last_mut()
+                    && last.text.ends_with('\n')
+                {
+                    last.text.pop();
+                    if last.text.ends_with('\r') {
                         last.text.pop();
-                        if last.text.ends_with('\r') {
-                            last.text.pop();
-                        }
                     }
                 }
                 segments.retain(|s| !s.text.is_empty());
@@ -181,7 +199,11 @@ mod tests {
     use super::*;
 
     fn fd(old: Option<&str>, new: &str) -> FileDiff {
-        FileDiff { path: "src/a.rs".into(), old_text: old.map(Into::into), new_text: new.into() }
+        FileDiff {
+            path: "src/a.rs".into(),
+            old_text: old.map(Into::into),
+            new_text: new.into(),
+        }
     }
 
     fn text(line: &DiffLine) -> String {
@@ -197,8 +219,15 @@ mod tests {
         assert_eq!((r.added, r.removed), (1, 1));
         assert_eq!(r.hunks.len(), 1);
         let h = &r.hunks[0];
-        assert_eq!((h.old_start, h.old_lines, h.new_start, h.new_lines), (1, 5, 1, 5));
-        let removed = h.lines.iter().find(|l| l.kind == LineKind::Removed).unwrap();
+        assert_eq!(
+            (h.old_start, h.old_lines, h.new_start, h.new_lines),
+            (1, 5, 1, 5)
+        );
+        let removed = h
+            .lines
+            .iter()
+            .find(|l| l.kind == LineKind::Removed)
+            .unwrap();
         assert_eq!(removed.old_line, Some(3));
         assert_eq!(removed.new_line, None);
         assert_eq!(text(removed), "let x = 1;");
@@ -223,7 +252,9 @@ mod tests {
     #[test]
     fn distant_changes_make_separate_hunks() {
         let old: String = (1..=40).map(|i| format!("line {i}\n")).collect();
-        let new = old.replace("line 2\n", "line two\n").replace("line 39\n", "line thirty-nine\n");
+        let new = old
+            .replace("line 2\n", "line two\n")
+            .replace("line 39\n", "line thirty-nine\n");
         let r = render(&fd(Some(&old), &new));
         assert_eq!(r.hunks.len(), 2);
         assert_eq!(r.hunks[1].old_start, 36);

@@ -32,8 +32,16 @@ pub fn digest(
             fields.remove(f);
         }
     }
-    let canonical = serde_json_canonicalizer::to_vec(&Bound { tool, artifact_id, raw_input, call })?;
-    Ok(format!("sha256:{}", hex::encode(Sha256::digest(&canonical))))
+    let canonical = serde_json_canonicalizer::to_vec(&Bound {
+        tool,
+        artifact_id,
+        raw_input,
+        call,
+    })?;
+    Ok(format!(
+        "sha256:{}",
+        hex::encode(Sha256::digest(&canonical))
+    ))
 }
 
 #[cfg(test)]
@@ -54,7 +62,13 @@ mod tests {
     fn advisory_fields_do_not_change_the_digest() {
         let t = ToolAddress::parse("claude-code.Bash").unwrap();
         let a = digest(&t, None, None, &terminal("Run tests", "cargo test", None)).unwrap();
-        let b = digest(&t, None, None, &terminal("Other", "cargo test", Some("why"))).unwrap();
+        let b = digest(
+            &t,
+            None,
+            None,
+            &terminal("Other", "cargo test", Some("why")),
+        )
+        .unwrap();
         assert_eq!(a, b);
         assert!(a.starts_with("sha256:") && a.len() == 7 + 64);
     }
@@ -65,11 +79,23 @@ mod tests {
         let u = ToolAddress::parse("claude-code.Bash2").unwrap();
         let art = ArtifactId::generate();
         let base = digest(&t, None, None, &terminal("x", "ls", None)).unwrap();
-        assert_ne!(base, digest(&t, None, None, &terminal("x", "ls ", None)).unwrap());
-        assert_ne!(base, digest(&u, None, None, &terminal("x", "ls", None)).unwrap());
-        assert_ne!(base, digest(&t, Some(&art), None, &terminal("x", "ls", None)).unwrap());
+        assert_ne!(
+            base,
+            digest(&t, None, None, &terminal("x", "ls ", None)).unwrap()
+        );
+        assert_ne!(
+            base,
+            digest(&u, None, None, &terminal("x", "ls", None)).unwrap()
+        );
+        assert_ne!(
+            base,
+            digest(&t, Some(&art), None, &terminal("x", "ls", None)).unwrap()
+        );
         let raw = json!({"command": "ls"});
-        assert_ne!(base, digest(&t, None, Some(&raw), &terminal("x", "ls", None)).unwrap());
+        assert_ne!(
+            base,
+            digest(&t, None, Some(&raw), &terminal("x", "ls", None)).unwrap()
+        );
     }
 
     #[test]
@@ -78,16 +104,30 @@ mod tests {
         let call = terminal("x", "ls", None);
         let a: serde_json::Value = serde_json::from_str(r#"{"b":1,"a":{"d":2,"c":3}}"#).unwrap();
         let b: serde_json::Value = serde_json::from_str(r#"{"a":{"c":3,"d":2},"b":1}"#).unwrap();
-        assert_eq!(digest(&t, None, Some(&a), &call).unwrap(), digest(&t, None, Some(&b), &call).unwrap());
+        assert_eq!(
+            digest(&t, None, Some(&a), &call).unwrap(),
+            digest(&t, None, Some(&b), &call).unwrap()
+        );
     }
 
     #[test]
     fn digest_is_stable_across_releases() {
         // Agents may store digests; the canonical form must never drift.
         let t = ToolAddress::parse("tools.github.user.personalGithub.issues.create").unwrap();
-        let d = digest(&t, None, Some(&json!({"b": [1, 2], "a": "é"})), &terminal("t", "echo hi", None))
-            .unwrap();
+        let d = digest(
+            &t,
+            None,
+            Some(&json!({"b": [1, 2], "a": "é"})),
+            &terminal("t", "echo hi", None),
+        )
+        .unwrap();
         let canonical = r#"{"artifact_id":null,"call":{"card":"terminal","command":"echo hi"},"raw_input":{"a":"é","b":[1,2]},"tool":"github.user.personalGithub.issues.create"}"#;
-        assert_eq!(d, format!("sha256:{}", hex::encode(Sha256::digest(canonical.as_bytes()))));
+        assert_eq!(
+            d,
+            format!(
+                "sha256:{}",
+                hex::encode(Sha256::digest(canonical.as_bytes()))
+            )
+        );
     }
 }

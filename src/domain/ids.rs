@@ -19,8 +19,13 @@ fn validate(prefix: &'static str, s: &str) -> Result<(), IdError> {
     let rest = s.strip_prefix(prefix).ok_or(err.clone())?;
     // 26 characters carry 130 bits: a first character past '7' overflows 128.
     let canonical = rest.len() == ulid::ULID_LEN
-        && rest.as_bytes().first().is_some_and(|b| (b'0'..=b'7').contains(b))
-        && rest.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase());
+        && rest
+            .as_bytes()
+            .first()
+            .is_some_and(|b| (b'0'..=b'7').contains(b))
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase());
     if !canonical {
         return Err(err);
     }

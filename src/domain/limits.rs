@@ -28,14 +28,20 @@ pub struct FieldError {
 impl FieldError {
     /// A field error at `field`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
 /// Refuses `value` when it is longer than `max` bytes.
 pub fn check_len(field: &str, value: &str, max: usize) -> Result<(), FieldError> {
     if value.len() > max {
-        return Err(FieldError::new(field, format!("longer than {max} bytes ({})", value.len())));
+        return Err(FieldError::new(
+            field,
+            format!("longer than {max} bytes ({})", value.len()),
+        ));
     }
     Ok(())
 }
@@ -50,7 +56,10 @@ pub fn check_depth(field: &str, value: &serde_json::Value) -> Result<(), FieldEr
         }
     }
     if depth(value) > MAX_JSON_DEPTH {
-        return Err(FieldError::new(field, format!("nested deeper than {MAX_JSON_DEPTH} levels")));
+        return Err(FieldError::new(
+            field,
+            format!("nested deeper than {MAX_JSON_DEPTH} levels"),
+        ));
     }
     Ok(())
 }

@@ -67,7 +67,8 @@ impl ToolAddress {
     /// The labelled five-part form, when the address has that shape.
     pub fn parts(&self) -> Option<AddressParts> {
         let mut it = self.0.splitn(4, '.');
-        let (integration, owner, connection, tool) = (it.next()?, it.next()?, it.next()?, it.next()?);
+        let (integration, owner, connection, tool) =
+            (it.next()?, it.next()?, it.next()?, it.next()?);
         matches!(owner, "org" | "user").then(|| AddressParts {
             integration: integration.to_owned(),
             owner: owner.to_owned(),
@@ -105,8 +106,14 @@ mod tests {
     fn leading_tools_is_dropped_once() {
         let a = ToolAddress::parse("tools.github.user.personalGithub.issues.create").unwrap();
         assert_eq!(a.as_str(), "github.user.personalGithub.issues.create");
-        assert_eq!(ToolAddress::parse("tools.tools.x").unwrap().as_str(), "tools.x");
-        assert_eq!(ToolAddress::parse("claude-code.Bash").unwrap().as_str(), "claude-code.Bash");
+        assert_eq!(
+            ToolAddress::parse("tools.tools.x").unwrap().as_str(),
+            "tools.x"
+        );
+        assert_eq!(
+            ToolAddress::parse("claude-code.Bash").unwrap().as_str(),
+            "claude-code.Bash"
+        );
         assert_eq!(ToolAddress::parse("tools").unwrap().as_str(), "tools");
     }
 
@@ -118,7 +125,12 @@ mod tests {
         assert_eq!(p.owner, "user");
         assert_eq!(p.connection, "personalGithub");
         assert_eq!(p.tool, "issues.create");
-        assert!(ToolAddress::parse("claude-code.Bash").unwrap().parts().is_none());
+        assert!(
+            ToolAddress::parse("claude-code.Bash")
+                .unwrap()
+                .parts()
+                .is_none()
+        );
         assert!(ToolAddress::parse("a.team.c.d").unwrap().parts().is_none());
     }
 
@@ -130,9 +142,18 @@ mod tests {
         assert_eq!(ToolAddress::parse("a..b"), Err(EmptySegment));
         assert_eq!(ToolAddress::parse(".a"), Err(EmptySegment));
         assert_eq!(ToolAddress::parse("a."), Err(EmptySegment));
-        assert_eq!(ToolAddress::parse("a.b c"), Err(BadCharacter { segment: 2 }));
-        assert_eq!(ToolAddress::parse("gíthub.x"), Err(BadCharacter { segment: 1 }));
-        assert_eq!(ToolAddress::parse("a.\u{202e}b"), Err(BadCharacter { segment: 2 }));
+        assert_eq!(
+            ToolAddress::parse("a.b c"),
+            Err(BadCharacter { segment: 2 })
+        );
+        assert_eq!(
+            ToolAddress::parse("gíthub.x"),
+            Err(BadCharacter { segment: 1 })
+        );
+        assert_eq!(
+            ToolAddress::parse("a.\u{202e}b"),
+            Err(BadCharacter { segment: 2 })
+        );
         assert_eq!(ToolAddress::parse(&"a".repeat(513)), Err(TooLong));
         assert!(ToolAddress::parse(&"a".repeat(512)).is_ok());
     }

@@ -108,7 +108,9 @@ fn escape_len(s: &str) -> usize {
                     return i;
                 }
             }
-            s.char_indices().nth(MAX_ESCAPE_CHARS).map_or(s.len(), |(i, _)| i)
+            s.char_indices()
+                .nth(MAX_ESCAPE_CHARS)
+                .map_or(s.len(), |(i, _)| i)
         }
         // OSC and other strings: until BEL or ESC \.
         Some((_, ']' | 'P' | '_' | '^' | 'X')) => {
@@ -119,7 +121,9 @@ fn escape_len(s: &str) -> usize {
                 }
                 prev_esc = c == '\u{1B}';
             }
-            s.char_indices().nth(MAX_ESCAPE_CHARS).map_or(s.len(), |(i, _)| i)
+            s.char_indices()
+                .nth(MAX_ESCAPE_CHARS)
+                .map_or(s.len(), |(i, _)| i)
         }
         Some((i, c)) if ('\u{20}'..='\u{7E}').contains(&c) => i + c.len_utf8(),
         _ => 1,
@@ -131,11 +135,20 @@ pub fn scan(text: &str) -> Vec<Mark> {
     let mut marks = Vec::new();
     let mut rest = text.char_indices().peekable();
     while let Some((i, c)) = rest.next() {
-        let mark = |len: usize, kind, label: String| Mark { start: i, end: i + len, kind, label };
+        let mark = |len: usize, kind, label: String| Mark {
+            start: i,
+            end: i + len,
+            kind,
+            label,
+        };
         if c == '\u{1B}' {
             let len = escape_len(&text[i..]);
             let seq = &text[i..i + len];
-            marks.push(mark(len, MarkKind::Ansi, format!("ANSI escape {}", spell(seq))));
+            marks.push(mark(
+                len,
+                MarkKind::Ansi,
+                format!("ANSI escape {}", spell(seq)),
+            ));
             while rest.peek().is_some_and(|&(j, _)| j < i + len) {
                 rest.next();
             }
@@ -146,7 +159,11 @@ pub fn scan(text: &str) -> Vec<Mark> {
         } else if let Some(name) = zero_width_name(c) {
             marks.push(mark(c.len_utf8(), MarkKind::ZeroWidth, label(c, name)));
         } else if is_hidden_control(c) {
-            marks.push(mark(c.len_utf8(), MarkKind::Control, label(c, control_name(c))));
+            marks.push(mark(
+                c.len_utf8(),
+                MarkKind::Control,
+                label(c, control_name(c)),
+            ));
         } else if c == ' ' || c == '\t' {
             let run_end = text[i..]
                 .find(|ch: char| ch != ' ' && ch != '\t')
@@ -227,7 +244,10 @@ mod tests {
         let m = scan("a\u{1b}[31mred\u{1b}[0m b");
         assert_eq!(m.len(), 2);
         assert_eq!(m[0].label, "ANSI escape ESC[31m");
-        assert_eq!(&"a\u{1b}[31mred\u{1b}[0m b"[m[0].start..m[0].end], "\u{1b}[31m");
+        assert_eq!(
+            &"a\u{1b}[31mred\u{1b}[0m b"[m[0].start..m[0].end],
+            "\u{1b}[31m"
+        );
         let osc = scan("\u{1b}]0;title\u{7}x");
         assert_eq!(osc.len(), 1);
         assert_eq!(osc[0].end, "\u{1b}]0;title\u{7}".len());
@@ -240,7 +260,12 @@ mod tests {
         let kinds: Vec<_> = m.iter().map(|m| m.kind).collect();
         assert_eq!(
             kinds,
-            [MarkKind::TrailingWhitespace, MarkKind::TrailingWhitespace, MarkKind::Control, MarkKind::Control]
+            [
+                MarkKind::TrailingWhitespace,
+                MarkKind::TrailingWhitespace,
+                MarkKind::Control,
+                MarkKind::Control
+            ]
         );
         assert_eq!(m[0].label, "2 trailing whitespace characters");
         assert!(scan("a b").is_empty());

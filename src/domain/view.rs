@@ -136,13 +136,19 @@ impl CallView {
     pub fn validate(&self, field: &str) -> Result<(), FieldError> {
         check_len(&format!("{field}.title"), self.title(), MAX_TITLE_BYTES)?;
         match self {
-            CallView::Generic { raw_input, content, .. } => {
+            CallView::Generic {
+                raw_input, content, ..
+            } => {
                 if let Some(raw) = raw_input {
                     check_depth(&format!("{field}.raw_input"), raw)?;
                 }
                 validate_content(&format!("{field}.content"), content.as_deref())
             }
-            CallView::Terminal { command, description, .. } => {
+            CallView::Terminal {
+                command,
+                description,
+                ..
+            } => {
                 if command.is_empty() {
                     return Err(FieldError::new(format!("{field}.command"), "is empty"));
                 }
@@ -183,13 +189,13 @@ fn validate_diffs(field: &str, diffs: &[FileDiff]) -> Result<(), FieldError> {
 
 fn validate_content(field: &str, content: Option<&[ContentBlock]>) -> Result<(), FieldError> {
     for (i, block) in content.unwrap_or_default().iter().enumerate() {
-        if let ContentBlock::Image { mime_type, .. } = block {
-            if !mime_type.starts_with("image/") {
-                return Err(FieldError::new(
-                    format!("{field}[{i}].mime_type"),
-                    "must be an image/* type",
-                ));
-            }
+        if let ContentBlock::Image { mime_type, .. } = block
+            && !mime_type.starts_with("image/")
+        {
+            return Err(FieldError::new(
+                format!("{field}[{i}].mime_type"),
+                "must be an image/* type",
+            ));
         }
     }
     Ok(())
@@ -211,10 +217,14 @@ mod tests {
     #[test]
     fn unknown_card_and_unknown_fields_are_refused() {
         let unknown = json!({"card": "video", "title": "x"});
-        let err = serde_json::from_value::<CallView>(unknown).unwrap_err().to_string();
+        let err = serde_json::from_value::<CallView>(unknown)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("video"), "{err}");
         let extra = json!({"card": "terminal", "title": "t", "command": "ls", "diffs": []});
-        let err = serde_json::from_value::<CallView>(extra).unwrap_err().to_string();
+        let err = serde_json::from_value::<CallView>(extra)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("diffs"), "{err}");
         let missing = json!({"card": "terminal", "title": "t"});
         assert!(serde_json::from_value::<CallView>(missing).is_err());
@@ -225,13 +235,19 @@ mod tests {
         let v = json!({"card": "diff", "title": "Write", "diffs": [
             {"path": "a.txt", "old_text": null, "new_text": "hi\n"}]});
         let view: CallView = serde_json::from_value(v).unwrap();
-        let CallView::Diff { diffs, .. } = view else { panic!("not a diff") };
+        let CallView::Diff { diffs, .. } = view else {
+            panic!("not a diff")
+        };
         assert_eq!(diffs[0].old_text, None);
     }
 
     #[test]
     fn validation_names_the_field() {
-        let view = CallView::Diff { title: "t".into(), diffs: vec![], locations: None };
+        let view = CallView::Diff {
+            title: "t".into(),
+            diffs: vec![],
+            locations: None,
+        };
         assert_eq!(view.validate("call").unwrap_err().field, "call.diffs");
         let view = CallView::Terminal {
             title: "x".repeat(MAX_TITLE_BYTES + 1),

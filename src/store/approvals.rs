@@ -49,9 +49,16 @@ impl TryFrom<Row> for Approval {
                 .map(ArtifactId::parse)
                 .transpose()
                 .map_err(|_| bad("artifact_id"))?,
-            requester: Requester { name: r.requester_name, session: r.requester_session },
+            requester: Requester {
+                name: r.requester_name,
+                session: r.requester_session,
+            },
             call: from_json(&r.id, &r.call_view)?,
-            raw_input: r.raw_input.as_deref().map(|t| from_json(&r.id, t)).transpose()?,
+            raw_input: r
+                .raw_input
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
             status: Status::parse(&r.status).ok_or_else(|| bad("status"))?,
             digest: r.digest,
             hidden_marks: u32::try_from(r.hidden_marks).map_err(|_| bad("hidden_marks"))?,
@@ -61,11 +68,20 @@ impl TryFrom<Row> for Approval {
                 .transpose()
                 .map_err(|_| bad("decided_by"))?,
             reason: r.reason,
-            granted: r.granted.as_deref().map(GrantId::parse).transpose().map_err(|_| bad("granted"))?,
+            granted: r
+                .granted
+                .as_deref()
+                .map(GrantId::parse)
+                .transpose()
+                .map_err(|_| bad("granted"))?,
             created_at: r.created_at,
             expires_at: r.expires_at,
             decided_at: r.decided_at,
-            result: r.result_view.as_deref().map(|t| from_json(&r.id, t)).transpose()?,
+            result: r
+                .result_view
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
             result_at: r.result_at,
         })
     }
@@ -105,7 +121,10 @@ pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), Sto
 }
 
 /// One approval, with the grant it created, if any.
-pub async fn get(conn: &mut SqliteConnection, id: &ApprovalId) -> Result<Option<Approval>, StoreError> {
+pub async fn get(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+) -> Result<Option<Approval>, StoreError> {
     let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE a.id = ?"))
         .bind(id.as_str())
         .fetch_optional(conn)
@@ -139,7 +158,10 @@ pub async fn finish(
 }
 
 /// Marks every pending approval whose time has run out as expired, returning their ids.
-pub async fn expire_due(conn: &mut SqliteConnection, now: i64) -> Result<Vec<ApprovalId>, StoreError> {
+pub async fn expire_due(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
     let ids: Vec<(String,)> = sqlx::query_as(
         "UPDATE approvals SET status = 'expired', decided_at = expires_at
          WHERE status = 'pending' AND expires_at <= ? RETURNING id",

@@ -123,7 +123,10 @@ pub async fn delete(conn: &mut SqliteConnection, id: &ArtifactId) -> Result<bool
 }
 
 /// One artifact with its code.
-pub async fn get(conn: &mut SqliteConnection, id: &ArtifactId) -> Result<Option<Artifact>, StoreError> {
+pub async fn get(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+) -> Result<Option<Artifact>, StoreError> {
     let row: Option<Row> = sqlx::query_as(
         "SELECT id, owner, subject, title, description, code, created_at, updated_at
          FROM artifacts WHERE id = ?",
@@ -144,7 +147,10 @@ pub async fn exists(conn: &mut SqliteConnection, id: &ArtifactId) -> Result<bool
 }
 
 /// Artifacts, most recently updated first.
-pub async fn list(conn: &mut SqliteConnection, limit: u32) -> Result<Vec<ArtifactSummary>, StoreError> {
+pub async fn list(
+    conn: &mut SqliteConnection,
+    limit: u32,
+) -> Result<Vec<ArtifactSummary>, StoreError> {
     let rows: Vec<SummaryRow> = sqlx::query_as(
         "SELECT id, title, description, created_at, updated_at FROM artifacts
          ORDER BY updated_at DESC, id DESC LIMIT ?",
@@ -195,7 +201,10 @@ mod tests {
     #[test]
     fn fts_query_quotes_every_term() {
         assert_eq!(fts_query("my dash"), Some("\"my\"* \"dash\"*".into()));
-        assert_eq!(fts_query("  \"NEAR(a b)\" OR -x*  "), Some("\"NEAR\"* \"a\"* \"b\"* \"OR\"* \"x\"*".into()));
+        assert_eq!(
+            fts_query("  \"NEAR(a b)\" OR -x*  "),
+            Some("\"NEAR\"* \"a\"* \"b\"* \"OR\"* \"x\"*".into())
+        );
         assert_eq!(fts_query(" ... "), None);
     }
 }

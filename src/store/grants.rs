@@ -92,7 +92,11 @@ pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreE
 }
 
 /// Counts one more use of a grant.
-pub async fn record_use(conn: &mut SqliteConnection, id: &GrantId, now: i64) -> Result<(), StoreError> {
+pub async fn record_use(
+    conn: &mut SqliteConnection,
+    id: &GrantId,
+    now: i64,
+) -> Result<(), StoreError> {
     sqlx::query("UPDATE grants SET uses = uses + 1, last_used_at = ? WHERE id = ?")
         .bind(now)
         .bind(id.as_str())
@@ -102,7 +106,11 @@ pub async fn record_use(conn: &mut SqliteConnection, id: &GrantId, now: i64) -> 
 }
 
 /// Revokes a live grant; `false` when it was already revoked (or does not exist).
-pub async fn revoke(conn: &mut SqliteConnection, id: &GrantId, now: i64) -> Result<bool, StoreError> {
+pub async fn revoke(
+    conn: &mut SqliteConnection,
+    id: &GrantId,
+    now: i64,
+) -> Result<bool, StoreError> {
     let done = sqlx::query("UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
         .bind(now)
         .bind(id.as_str())

@@ -29,4 +29,4 @@ granted: GrantId | null,
 /**
  * UTC unix milliseconds.
  */
-created_at: bigint, expires_at: bigint, decided_at: bigint | null, result: ResultView | null, result_at: bigint | null, };
+created_at: number, expires_at: number, decided_at: number | null, result: ResultView | null, result_at: number | null, };

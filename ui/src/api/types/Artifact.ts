@@ -5,4 +5,4 @@ import type { OwnerTier } from "./OwnerTier";
 /**
  * A stored artifact; `code` is kept byte for byte.
  */
-export type Artifact = { id: ArtifactId, owner: OwnerTier, subject: string, title: string, description: string, code: string, created_at: bigint, updated_at: bigint, };
+export type Artifact = { id: ArtifactId, owner: OwnerTier, subject: string, title: string, description: string, code: string, created_at: number, updated_at: number, };

@@ -4,4 +4,4 @@ import type { ArtifactId } from "./ArtifactId";
 /**
  * An artifact in a list: everything but the code.
  */
-export type ArtifactSummary = { id: ArtifactId, title: string, description: string, created_at: bigint, updated_at: bigint, };
+export type ArtifactSummary = { id: ArtifactId, title: string, description: string, created_at: number, updated_at: number, };

@@ -11,4 +11,4 @@ export type Grant = { id: GrantId, artifact_id: ArtifactId | null, tool: ToolAdd
 /**
  * The approval whose "Approve and don't ask again" created it.
  */
-approval_id: ApprovalId, created_at: bigint, uses: bigint, last_used_at: bigint | null, revoked_at: bigint | null, };
+approval_id: ApprovalId, created_at: number, uses: number, last_used_at: number | null, revoked_at: number | null, };

@@ -1,0 +1,69 @@
+//! The local HTTP API for agents: parse, call `Console`, answer JSON. No route decides.
+
+mod body;
+mod error;
+mod guard;
+mod routes;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+
+use axum::Router;
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tower_http::trace::TraceLayer;
+
+pub use self::error::ApiError;
+pub use self::routes::Answer;
+use crate::console::Console;
+use crate::token::Token;
+
+/// Largest request body accepted, in bytes.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct ApiState {
+    pub console: Console,
+    /// The bearer token; replaced in place when it is rotated.
+    pub token: Arc<RwLock<Token>>,
+}
+
+/// The whole API, guarded: loopback Host only, no Origin, bearer token, JSON bodies.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .route("/v1/health", get(routes::health))
+        .route("/v1/approvals", post(routes::submit))
+        .route("/v1/approvals/{id}", get(routes::approval))
+        .route("/v1/approvals/{id}/cancel", post(routes::cancel))
+        .route("/v1/approvals/{id}/result", post(routes::attach_result))
+        .route(
+            "/v1/artifacts",
+            post(routes::save_artifact).get(routes::artifacts),
+        )
+        .route("/v1/artifacts/{id}", get(routes::artifact))
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Binds 127.0.0.1 on `port` (0 picks one).
+pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
+    TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))).await
+}
+
+/// Serves until `shutdown` resolves, then lets requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    state: ApiState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,70 @@
+//! A JSON body extractor whose errors name the field that broke, as `{code, message}`.
+
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::{ApiError, MAX_BODY_BYTES};
+use crate::error::ErrorCode;
+
+/// A JSON request body of type `T`, at most [`MAX_BODY_BYTES`].
+pub struct JsonBody<T>(pub T);
+
+fn too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::PayloadTooLarge,
+        format!("request body is larger than {MAX_BODY_BYTES} bytes"),
+    )
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let declared = req
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+            return Err(too_large());
+        }
+        let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES)
+            .await
+            .map_err(|_| too_large())?;
+        parse(&bytes).map(JsonBody)
+    }
+}
+
+/// Parses JSON, telling a syntax error (`invalid_json`) from a shape error
+/// (`invalid_request`, naming the field by its path).
+pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidJson,
+                format!("malformed JSON: {inner}"),
+            );
+        }
+        let msg = strip_position(&inner.to_string());
+        let message = if path == "." {
+            msg
+        } else {
+            format!("{path}: {msg}")
+        };
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest, message)
+    })
+}
+
+/// serde_json appends " at line L column C"; the field path says more.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}

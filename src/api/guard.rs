@@ -1,0 +1,135 @@
+//! What every request passes before a handler: loopback Host, no Origin, the bearer token,
+//! JSON bodies. This blocks web pages, form posts and DNS rebinding.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::{ApiError, ApiState};
+use crate::error::ErrorCode;
+
+/// Routes that answer without a token.
+const OPEN_PATHS: [&str; 1] = ["/v1/health"];
+
+/// Whether `host` (a Host header) names this machine's loopback.
+pub fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, rest)) if rest.is_empty() || is_port(rest) => return addr == "::1",
+            _ => return false,
+        },
+        None => match host.rsplit_once(':') {
+            Some((name, port)) if is_port(&format!(":{port}")) => name,
+            Some(_) => return false,
+            None => host,
+        },
+    };
+    name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost")
+}
+
+fn is_port(s: &str) -> bool {
+    s.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    ApiError::new(status, code, message).into_response()
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(ct) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mime = ct.split(';').next().unwrap_or("").trim();
+    mime.eq_ignore_ascii_case("application/json")
+}
+
+/// The guard layer.
+pub async fn guard(State(state): State<ApiState>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(is_loopback_host) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "Host must be a loopback name",
+        );
+    }
+    if headers.contains_key(header::ORIGIN) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "requests from web pages (any Origin header) are refused",
+        );
+    }
+    if !OPEN_PATHS.contains(&req.uri().path()) {
+        let ok = match bearer(headers) {
+            Some(given) => state
+                .token
+                .read()
+                .map(|t| t.matches(given))
+                .unwrap_or(false),
+            None => false,
+        };
+        if !ok {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "missing or wrong bearer token (see `countersign token`)",
+            );
+        }
+    }
+    if req.method() == Method::POST && !is_json(headers) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::UnsupportedMediaType,
+            "request bodies must be Content-Type: application/json",
+        );
+    }
+    next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_host;
+
+    #[test]
+    fn loopback_hosts() {
+        for ok in [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "localhost",
+            "LOCALHOST:1",
+            "[::1]",
+            "[::1]:9",
+        ] {
+            assert!(is_loopback_host(ok), "{ok}");
+        }
+        for bad in [
+            "evil.com",
+            "127.0.0.1.evil.com",
+            "localhost.evil.com:80",
+            "127.0.0.2",
+            "[::2]:80",
+            "[::1]x",
+            "localhost:",
+            "localhost:abc",
+            "",
+            "0.0.0.0",
+        ] {
+            assert!(!is_loopback_host(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Handlers: parse, call `Console`, answer JSON.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+
+use super::body::JsonBody;
+use super::{ApiError, ApiState};
+use crate::console::Submission;
+use crate::domain::approval::{Approval, DecidedBy, Status};
+use crate::domain::artifact::{Artifact, ArtifactDraft, ArtifactSummary};
+use crate::domain::deeplink::{approval_link, artifact_link};
+use crate::domain::ids::{ApprovalId, ArtifactId};
+use crate::domain::limits::MAX_WAIT_S;
+use crate::domain::view::ResultView;
+use crate::error::{Error, ErrorCode};
+
+/// The answer to a submission: enough for the agent to act, and the digest to check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub id: ApprovalId,
+    pub status: Status,
+    pub digest: String,
+    pub decided_by: Option<DecidedBy>,
+    pub reason: Option<String>,
+    pub expires_at: i64,
+    pub link: String,
+}
+
+impl From<&Approval> for Answer {
+    fn from(a: &Approval) -> Self {
+        Self {
+            id: a.id.clone(),
+            status: a.status,
+            digest: a.digest.clone(),
+            decided_by: a.decided_by.clone(),
+            reason: a.reason.clone(),
+            expires_at: a.expires_at,
+            link: approval_link(&a.id),
+        }
+    }
+}
+
+/// A whole approval with its link.
+#[derive(Serialize)]
+pub struct ApprovalPage {
+    #[serde(flatten)]
+    approval: Approval,
+    link: String,
+}
+
+impl From<Approval> for ApprovalPage {
+    fn from(approval: Approval) -> Self {
+        let link = approval_link(&approval.id);
+        Self { approval, link }
+    }
+}
+
+/// An artifact with its link.
+#[derive(Serialize)]
+pub struct ArtifactPage {
+    #[serde(flatten)]
+    artifact: Artifact,
+    link: String,
+}
+
+impl From<Artifact> for ArtifactPage {
+    fn from(artifact: Artifact) -> Self {
+        let link = artifact_link(&artifact.id);
+        Self { artifact, link }
+    }
+}
+
+fn approval_id(raw: &str) -> Result<ApprovalId, ApiError> {
+    ApprovalId::parse(raw).map_err(|_| Error::ApprovalNotFound(raw.to_owned()).into())
+}
+
+fn artifact_id(raw: &str) -> Result<ArtifactId, ApiError> {
+    ArtifactId::parse(raw).map_err(|_| Error::ArtifactNotFound(raw.to_owned()).into())
+}
+
+fn bad_query(e: QueryRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        ErrorCode::InvalidRequest,
+        e.body_text(),
+    )
+}
+
+/// `GET /v1/health`: liveness and version, without a token.
+pub async fn health() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
+
+/// `POST /v1/approvals`: 200 when a grant decided it, 202 while it waits for a person.
+pub async fn submit(
+    State(s): State<ApiState>,
+    JsonBody(sub): JsonBody<Submission>,
+) -> Result<(StatusCode, Json<Answer>), ApiError> {
+    let a = s.console.submit(sub).await?;
+    let code = if a.status == Status::Pending {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    };
+    Ok((code, Json(Answer::from(&a))))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitQuery {
+    wait: Option<u64>,
+}
+
+/// `GET /v1/approvals/{id}?wait=S`: the whole approval; with `wait`, once decided or after S s.
+pub async fn approval(
+    State(s): State<ApiState>,
+    Path(id): Path<String>,
+    query: Result<Query<WaitQuery>, QueryRejection>,
+) -> Result<Json<ApprovalPage>, ApiError> {
+    let id = approval_id(&id)?;
+    let Query(q) = query.map_err(bad_query)?;
+    let a = match q.wait {
+        Some(w) if w > MAX_WAIT_S => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                format!("wait: at most {MAX_WAIT_S} seconds"),
+            ));
+        }
+        Some(w) => s.console.wait(&id, Duration::from_secs(w)).await?,
+        None => s.console.approval(&id).await?,
+    };
+    Ok(Json(a.into()))
+}
+
+/// `POST /v1/approvals/{id}/cancel`: the requester withdraws a pending request.
+pub async fn cancel(
+    State(s): State<ApiState>,
+    Path(id): Path<String>,
+) -> Result<Json<Answer>, ApiError> {
+    let a = s.console.cancel(&approval_id(&id)?).await?;
+    Ok(Json(Answer::from(&a)))
+}
+
+/// `POST /v1/approvals/{id}/result`: what the approved call returned, once.
+pub async fn attach_result(
+    State(s): State<ApiState>,
+    Path(id): Path<String>,
+    JsonBody(result): JsonBody<ResultView>,
+) -> Result<Json<ApprovalPage>, ApiError> {
+    let a = s.console.attach_result(&approval_id(&id)?, result).await?;
+    Ok(Json(a.into()))
+}
+
+/// `POST /v1/artifacts`: create (201), or update in place with `artifact_id` (200).
+pub async fn save_artifact(
+    State(s): State<ApiState>,
+    JsonBody(draft): JsonBody<ArtifactDraft>,
+) -> Result<(StatusCode, Json<ArtifactPage>), ApiError> {
+    let created = draft.artifact_id.is_none();
+    let a = s.console.save_artifact(draft).await?;
+    let code = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((code, Json(a.into())))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    q: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct ArtifactList {
+    artifacts: Vec<ArtifactSummary>,
+}
+
+/// `GET /v1/artifacts?q=`: newest first, or the best matches of `q`.
+pub async fn artifacts(
+    State(s): State<ApiState>,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Json<ArtifactList>, ApiError> {
+    let Query(q) = query.map_err(bad_query)?;
+    let artifacts = s.console.artifacts(q.q.as_deref()).await?;
+    Ok(Json(ArtifactList { artifacts }))
+}
+
+/// `GET /v1/artifacts/{id}`: one, with its code.
+pub async fn artifact(
+    State(s): State<ApiState>,
+    Path(id): Path<String>,
+) -> Result<Json<ArtifactPage>, ApiError> {
+    Ok(Json(s.console.artifact(&artifact_id(&id)?).await?.into()))
+}
+
+/// Any other path.
+pub async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route")
+}
+
+/// A known path with the wrong method.
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::MethodNotAllowed,
+        "method not allowed on this route",
+    )
+}

@@ -1,0 +1,204 @@
+//! The `countersign` command line: `serve`, `request`, `artifact`, `token`.
+
+mod client;
+mod request;
+mod serve;
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use self::client::{Client, ClientError};
+use crate::data_dir::{DataDir, DataDirError};
+use crate::token::{TokenError, TokenStore};
+
+/// Countersign: a person approves what AI agents run.
+#[derive(Debug, Parser)]
+#[command(name = "countersign", version, about)]
+pub struct Cli {
+    /// The data directory (default: the platform's, e.g. ~/.local/share/countersign).
+    #[arg(long, global = true, env = "COUNTERSIGN_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the console headless: the local API on 127.0.0.1, until Ctrl-C or SIGTERM.
+    Serve {
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
+    /// Ask for approval of a call, wait for the decision and print it.
+    /// Exit status: 0 approved, 3 declined, 4 expired or cancelled, 2 usage, 1 other errors.
+    Request(request::RequestArgs),
+    /// Save, list and show artifacts.
+    #[command(subcommand)]
+    Artifact(ArtifactCommand),
+    /// Print the API token for other clients.
+    Token {
+        /// Replace the token; a running console switches to the new one at once.
+        #[arg(long)]
+        rotate: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ArtifactCommand {
+    /// Create an artifact, or overwrite one in place with --id.
+    Save(SaveArgs),
+    /// List artifacts, newest first, or those matching --query.
+    List {
+        #[arg(long, short)]
+        query: Option<String>,
+    },
+    /// Print one artifact with its code.
+    Show { id: String },
+}
+
+#[derive(Debug, Args)]
+pub struct SaveArgs {
+    #[arg(long)]
+    title: String,
+    #[arg(long)]
+    description: Option<String>,
+    /// The JSX source file.
+    #[arg(long, conflicts_with = "stdin", required_unless_present = "stdin")]
+    file: Option<PathBuf>,
+    /// Read the JSX source from standard input.
+    #[arg(value_name = "-", value_parser = clap::builder::PossibleValuesParser::new(["-"]))]
+    stdin: Option<String>,
+    /// Overwrite this artifact in place, keeping its id.
+    #[arg(long)]
+    id: Option<String>,
+}
+
+/// Why a command failed, with the exit status it maps to.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    DataDir(#[from] DataDirError),
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error(transparent)]
+    Start(#[from] crate::server::StartError),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+impl CliError {
+    fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Usage(_) => ExitCode::from(2),
+            _ => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// Runs the parsed command line and returns the process's exit status.
+pub async fn run(cli: Cli) -> ExitCode {
+    match dispatch(cli).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("countersign: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    let dir = DataDir::resolve(cli.data_dir)?;
+    match cli.command {
+        Command::Serve { port } => serve::run(&dir, port).await,
+        Command::Request(args) => request::run(&dir, args).await,
+        Command::Artifact(cmd) => artifact(&dir, cmd).await,
+        Command::Token { rotate } => token(&dir, rotate),
+    }
+}
+
+fn print_json(value: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+    );
+}
+
+async fn artifact(dir: &DataDir, cmd: ArtifactCommand) -> Result<ExitCode, CliError> {
+    let client = Client::connect(dir)?;
+    let value = match cmd {
+        ArtifactCommand::Save(args) => {
+            let code = match &args.file {
+                Some(path) => std::fs::read_to_string(path).map_err(|source| CliError::Io {
+                    what: format!("cannot read {}", path.display()),
+                    source,
+                })?,
+                None => {
+                    let mut code = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut code)
+                        .map_err(|source| CliError::Io {
+                            what: "cannot read standard input".into(),
+                            source,
+                        })?;
+                    code
+                }
+            };
+            let mut body = serde_json::json!({ "title": args.title, "code": code });
+            if let Some(d) = args.description {
+                body["description"] = d.into();
+            }
+            if let Some(id) = args.id {
+                body["artifact_id"] = id.into();
+            }
+            let saved = client.post("/v1/artifacts", &body).await?;
+            serde_json::json!({
+                "id": saved["id"], "title": saved["title"], "link": saved["link"],
+                "updated_at": saved["updated_at"],
+            })
+        }
+        ArtifactCommand::List { query: Some(q) } => {
+            client.get_query("/v1/artifacts", &[("q", &q)]).await?
+        }
+        ArtifactCommand::List { query: None } => client.get("/v1/artifacts").await?,
+        ArtifactCommand::Show { id } => client.get(&format!("/v1/artifacts/{id}")).await?,
+    };
+    print_json(&value);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn token(dir: &DataDir, rotate: bool) -> Result<ExitCode, CliError> {
+    let dir = dir.canonical();
+    let store = TokenStore::new(dir.root());
+    if !rotate {
+        let (token, _) = store.load_or_create()?;
+        println!("{}", token.expose());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (token, backend) = store.replace()?;
+    println!("{}", token.expose());
+    match dir.connection() {
+        Ok(conn) => match serve::signal_reload(conn.pid) {
+            Ok(()) => eprintln!(
+                "token replaced in {backend}; the running console (pid {}) now uses it",
+                conn.pid
+            ),
+            Err(e) => eprintln!(
+                "token replaced in {backend}; could not tell the running console (pid {}): {e}; restart it",
+                conn.pid
+            ),
+        },
+        Err(_) => eprintln!("token replaced in {backend}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

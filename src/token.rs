@@ -1,0 +1,262 @@
+//! The API token: 256 random bits, kept in the OS keyring (Secret Service first, then the
+//! kernel keyutils), and only where neither works in a 0600 file in the data directory.
+
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use subtle::ConstantTimeEq as _;
+
+/// The keyring service name entries are stored under.
+const SERVICE: &str = "countersign";
+/// The fallback file's name inside the data directory.
+pub const TOKEN_FILE: &str = "token";
+
+/// A bearer token. Its `Debug` hides the value.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(…)")
+    }
+}
+
+impl Token {
+    /// A fresh token of 256 random bits, hex-encoded.
+    pub fn generate() -> Result<Self, TokenError> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| TokenError::Random(e.to_string()))?;
+        Ok(Self(hex::encode(bytes)))
+    }
+
+    /// Wraps a token read from somewhere else (an environment variable, a file).
+    pub fn from_text(text: &str) -> Option<Self> {
+        let t = text.trim();
+        (t.len() >= 32 && t.bytes().all(|b| b.is_ascii_graphic())).then(|| Self(t.to_owned()))
+    }
+
+    /// Compares in constant time.
+    pub fn matches(&self, given: &str) -> bool {
+        self.0.as_bytes().ct_eq(given.as_bytes()).into()
+    }
+
+    /// The token's text, for the `Authorization` header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Why the token could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    #[error("no random source: {0}")]
+    Random(String),
+    #[error("token file {path}: {source}")]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no API token is stored for {0}; start the console once to create one")]
+    Missing(PathBuf),
+}
+
+/// Where the token is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    SecretService,
+    Keyutils,
+    File,
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::SecretService => "the Secret Service keyring",
+            Backend::Keyutils => "the kernel keyring (keyutils)",
+            Backend::File => "a file in the data directory",
+        })
+    }
+}
+
+/// The token's home for one data directory: one keyring entry per directory.
+pub struct TokenStore {
+    data_dir: PathBuf,
+}
+
+fn keyring_entry(backend: Backend, user: &str) -> Option<keyring::Entry> {
+    #[cfg(target_os = "linux")]
+    {
+        let cred: Box<keyring::credential::Credential> = match backend {
+            Backend::SecretService => Box::new(
+                keyring::secret_service::SsCredential::new_with_target(None, SERVICE, user).ok()?,
+            ),
+            Backend::Keyutils if !in_login_session() => return None,
+            Backend::Keyutils => Box::new(
+                keyring::keyutils::KeyutilsCredential::new_with_target(None, SERVICE, user).ok()?,
+            ),
+            Backend::File => return None,
+        };
+        Some(keyring::Entry::new_with_credential(cred))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        match backend {
+            Backend::SecretService => keyring::Entry::new(SERVICE, user).ok(),
+            Backend::Keyutils | Backend::File => None,
+        }
+    }
+}
+
+/// Whether this process has a real session keyring. Without one the kernel falls back to the
+/// per-user default (`_uid_ses.<uid>`), whose keys other processes cannot read back, so the
+/// token would not reach the CLI.
+#[cfg(target_os = "linux")]
+fn in_login_session() -> bool {
+    use linux_keyutils::{KeyRing, KeyRingIdentifier};
+    KeyRing::from_special_id(KeyRingIdentifier::Session, false)
+        .and_then(|k| k.metadata())
+        .is_ok_and(|m| !m.get_description().starts_with("_uid_ses."))
+}
+
+impl TokenStore {
+    /// The store for the token of the console on `data_dir`.
+    pub fn new(data_dir: &Path) -> Self {
+        Self {
+            data_dir: data_dir.to_owned(),
+        }
+    }
+
+    fn user(&self) -> String {
+        format!("api-token:{}", self.data_dir.display())
+    }
+
+    fn file(&self) -> PathBuf {
+        self.data_dir.join(TOKEN_FILE)
+    }
+
+    /// Reads the token from the first backend that has it.
+    pub fn load(&self) -> Result<(Token, Backend), TokenError> {
+        for backend in [Backend::SecretService, Backend::Keyutils] {
+            if let Some(t) = keyring_entry(backend, &self.user())
+                .and_then(|e| e.get_password().ok())
+                .and_then(|p| Token::from_text(&p))
+            {
+                return Ok((t, backend));
+            }
+        }
+        match std::fs::read_to_string(self.file()) {
+            Ok(text) => Token::from_text(&text)
+                .map(|t| (t, Backend::File))
+                .ok_or_else(|| TokenError::Missing(self.data_dir.clone())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(TokenError::Missing(self.data_dir.clone()))
+            }
+            Err(source) => Err(TokenError::File {
+                path: self.file(),
+                source,
+            }),
+        }
+    }
+
+    /// The stored token, or a new one kept in the best backend that passes a write-then-read
+    /// check.
+    pub fn load_or_create(&self) -> Result<(Token, Backend), TokenError> {
+        match self.load() {
+            Ok(found) => Ok(found),
+            Err(TokenError::Missing(_)) => self.replace(),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Stores a fresh token, replacing the old one everywhere it was.
+    pub fn replace(&self) -> Result<(Token, Backend), TokenError> {
+        let token = Token::generate()?;
+        let backend = self.store(&token)?;
+        // Leave no stale copy where `load` would find it first or fall back to it.
+        for other in [Backend::SecretService, Backend::Keyutils] {
+            if other != backend
+                && let Some(e) = keyring_entry(other, &self.user())
+            {
+                let _ = e.delete_credential();
+            }
+        }
+        if backend != Backend::File {
+            let _ = std::fs::remove_file(self.file());
+        }
+        Ok((token, backend))
+    }
+
+    fn store(&self, token: &Token) -> Result<Backend, TokenError> {
+        for backend in [Backend::SecretService, Backend::Keyutils] {
+            let Some(entry) = keyring_entry(backend, &self.user()) else {
+                continue;
+            };
+            let stored = entry.set_password(token.expose()).is_ok()
+                && keyring_entry(backend, &self.user())
+                    .and_then(|e| e.get_password().ok())
+                    .is_some_and(|back| token.matches(&back));
+            if stored {
+                return Ok(backend);
+            }
+            tracing::debug!(%backend, "keyring backend failed its write-then-read check");
+        }
+        write_private(&self.file(), token.expose().as_bytes()).map_err(|source| {
+            TokenError::File {
+                path: self.file(),
+                source,
+            }
+        })?;
+        Ok(Backend::File)
+    }
+}
+
+/// Writes `bytes` to `path` readable by the owner only, replacing it atomically.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts.open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_long_random_and_compare_exactly() {
+        let a = Token::generate().unwrap();
+        let b = Token::generate().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.expose().len(), 64);
+        assert!(a.matches(a.expose()));
+        assert!(!a.matches(b.expose()));
+        assert!(!a.matches(&a.expose()[..63]));
+        assert!(!a.matches(""));
+        assert_eq!(format!("{a:?}"), "Token(…)");
+    }
+
+    #[test]
+    fn short_or_odd_text_is_not_a_token() {
+        assert!(Token::from_text("short").is_none());
+        assert!(Token::from_text(&"a b".repeat(20)).is_none());
+        assert!(Token::from_text(&format!("{}\n", "a".repeat(40))).is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_files_are_0600() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        write_private(&p, b"x").unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
