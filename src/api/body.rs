@@ -40,18 +40,16 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 /// Parses JSON, telling a syntax error (`invalid_json`) from a shape error
 /// (`invalid_request`, naming the field by its path).
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidJson,
+            format!("malformed JSON: {e}"),
+        )
+    })?;
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            return ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidJson,
-                format!("malformed JSON: {inner}"),
-            );
-        }
-        let msg = strip_position(&inner.to_string());
+        let msg = strip_position(&e.into_inner().to_string());
         let message = if path == "." {
             msg
         } else {

@@ -50,12 +50,12 @@ mod tests {
     use serde_json::json;
 
     fn terminal(title: &str, command: &str, description: Option<&str>) -> CallView {
-        CallView::Terminal {
+        CallView::Terminal(crate::domain::view::TerminalCall {
             title: title.into(),
             command: command.into(),
             description: description.map(Into::into),
             cwd: None,
-        }
+        })
     }
 
     #[test]

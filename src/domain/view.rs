@@ -6,81 +6,117 @@ use ts_rs::TS;
 use super::limits::{FieldError, MAX_DESCRIPTION_BYTES, MAX_TITLE_BYTES, check_depth, check_len};
 
 /// How a tool call is shown to the person deciding on it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(tag = "card", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "card", rename_all = "snake_case")]
 #[ts(export)]
 pub enum CallView {
     /// Anything without a richer card: the raw input, content blocks, locations.
-    Generic {
-        title: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        kind: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional, type = "unknown")]
-        raw_input: Option<serde_json::Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        content: Option<Vec<ContentBlock>>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        locations: Option<Vec<FileLocation>>,
-    },
+    Generic(GenericCall),
     /// A shell command, shown exactly as it will run.
-    Terminal {
-        title: String,
-        command: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        description: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        cwd: Option<String>,
-    },
+    Terminal(TerminalCall),
     /// File edits: one diff per file.
-    Diff {
-        title: String,
-        diffs: Vec<FileDiff>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        locations: Option<Vec<FileLocation>>,
-    },
+    Diff(DiffCall),
+}
+
+/// The fields of a generic call card.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct GenericCall {
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub raw_input: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub content: Option<Vec<ContentBlock>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub locations: Option<Vec<FileLocation>>,
+}
+
+/// The fields of a terminal call card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct TerminalCall {
+    pub title: String,
+    pub command: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cwd: Option<String>,
+}
+
+/// The fields of a diff call card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct DiffCall {
+    pub title: String,
+    pub diffs: Vec<FileDiff>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub locations: Option<Vec<FileLocation>>,
 }
 
 /// How the outcome of a tool call is shown once it ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(tag = "card", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "card", rename_all = "snake_case")]
 #[ts(export)]
 pub enum ResultView {
-    Generic {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        title: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        content: Option<Vec<ContentBlock>>,
-    },
-    Terminal {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        title: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        output: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        exit_code: Option<i32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        signal: Option<String>,
-    },
+    Generic(GenericResult),
+    Terminal(TerminalResult),
     /// The change as applied.
-    Diff {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        title: Option<String>,
-        diffs: Vec<FileDiff>,
-    },
+    Diff(DiffResult),
+}
+
+/// The fields of a generic result card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct GenericResult {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub content: Option<Vec<ContentBlock>>,
+}
+
+/// The fields of a terminal result card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct TerminalResult {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub output: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub signal: Option<String>,
+}
+
+/// The fields of a diff result card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct DiffResult {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    pub diffs: Vec<FileDiff>,
 }
 
 /// One file's change; `old_text: null` means the file is new.
@@ -105,30 +141,125 @@ pub struct FileLocation {
 }
 
 /// Text or an image carried by a generic card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
 #[ts(export)]
 pub enum ContentBlock {
-    Text { text: String },
-    Image { mime_type: String, data: String },
+    Text(TextBlock),
+    Image(ImageBlock),
+}
+
+/// A text content block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct TextBlock {
+    pub text: String,
+}
+
+/// An image content block, base64-encoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ImageBlock {
+    pub mime_type: String,
+    pub data: String,
+}
+
+/// Deserializes one variant of an internally tagged union through a `Value`, so an error names
+/// the field inside the variant (serde's own tagged enums lose that path).
+fn variant<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    fields: serde_json::Map<String, serde_json::Value>,
+    what: &str,
+) -> Result<T, D::Error> {
+    serde_path_to_error::deserialize(serde_json::Value::Object(fields)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." {
+            serde::de::Error::custom(format!("{what}: {inner}"))
+        } else {
+            serde::de::Error::custom(format!("{what}, {path}: {inner}"))
+        }
+    })
+}
+
+/// Splits the tag off a tagged union's JSON object.
+fn untag<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+    tag: &'static str,
+) -> Result<(String, serde_json::Map<String, serde_json::Value>), D::Error> {
+    use serde::de::Error as _;
+    let value = serde_json::Value::deserialize(deserializer)?;
+    let serde_json::Value::Object(mut fields) = value else {
+        return Err(D::Error::custom(format!(
+            "expected an object with a `{tag}` field"
+        )));
+    };
+    match fields.remove(tag) {
+        Some(serde_json::Value::String(t)) => Ok((t, fields)),
+        Some(_) => Err(D::Error::custom(format!("`{tag}` must be a string"))),
+        None => Err(D::Error::missing_field(tag)),
+    }
+}
+
+fn unknown<E: serde::de::Error>(tag: &str, got: &str, expected: &'static [&'static str]) -> E {
+    E::custom(format!(
+        "unknown {tag} `{got}`, expected one of: {}",
+        expected.join(", ")
+    ))
+}
+
+impl<'de> Deserialize<'de> for CallView {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (tag, fields) = untag(d, "card")?;
+        Ok(match tag.as_str() {
+            "generic" => CallView::Generic(variant::<D, _>(fields, "generic card")?),
+            "terminal" => CallView::Terminal(variant::<D, _>(fields, "terminal card")?),
+            "diff" => CallView::Diff(variant::<D, _>(fields, "diff card")?),
+            other => return Err(unknown(&"card", other, &["generic", "terminal", "diff"])),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultView {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (tag, fields) = untag(d, "card")?;
+        Ok(match tag.as_str() {
+            "generic" => ResultView::Generic(variant::<D, _>(fields, "generic card")?),
+            "terminal" => ResultView::Terminal(variant::<D, _>(fields, "terminal card")?),
+            "diff" => ResultView::Diff(variant::<D, _>(fields, "diff card")?),
+            other => return Err(unknown(&"card", other, &["generic", "terminal", "diff"])),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (tag, fields) = untag(d, "type")?;
+        Ok(match tag.as_str() {
+            "text" => ContentBlock::Text(variant::<D, _>(fields, "text block")?),
+            "image" => ContentBlock::Image(variant::<D, _>(fields, "image block")?),
+            other => return Err(unknown(&"content type", other, &["text", "image"])),
+        })
+    }
 }
 
 impl CallView {
     /// The card's title (advisory: not part of the digest).
     pub fn title(&self) -> &str {
         match self {
-            CallView::Generic { title, .. }
-            | CallView::Terminal { title, .. }
-            | CallView::Diff { title, .. } => title,
+            CallView::Generic(GenericCall { title, .. })
+            | CallView::Terminal(TerminalCall { title, .. })
+            | CallView::Diff(DiffCall { title, .. }) => title,
         }
     }
 
     /// The card kind's tag, as serialized.
     pub fn card(&self) -> &'static str {
         match self {
-            CallView::Generic { .. } => "generic",
-            CallView::Terminal { .. } => "terminal",
-            CallView::Diff { .. } => "diff",
+            CallView::Generic(_) => "generic",
+            CallView::Terminal(_) => "terminal",
+            CallView::Diff(_) => "diff",
         }
     }
 
@@ -136,19 +267,19 @@ impl CallView {
     pub fn validate(&self, field: &str) -> Result<(), FieldError> {
         check_len(&format!("{field}.title"), self.title(), MAX_TITLE_BYTES)?;
         match self {
-            CallView::Generic {
+            CallView::Generic(GenericCall {
                 raw_input, content, ..
-            } => {
+            }) => {
                 if let Some(raw) = raw_input {
                     check_depth(&format!("{field}.raw_input"), raw)?;
                 }
                 validate_content(&format!("{field}.content"), content.as_deref())
             }
-            CallView::Terminal {
+            CallView::Terminal(TerminalCall {
                 command,
                 description,
                 ..
-            } => {
+            }) => {
                 if command.is_empty() {
                     return Err(FieldError::new(format!("{field}.command"), "is empty"));
                 }
@@ -157,7 +288,9 @@ impl CallView {
                 }
                 Ok(())
             }
-            CallView::Diff { diffs, .. } => validate_diffs(&format!("{field}.diffs"), diffs),
+            CallView::Diff(DiffCall { diffs, .. }) => {
+                validate_diffs(&format!("{field}.diffs"), diffs)
+            }
         }
     }
 }
@@ -166,11 +299,13 @@ impl ResultView {
     /// Checks the rules serde cannot.
     pub fn validate(&self, field: &str) -> Result<(), FieldError> {
         match self {
-            ResultView::Generic { content, .. } => {
+            ResultView::Generic(GenericResult { content, .. }) => {
                 validate_content(&format!("{field}.content"), content.as_deref())
             }
-            ResultView::Terminal { .. } => Ok(()),
-            ResultView::Diff { diffs, .. } => validate_diffs(&format!("{field}.diffs"), diffs),
+            ResultView::Terminal(_) => Ok(()),
+            ResultView::Diff(DiffResult { diffs, .. }) => {
+                validate_diffs(&format!("{field}.diffs"), diffs)
+            }
         }
     }
 }
@@ -189,7 +324,7 @@ fn validate_diffs(field: &str, diffs: &[FileDiff]) -> Result<(), FieldError> {
 
 fn validate_content(field: &str, content: Option<&[ContentBlock]>) -> Result<(), FieldError> {
     for (i, block) in content.unwrap_or_default().iter().enumerate() {
-        if let ContentBlock::Image { mime_type, .. } = block
+        if let ContentBlock::Image(ImageBlock { mime_type, .. }) = block
             && !mime_type.starts_with("image/")
         {
             return Err(FieldError::new(
@@ -235,7 +370,7 @@ mod tests {
         let v = json!({"card": "diff", "title": "Write", "diffs": [
             {"path": "a.txt", "old_text": null, "new_text": "hi\n"}]});
         let view: CallView = serde_json::from_value(v).unwrap();
-        let CallView::Diff { diffs, .. } = view else {
+        let CallView::Diff(DiffCall { diffs, .. }) = view else {
             panic!("not a diff")
         };
         assert_eq!(diffs[0].old_text, None);
@@ -243,18 +378,18 @@ mod tests {
 
     #[test]
     fn validation_names_the_field() {
-        let view = CallView::Diff {
+        let view = CallView::Diff(DiffCall {
             title: "t".into(),
             diffs: vec![],
             locations: None,
-        };
+        });
         assert_eq!(view.validate("call").unwrap_err().field, "call.diffs");
-        let view = CallView::Terminal {
+        let view = CallView::Terminal(TerminalCall {
             title: "x".repeat(MAX_TITLE_BYTES + 1),
             command: "ls".into(),
             description: None,
             cwd: None,
-        };
+        });
         assert_eq!(view.validate("call").unwrap_err().field, "call.title");
     }
 }

@@ -1,0 +1,178 @@
+//! Artifacts: agents create, update in place, list, search and read; a person renames and
+//! deletes, and a deletion takes the artifact's grants and pending requests with it.
+
+use countersign::domain::approval::{Decision, Status};
+use countersign::domain::ids::{ApprovalId, ArtifactId};
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::{assert_error, server, terminal};
+
+#[tokio::test]
+async fn create_update_in_place_list_search_rename_delete() {
+    let s = server().await;
+    let code = "export default () => <div>\u{00e9}t\u{00e9}  \n\ttabs\r\n</div>;\n";
+    let (status, created) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Sales dashboard", "description": "weekly revenue by region", "code": code }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = ArtifactId::parse(created["id"].as_str().unwrap()).unwrap();
+    assert_eq!(created["link"], format!("countersign://artifacts/{id}"));
+    assert_eq!(created["code"], code, "code is kept byte for byte");
+    assert_eq!(created["owner"], "user");
+
+    let (_, other) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Todo list", "code": "<Todo/>" }),
+        )
+        .await;
+    assert_eq!(other["description"], "");
+
+    let (status, updated) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "artifact_id": id, "title": "Sales dashboard v2", "description": "weekly revenue by region", "code": "<V2/>" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(updated["id"], id.as_str(), "the id is kept");
+    assert_eq!(updated["code"], "<V2/>");
+    assert_eq!(updated["created_at"], created["created_at"]);
+
+    let (_, list) = s.get("/v1/artifacts").await;
+    let titles: Vec<_> = list["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].clone())
+        .collect();
+    assert_eq!(
+        titles,
+        [json!("Sales dashboard v2"), json!("Todo list")],
+        "most recently updated first"
+    );
+    assert!(
+        list["artifacts"][0].get("code").is_none(),
+        "lists leave the code out"
+    );
+
+    // Search covers title and description, by word prefix, and ignores FTS syntax.
+    for (q, expect) in [
+        ("revenue", 1),
+        ("dash", 1),
+        ("REGION sales", 1),
+        ("todo", 1),
+        ("nothing", 0),
+        ("\"NEAR(", 0),
+        ("*", 2),
+    ] {
+        let (status, found) = s
+            .send(
+                s.request(reqwest::Method::GET, "/v1/artifacts")
+                    .query(&[("q", q)]),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{q}");
+        assert_eq!(
+            found["artifacts"].as_array().unwrap().len(),
+            expect,
+            "query {q:?}: {found}"
+        );
+    }
+
+    // Rename is the person's; the search index follows.
+    let renamed = s
+        .console
+        .rename_artifact(&id, "Revenue board")
+        .await
+        .unwrap();
+    assert_eq!(renamed.title, "Revenue board");
+    assert_eq!(s.console.artifacts(Some("board")).await.unwrap().len(), 1);
+    assert_eq!(
+        s.console.artifacts(Some("dashboard")).await.unwrap().len(),
+        0
+    );
+    assert!(s.console.rename_artifact(&id, "   ").await.is_err());
+
+    let (status, one) = s.get(&format!("/v1/artifacts/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(one["title"], "Revenue board");
+
+    s.console.delete_artifact(&id).await.unwrap();
+    assert_error(
+        &s.get(&format!("/v1/artifacts/{id}")).await,
+        StatusCode::NOT_FOUND,
+        "artifact_not_found",
+    );
+    assert_eq!(s.console.artifacts(Some("revenue")).await.unwrap().len(), 0);
+    assert!(s.console.delete_artifact(&id).await.is_err());
+}
+
+#[tokio::test]
+async fn deleting_an_artifact_revokes_its_grants_and_cancels_its_requests() {
+    let s = server().await;
+    let (_, art) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Board", "code": "<B/>" }),
+        )
+        .await;
+    let (_, keep) = s
+        .post("/v1/artifacts", &json!({ "title": "Keep", "code": "<K/>" }))
+        .await;
+    let for_art = |artifact: &serde_json::Value, cmd: &str| {
+        let mut b = terminal("github.user.me.issues.create", cmd);
+        b["artifact_id"] = artifact["id"].clone();
+        b
+    };
+    let (_, granted) = s.post("/v1/approvals", &for_art(&art, "one")).await;
+    let granted_id = ApprovalId::parse(granted["id"].as_str().unwrap()).unwrap();
+    s.console
+        .decide(&granted_id, Decision::ApproveAlways)
+        .await
+        .unwrap();
+    let (_, other_grant) = s.post("/v1/approvals", &for_art(&keep, "one")).await;
+    s.console
+        .decide(
+            &ApprovalId::parse(other_grant["id"].as_str().unwrap()).unwrap(),
+            Decision::ApproveAlways,
+        )
+        .await
+        .unwrap();
+    let mut pending_body = for_art(&art, "two");
+    pending_body["tool"] = json!("github.user.me.issues.close");
+    let (_, pending) = s.post("/v1/approvals", &pending_body).await;
+    let pending_id = ApprovalId::parse(pending["id"].as_str().unwrap()).unwrap();
+    assert_eq!(s.console.grants().await.unwrap().len(), 2);
+
+    let art_id = ArtifactId::parse(art["id"].as_str().unwrap()).unwrap();
+    s.console.delete_artifact(&art_id).await.unwrap();
+
+    let live = s.console.grants().await.unwrap();
+    assert_eq!(live.len(), 1, "only the other artifact's grant stays");
+    assert_eq!(
+        live[0].artifact_id.as_ref().map(|a| a.as_str()),
+        keep["id"].as_str()
+    );
+    let revoked = s.console.revoked_grants().await.unwrap();
+    assert_eq!(revoked.len(), 1);
+    assert_eq!(revoked[0].artifact_id.as_ref(), Some(&art_id));
+    let cancelled = s.console.approval(&pending_id).await.unwrap();
+    assert_eq!(cancelled.status, Status::Cancelled);
+    assert_eq!(cancelled.reason.as_deref(), Some("artifact deleted"));
+    // History keeps the approvals of a deleted artifact.
+    assert_eq!(
+        s.console.approval(&granted_id).await.unwrap().status,
+        Status::Approved
+    );
+
+    // The artifact is gone: an approval naming it is refused, not stored.
+    let before = s.fingerprint().await;
+    let got = s.post("/v1/approvals", &for_art(&art, "one")).await;
+    assert_error(&got, StatusCode::NOT_FOUND, "artifact_not_found");
+    assert_eq!(s.fingerprint().await, before);
+}

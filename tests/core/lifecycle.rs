@@ -1,0 +1,243 @@
+//! The approval state machine through the real API: expiry, final decisions, racing deciders,
+//! cancel, results.
+
+use std::time::Duration;
+
+use countersign::domain::approval::{Decision, Status};
+use countersign::domain::ids::ApprovalId;
+use countersign::error::Error;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::{assert_error, server, terminal};
+
+fn id_of(v: &serde_json::Value) -> ApprovalId {
+    ApprovalId::parse(v["id"].as_str().unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn an_expired_approval_can_never_be_approved() {
+    let s = server().await;
+    let mut body = terminal("x.y", "make deploy");
+    body["expires_in_s"] = json!(60);
+    let (_, a) = s.post("/v1/approvals", &body).await;
+    let id = id_of(&a);
+    assert!(a["expires_at"].as_i64().unwrap() > 0);
+
+    let poll = tokio::spawn(
+        s.request(reqwest::Method::GET, &format!("/v1/approvals/{id}?wait=30"))
+            .send(),
+    );
+    while s.console.waiting() == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    s.console.clock().advance(Duration::from_secs(61));
+    assert_eq!(s.console.sweep_expired().await.unwrap(), 1);
+    let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
+    assert_eq!(polled["status"], "expired");
+
+    for decision in [Decision::Approve, Decision::ApproveAlways] {
+        let err = s.console.decide(&id, decision).await.unwrap_err();
+        assert!(
+            matches!(err, Error::AlreadyDecided(Status::Expired)),
+            "{err}"
+        );
+    }
+    assert!(s.console.grants().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn expiry_is_checked_on_read_and_on_decide_without_a_sweep() {
+    let s = server().await;
+    let (_, a) = s.post("/v1/approvals", &terminal("x.y", "true")).await;
+    let (_, b) = s.post("/v1/approvals", &terminal("x.y", "false")).await;
+    s.console.clock().advance(Duration::from_secs(601));
+    let (_, read) = s.get(&format!("/v1/approvals/{}", id_of(&a))).await;
+    assert_eq!(read["status"], "expired");
+    let err = s
+        .console
+        .decide(&id_of(&b), Decision::Approve)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::AlreadyDecided(Status::Expired)),
+        "{err}"
+    );
+    assert_eq!(
+        s.console.approval(&id_of(&b)).await.unwrap().status,
+        Status::Expired
+    );
+}
+
+#[tokio::test]
+async fn a_decision_is_final() {
+    let s = server().await;
+    let (_, a) = s.post("/v1/approvals", &terminal("x.y", "true")).await;
+    let id = id_of(&a);
+    s.console.decide(&id, Decision::Approve).await.unwrap();
+    let err = s
+        .console
+        .decide(&id, Decision::Decline { reason: None })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::AlreadyDecided(Status::Approved)),
+        "{err}"
+    );
+    assert_eq!(err.code().as_str(), "already_decided");
+    let got = assert_error(
+        &s.post(&format!("/v1/approvals/{id}/cancel"), &json!({}))
+            .await,
+        StatusCode::CONFLICT,
+        "already_decided",
+    );
+    assert!(got.contains("approved"), "{got}");
+    assert_eq!(
+        s.console.approval(&id).await.unwrap().status,
+        Status::Approved
+    );
+}
+
+#[tokio::test]
+async fn of_racing_deciders_exactly_one_wins() {
+    let s = server().await;
+    for round in 0..5 {
+        let (_, a) = s
+            .post("/v1/approvals", &terminal("x.y", &format!("round {round}")))
+            .await;
+        let id = id_of(&a);
+        let deciders: Vec<_> = (0..8)
+            .map(|i| {
+                let console = s.console.clone();
+                let id = id.clone();
+                let decision = match i % 3 {
+                    0 => Decision::Approve,
+                    1 => Decision::ApproveAlways,
+                    _ => Decision::Decline {
+                        reason: Some(format!("decider {i}")),
+                    },
+                };
+                tokio::spawn(async move { (console.decide(&id, decision.clone()).await, decision) })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        for d in deciders {
+            match d.await.unwrap() {
+                (Ok(a), decision) => winners.push((a, decision)),
+                (Err(Error::AlreadyDecided(_)), _) => {}
+                (Err(e), _) => panic!("unexpected {e}"),
+            }
+        }
+        assert_eq!(winners.len(), 1, "round {round}");
+        let (won, decision) = &winners[0];
+        let stored = s.console.approval(&id).await.unwrap();
+        assert_eq!(stored.status, decision.status());
+        assert_eq!(&stored, won);
+    }
+}
+
+#[tokio::test]
+async fn the_requester_can_cancel_a_pending_request() {
+    let s = server().await;
+    let (_, a) = s.post("/v1/approvals", &terminal("x.y", "true")).await;
+    let id = id_of(&a);
+    let poll = tokio::spawn(
+        s.request(reqwest::Method::GET, &format!("/v1/approvals/{id}?wait=30"))
+            .send(),
+    );
+    while s.console.waiting() == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (code, cancelled) = s
+        .post(&format!("/v1/approvals/{id}/cancel"), &json!({}))
+        .await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(cancelled["status"], "cancelled");
+    let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
+    assert_eq!(polled["status"], "cancelled");
+    assert!(s.console.pending().await.unwrap().is_empty());
+    let err = s.console.decide(&id, Decision::Approve).await.unwrap_err();
+    assert!(matches!(err, Error::AlreadyDecided(Status::Cancelled)));
+    assert_error(
+        &s.post(&format!("/v1/approvals/{id}/cancel"), &json!({}))
+            .await,
+        StatusCode::CONFLICT,
+        "already_decided",
+    );
+}
+
+#[tokio::test]
+async fn a_result_is_attached_once_to_an_approved_call() {
+    let s = server().await;
+    let (_, a) = s
+        .post("/v1/approvals", &terminal("x.y", "cargo test"))
+        .await;
+    let id = id_of(&a);
+    let result = json!({ "card": "terminal", "output": "test result: ok\n", "exit_code": 0 });
+    let path = format!("/v1/approvals/{id}/result");
+
+    let early = s.post(&path, &result).await;
+    let msg = assert_error(&early, StatusCode::CONFLICT, "result_not_accepted");
+    assert!(msg.contains("pending"), "{msg}");
+
+    s.console.decide(&id, Decision::Approve).await.unwrap();
+    let (code, attached) = s.post(&path, &result).await;
+    assert_eq!(code, StatusCode::OK, "{attached}");
+    assert_eq!(attached["result"], result);
+    assert!(attached["result_at"].as_i64().is_some());
+
+    let second = json!({ "card": "terminal", "output": "other", "exit_code": 1 });
+    let msg = assert_error(
+        &s.post(&path, &second).await,
+        StatusCode::CONFLICT,
+        "result_not_accepted",
+    );
+    assert!(msg.contains("already has a result"), "{msg}");
+    let (_, stored) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(stored["result"], result, "the first result stays");
+
+    let (_, declined) = s.post("/v1/approvals", &terminal("x.y", "rm -rf /")).await;
+    s.console
+        .decide(&id_of(&declined), Decision::Decline { reason: None })
+        .await
+        .unwrap();
+    assert_error(
+        &s.post(
+            &format!("/v1/approvals/{}/result", id_of(&declined)),
+            &result,
+        )
+        .await,
+        StatusCode::CONFLICT,
+        "result_not_accepted",
+    );
+}
+
+#[tokio::test]
+async fn history_pages_newest_decision_first() {
+    let s = server().await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let (_, a) = s
+            .post("/v1/approvals", &terminal("x.y", &format!("cmd {i}")))
+            .await;
+        let id = id_of(&a);
+        s.console.clock().advance(Duration::from_millis(10));
+        s.console.decide(&id, Decision::Approve).await.unwrap();
+        ids.push(id);
+    }
+    let first = s.console.history(None, 2).await.unwrap();
+    assert_eq!(
+        first.iter().map(|a| a.id.clone()).collect::<Vec<_>>(),
+        vec![ids[4].clone(), ids[3].clone()]
+    );
+    let last = first.last().unwrap();
+    let cursor = countersign::store::approvals::HistoryCursor {
+        decided_at: last.decided_at.unwrap(),
+        id: last.id.clone(),
+    };
+    let next = s.console.history(Some(&cursor), 10).await.unwrap();
+    assert_eq!(
+        next.iter().map(|a| a.id.clone()).collect::<Vec<_>>(),
+        vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]
+    );
+}

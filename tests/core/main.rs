@@ -1,0 +1,13 @@
+//! The core crate's integration tests: real SQLite files, the real HTTP server on 127.0.0.1:0,
+//! the real `countersign` binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod api_guard;
+mod artifacts;
+mod bad_input;
+mod cli;
+mod flow;
+mod lifecycle;
+mod restart;
+mod store;
+mod support;

@@ -1,0 +1,506 @@
+//! Every store query against a real temp file.
+
+use countersign::domain::approval::{Approval, DecidedBy, Grant, Requester, Status};
+use countersign::domain::artifact::{Artifact, OwnerTier};
+use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign::domain::tool::ToolAddress;
+use countersign::domain::view::{CallView, TerminalCall};
+use countersign::store::approvals::HistoryCursor;
+use countersign::store::{Store, approvals, artifacts, grants};
+
+async fn open() -> (Store, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    (Store::open(&dir.path().join("t.db")).await.unwrap(), dir)
+}
+
+fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Approval {
+    let tool = ToolAddress::parse(tool).unwrap();
+    Approval {
+        id: ApprovalId::generate(),
+        tool_parts: tool.parts(),
+        tool,
+        artifact_id: artifact.cloned(),
+        requester: Requester {
+            name: "agent".into(),
+            session: Some("s".into()),
+        },
+        call: CallView::Terminal(TerminalCall {
+            title: "t".into(),
+            command: "ls".into(),
+            description: None,
+            cwd: Some("/tmp".into()),
+        }),
+        raw_input: Some(serde_json::json!({ "command": "ls" })),
+        status: Status::Pending,
+        digest: "sha256:00".into(),
+        hidden_marks: 0,
+        decided_by: None,
+        reason: None,
+        granted: None,
+        created_at,
+        expires_at: created_at + 600_000,
+        decided_at: None,
+        result: None,
+        result_at: None,
+    }
+}
+
+fn artifact(title: &str, description: &str, t: i64) -> Artifact {
+    Artifact {
+        id: ArtifactId::generate(),
+        owner: OwnerTier::User,
+        subject: String::new(),
+        title: title.into(),
+        description: description.into(),
+        code: "<X/>".into(),
+        created_at: t,
+        updated_at: t,
+    }
+}
+
+fn grant(a: &Approval, t: i64) -> Grant {
+    Grant {
+        id: GrantId::generate(),
+        artifact_id: a.artifact_id.clone(),
+        tool: a.tool.clone(),
+        approval_id: a.id.clone(),
+        created_at: t,
+        uses: 0,
+        last_used_at: None,
+        revoked_at: None,
+    }
+}
+
+#[tokio::test]
+async fn pragmas_are_durable_and_strict() {
+    let (store, _d) = open().await;
+    let mut conn = store.read().await.unwrap();
+    let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let (sync,): (i64,) = sqlx::query_as("PRAGMA synchronous")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_eq!(sync, 2, "FULL");
+    let (fk,): (i64,) = sqlx::query_as("PRAGMA foreign_keys")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_eq!(fk, 1);
+    drop(conn);
+    let mut tx = store.write().await.unwrap();
+    let (sync,): (i64,) = sqlx::query_as("PRAGMA synchronous")
+        .fetch_one(&mut *tx)
+        .await
+        .unwrap();
+    assert_eq!(sync, 2, "the writer is FULL too");
+    drop(tx);
+    assert!(store.integrity_ok().await.unwrap());
+}
+
+#[tokio::test]
+async fn readers_cannot_write() {
+    let (store, _d) = open().await;
+    let mut conn = store.read().await.unwrap();
+    let a = approval("x.y", None, 1);
+    assert!(approvals::insert(&mut conn, &a).await.is_err());
+}
+
+#[tokio::test]
+async fn approval_rows_round_trip_and_finish_once() {
+    let (store, _d) = open().await;
+    let a = approval("tools.github.user.me.issues.create", None, 1_000);
+    let mut tx = store.write().await.unwrap();
+    approvals::insert(&mut tx, &a).await.unwrap();
+    assert_eq!(approvals::get(&mut tx, &a.id).await.unwrap().unwrap(), a);
+    assert!(
+        approvals::get(&mut tx, &ApprovalId::generate())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(approvals::count_pending(&mut tx).await.unwrap(), 1);
+    assert_eq!(
+        approvals::next_expiry(&mut tx).await.unwrap(),
+        Some(601_000)
+    );
+
+    // Not after expiry, then once, then never again.
+    assert!(
+        !approvals::finish(
+            &mut tx,
+            &a.id,
+            Status::Approved,
+            Some(&DecidedBy::Person),
+            None,
+            601_000
+        )
+        .await
+        .unwrap()
+    );
+    assert!(
+        approvals::finish(
+            &mut tx,
+            &a.id,
+            Status::Declined,
+            Some(&DecidedBy::Person),
+            Some("no"),
+            2_000
+        )
+        .await
+        .unwrap()
+    );
+    assert!(
+        !approvals::finish(
+            &mut tx,
+            &a.id,
+            Status::Approved,
+            Some(&DecidedBy::Person),
+            None,
+            2_001
+        )
+        .await
+        .unwrap()
+    );
+    let got = approvals::get(&mut tx, &a.id).await.unwrap().unwrap();
+    assert_eq!(
+        (got.status, got.reason.as_deref(), got.decided_at),
+        (Status::Declined, Some("no"), Some(2_000))
+    );
+    assert_eq!(got.decided_by, Some(DecidedBy::Person));
+    assert_eq!(approvals::count_pending(&mut tx).await.unwrap(), 0);
+    assert_eq!(approvals::next_expiry(&mut tx).await.unwrap(), None);
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn expiry_cancel_results_pending_and_history() {
+    let (store, _d) = open().await;
+    let art = artifact("a", "", 1);
+    let mut tx = store.write().await.unwrap();
+    artifacts::insert(&mut tx, &art).await.unwrap();
+    let old = approval("x.y", None, 1_000);
+    let new = approval("x.y", Some(&art.id), 5_000);
+    let other = approval("x.z", None, 3_000);
+    for a in [&old, &new, &other] {
+        approvals::insert(&mut tx, a).await.unwrap();
+    }
+    let pending: Vec<_> = approvals::list_pending(&mut tx)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id)
+        .collect();
+    assert_eq!(
+        pending,
+        [new.id.clone(), other.id.clone(), old.id.clone()],
+        "newest first"
+    );
+
+    assert_eq!(
+        approvals::expire_due(&mut tx, 601_000).await.unwrap(),
+        [old.id.clone()]
+    );
+    let expired = approvals::get(&mut tx, &old.id).await.unwrap().unwrap();
+    assert_eq!(
+        (expired.status, expired.decided_at),
+        (Status::Expired, Some(601_000))
+    );
+
+    assert_eq!(
+        approvals::cancel_for_artifact(&mut tx, &art.id, "artifact deleted", 7_000)
+            .await
+            .unwrap(),
+        [new.id.clone()]
+    );
+    assert_eq!(
+        approvals::get(&mut tx, &new.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        Status::Cancelled
+    );
+
+    assert!(
+        !approvals::attach_result(&mut tx, &other.id, "{\"card\":\"generic\"}", 8_000)
+            .await
+            .unwrap(),
+        "pending"
+    );
+    approvals::finish(
+        &mut tx,
+        &other.id,
+        Status::Approved,
+        Some(&DecidedBy::Person),
+        None,
+        8_000,
+    )
+    .await
+    .unwrap();
+    assert!(
+        approvals::attach_result(&mut tx, &other.id, "{\"card\":\"generic\"}", 9_000)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !approvals::attach_result(&mut tx, &other.id, "{\"card\":\"generic\"}", 9_001)
+            .await
+            .unwrap(),
+        "once"
+    );
+    assert!(
+        approvals::get(&mut tx, &other.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .result
+            .is_some()
+    );
+
+    let page = approvals::list_history(&mut tx, None, 2).await.unwrap();
+    let ids: Vec<_> = page.iter().map(|a| a.id.clone()).collect();
+    // An expiry is dated at the moment the approval expired (601 000), the latest here.
+    assert_eq!(
+        ids,
+        [old.id.clone(), other.id.clone()],
+        "most recently decided first"
+    );
+    let cursor = HistoryCursor {
+        decided_at: page[1].decided_at.unwrap(),
+        id: page[1].id.clone(),
+    };
+    let rest: Vec<_> = approvals::list_history(&mut tx, Some(&cursor), 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id)
+        .collect();
+    assert_eq!(rest, [new.id.clone()]);
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn grant_queries() {
+    let (store, _d) = open().await;
+    let art = artifact("a", "", 1);
+    let mut tx = store.write().await.unwrap();
+    artifacts::insert(&mut tx, &art).await.unwrap();
+    let a1 = approval("x.y", None, 1);
+    let a2 = approval("x.y", Some(&art.id), 2);
+    let a3 = approval("x.y", None, 3);
+    for a in [&a1, &a2, &a3] {
+        approvals::insert(&mut tx, a).await.unwrap();
+    }
+    let g1 = grant(&a1, 10);
+    let g2 = grant(&a2, 20);
+    grants::insert(&mut tx, &g1).await.unwrap();
+    grants::insert(&mut tx, &g2).await.unwrap();
+    // At most one live grant per key.
+    assert!(grants::insert(&mut tx, &grant(&a3, 30)).await.is_err());
+
+    let tool = ToolAddress::parse("x.y").unwrap();
+    assert_eq!(
+        grants::find_live(&mut tx, None, &tool)
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        g1.id
+    );
+    assert_eq!(
+        grants::find_live(&mut tx, Some(&art.id), &tool)
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        g2.id
+    );
+    assert!(
+        grants::find_live(&mut tx, Some(&ArtifactId::generate()), &tool)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        grants::find_live(&mut tx, None, &ToolAddress::parse("x.Y").unwrap())
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    grants::record_use(&mut tx, &g1.id, 50).await.unwrap();
+    grants::record_use(&mut tx, &g1.id, 60).await.unwrap();
+    let used = grants::get(&mut tx, &g1.id).await.unwrap().unwrap();
+    assert_eq!((used.uses, used.last_used_at), (2, Some(60)));
+    assert_eq!(
+        approvals::get(&mut tx, &a1.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .granted,
+        Some(g1.id.clone())
+    );
+
+    let live: Vec<_> = grants::list_live(&mut tx)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(live, [g2.id.clone(), g1.id.clone()]);
+    assert!(grants::revoke(&mut tx, &g1.id, 70).await.unwrap());
+    assert!(!grants::revoke(&mut tx, &g1.id, 71).await.unwrap());
+    assert!(
+        !grants::revoke(&mut tx, &GrantId::generate(), 71)
+            .await
+            .unwrap()
+    );
+    assert!(
+        grants::find_live(&mut tx, None, &tool)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // The key is free again once revoked.
+    let g3 = grant(&a3, 80);
+    grants::insert(&mut tx, &g3).await.unwrap();
+
+    assert_eq!(
+        grants::revoke_for_artifact(&mut tx, &art.id, 90)
+            .await
+            .unwrap(),
+        [g2.id.clone()]
+    );
+    let revoked: Vec<_> = grants::list_revoked(&mut tx)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(
+        revoked,
+        [g2.id.clone(), g1.id.clone()],
+        "most recently revoked first"
+    );
+    let for_art: Vec<_> = grants::list_for_artifact(&mut tx, &art.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(for_art, [g2.id.clone()]);
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn artifact_queries() {
+    let (store, _d) = open().await;
+    let mut tx = store.write().await.unwrap();
+    let a = artifact("Sales dashboard", "weekly revenue", 1);
+    let b = artifact("Todo", "my tasks", 2);
+    artifacts::insert(&mut tx, &a).await.unwrap();
+    artifacts::insert(&mut tx, &b).await.unwrap();
+    assert!(
+        artifacts::insert(&mut tx, &a).await.is_err(),
+        "ids are unique"
+    );
+    assert_eq!(artifacts::get(&mut tx, &a.id).await.unwrap().unwrap(), a);
+    assert!(artifacts::exists(&mut tx, &b.id).await.unwrap());
+    assert!(
+        !artifacts::exists(&mut tx, &ArtifactId::generate())
+            .await
+            .unwrap()
+    );
+
+    let list: Vec<_> = artifacts::list(&mut tx, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(list, [b.id.clone(), a.id.clone()]);
+    assert_eq!(artifacts::list(&mut tx, 1).await.unwrap().len(), 1);
+
+    assert!(
+        artifacts::update(&mut tx, &a.id, "Sales", "quarterly", "<Y/>", 5)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !artifacts::update(&mut tx, &ArtifactId::generate(), "t", "d", "c", 5)
+            .await
+            .unwrap()
+    );
+    let got = artifacts::get(&mut tx, &a.id).await.unwrap().unwrap();
+    assert_eq!(
+        (got.code.as_str(), got.updated_at, got.created_at),
+        ("<Y/>", 5, 1)
+    );
+    assert_eq!(
+        artifacts::search(&mut tx, "weekly", 10)
+            .await
+            .unwrap()
+            .len(),
+        0,
+        "index follows updates"
+    );
+    assert_eq!(
+        artifacts::search(&mut tx, "quart", 10).await.unwrap().len(),
+        1
+    );
+
+    assert!(
+        artifacts::rename(&mut tx, &b.id, "Groceries", 6)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        artifacts::search(&mut tx, "grocer", 10).await.unwrap()[0].id,
+        b.id
+    );
+    assert!(
+        !artifacts::rename(&mut tx, &ArtifactId::generate(), "x", 6)
+            .await
+            .unwrap()
+    );
+
+    // Title matches rank above description matches.
+    let c = artifact("Notes", "sales call notes", 7);
+    artifacts::insert(&mut tx, &c).await.unwrap();
+    let ranked: Vec<_> = artifacts::search(&mut tx, "sales", 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ranked, [a.id.clone(), c.id.clone()]);
+    for hostile in ["\"", "AND", "NEAR(a b)", "title:x", "a OR", "*", "^x", "-"] {
+        artifacts::search(&mut tx, hostile, 10).await.unwrap();
+    }
+
+    assert!(artifacts::delete(&mut tx, &a.id).await.unwrap());
+    assert!(!artifacts::delete(&mut tx, &a.id).await.unwrap());
+    assert_eq!(
+        artifacts::search(&mut tx, "sales", 10).await.unwrap().len(),
+        1
+    );
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_corrupt_row_is_an_error_not_a_panic() {
+    let (store, _d) = open().await;
+    let a = approval("x.y", None, 1);
+    let mut tx = store.write().await.unwrap();
+    approvals::insert(&mut tx, &a).await.unwrap();
+    sqlx::query("UPDATE approvals SET call_view = '{\"card\":\"hologram\"}'")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let err = approvals::get(&mut tx, &a.id).await.unwrap_err();
+    assert!(err.to_string().contains(a.id.as_str()), "{err}");
+}

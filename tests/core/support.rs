@@ -1,0 +1,122 @@
+//! Shared set-up: a console on a temp database, the API on 127.0.0.1:0, a client.
+
+use std::sync::{Arc, RwLock};
+
+use countersign::api::{self, ApiState};
+use countersign::console::{Clock, Console};
+use countersign::store::Store;
+use countersign::token::Token;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// A console on a fresh database file in a temp directory.
+pub struct TestConsole {
+    pub console: Console,
+    pub dir: TempDir,
+}
+
+pub async fn console() -> TestConsole {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("countersign.db"))
+        .await
+        .unwrap();
+    TestConsole {
+        console: Console::with_clock(store, Clock::system()),
+        dir,
+    }
+}
+
+/// The API served on 127.0.0.1:0 over a fresh console.
+pub struct TestServer {
+    pub console: Console,
+    pub url: String,
+    pub token: Token,
+    pub http: reqwest::Client,
+    _dir: TempDir,
+    _task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+pub async fn server() -> TestServer {
+    let TestConsole { console, dir } = console().await;
+    let token = Token::generate().unwrap();
+    let state = ApiState {
+        console: console.clone(),
+        token: Arc::new(RwLock::new(token.clone())),
+    };
+    let listener = api::bind(0).await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(api::serve(listener, state, std::future::pending()));
+    TestServer {
+        console,
+        url,
+        token,
+        http: reqwest::Client::new(),
+        _dir: dir,
+        _task: task,
+    }
+}
+
+impl TestServer {
+    /// A request with the token and JSON content type already set.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(self.token.expose())
+    }
+
+    pub async fn send(&self, req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let text = resp.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+        (status, body)
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        self.send(self.request(reqwest::Method::POST, path).json(body))
+            .await
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.send(self.request(reqwest::Method::GET, path)).await
+    }
+
+    /// Every mutable column of every table, to assert that a refused request changed nothing.
+    pub async fn fingerprint(&self) -> String {
+        fingerprint(self.console.store()).await
+    }
+}
+
+pub async fn fingerprint(store: &Store) -> String {
+    let mut conn = store.read().await.unwrap();
+    let (s,): (String,) = sqlx::query_as(
+        "SELECT (SELECT json_group_array(json_array(id, tool, status, decided_by, reason,
+                    decided_at, expires_at, result_view)) FROM approvals)
+             || (SELECT json_group_array(json_array(id, artifact_id, tool, uses, last_used_at,
+                    revoked_at)) FROM grants)
+             || (SELECT json_group_array(json_array(id, title, description, code, updated_at))
+                    FROM artifacts)",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
+    s
+}
+
+/// A terminal call submission body.
+pub fn terminal(tool: &str, command: &str) -> Value {
+    json!({
+        "tool": tool,
+        "requester": { "name": "test agent", "session": "s1" },
+        "call": { "card": "terminal", "title": "Run it", "command": command },
+        "raw_input": { "command": command },
+    })
+}
+
+/// Asserts an error answer's status and code, and returns its message.
+pub fn assert_error(got: &(StatusCode, Value), status: StatusCode, code: &str) -> String {
+    assert_eq!(got.0, status, "{}", got.1);
+    assert_eq!(got.1["error"]["code"], code, "{}", got.1);
+    got.1["error"]["message"].as_str().unwrap().to_owned()
+}
