@@ -216,7 +216,7 @@ impl<'de> Deserialize<'de> for CallView {
             "generic" => CallView::Generic(variant::<D, _>(fields, "generic card")?),
             "terminal" => CallView::Terminal(variant::<D, _>(fields, "terminal card")?),
             "diff" => CallView::Diff(variant::<D, _>(fields, "diff card")?),
-            other => return Err(unknown(&"card", other, &["generic", "terminal", "diff"])),
+            other => return Err(unknown("card", other, &["generic", "terminal", "diff"])),
         })
     }
 }
@@ -228,7 +228,7 @@ impl<'de> Deserialize<'de> for ResultView {
             "generic" => ResultView::Generic(variant::<D, _>(fields, "generic card")?),
             "terminal" => ResultView::Terminal(variant::<D, _>(fields, "terminal card")?),
             "diff" => ResultView::Diff(variant::<D, _>(fields, "diff card")?),
-            other => return Err(unknown(&"card", other, &["generic", "terminal", "diff"])),
+            other => return Err(unknown("card", other, &["generic", "terminal", "diff"])),
         })
     }
 }
@@ -239,7 +239,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
         Ok(match tag.as_str() {
             "text" => ContentBlock::Text(variant::<D, _>(fields, "text block")?),
             "image" => ContentBlock::Image(variant::<D, _>(fields, "image block")?),
-            other => return Err(unknown(&"content type", other, &["text", "image"])),
+            other => return Err(unknown("content type", other, &["text", "image"])),
         })
     }
 }
