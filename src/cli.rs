@@ -178,7 +178,7 @@ async fn artifact(dir: &DataDir, cmd: ArtifactCommand) -> Result<ExitCode, CliEr
 }
 
 fn token(dir: &DataDir, rotate: bool) -> Result<ExitCode, CliError> {
-    let dir = dir.canonical();
+    let dir = dir.create()?;
     let store = TokenStore::new(dir.root());
     if !rotate {
         let (token, _) = store.load_or_create()?;

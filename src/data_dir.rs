@@ -88,8 +88,9 @@ impl DataDir {
         move |source| DataDirError::Io { path, source }
     }
 
-    /// Creates the directory (0700) and takes its lock, or says which console holds it.
-    pub fn lock(&self) -> Result<ServeLock, DataDirError> {
+    /// Creates the directory (0700, private) if needed and returns it canonical, so keyring
+    /// entries and messages name it the same way from any working directory.
+    pub fn create(&self) -> Result<DataDir, DataDirError> {
         std::fs::create_dir_all(&self.root).map_err(self.io(self.root.clone()))?;
         #[cfg(unix)]
         {
@@ -97,9 +98,13 @@ impl DataDir {
             let perms = std::fs::Permissions::from_mode(0o700);
             std::fs::set_permissions(&self.root, perms).map_err(self.io(self.root.clone()))?;
         }
-        // The directory is canonical from here on, so keyring entries and messages agree.
         let root = std::fs::canonicalize(&self.root).map_err(self.io(self.root.clone()))?;
-        let dir = DataDir { root };
+        Ok(DataDir { root })
+    }
+
+    /// Creates the directory and takes its lock, or says which console holds it.
+    pub fn lock(&self) -> Result<ServeLock, DataDirError> {
+        let dir = self.create()?;
         let path = dir.root.join(LOCK_FILE);
         let file = std::fs::OpenOptions::new()
             .create(true)

@@ -1,6 +1,10 @@
 //! The core crate's integration tests: real SQLite files, the real HTTP server on 127.0.0.1:0,
 //! the real `countersign` binary.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::cloned_ref_to_slice_refs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cloned_ref_to_slice_refs
+)]
 
 mod api_guard;
 mod artifacts;
