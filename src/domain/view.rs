@@ -125,6 +125,8 @@ pub struct DiffResult {
 #[ts(export)]
 pub struct FileDiff {
     pub path: String,
+    /// Required, though it may be `null`: a missing `old_text` must not pass for a new file.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub old_text: Option<String>,
     pub new_text: String,
 }
@@ -374,6 +376,16 @@ mod tests {
             panic!("not a diff")
         };
         assert_eq!(diffs[0].old_text, None);
+    }
+
+    #[test]
+    fn old_text_must_be_given_even_when_null() {
+        let missing =
+            json!({"card": "diff", "title": "W", "diffs": [{"path": "a", "new_text": "x"}]});
+        let err = serde_json::from_value::<CallView>(missing)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("old_text"), "{err}");
     }
 
     #[test]

@@ -3,4 +3,8 @@
 /**
  * One file's change; `old_text: null` means the file is new.
  */
-export type FileDiff = { path: string, old_text: string | null, new_text: string, };
+export type FileDiff = { path: string, 
+/**
+ * Required, though it may be `null`: a missing `old_text` must not pass for a new file.
+ */
+old_text: string | null, new_text: string, };
