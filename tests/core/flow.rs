@@ -221,3 +221,102 @@ async fn long_poll_without_a_decision_returns_pending_after_the_wait() {
     assert!(started.elapsed() >= std::time::Duration::from_millis(900));
     assert_eq!(s.console.waiting(), 0);
 }
+
+#[tokio::test]
+async fn every_change_is_announced() {
+    use countersign::console::ChangeEvent;
+    let s = server().await;
+    let mut events = s.console.subscribe();
+    let (_, art) = s
+        .post("/v1/artifacts", &json!({ "title": "A", "code": "<A/>" }))
+        .await;
+    let (_, a) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
+    let id = ApprovalId::parse(a["id"].as_str().unwrap()).unwrap();
+    s.console
+        .decide(&id, Decision::ApproveAlways)
+        .await
+        .unwrap();
+    let (_, by_grant) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
+    let art_id = countersign::domain::ids::ArtifactId::parse(art["id"].as_str().unwrap()).unwrap();
+    s.console.delete_artifact(&art_id).await.unwrap();
+
+    let mut got = Vec::new();
+    while let Ok(e) = events.try_recv() {
+        got.push(e);
+    }
+    let kinds: Vec<String> = got
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "artifact_saved",
+            "approval_created",
+            "approval_finished",
+            "grants_changed",
+            "grants_changed",
+            "approval_created",
+            "artifact_deleted"
+        ]
+    );
+    let ChangeEvent::ApprovalCreated { approval } = &got[1] else {
+        panic!("{:?}", got[1])
+    };
+    assert_eq!(
+        (approval.id.clone(), approval.status.as_str()),
+        (id.clone(), "pending")
+    );
+    let ChangeEvent::ApprovalCreated { approval } = &got[5] else {
+        panic!("{:?}", got[5])
+    };
+    assert_eq!(approval.id.as_str(), by_grant["id"].as_str().unwrap());
+    assert_eq!(
+        approval.status.as_str(),
+        "approved",
+        "an auto-approval is announced as decided"
+    );
+}
+
+#[tokio::test]
+async fn waiting_agents_hold_no_database_connection() {
+    let s = server().await;
+    let mut polls = Vec::new();
+    for i in 0..24 {
+        let (_, a) = s
+            .post("/v1/approvals", &terminal("x.y", &format!("cmd {i}")))
+            .await;
+        let path = format!("/v1/approvals/{}?wait=30", a["id"].as_str().unwrap());
+        polls.push(tokio::spawn(s.request(reqwest::Method::GET, &path).send()));
+    }
+    while s.console.waiting() < 24 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // Far more waiters than pooled connections, and reads and writes still go through.
+    let read = tokio::time::timeout(std::time::Duration::from_secs(5), s.console.pending());
+    assert_eq!(
+        read.await.expect("a read while agents wait").unwrap().len(),
+        24
+    );
+    let artifact = json!({ "title": "t", "code": "c" });
+    let write = s.post("/v1/artifacts", &artifact);
+    assert_eq!(
+        tokio::time::timeout(std::time::Duration::from_secs(5), write)
+            .await
+            .unwrap()
+            .0,
+        StatusCode::CREATED
+    );
+    for a in s.console.pending().await.unwrap() {
+        s.console.decide(&a.id, Decision::Approve).await.unwrap();
+    }
+    for p in polls {
+        let body: serde_json::Value = p.await.unwrap().unwrap().json().await.unwrap();
+        assert_eq!(body["status"], "approved");
+    }
+}
