@@ -19,6 +19,7 @@ use crate::domain::artifact::{
 use crate::domain::digest::digest;
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
+use crate::domain::present::{Presented, present};
 use crate::domain::tool::ToolAddress;
 use crate::domain::verbatim;
 use crate::domain::view::{CallView, ResultView};
@@ -447,6 +448,16 @@ impl Console {
         self.sweep_expired().await?;
         let mut conn = self.inner.store.read().await?;
         Ok(approvals::list_pending(&mut conn).await?)
+    }
+
+    /// The inbox: pending approvals, newest first, ready to show.
+    pub async fn inbox(&self) -> Result<Vec<Presented>, Error> {
+        Ok(self.pending().await?.into_iter().map(present).collect())
+    }
+
+    /// One approval, ready to show.
+    pub async fn presented(&self, id: &ApprovalId) -> Result<Presented, Error> {
+        Ok(present(self.approval(id).await?))
     }
 
     /// How many approvals wait for a person.

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod digest;
 pub mod ids;
 pub mod limits;
+pub mod present;
 pub mod tool;
 pub mod verbatim;
 pub mod view;

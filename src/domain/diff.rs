@@ -6,6 +6,7 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 use ts_rs::TS;
 
+use super::verbatim::{Mark, scan};
 use super::view::FileDiff;
 
 /// Lines of context kept around each change.
@@ -31,6 +32,8 @@ pub enum LineKind {
 pub struct Segment {
     pub text: String,
     pub changed: bool,
+    /// Hidden characters in `text`, to show as labelled marks.
+    pub marks: Vec<Mark>,
 }
 
 /// One line of a hunk, with its number on each side it exists on.
@@ -157,6 +160,7 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
                         _ => segments.push(Segment {
                             text: text.into_owned(),
                             changed,
+                            marks: Vec::new(),
                         }),
                     }
                 }
@@ -170,6 +174,9 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
                     }
                 }
                 segments.retain(|s| !s.text.is_empty());
+                for s in &mut segments {
+                    s.marks = scan(&s.text);
+                }
                 // A line whose every piece changed gains nothing from word highlights.
                 if segments.iter().all(|s| s.changed) {
                     segments.iter_mut().for_each(|s| s.changed = false);

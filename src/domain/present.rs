@@ -1,0 +1,191 @@
+//! What a card shows for an approval: rendered diffs, raw input as pretty JSON, and the
+//! hidden-character marks of every string a person reads.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::approval::Approval;
+use super::diff::{RenderedDiff, render};
+use super::verbatim::{Mark, scan};
+use super::view::{CallView, ContentBlock};
+
+/// An approval ready to show.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct Presented {
+    pub approval: Approval,
+    /// One per file of a diff card, in order; empty for other cards.
+    pub diffs: Vec<RenderedDiff>,
+    /// The raw input (the approval's, else a generic card's) as pretty JSON, keys in the
+    /// order the agent sent them.
+    pub raw_input_json: Option<String>,
+    /// Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
+    /// marks are left out. Offsets are byte offsets into the field's UTF-8 text.
+    pub marks: BTreeMap<String, Vec<Mark>>,
+}
+
+/// Renders an approval for the person deciding on it.
+pub fn present(approval: Approval) -> Presented {
+    let mut marks = BTreeMap::new();
+    let mut mark = |field: String, text: &str| {
+        let found = scan(text);
+        if !found.is_empty() {
+            marks.insert(field, found);
+        }
+    };
+    mark("requester.name".into(), &approval.requester.name);
+    mark("call.title".into(), approval.call.title());
+    let mut diffs = Vec::new();
+    let mut raw = approval.raw_input.as_ref();
+    match &approval.call {
+        CallView::Terminal(t) => {
+            mark("call.command".into(), &t.command);
+            if let Some(cwd) = &t.cwd {
+                mark("call.cwd".into(), cwd);
+            }
+            if let Some(d) = &t.description {
+                mark("call.description".into(), d);
+            }
+        }
+        CallView::Diff(d) => {
+            for (i, file) in d.diffs.iter().enumerate() {
+                mark(format!("call.diffs[{i}].path"), &file.path);
+                let rendered = render(file);
+                if rendered.fallback.is_some() {
+                    if let Some(old) = &file.old_text {
+                        mark(format!("call.diffs[{i}].old_text"), old);
+                    }
+                    mark(format!("call.diffs[{i}].new_text"), &file.new_text);
+                }
+                diffs.push(rendered);
+            }
+        }
+        CallView::Generic(g) => {
+            if let Some(kind) = &g.kind {
+                mark("call.kind".into(), kind);
+            }
+            for (i, block) in g.content.iter().flatten().enumerate() {
+                if let ContentBlock::Text(t) = block {
+                    mark(format!("call.content[{i}].text"), &t.text);
+                }
+            }
+            for (i, loc) in g.locations.iter().flatten().enumerate() {
+                mark(format!("call.locations[{i}].path"), &loc.path);
+            }
+            raw = raw.or(g.raw_input.as_ref());
+        }
+    }
+    let raw_input_json = raw.and_then(|v| serde_json::to_string_pretty(v).ok());
+    if let Some(json) = &raw_input_json {
+        mark("raw_input_json".into(), json);
+    }
+    Presented {
+        approval,
+        diffs,
+        raw_input_json,
+        marks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::approval::{Requester, Status};
+    use crate::domain::ids::ApprovalId;
+    use crate::domain::tool::ToolAddress;
+    use crate::domain::view::{DiffCall, FileDiff, GenericCall, TerminalCall};
+
+    fn approval(call: CallView, raw_input: Option<serde_json::Value>) -> Approval {
+        let tool = ToolAddress::parse("x.y").unwrap();
+        Approval {
+            id: ApprovalId::generate(),
+            tool_parts: None,
+            tool,
+            artifact_id: None,
+            requester: Requester {
+                name: "agent".into(),
+                session: None,
+            },
+            call,
+            raw_input,
+            status: Status::Pending,
+            digest: String::new(),
+            hidden_marks: 0,
+            decided_by: None,
+            reason: None,
+            granted: None,
+            created_at: 0,
+            expires_at: 0,
+            decided_at: None,
+            result: None,
+            result_at: None,
+        }
+    }
+
+    #[test]
+    fn terminal_marks_are_keyed_by_field() {
+        let call = CallView::Terminal(TerminalCall {
+            title: "Run".into(),
+            command: "echo \u{202E}txt.exe".into(),
+            description: None,
+            cwd: Some("/tmp ".into()),
+        });
+        let p = present(approval(call, None));
+        assert_eq!(
+            p.marks["call.command"][0].label,
+            "U+202E RIGHT-TO-LEFT OVERRIDE"
+        );
+        assert_eq!(p.marks["call.cwd"].len(), 1);
+        assert!(!p.marks.contains_key("call.title"));
+    }
+
+    #[test]
+    fn raw_input_keeps_the_agent_s_key_order() {
+        let raw: serde_json::Value =
+            serde_json::from_str(r#"{"zeta":1,"alpha":{"b":2,"a":3}}"#).unwrap();
+        let call = CallView::Generic(GenericCall {
+            title: "t".into(),
+            kind: None,
+            raw_input: None,
+            content: None,
+            locations: None,
+        });
+        let p = present(approval(call, Some(raw)));
+        let json = p.raw_input_json.unwrap();
+        assert!(
+            json.find("zeta").unwrap() < json.find("alpha").unwrap(),
+            "{json}"
+        );
+        assert!(
+            json.find("\"b\"").unwrap() < json.find("\"a\"").unwrap(),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn diff_segments_carry_their_marks() {
+        let call = CallView::Diff(DiffCall {
+            title: "Edit".into(),
+            diffs: vec![FileDiff {
+                path: "a.rs".into(),
+                old_text: Some("let a = 1;\n".into()),
+                new_text: "let a = \u{200B}2;\n".into(),
+            }],
+            locations: None,
+        });
+        let p = present(approval(call, None));
+        let added = p.diffs[0].hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == crate::domain::diff::LineKind::Added)
+            .unwrap();
+        assert!(
+            added
+                .segments
+                .iter()
+                .any(|s| s.marks.iter().any(|m| m.label.contains("ZERO WIDTH SPACE")))
+        );
+    }
+}
