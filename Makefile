@@ -4,33 +4,44 @@ SHELL := /bin/bash
 CARGO ?= cargo
 TS_TYPES := ui/src/api/types
 
-.PHONY: help deps run build test check fmt lint unit types-fresh
+.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-deps: ## install missing Debian packages and cargo components
+deps: ## install missing Debian packages, cargo components and tauri-driver
 	@scripts/deps.sh
 
-build: deps ## build the countersign binary
-	$(CARGO) build --bin countersign
+ui: ## install the UI's packages, typecheck and build it (the window embeds ui/dist)
+	cd ui && npm ci --no-audit --no-fund && npm run build
 
-run: build ## start the console on the default data directory (Ctrl-C stops it)
-	./target/debug/countersign serve
+build: deps ui ## build the CLI and the desktop app
+	$(CARGO) build --bin countersign --bin countersign-desktop
 
-test: deps check unit types-fresh ## everything: format, lints, every test, fresh TS types
+run: build ## open the window on the default data directory (registers countersign:// links)
+	./target/debug/countersign-desktop --register-scheme
+
+serve: deps ## run the headless console (no window) on the default data directory
+	$(CARGO) run --bin countersign -- serve
+
+test: deps ui check unit e2e types-fresh ## everything: format, lints, unit and end-to-end tests
 
 check: fmt lint
 
 fmt: ## check formatting
 	$(CARGO) fmt --all -- --check
 
-lint: ## clippy with warnings denied
-	$(CARGO) clippy --all-targets -- -D warnings
+lint: ## clippy on every crate with warnings denied
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-unit: ## the test suite, on a private session bus with a real keyring
+unit: ## core and desktop tests, on a private session bus with a real keyring
 	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too
-	scripts/with-keyring.sh $(CARGO) test --all-targets
+	scripts/with-keyring.sh $(CARGO) test -p countersign --all-targets
+	$(CARGO) test -p countersign-desktop --lib
+
+e2e: ## the real app under Xvfb, driven over WebDriver
+	$(CARGO) build --bin countersign --bin countersign-desktop
+	scripts/e2e.sh
 
 types-fresh: ## the committed TypeScript types match the Rust types
 	@if [ -n "$$(git status --porcelain -- $(TS_TYPES))" ]; then \

@@ -5,14 +5,22 @@ set -euo pipefail
 
 packages=(
   build-essential pkg-config   # the C toolchain for -sys crates
-  libdbus-1-dev                # keyring's Secret Service backend
+  libdbus-1-dev libssl-dev     # keyring's Secret Service backend; the WebDriver client's TLS
+  libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev  # the desktop window and tray
+  nodejs npm                   # building the UI
   dbus gnome-keyring keyutils  # a private session bus and a real keyring for the tests
+  xvfb xauth webkit2gtk-driver dunst libnotify-bin xdg-utils desktop-file-utils
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  kept=()
+  for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || kept+=("$p"); done
+  missing=("${kept[@]}")
+fi
 if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]]; then
     echo "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
@@ -20,7 +28,7 @@ if ((${#missing[@]})); then
   fi
   echo "installing ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 for component in rustfmt clippy; do
@@ -28,3 +36,8 @@ for component in rustfmt clippy; do
     rustup component add "$component"
   fi
 done
+
+# The WebDriver server for the end-to-end tests.
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  cargo install tauri-driver --locked --version 2.0.6
+fi

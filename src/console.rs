@@ -12,7 +12,9 @@ use ts_rs::TS;
 
 pub use self::clock::Clock;
 use self::watchers::Watchers;
-use crate::domain::approval::{Approval, DecidedBy, Decision, Grant, Requester, Status};
+use crate::domain::approval::{
+    Approval, DecidedBy, Decision, Grant, GrantLists, Requester, Status,
+};
 use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
 };
@@ -29,6 +31,8 @@ use crate::store::{Store, StoreError, approvals, artifacts, grants};
 
 /// The name under which change events are forwarded to the UI.
 pub const CHANGE_EVENT: &str = "countersign://change";
+/// The name under which the window is told to open a page (deep links, notifications).
+pub const NAVIGATE_EVENT: &str = "countersign://navigate";
 /// How many artifacts a list or search returns at most.
 const ARTIFACT_PAGE: u32 = 500;
 /// Room for change events a slow listener has not read yet.
@@ -586,6 +590,25 @@ impl Console {
         Ok(grants::list_for_artifact(&mut conn, id).await?)
     }
 
+    /// Live grants and the revoke list, for the grants page.
+    pub async fn grant_lists(&self) -> Result<GrantLists, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let live = grants::list_live(&mut conn).await?;
+        let revoked = grants::list_revoked(&mut conn).await?;
+        Ok(GrantLists { live, revoked })
+    }
+
+    /// A person revokes every live grant of one artifact; returns how many.
+    pub async fn revoke_artifact_grants(&self, id: &ArtifactId) -> Result<usize, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let revoked = grants::revoke_for_artifact(&mut tx, id, self.now()).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        if !revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        Ok(revoked.len())
+    }
+
     /// A person revokes a grant: the next matching call asks again.
     pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
         let mut tx = self.inner.store.write().await?;
@@ -599,5 +622,22 @@ impl Console {
         tx.commit().await.map_err(StoreError::from)?;
         self.emit(ChangeEvent::GrantsChanged);
         Ok(revoked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The UI imports these names from a generated file, so they are declared only here.
+    #[test]
+    fn export_event_names() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/api/types");
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = format!(
+            "// Generated from src/console.rs by `cargo test`. Do not edit.\n\
+             export const CHANGE_EVENT = {:?};\nexport const NAVIGATE_EVENT = {:?};\n",
+            super::CHANGE_EVENT,
+            super::NAVIGATE_EVENT,
+        );
+        std::fs::write(dir.join("names.ts"), text).unwrap();
     }
 }

@@ -111,6 +111,13 @@ impl Server {
         Ok(fresh)
     }
 
+    /// Withdraws `connection.json` and answers every long-poll now, for a process that is about
+    /// to exit without awaiting [`Server::stop`].
+    pub fn withdraw(&self) {
+        self.lock.withdraw();
+        self.console.close();
+    }
+
     /// Stops taking requests, lets those in flight finish, closes the database and removes
     /// `connection.json`.
     pub async fn stop(mut self) {

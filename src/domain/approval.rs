@@ -204,6 +204,16 @@ pub struct Grant {
     pub revoked_at: Option<i64>,
 }
 
+/// The grants page: live grants, then the revoke list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct GrantLists {
+    /// Newest first.
+    pub live: Vec<Grant>,
+    /// Most recently revoked first.
+    pub revoked: Vec<Grant>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

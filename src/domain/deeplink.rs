@@ -1,5 +1,8 @@
 //! `countersign://` links: the exact grammar, and nothing a link can do but navigate.
 
+use serde::Serialize;
+use ts_rs::TS;
+
 use super::ids::{ApprovalId, ArtifactId};
 
 /// The URL scheme Countersign registers.
@@ -51,6 +54,38 @@ impl DeepLink {
         match self {
             DeepLink::Artifact(id) => artifact_link(id),
             DeepLink::Approval(id) => approval_link(id),
+        }
+    }
+}
+
+/// Where the window goes when asked to open something: a link's page, the inbox (a burst of
+/// notifications), or nowhere with a notice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum LinkTarget {
+    Artifact {
+        id: ArtifactId,
+    },
+    Approval {
+        id: ApprovalId,
+    },
+    Inbox,
+    /// The link opens nothing; `reason` says why, for the notice.
+    Unsupported {
+        reason: String,
+    },
+}
+
+impl LinkTarget {
+    /// Where `link` leads; anything outside the grammar is `Unsupported`.
+    pub fn from_link(link: &str) -> Self {
+        match DeepLink::parse(link) {
+            Ok(DeepLink::Artifact(id)) => LinkTarget::Artifact { id },
+            Ok(DeepLink::Approval(id)) => LinkTarget::Approval { id },
+            Err(e) => LinkTarget::Unsupported {
+                reason: e.to_string(),
+            },
         }
     }
 }

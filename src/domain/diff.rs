@@ -174,9 +174,7 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
                     }
                 }
                 segments.retain(|s| !s.text.is_empty());
-                for s in &mut segments {
-                    s.marks = scan(&s.text);
-                }
+                assign_marks(&mut segments);
                 // A line whose every piece changed gains nothing from word highlights.
                 if segments.iter().all(|s| s.changed) {
                     segments.iter_mut().for_each(|s| s.changed = false);
@@ -199,6 +197,28 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
         out.fallback = Some(Fallback::TooSlow);
     }
     out
+}
+
+/// Scans the whole line (so a space before the next word is not "trailing") and gives each
+/// segment the marks that fall in it, with offsets relative to the segment.
+fn assign_marks(segments: &mut [Segment]) {
+    let line: String = segments.iter().map(|s| s.text.as_str()).collect();
+    let marks = scan(&line);
+    let mut start = 0;
+    for seg in segments {
+        let end = start + seg.text.len();
+        seg.marks = marks
+            .iter()
+            .filter(|m| m.start < end && m.end > start)
+            .map(|m| Mark {
+                start: m.start.max(start) - start,
+                end: m.end.min(end) - start,
+                kind: m.kind,
+                label: m.label.clone(),
+            })
+            .collect();
+        start = end;
+    }
 }
 
 #[cfg(test)]
@@ -243,6 +263,28 @@ mod tests {
         assert_eq!(changed[0].text, "1;");
         let added = h.lines.iter().find(|l| l.kind == LineKind::Added).unwrap();
         assert_eq!((added.old_line, added.new_line), (None, Some(3)));
+    }
+
+    #[test]
+    fn marks_are_found_per_line_not_per_word() {
+        let r = render(&fd(Some("let x = 1;\n"), "let x = 2;  \n"));
+        let added = r.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == LineKind::Added)
+            .unwrap();
+        let marks: Vec<_> = added.segments.iter().flat_map(|s| s.marks.iter()).collect();
+        assert_eq!(marks.len(), 1, "only the real trailing spaces: {added:?}");
+        assert_eq!(marks[0].label, "2 trailing whitespace characters");
+        let removed = r.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == LineKind::Removed)
+            .unwrap();
+        assert!(
+            removed.segments.iter().all(|s| s.marks.is_empty()),
+            "{removed:?}"
+        );
     }
 
     #[test]

@@ -234,8 +234,10 @@ pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, StoreErro
 }
 
 /// Where a history page starts: just past (decided_at, id) of the last row of the page before.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ts_rs::TS)]
+#[ts(export)]
 pub struct HistoryCursor {
+    #[ts(type = "number")]
     pub decided_at: i64,
     pub id: ApprovalId,
 }

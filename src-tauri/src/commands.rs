@@ -1,0 +1,173 @@
+//! Tauri commands: each parses its input, calls the console, and maps the error.
+
+use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
+use countersign::domain::artifact::{Artifact, ArtifactSummary};
+use countersign::domain::deeplink::LinkTarget;
+use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign::domain::present::Presented;
+use countersign::error::Error;
+use countersign::store::approvals::HistoryCursor;
+use tauri::State;
+
+use crate::error::{CommandError, CommandResult};
+use crate::settings::{Prefs, Settings, display};
+use crate::state::Desktop;
+
+/// How many decided approvals a history page holds.
+const HISTORY_PAGE: u32 = 100;
+
+fn approval_id(id: &str) -> Result<ApprovalId, Error> {
+    ApprovalId::parse(id).map_err(|_| Error::ApprovalNotFound(id.to_owned()))
+}
+
+fn artifact_id(id: &str) -> Result<ArtifactId, Error> {
+    ArtifactId::parse(id).map_err(|_| Error::ArtifactNotFound(id.to_owned()))
+}
+
+fn grant_id(id: &str) -> Result<GrantId, Error> {
+    GrantId::parse(id).map_err(|_| Error::GrantNotFound(id.to_owned()))
+}
+
+#[tauri::command]
+pub async fn inbox(d: State<'_, Desktop>) -> CommandResult<Vec<Presented>> {
+    Ok(d.server.console.inbox().await?)
+}
+
+#[tauri::command]
+pub async fn approval(d: State<'_, Desktop>, id: String) -> CommandResult<Presented> {
+    Ok(d.server.console.presented(&approval_id(&id)?).await?)
+}
+
+#[tauri::command]
+pub async fn decide(
+    d: State<'_, Desktop>,
+    id: String,
+    decision: Decision,
+) -> CommandResult<Approval> {
+    Ok(d.server
+        .console
+        .decide(&approval_id(&id)?, decision)
+        .await?)
+}
+
+#[tauri::command]
+pub async fn history(
+    d: State<'_, Desktop>,
+    after: Option<HistoryCursor>,
+) -> CommandResult<Vec<Presented>> {
+    let page = d
+        .server
+        .console
+        .history(after.as_ref(), HISTORY_PAGE)
+        .await?;
+    Ok(page
+        .into_iter()
+        .map(countersign::domain::present::present)
+        .collect())
+}
+
+#[tauri::command]
+pub async fn artifacts(
+    d: State<'_, Desktop>,
+    query: Option<String>,
+) -> CommandResult<Vec<ArtifactSummary>> {
+    Ok(d.server.console.artifacts(query.as_deref()).await?)
+}
+
+#[tauri::command]
+pub async fn artifact(d: State<'_, Desktop>, id: String) -> CommandResult<Artifact> {
+    Ok(d.server.console.artifact(&artifact_id(&id)?).await?)
+}
+
+#[tauri::command]
+pub async fn rename_artifact(
+    d: State<'_, Desktop>,
+    id: String,
+    title: String,
+) -> CommandResult<Artifact> {
+    Ok(d.server
+        .console
+        .rename_artifact(&artifact_id(&id)?, &title)
+        .await?)
+}
+
+#[tauri::command]
+pub async fn delete_artifact(d: State<'_, Desktop>, id: String) -> CommandResult<()> {
+    Ok(d.server.console.delete_artifact(&artifact_id(&id)?).await?)
+}
+
+#[tauri::command]
+pub async fn grants(d: State<'_, Desktop>) -> CommandResult<GrantLists> {
+    Ok(d.server.console.grant_lists().await?)
+}
+
+#[tauri::command]
+pub async fn artifact_grants(d: State<'_, Desktop>, id: String) -> CommandResult<Vec<Grant>> {
+    Ok(d.server.console.artifact_grants(&artifact_id(&id)?).await?)
+}
+
+#[tauri::command]
+pub async fn revoke_grant(d: State<'_, Desktop>, id: String) -> CommandResult<Grant> {
+    Ok(d.server.console.revoke_grant(&grant_id(&id)?).await?)
+}
+
+#[tauri::command]
+pub async fn revoke_artifact_grants(d: State<'_, Desktop>, id: String) -> CommandResult<usize> {
+    Ok(d.server
+        .console
+        .revoke_artifact_grants(&artifact_id(&id)?)
+        .await?)
+}
+
+fn settings_of(d: &Desktop) -> Settings {
+    Settings {
+        api_url: d.server.url.clone(),
+        data_dir: display(d.server.dir().root()),
+        token_store: d.server.token_backend.to_string(),
+        notifications: d.prefs().notifications,
+    }
+}
+
+#[tauri::command]
+pub fn settings(d: State<'_, Desktop>) -> Settings {
+    settings_of(&d)
+}
+
+#[tauri::command]
+pub fn reveal_token(d: State<'_, Desktop>) -> CommandResult<String> {
+    d.server
+        .token()
+        .map(|t| t.expose().to_owned())
+        .ok_or_else(|| CommandError::from(Error::Invalid(field("token", "is unavailable"))))
+}
+
+#[tauri::command]
+pub fn rotate_token(d: State<'_, Desktop>) -> CommandResult<String> {
+    d.server
+        .rotate_token()
+        .map(|t| t.expose().to_owned())
+        .map_err(|e| CommandError::from(Error::Invalid(field("token", &e.to_string()))))
+}
+
+#[tauri::command]
+pub fn set_notifications(d: State<'_, Desktop>, enabled: bool) -> CommandResult<Settings> {
+    d.set_prefs(Prefs {
+        notifications: enabled,
+    })
+    .map_err(|e| CommandError::from(Error::Invalid(field("notifications", &e.to_string()))))?;
+    Ok(settings_of(&d))
+}
+
+#[tauri::command]
+pub fn set_view(d: State<'_, Desktop>, page: String) {
+    d.set_view(page);
+}
+
+#[tauri::command]
+pub fn take_link(d: State<'_, Desktop>) -> Option<LinkTarget> {
+    d.take_link()
+}
+
+fn field(name: &str, message: &str) -> countersign::domain::limits::FieldError {
+    countersign::domain::limits::FieldError::new(name, message)
+}

@@ -1,0 +1,21 @@
+//! Errors cross IPC as `{code, message}`, the same body the HTTP API sends.
+
+use countersign::error::{Error, ErrorBody};
+use serde::Serialize;
+
+/// A failed command, as the UI receives it.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+pub struct CommandError(pub ErrorBody);
+
+impl From<Error> for CommandError {
+    fn from(e: Error) -> Self {
+        if matches!(e, Error::Internal(_) | Error::Unavailable(_)) {
+            tracing::error!(error = %e, "command failed");
+        }
+        Self(e.body())
+    }
+}
+
+/// What every command returns.
+pub type CommandResult<T> = Result<T, CommandError>;

@@ -1,0 +1,188 @@
+//! Countersign's desktop window: a thin shell over the core `Console`. It runs the local API
+//! in-process, forwards change events to the UI, notifies, follows deep links and lives in
+//! the tray when its window is closed.
+
+mod commands;
+mod error;
+mod links;
+mod notify;
+mod settings;
+mod state;
+mod tray;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use countersign::console::{CHANGE_EVENT, ChangeEvent};
+use countersign::data_dir::DataDir;
+use countersign::domain::deeplink::LinkTarget;
+use countersign::server::Server;
+use tauri::{Emitter as _, Manager as _, RunEvent, WindowEvent};
+use tracing_subscriber::EnvFilter;
+
+pub use crate::state::Desktop;
+
+/// The window's command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "countersign-desktop",
+    version,
+    about = "Countersign's approval console"
+)]
+struct Args {
+    /// The data directory (default: the platform's, e.g. ~/.local/share/countersign).
+    #[arg(long, env = "COUNTERSIGN_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Port for the local API (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Register the countersign:// scheme for the current user, then run.
+    #[arg(long)]
+    register_scheme: bool,
+    /// countersign:// links to open.
+    links: Vec<String>,
+}
+
+/// The commands the UI may call, shared by the app and its tests.
+pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        commands::inbox,
+        commands::approval,
+        commands::decide,
+        commands::history,
+        commands::artifacts,
+        commands::artifact,
+        commands::rename_artifact,
+        commands::delete_artifact,
+        commands::grants,
+        commands::artifact_grants,
+        commands::revoke_grant,
+        commands::revoke_artifact_grants,
+        commands::settings,
+        commands::reveal_token,
+        commands::rotate_token,
+        commands::set_notifications,
+        commands::set_view,
+        commands::take_link,
+    ]
+}
+
+/// Runs the window until it quits.
+pub fn run() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_env("COUNTERSIGN_LOG").unwrap_or_else(|_| EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+    };
+    let dir = match DataDir::resolve(args.data_dir.clone()) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("countersign-desktop: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
+            links::second_launch(app, argv);
+        }))
+        .plugin(tauri_plugin_deep_link::init())
+        .invoke_handler(handler())
+        .setup(move |app| setup(app, &dir, &args))
+        .on_window_event(|window, event| {
+            // Closing the window keeps the app in the tray, so notifications still arrive.
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                api.prevent_close();
+                let _ = window.hide();
+            }
+        })
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("countersign-desktop: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    app.run(|app, event| {
+        if let RunEvent::Exit = event
+            && let Some(d) = app.try_state::<Desktop>()
+        {
+            d.server.withdraw();
+        }
+    });
+    ExitCode::SUCCESS
+}
+
+fn setup(
+    app: &mut tauri::App,
+    dir: &DataDir,
+    args: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let server = tauri::async_runtime::block_on(Server::start(dir, args.port))?;
+    tracing::info!(url = %server.url, "local API listening");
+    let events = server.console.subscribe();
+    let notifications = server.console.subscribe();
+    let console = server.console.clone();
+    app.manage(Desktop::new(server));
+
+    if args.register_scheme {
+        #[cfg(any(target_os = "linux", windows))]
+        {
+            use tauri_plugin_deep_link::DeepLinkExt as _;
+            if let Err(e) = app.deep_link().register_all() {
+                tracing::warn!(error = %e, "could not register the countersign:// scheme");
+            }
+        }
+    }
+
+    let pending_line = match tray::build(app) {
+        Ok(line) => Some(line),
+        Err(e) => {
+            tracing::warn!(error = %e, "no tray icon");
+            None
+        }
+    };
+    forward(app.handle().clone(), console, events, pending_line);
+    notify::spawn(app.handle().clone(), notifications);
+
+    if let Some(link) = args.links.last() {
+        links::open(app.handle(), LinkTarget::from_link(link));
+    }
+    Ok(())
+}
+
+/// Forwards every change to the UI and keeps the tray's pending count current.
+fn forward(
+    app: tauri::AppHandle,
+    console: countersign::console::Console,
+    mut events: tokio::sync::broadcast::Receiver<ChangeEvent>,
+    pending_line: Option<tauri::menu::MenuItem<tauri::Wry>>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let event = match events.recv().await {
+                Ok(e) => Some(e),
+                // Missed some: the UI refreshes everything on a `grants_changed`-like nudge.
+                Err(RecvError::Lagged(_)) => None,
+                Err(RecvError::Closed) => return,
+            };
+            let payload = event.unwrap_or(ChangeEvent::GrantsChanged);
+            if let Err(e) = app.emit(CHANGE_EVENT, &payload) {
+                tracing::warn!(error = %e, "could not forward a change to the window");
+            }
+            if let (Some(line), Ok(n)) = (&pending_line, console.pending_count().await) {
+                let _ = line.set_text(tray::pending_label(n));
+            }
+        }
+    });
+}

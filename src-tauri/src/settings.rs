@@ -1,0 +1,55 @@
+//! The window's own settings, kept beside the database in `desktop.json`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+const FILE: &str = "desktop.json";
+
+/// What the person set in the window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Prefs {
+    pub notifications: bool,
+}
+
+impl Default for Prefs {
+    fn default() -> Self {
+        Self {
+            notifications: true,
+        }
+    }
+}
+
+impl Prefs {
+    /// Reads the file; a missing or unreadable file gives the defaults.
+    pub fn load(dir: &Path) -> Self {
+        std::fs::read_to_string(dir.join(FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes the file (0600).
+    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        countersign::token::write_private(&dir.join(FILE), &json)
+    }
+}
+
+/// The settings page.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Settings {
+    pub api_url: String,
+    pub data_dir: String,
+    /// Where the API token is kept, in words.
+    pub token_store: String,
+    pub notifications: bool,
+}
+
+/// The data directory as text.
+pub fn display(dir: &Path) -> String {
+    PathBuf::from(dir).display().to_string()
+}

@@ -1,0 +1,63 @@
+//! What the window's commands share: the running console and the window's own state.
+
+use std::sync::{Mutex, PoisonError};
+
+use countersign::domain::deeplink::LinkTarget;
+use countersign::server::Server;
+
+use crate::settings::Prefs;
+
+/// The running console and what the window keeps beside it.
+pub struct Desktop {
+    pub server: Server,
+    prefs: Mutex<Prefs>,
+    /// The page the UI shows, to skip notifications the person is already looking at.
+    view: Mutex<String>,
+    /// A link that arrived before the UI listened (cold start).
+    pending_link: Mutex<Option<LinkTarget>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Desktop {
+    /// Wraps a started console.
+    pub fn new(server: Server) -> Self {
+        let prefs = Prefs::load(server.dir().root());
+        Self {
+            server,
+            prefs: Mutex::new(prefs),
+            view: Mutex::new("inbox".into()),
+            pending_link: Mutex::new(None),
+        }
+    }
+
+    pub fn prefs(&self) -> Prefs {
+        lock(&self.prefs).clone()
+    }
+
+    /// Changes and saves the preferences.
+    pub fn set_prefs(&self, prefs: Prefs) -> std::io::Result<()> {
+        prefs.save(self.server.dir().root())?;
+        *lock(&self.prefs) = prefs;
+        Ok(())
+    }
+
+    pub fn view(&self) -> String {
+        lock(&self.view).clone()
+    }
+
+    pub fn set_view(&self, page: String) {
+        *lock(&self.view) = page;
+    }
+
+    /// Keeps a link for the UI to take once it is ready.
+    pub fn hold_link(&self, target: LinkTarget) {
+        *lock(&self.pending_link) = Some(target);
+    }
+
+    pub fn take_link(&self) -> Option<LinkTarget> {
+        lock(&self.pending_link).take()
+    }
+}

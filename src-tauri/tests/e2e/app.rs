@@ -1,0 +1,306 @@
+//! Launching the app under WebDriver and talking to it as a person and as an agent.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
+
+use countersign::console::Console;
+use countersign::data_dir::DataDir;
+use countersign::store::Store;
+use fantoccini::{Client, ClientBuilder, Locator};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+static NEXT_PORT: AtomicU16 = AtomicU16::new(4610);
+const WAIT: Duration = Duration::from_secs(15);
+
+pub fn app_bin() -> String {
+    std::env::var("COUNTERSIGN_E2E_BIN").expect("run through scripts/e2e.sh")
+}
+
+pub fn cli_bin() -> String {
+    std::env::var("COUNTERSIGN_CLI_BIN").expect("run through scripts/e2e.sh")
+}
+
+/// The running app: a WebDriver session on its window, and its API for playing the agent.
+pub struct App {
+    pub client: Client,
+    driver: Child,
+    pub dir: PathBuf,
+    pub api: String,
+    pub token: String,
+    pub http: reqwest::Client,
+}
+
+impl App {
+    /// Starts tauri-driver and the app on `dir`, and waits until its API answers.
+    pub async fn launch(dir: &Path) -> App {
+        // A killed app leaves connection.json behind; wait for the new one.
+        let _ = std::fs::remove_file(dir.join("connection.json"));
+        let port = NEXT_PORT.fetch_add(2, Ordering::SeqCst);
+        let driver = Command::new("tauri-driver")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &(port + 1).to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("tauri-driver on PATH (cargo install tauri-driver)");
+        let caps = json!({
+            "browserName": "wry",
+            "tauri:options": { "application": app_bin(), "args": ["--data-dir", dir] },
+        });
+        let caps: serde_json::Map<String, Value> = caps.as_object().unwrap().clone();
+        let started = Instant::now();
+        let client = loop {
+            match ClientBuilder::native()
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
+                Ok(c) => break c,
+                Err(e) if started.elapsed() < WAIT => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("no WebDriver session: {e}"),
+            }
+        };
+        let conn = dir.join("connection.json");
+        while !conn.exists() {
+            assert!(
+                started.elapsed() < WAIT * 2,
+                "the app did not start its API"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let api = serde_json::from_str::<Value>(&std::fs::read_to_string(&conn).unwrap()).unwrap()
+            ["url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let out = Command::new(cli_bin())
+            .args(["token", "--data-dir"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let token = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        let app = App {
+            client,
+            driver,
+            dir: dir.to_owned(),
+            api,
+            token,
+            http: reqwest::Client::new(),
+        };
+        app.el("[data-testid=nav-inbox]").await;
+        app
+    }
+
+    /// Ends the session (which ends the app) and waits until the data directory is free.
+    pub async fn quit(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let started = Instant::now();
+        loop {
+            if DataDir::at(&self.dir).lock().is_ok() {
+                return;
+            }
+            assert!(started.elapsed() < WAIT, "the app did not exit");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn submit(&self, body: &Value) -> (StatusCode, Value) {
+        self.post("/v1/approvals", body).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        let resp = self
+            .http
+            .post(format!("{}{path}", self.api))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.json().await.unwrap())
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.api))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.json().await.unwrap())
+    }
+
+    /// An agent's long-poll on a decision, running while the test clicks.
+    pub fn poll(&self, id: &str) -> tokio::task::JoinHandle<Value> {
+        let req = self
+            .http
+            .get(format!("{}/v1/approvals/{id}?wait=30", self.api))
+            .bearer_auth(&self.token);
+        tokio::spawn(async move { req.send().await.unwrap().json().await.unwrap() })
+    }
+
+    /// Waits for an element.
+    pub async fn el(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no element {css}: {e}"))
+    }
+
+    /// Clicks `css`, finding it again if the UI re-rendered it in between.
+    pub async fn click(&self, css: &str) {
+        let started = Instant::now();
+        loop {
+            match self.el(css).await.click().await {
+                Ok(()) => return,
+                Err(e) if started.elapsed() < WAIT => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("cannot click {css}: {e}"),
+            }
+        }
+    }
+
+    /// Types into `css`, finding it again if the UI re-rendered it in between.
+    pub async fn type_into(&self, css: &str, keys: &str) {
+        let started = Instant::now();
+        loop {
+            match self.el(css).await.send_keys(keys).await {
+                Ok(()) => return,
+                Err(e) if started.elapsed() < WAIT => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("cannot type into {css}: {e}"),
+            }
+        }
+    }
+
+    /// The element's text content (WebKitWebDriver's rendered text misses clipped elements).
+    pub async fn text(&self, css: &str) -> String {
+        self.el(css)
+            .await
+            .prop("textContent")
+            .await
+            .unwrap()
+            .unwrap_or_default()
+    }
+
+    /// Presses and releases one key on whatever has the focus, as a keyboard would.
+    pub async fn press(&self, key: fantoccini::key::Key) {
+        use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
+        let value = char::from(key);
+        let actions = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down { value })
+            .then(KeyAction::Up { value });
+        self.client.perform_actions(actions).await.unwrap();
+    }
+
+    /// Waits until no element matches.
+    pub async fn gone(&self, css: &str) {
+        let started = Instant::now();
+        while !self
+            .client
+            .find_all(Locator::Css(css))
+            .await
+            .unwrap()
+            .is_empty()
+        {
+            assert!(started.elapsed() < WAIT, "{css} is still there");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until `css`'s text contains `want`.
+    pub async fn text_contains(&self, css: &str, want: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let texts = self.all_texts(css).await;
+            if let Some(t) = texts.iter().find(|t| t.contains(want)) {
+                return t.clone();
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "no {css} containing {want:?}; saw {texts:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn all_texts(&self, css: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in self.client.find_all(Locator::Css(css)).await.unwrap() {
+            out.push(
+                e.prop("textContent")
+                    .await
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default(),
+            );
+        }
+        out
+    }
+
+    /// Saves a screenshot of the window under target/e2e-screenshots/.
+    pub async fn screenshot(&self, name: &str) {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let png = self.client.screenshot().await.unwrap();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Everything a person or agent could have changed, read from the database itself.
+    pub async fn fingerprint(&self) -> String {
+        let store = Store::open(&self.dir.join("countersign.db")).await.unwrap();
+        let console = Console::new(store.clone());
+        let approvals = console.pending().await.unwrap();
+        let history = console.history(None, 10_000).await.unwrap();
+        let artifacts = console.artifacts(None).await.unwrap();
+        let grants = console.grant_lists().await.unwrap();
+        store.close().await;
+        serde_json::to_string(&(approvals, history, artifacts, grants)).unwrap()
+    }
+}
+
+/// A terminal call as an agent sends it.
+pub fn terminal(tool: &str, command: &str) -> Value {
+    json!({
+        "tool": tool,
+        "requester": { "name": "e2e agent", "session": "s-1" },
+        "call": { "card": "terminal", "title": "Run a command", "command": command },
+        "raw_input": { "command": command },
+    })
+}
+
+/// The summaries the notification daemon has logged so far.
+pub fn notifications() -> Vec<String> {
+    let path = std::env::var("COUNTERSIGN_NOTIFY_LOG").expect("run through scripts/e2e.sh");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("summary: '")
+                .and_then(|s| s.strip_suffix('\''))
+        })
+        .map(str::to_owned)
+        .collect()
+}

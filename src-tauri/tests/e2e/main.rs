@@ -1,0 +1,7 @@
+//! The desktop app end to end: the real binary under Xvfb, driven over WebDriver
+//! (tauri-driver + WebKitWebDriver), with agents talking to its real local API.
+//! Run through `scripts/e2e.sh`, which provides the display, the bus and the notification log.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod app;
+mod scenarios;

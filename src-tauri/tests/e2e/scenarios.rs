@@ -1,0 +1,396 @@
+//! The scenarios, each on a fresh data directory, each ending with a screenshot.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use fantoccini::key::Key;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::app::{App, app_bin, notifications, terminal};
+
+fn id(v: &serde_json::Value) -> String {
+    v["id"].as_str().unwrap().to_owned()
+}
+
+/// a. Approve & don't ask again → the agent gets the digest → the same call is approved without
+/// a card → revoke on the Grants page → the next call shows a card again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_then_revoke() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let call = terminal("claude-code.Bash", "cargo test --workspace");
+
+    let (code, first) = app.submit(&call).await;
+    assert_eq!(code, StatusCode::ACCEPTED);
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&first));
+    app.el(&card).await;
+    assert_eq!(
+        app.text(&format!("{card} [data-testid=command]")).await,
+        "$ cargo test --workspace"
+    );
+    assert_eq!(app.text("[data-testid=pending-badge]").await, "1");
+    let poll = app.poll(&id(&first));
+    app.click(&format!("{card} [data-testid=approve-always]"))
+        .await;
+    let decided = poll.await.unwrap();
+    assert_eq!(decided["status"], "approved");
+    assert_eq!(decided["digest"], first["digest"]);
+    app.el("[data-testid=empty-inbox]").await;
+
+    let (code, second) = app.submit(&call).await;
+    assert_eq!(code, StatusCode::OK, "{second}");
+    assert!(second["decided_by"].as_str().unwrap().starts_with("grant:"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        app.client
+            .find_all(Locator::Css("[data-testid=approval-card]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    app.click("[data-testid=nav-grants]").await;
+    let row = app
+        .text_contains(
+            "[data-testid=live-grants] [data-testid=grant-row]",
+            "claude-code.Bash",
+        )
+        .await;
+    assert!(row.contains("1"), "one use so far: {row}");
+    app.click("[data-testid=revoke]").await;
+    app.el("[data-testid=no-grants]").await;
+    app.text_contains(
+        "[data-testid=revoked-grants] [data-testid=grant-row]",
+        "claude-code.Bash",
+    )
+    .await;
+
+    let (code, third) = app.submit(&call).await;
+    assert_eq!(code, StatusCode::ACCEPTED);
+    app.click("[data-testid=nav-inbox]").await;
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&third)
+    ))
+    .await;
+    app.screenshot("a-grant-then-revoke").await;
+    app.quit().await;
+}
+
+/// b. An edit shows the removed and added lines with their numbers; a write shows a new file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b_diff_cards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let edit = json!({
+        "tool": "claude-code.Edit",
+        "requester": { "name": "e2e agent" },
+        "call": { "card": "diff", "title": "Edit src/lib.rs", "diffs": [{
+            "path": "src/lib.rs",
+            "old_text": "fn a() {}\nfn b() {\n    old_call();\n}\nfn c() {}\n",
+            "new_text": "fn a() {}\nfn b() {\n    new_call(1);\n}\nfn c() {}\n",
+        }]},
+    });
+    let (_, e) = app.submit(&edit).await;
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&e));
+    app.el(&format!("{card} [data-testid=diff-table]")).await;
+    let removed = format!("{card} tr[data-kind=removed]");
+    assert!(app.text(&removed).await.contains("old_call();"));
+    assert_eq!(
+        app.text(&format!("{removed} [data-testid=old-line]")).await,
+        "3"
+    );
+    assert_eq!(
+        app.text(&format!("{removed} [data-testid=new-line]")).await,
+        ""
+    );
+    let added = format!("{card} tr[data-kind=added]");
+    assert!(app.text(&added).await.contains("new_call(1);"));
+    assert_eq!(
+        app.text(&format!("{added} [data-testid=old-line]")).await,
+        ""
+    );
+    assert_eq!(
+        app.text(&format!("{added} [data-testid=new-line]")).await,
+        "3"
+    );
+    let changed = app
+        .all_texts(&format!("{card} tr[data-kind=added] .word-changed"))
+        .await;
+    assert_eq!(changed, ["new_call(1);"], "the changed word is highlighted");
+
+    let write = json!({
+        "tool": "claude-code.Write",
+        "requester": { "name": "e2e agent" },
+        "call": { "card": "diff", "title": "Write NOTES.md", "diffs": [{
+            "path": "NOTES.md", "old_text": null, "new_text": "# Notes\nfirst\n",
+        }]},
+    });
+    let (_, w) = app.submit(&write).await;
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&w));
+    assert_eq!(app.text(&format!("{card} .pill-new")).await, "new file");
+    let lines = app.all_texts(&format!("{card} tr[data-kind=added]")).await;
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    app.screenshot("b-diff-cards").await;
+    app.quit().await;
+}
+
+/// c. A right-to-left override is shown as a labelled mark with a warning; the grant button is
+/// disabled; Approve once still works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c_hidden_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, a) = app
+        .submit(&terminal(
+            "claude-code.Bash",
+            "mv report-\u{202E}fdp.exe ~/",
+        ))
+        .await;
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+    let warning = app
+        .text(&format!("{card} [data-testid=hidden-warning]"))
+        .await;
+    assert!(warning.contains("hidden character"), "{warning}");
+    let mark = app
+        .text(&format!(
+            "{card} [data-testid=command] [data-testid=hidden-mark]"
+        ))
+        .await;
+    assert!(mark.contains("U+202E RIGHT-TO-LEFT OVERRIDE"), "{mark}");
+    let always = app
+        .el(&format!("{card} [data-testid=approve-always]"))
+        .await;
+    assert!(
+        !always.is_enabled().await.unwrap(),
+        "no grant while hidden characters are present"
+    );
+    assert!(
+        app.text(&format!("{card} [data-testid=grant-scope]"))
+            .await
+            .contains("hidden characters")
+    );
+    app.screenshot("c-hidden-characters").await;
+
+    let poll = app.poll(&id(&a));
+    app.click(&format!("{card} [data-testid=approve]")).await;
+    assert_eq!(poll.await.unwrap()["status"], "approved");
+    app.quit().await;
+}
+
+/// d. Rename in the sidebar survives a restart; deleting the artifact takes its grants away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn d_rename_restart_delete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, art) = app
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Sales board", "code": "<Board/>" }),
+        )
+        .await;
+    let item = format!("[data-testid=artifact-item][data-id='{}']", id(&art));
+    app.click(&item).await;
+    app.el("[data-testid=artifact-page]").await;
+    app.press(Key::F2).await;
+    // Element Clear would blur the field, which commits a rename: edit it with keys instead.
+    let erase = Key::Backspace.to_string().repeat("Sales board".len());
+    app.type_into("[data-testid=rename-input]", &erase).await;
+    app.type_into("[data-testid=rename-input]", "Revenue board")
+        .await;
+    app.press(Key::Enter).await;
+    app.text_contains(&item, "Revenue board").await;
+    let (_, stored) = app.get(&format!("/v1/artifacts/{}", id(&art))).await;
+    assert_eq!(stored["title"], "Revenue board");
+
+    app.quit().await;
+    let app = App::launch(tmp.path()).await;
+    app.text_contains(&item, "Revenue board").await;
+
+    let mut call = terminal("github.user.me.issues.create", "create");
+    call["artifact_id"] = art["id"].clone();
+    let (_, a) = app.submit(&call).await;
+    app.click(&format!(
+        "[data-testid=approval-card][data-id='{}'] [data-testid=approve-always]",
+        id(&a)
+    ))
+    .await;
+    app.click("[data-testid=nav-grants]").await;
+    app.text_contains(
+        "[data-testid=live-grants] [data-testid=grant-row]",
+        "Revenue board",
+    )
+    .await;
+
+    app.click(&item).await;
+    app.click(&format!("[data-testid=artifact-delete]")).await;
+    app.click("[data-testid=confirm-ok]").await;
+    app.gone(&item).await;
+    app.click("[data-testid=nav-grants]").await;
+    app.el("[data-testid=no-grants]").await;
+    app.text_contains(
+        "[data-testid=revoked-grants] [data-testid=grant-row]",
+        "github.user.me.issues.create",
+    )
+    .await;
+    app.screenshot("d-rename-restart-delete").await;
+    app.quit().await;
+}
+
+/// A second launch, as the OS would start it for a link; it hands over and exits.
+fn second_launch(dir: &std::path::Path, link: &str) {
+    let started = Instant::now();
+    let status = Command::new(app_bin())
+        .arg("--data-dir")
+        .arg(dir)
+        .arg(link)
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "the second launch hands over and exits: {status}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// e. Links from a second launch open the artifact and the approval; hostile links show the
+/// unsupported notice and change nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e_deep_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, art) = app
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Linked board", "code": "<L/>" }),
+        )
+        .await;
+    let (_, a) = app.submit(&terminal("x.y", "echo linked")).await;
+    app.click("[data-testid=nav-settings]").await;
+
+    second_launch(tmp.path(), &format!("countersign://artifacts/{}", id(&art)));
+    app.el(&format!(
+        "[data-testid=artifact-page][data-id='{}']",
+        id(&art)
+    ))
+    .await;
+    second_launch(tmp.path(), &format!("countersign://approvals/{}", id(&a)));
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&a)
+    ))
+    .await;
+
+    let before = app.fingerprint().await;
+    let good = format!("countersign://artifacts/{}", id(&art));
+    for hostile in [
+        format!("{good}/delete"),
+        format!("{good}?approve=1"),
+        format!("countersign://evil/{}", id(&art)),
+        format!("countersign://artifacts/{}", "A".repeat(10 * 1024)),
+    ] {
+        app.click("[data-testid=nav-history]").await;
+        second_launch(tmp.path(), &hostile);
+        app.text_contains("[data-testid=notice]", "Unsupported link")
+            .await;
+        assert!(
+            app.client
+                .find_all(Locator::Css("[data-testid=artifact-page]"))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        app.click("[data-testid=notice] button").await;
+    }
+    app.click("[data-testid=nav-history]").await;
+    second_launch(
+        tmp.path(),
+        "countersign://artifacts/art_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+    );
+    let missing = app.text("[data-testid=not-found]").await;
+    assert!(
+        missing.contains("art_01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+        "{missing}"
+    );
+    assert_eq!(app.fingerprint().await, before, "links changed nothing");
+    app.screenshot("e-deep-links").await;
+    app.quit().await;
+}
+
+/// f. A pending approval raises a notification naming the tool address; one approved by a
+/// grant raises none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f_notifications() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    app.click("[data-testid=nav-history]").await;
+    let before = notifications().len();
+    let (_, a) = app
+        .submit(&terminal("notify.user.me.deploy", "make deploy"))
+        .await;
+    let started = Instant::now();
+    while !notifications()
+        .iter()
+        .any(|n| n.contains("notify.user.me.deploy"))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no notification: {:?}",
+            notifications()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(notifications().len(), before + 1);
+
+    app.click("[data-testid=nav-inbox]").await;
+    app.click(&format!(
+        "[data-testid=approval-card][data-id='{}'] [data-testid=approve-always]",
+        id(&a)
+    ))
+    .await;
+    app.el("[data-testid=empty-inbox]").await;
+    app.click("[data-testid=nav-history]").await;
+    let (code, _) = app
+        .submit(&terminal("notify.user.me.deploy", "make deploy"))
+        .await;
+    assert_eq!(code, StatusCode::OK, "approved by the grant");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        notifications().len(),
+        before + 1,
+        "no notification for a grant: {:?}",
+        notifications()
+    );
+    app.screenshot("f-notifications").await;
+    app.quit().await;
+}
+
+/// g. Declining with a reason: the agent's long-poll gets the decline and the reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g_decline_with_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, a) = app
+        .submit(&terminal("claude-code.Bash", "rm -rf ./build"))
+        .await;
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+    let poll = app.poll(&id(&a));
+    app.click(&format!("{card} [data-testid=decline]")).await;
+    app.type_into(
+        &format!("{card} [data-testid=decline-reason]"),
+        "use cargo clean instead",
+    )
+    .await;
+    app.screenshot("g-decline-with-reason").await;
+    app.click(&format!("{card} [data-testid=confirm-decline]"))
+        .await;
+    let got = poll.await.unwrap();
+    assert_eq!(got["status"], "declined");
+    assert_eq!(got["reason"], "use cargo clean instead");
+    app.click("[data-testid=nav-history]").await;
+    app.text_contains("[data-testid=approval-card]", "use cargo clean instead")
+        .await;
+    app.quit().await;
+}

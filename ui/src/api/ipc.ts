@@ -1,0 +1,68 @@
+// The one place that talks to the Rust side. Every other module imports from here.
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+
+import type { Approval } from "./types/Approval";
+import type { Artifact } from "./types/Artifact";
+import type { ArtifactSummary } from "./types/ArtifactSummary";
+import type { ChangeEvent } from "./types/ChangeEvent";
+import type { Decision } from "./types/Decision";
+import type { ErrorBody } from "./types/ErrorBody";
+import type { Grant } from "./types/Grant";
+import type { GrantLists } from "./types/GrantLists";
+import type { HistoryCursor } from "./types/HistoryCursor";
+import type { LinkTarget } from "./types/LinkTarget";
+import type { Presented } from "./types/Presented";
+import type { Settings } from "./types/Settings";
+import { CHANGE_EVENT, NAVIGATE_EVENT } from "./types/names";
+
+/** Every failure from the Rust side, with its stable code. */
+export class CommandError extends Error {
+  readonly code: ErrorBody["code"] | "ipc";
+  constructor(body: ErrorBody | { code: "ipc"; message: string }) {
+    super(body.message);
+    this.code = body.code;
+  }
+}
+
+function isErrorBody(e: unknown): e is ErrorBody {
+  return typeof e === "object" && e !== null && "code" in e && "message" in e;
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (e) {
+    throw new CommandError(isErrorBody(e) ? e : { code: "ipc", message: String(e) });
+  }
+}
+
+export const api = {
+  inbox: () => call<Presented[]>("inbox"),
+  approval: (id: string) => call<Presented>("approval", { id }),
+  decide: (id: string, decision: Decision) => call<Approval>("decide", { id, decision }),
+  history: (after: HistoryCursor | null) => call<Presented[]>("history", { after }),
+  artifacts: (query: string | null) => call<ArtifactSummary[]>("artifacts", { query }),
+  artifact: (id: string) => call<Artifact>("artifact", { id }),
+  renameArtifact: (id: string, title: string) => call<Artifact>("rename_artifact", { id, title }),
+  deleteArtifact: (id: string) => call<void>("delete_artifact", { id }),
+  grants: () => call<GrantLists>("grants"),
+  artifactGrants: (id: string) => call<Grant[]>("artifact_grants", { id }),
+  revokeGrant: (id: string) => call<Grant>("revoke_grant", { id }),
+  revokeArtifactGrants: (id: string) => call<number>("revoke_artifact_grants", { id }),
+  settings: () => call<Settings>("settings"),
+  revealToken: () => call<string>("reveal_token"),
+  rotateToken: () => call<string>("rotate_token"),
+  setNotifications: (enabled: boolean) => call<Settings>("set_notifications", { enabled }),
+  setView: (page: string) => call<void>("set_view", { page }),
+  takeLink: () => call<LinkTarget | null>("take_link"),
+};
+
+export function onChange(handler: (e: ChangeEvent) => void): Promise<UnlistenFn> {
+  return listen<ChangeEvent>(CHANGE_EVENT, (e) => handler(e.payload));
+}
+
+/** A link or a notification asks for a page: fetch it with `api.takeLink()`. */
+export function onNavigate(handler: () => void): Promise<UnlistenFn> {
+  return listen(NAVIGATE_EVENT, () => handler());
+}

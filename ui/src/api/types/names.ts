@@ -1,0 +1,3 @@
+// Generated from src/console.rs by `cargo test`. Do not edit.
+export const CHANGE_EVENT = "countersign://change";
+export const NAVIGATE_EVENT = "countersign://navigate";

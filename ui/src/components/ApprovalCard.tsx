@@ -1,0 +1,173 @@
+import { useEffect, useRef, useState } from "react";
+
+import type { Decision } from "../api/types/Decision";
+import type { Presented } from "../api/types/Presented";
+import { span, stamp } from "../lib/time";
+import { CallBody } from "./CallBody";
+import { ResultBody } from "./ResultBody";
+import { Verbatim } from "./Verbatim";
+
+export interface CardActions {
+  decide: (id: string, d: Decision) => Promise<void>;
+  openArtifact: (id: string) => void;
+  openApproval?: (id: string) => void;
+  artifactTitle: (id: string) => string | undefined;
+}
+
+/** One approval: who asks, what exactly would run, and the person's choices. */
+export function ApprovalCard({ p, selected, actions, now, declining, setDeclining }: {
+  p: Presented;
+  selected?: boolean;
+  actions: CardActions;
+  now: number;
+  declining?: boolean;
+  setDeclining?: (on: boolean) => void;
+}) {
+  const a = p.approval;
+  const pending = a.status === "pending";
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (selected) ref.current?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
+  return (
+    <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
+      data-testid="approval-card" data-id={a.id} data-status={a.status}>
+      <CardHeader p={p} actions={actions} now={now} />
+      {a.hidden_marks > 0 && (
+        <div className="warning" role="alert" data-testid="hidden-warning">
+          ⚠ This call carries {a.hidden_marks} hidden character{a.hidden_marks === 1 ? "" : "s"} —
+          shown below as ⟨labelled marks⟩. They can make text read differently from what runs.
+        </div>
+      )}
+      <h3 className="card-title"><Verbatim text={a.call.title} marks={p.marks["call.title"]} /></h3>
+      <CallBody p={p} />
+      {pending ? (
+        <Choices p={p} actions={actions} declining={declining ?? false} setDeclining={setDeclining} />
+      ) : (
+        <Outcome p={p} />
+      )}
+    </article>
+  );
+}
+
+function CardHeader({ p, actions, now }: { p: Presented; actions: CardActions; now: number }) {
+  const a = p.approval;
+  const parts = a.tool_parts;
+  const artifactTitle = a.artifact_id ? actions.artifactTitle(a.artifact_id) : undefined;
+  return (
+    <header className="card-header">
+      <div className="who">
+        <span className="requester"><Verbatim text={a.requester.name} marks={p.marks["requester.name"]} /></span>
+        {a.requester.session && <span className="muted session"> · session {a.requester.session}</span>}
+      </div>
+      <div className="tool" data-testid="tool-address">
+        {parts ? (
+          <span className="parts">
+            <Part label="integration" value={parts.integration} />
+            <Part label={parts.owner} value={parts.connection} />
+            <Part label="tool" value={parts.tool} />
+          </span>
+        ) : (
+          <code className="mono">{a.tool}</code>
+        )}
+      </div>
+      {a.artifact_id && (
+        <button className="link" onClick={() => actions.openArtifact(a.artifact_id!)} data-testid="card-artifact">
+          ◧ {artifactTitle ?? a.artifact_id}
+        </button>
+      )}
+      <div className="times muted">
+        <span title={stamp(a.created_at)}>{span(now - a.created_at)} ago</span>
+        {a.status === "pending" && (
+          <span className={a.expires_at - now < 60_000 ? "soon" : undefined} title={stamp(a.expires_at)}>
+            {" "}· expires in {span(a.expires_at - now)}
+          </span>
+        )}
+      </div>
+    </header>
+  );
+}
+
+function Part({ label, value }: { label: string; value: string }) {
+  return (
+    <span className="part"><span className="part-label">{label}</span><code className="mono">{value}</code></span>
+  );
+}
+
+function Choices({ p, actions, declining, setDeclining }: {
+  p: Presented; actions: CardActions; declining: boolean; setDeclining?: (on: boolean) => void;
+}) {
+  const a = p.approval;
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (d: Decision) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await actions.decide(a.id, d);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
+  const scope = a.artifact_id
+    ? `“${actions.artifactTitle(a.artifact_id) ?? a.artifact_id}”`
+    : "calls that name no artifact";
+  const blocked = a.hidden_marks > 0;
+  return (
+    <footer className="choices">
+      {declining ? (
+        <form className="decline-form" onSubmit={(e) => { e.preventDefault(); void run({ decision: "decline", reason: reason.trim() || undefined }); }}>
+          <label htmlFor={`reason-${a.id}`}>Reason for the agent (optional)</label>
+          <input id={`reason-${a.id}`} data-testid="decline-reason" autoFocus value={reason}
+            onChange={(e) => setReason(e.target.value)} maxLength={4000}
+            onKeyDown={(e) => { if (e.key === "Escape") setDeclining?.(false); }} />
+          <div className="row">
+            <button type="submit" className="danger" disabled={busy} data-testid="confirm-decline">Decline</button>
+            <button type="button" onClick={() => setDeclining?.(false)}>Cancel</button>
+          </div>
+        </form>
+      ) : (
+        <div className="row">
+          <button className="primary" disabled={busy} onClick={() => void run({ decision: "approve" })}
+            data-testid="approve" title="a">Approve <kbd>a</kbd></button>
+          <button disabled={busy || blocked} onClick={() => void run({ decision: "approve_always" })}
+            data-testid="approve-always" title="A">Approve &amp; don't ask again <kbd>A</kbd></button>
+          <button className="danger" disabled={busy} onClick={() => setDeclining?.(true)}
+            data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
+        </div>
+      )}
+      <p className="muted scope" data-testid="grant-scope">
+        {blocked
+          ? `“Don't ask again” is off for this call: it carries hidden characters. Approve it once, with the marks in view.`
+          : <>“Don't ask again” approves every later call to <code>{a.tool}</code> for {scope}, until you revoke it on the Grants page.</>}
+      </p>
+      {error && <p className="error" role="alert">{error}</p>}
+    </footer>
+  );
+}
+
+function Outcome({ p }: { p: Presented }) {
+  const a = p.approval;
+  const by = a.decided_by === "person" ? "by you" : a.decided_by ? `by ${a.decided_by}` : "";
+  const text = {
+    approved: `Approved ${by}`,
+    declined: `Declined ${by}`,
+    expired: "Expired before a decision",
+    cancelled: "Withdrawn by the agent",
+    pending: "Pending",
+  }[a.status];
+  return (
+    <footer className="outcome">
+      <p><span className={`badge badge-${a.status}`} data-testid="outcome">{text}</span>
+        {a.decided_at !== null && <span className="muted"> · {stamp(a.decided_at)}</span>}
+        {a.granted && <span className="muted"> · made grant {a.granted}</span>}</p>
+      {a.reason && <p className="reason">Reason: {a.reason}</p>}
+      <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
+      {a.result ? (
+        <section className="result"><h4>Result</h4><ResultBody result={a.result} /></section>
+      ) : a.status === "approved" ? <p className="muted">No result attached.</p> : null}
+    </footer>
+  );
+}

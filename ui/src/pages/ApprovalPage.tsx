@@ -1,0 +1,32 @@
+import { useEffect, useState } from "react";
+
+import { api, CommandError } from "../api/ipc";
+import type { Presented } from "../api/types/Presented";
+import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+
+/** One approval, pending or decided, opened from a link, a notification or the inbox. */
+export function ApprovalPage({ id, version, actions, now }: { id: string; version: number; actions: CardActions; now: number }) {
+  const [p, setP] = useState<Presented | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [declining, setDeclining] = useState(false);
+  useEffect(() => {
+    setMissing(false);
+    api.approval(id).then(setP).catch((e: unknown) => {
+      if (e instanceof CommandError && e.code === "approval_not_found") setMissing(true);
+    });
+  }, [id, version]);
+  if (missing) {
+    return (
+      <div className="page" data-testid="not-found">
+        <h1>Approval not found</h1>
+        <p>No approval <code className="mono">{id}</code> is on record.</p>
+      </div>
+    );
+  }
+  if (!p) return <div className="page"><p className="muted">Loading…</p></div>;
+  return (
+    <div className="page approval-page">
+      <ApprovalCard p={p} selected actions={actions} now={now} declining={declining} setDeclining={setDeclining} />
+    </div>
+  );
+}

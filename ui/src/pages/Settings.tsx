@@ -1,0 +1,54 @@
+import { useEffect, useState } from "react";
+
+import { api } from "../api/ipc";
+import type { Settings as SettingsData } from "../api/types/Settings";
+import { useConfirm } from "../components/Confirm";
+
+/** The API address, the token, the data directory, notifications. */
+export function Settings() {
+  const confirm = useConfirm();
+  const [s, setS] = useState<SettingsData | null>(null);
+  const [token, setToken] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  useEffect(() => { void api.settings().then(setS); }, []);
+  if (!s) return <div className="page"><p className="muted">Loading…</p></div>;
+
+  const copy = async (text: string) => {
+    try { await navigator.clipboard.writeText(text); setMessage("Copied."); }
+    catch { setMessage("Could not copy; select the text instead."); }
+  };
+  const rotate = async () => {
+    const ok = await confirm("Replace the API token?",
+      "Agents using the old token are refused until they get the new one.", "Replace token");
+    if (!ok) return;
+    setToken(await api.rotateToken());
+    setMessage("Token replaced. The old one no longer works.");
+  };
+  return (
+    <div className="page settings">
+      <h1>Settings</h1>
+      <dl>
+        <dt>Local API</dt>
+        <dd><code className="mono" data-testid="api-url">{s.api_url}</code> <button className="small" onClick={() => void copy(s.api_url)}>Copy</button></dd>
+        <dt>API token</dt>
+        <dd>
+          <code className="mono token">{token ?? "••••••••••••••••••••••••••••••••"}</code>{" "}
+          {token === null
+            ? <button className="small" onClick={() => void api.revealToken().then(setToken)}>Reveal</button>
+            : <button className="small" onClick={() => setToken(null)}>Hide</button>}{" "}
+          <button className="small" onClick={() => void api.revealToken().then(copy)}>Copy</button>{" "}
+          <button className="small danger" onClick={() => void rotate()}>Rotate…</button>
+          <p className="muted">Kept in {s.token_store}. Also printed by <code>countersign token</code>.</p>
+        </dd>
+        <dt>Data directory</dt>
+        <dd><code className="mono">{s.data_dir}</code></dd>
+        <dt>Notifications</dt>
+        <dd>
+          <label><input type="checkbox" checked={s.notifications}
+            onChange={(e) => void api.setNotifications(e.target.checked).then(setS)} /> Notify me when an approval is waiting</label>
+        </dd>
+      </dl>
+      {message && <p className="notice" role="status">{message}</p>}
+    </div>
+  );
+}
