@@ -16,7 +16,7 @@ ui: ## install the UI's packages, typecheck and build it (the window embeds ui/d
 	cd ui && npm ci --no-audit --no-fund && npm run build
 
 build: deps ui ## build the CLI and the desktop app
-	$(CARGO) build --bin countersign --bin countersign-desktop
+	$(CARGO) build -p countersign -p countersign-desktop --bins
 
 run: build ## open the window on the default data directory (registers countersign:// links)
 	./target/debug/countersign-desktop --register-scheme
@@ -40,7 +40,7 @@ unit: ## core and desktop tests, on a private session bus with a real keyring
 	$(CARGO) test -p countersign-desktop --lib
 
 e2e: ## the real app under Xvfb, driven over WebDriver
-	$(CARGO) build --bin countersign --bin countersign-desktop
+	$(CARGO) build -p countersign -p countersign-desktop --bins
 	scripts/e2e.sh
 
 types-fresh: ## the committed TypeScript types match the Rust types

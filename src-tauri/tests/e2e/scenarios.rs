@@ -225,7 +225,7 @@ async fn d_rename_restart_delete() {
     .await;
 
     app.click(&item).await;
-    app.click(&format!("[data-testid=artifact-delete]")).await;
+    app.click("[data-testid=artifact-delete]").await;
     app.click("[data-testid=confirm-ok]").await;
     app.gone(&item).await;
     app.click("[data-testid=nav-grants]").await;

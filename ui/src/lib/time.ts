@@ -9,10 +9,11 @@ export function span(ms: number): string {
   return `${Math.floor(h / 24)} d`;
 }
 
-/** A local date and time, to the second. */
+/** A local date and time, to the second; the year only when it is not this one. */
 export function stamp(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, {
-    year: "numeric", month: "short", day: "numeric",
-    hour: "2-digit", minute: "2-digit", second: "2-digit",
+  const d = new Date(ms);
+  return d.toLocaleString(undefined, {
+    year: d.getFullYear() === new Date().getFullYear() ? undefined : "numeric",
+    month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
   });
 }

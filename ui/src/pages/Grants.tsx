@@ -57,14 +57,16 @@ export function GrantTable({ grants, artifactTitle, openArtifact, revoke }: {
           <tr key={g.id} data-testid="grant-row">
             <td><code className="mono">{g.tool}</code></td>
             <td>{g.artifact_id ? (
-              <button className="link" onClick={() => openArtifact(g.artifact_id!)}>{artifactTitle(g.artifact_id) ?? g.artifact_id}</button>
-            ) : <span className="muted">none</span>}</td>
-            <td>{stamp(g.created_at)}</td>
+              artifactTitle(g.artifact_id) !== undefined
+                ? <button className="link" onClick={() => openArtifact(g.artifact_id!)}>{artifactTitle(g.artifact_id)}</button>
+                : <span className="muted" title={g.artifact_id}>deleted artifact</span>
+            ) : <span className="muted">any (no artifact)</span>}</td>
+            <td className="when">{stamp(g.created_at)}</td>
             <td>{g.uses}</td>
-            <td>{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
+            <td className="when">{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
             {revoke ? (
               <td><button className="danger small" onClick={() => void revoke(g)} data-testid="revoke">Revoke</button></td>
-            ) : <td>{g.revoked_at !== null ? stamp(g.revoked_at) : ""}</td>}
+            ) : <td className="when">{g.revoked_at !== null ? stamp(g.revoked_at) : ""}</td>}
           </tr>
         ))}
       </tbody>
