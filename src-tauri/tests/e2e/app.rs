@@ -36,6 +36,11 @@ pub struct App {
 impl App {
     /// Starts tauri-driver and the app on `dir`, and waits until its API answers.
     pub async fn launch(dir: &Path) -> App {
+        Self::launch_with(dir, &[]).await
+    }
+
+    /// [`App::launch`] with extra command-line arguments, e.g. a link to open at start.
+    pub async fn launch_with(dir: &Path, extra: &[String]) -> App {
         // A killed app leaves connection.json behind; wait for the new one.
         let _ = std::fs::remove_file(dir.join("connection.json"));
         let port = NEXT_PORT.fetch_add(2, Ordering::SeqCst);
@@ -50,9 +55,11 @@ impl App {
             .stderr(Stdio::null())
             .spawn()
             .expect("tauri-driver on PATH (cargo install tauri-driver)");
+        let mut args = vec![json!("--data-dir"), json!(dir)];
+        args.extend(extra.iter().map(|a| json!(a)));
         let caps = json!({
             "browserName": "wry",
-            "tauri:options": { "application": app_bin(), "args": ["--data-dir", dir] },
+            "tauri:options": { "application": app_bin(), "args": args },
         });
         let caps: serde_json::Map<String, Value> = caps.as_object().unwrap().clone();
         let started = Instant::now();

@@ -319,6 +319,34 @@ async fn e_deep_links() {
     app.quit().await;
 }
 
+/// e. (cold start) The app started by a link opens that page once it is up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e_deep_link_at_cold_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, a) = app.submit(&terminal("x.y", "echo cold")).await;
+    app.quit().await;
+    let link = format!("countersign://approvals/{}", id(&a));
+    let app = App::launch_with(tmp.path(), &[link]).await;
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+    app.el(&card).await;
+    assert!(
+        app.text(&format!("{card} [data-testid=command]"))
+            .await
+            .contains("echo cold")
+    );
+    app.quit().await;
+
+    let app = App::launch_with(
+        tmp.path(),
+        &["countersign://artifacts/../../etc".to_owned()],
+    )
+    .await;
+    app.text_contains("[data-testid=notice]", "Unsupported link")
+        .await;
+    app.quit().await;
+}
+
 /// f. A pending approval raises a notification naming the tool address; one approved by a
 /// grant raises none.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -363,6 +391,21 @@ async fn f_notifications() {
         "no notification for a grant: {:?}",
         notifications()
     );
+
+    // A burst becomes one notification that counts them.
+    for i in 0..3 {
+        app.submit(&terminal("burst.x", &format!("job {i}"))).await;
+    }
+    let started = Instant::now();
+    while !notifications().iter().any(|n| n == "3 approvals waiting") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no burst notification: {:?}",
+            notifications()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(notifications().len(), before + 2, "{:?}", notifications());
     app.screenshot("f-notifications").await;
     app.quit().await;
 }
