@@ -1,6 +1,7 @@
 //! The `countersign` command line: `serve`, `request`, `artifact`, `token`.
 
 mod client;
+mod hook;
 mod request;
 mod serve;
 
@@ -12,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 
 use self::client::{Client, ClientError};
 use crate::data_dir::{DataDir, DataDirError};
+use crate::domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
 use crate::token::{TokenError, TokenStore};
 
 /// Countersign: a person approves what AI agents run.
@@ -39,12 +41,52 @@ pub enum Command {
     /// Save, list and show artifacts.
     #[command(subcommand)]
     Artifact(ArtifactCommand),
+    /// Agent integrations: answer hook calls, install and remove the hooks.
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
         #[arg(long)]
         rotate: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Answer one Claude Code hook call (PreToolUse or PermissionRequest): the payload on stdin,
+    /// the decision on stdout. Exits 0 and answers "ask" whenever the console cannot decide.
+    ClaudeCode {
+        /// Seconds to wait for a person before letting Claude Code ask instead.
+        #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
+              value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
+        wait: u64,
+    },
+    /// Add the hook to Claude Code's settings (keeps everything else; writes a backup).
+    Install {
+        #[arg(value_enum)]
+        agent: Agent,
+        /// The settings file (default: ~/.claude/settings.json).
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// Seconds the hook waits for a person.
+        #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
+              value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
+        wait: u64,
+    },
+    /// Remove only Countersign's hooks from Claude Code's settings.
+    Uninstall {
+        #[arg(value_enum)]
+        agent: Agent,
+        #[arg(long)]
+        settings: Option<PathBuf>,
+    },
+}
+
+/// Agents whose hooks Countersign installs.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Agent {
+    ClaudeCode,
 }
 
 #[derive(Debug, Subcommand)]
@@ -118,8 +160,19 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    let explicit_dir = cli.data_dir.clone();
     let dir = DataDir::resolve(cli.data_dir)?;
     match cli.command {
+        Command::Hook(HookCommand::ClaudeCode { wait }) => hook::claude_code(&dir, wait).await,
+        Command::Hook(HookCommand::Install {
+            agent: Agent::ClaudeCode,
+            settings,
+            wait,
+        }) => hook::install(settings, explicit_dir.as_deref(), wait),
+        Command::Hook(HookCommand::Uninstall {
+            agent: Agent::ClaudeCode,
+            settings,
+        }) => hook::uninstall(settings),
         Command::Serve { port } => serve::run(&dir, port).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,

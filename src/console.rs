@@ -70,20 +70,20 @@ pub enum ChangeEvent {
 }
 
 /// A request for approval, as an agent sends it.
-#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 #[ts(export)]
 pub struct Submission {
     pub tool: ToolAddress,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub artifact_id: Option<ArtifactId>,
     pub requester: Requester,
     pub call: CallView,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "unknown")]
     pub raw_input: Option<serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub expires_in_s: Option<u64>,
 }

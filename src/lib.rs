@@ -7,6 +7,7 @@ pub mod console;
 pub mod data_dir;
 pub mod domain;
 pub mod error;
+pub mod integrations;
 pub mod server;
 pub mod store;
 pub mod token;

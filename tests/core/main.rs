@@ -11,6 +11,7 @@ mod artifacts;
 mod bad_input;
 mod cli;
 mod flow;
+mod hook;
 mod lifecycle;
 mod restart;
 mod store;

@@ -1,0 +1,512 @@
+//! Claude Code hook payloads (PreToolUse, PermissionRequest) mapped to a submission, and the
+//! decision mapped back to the hook's answer.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::console::Submission;
+use crate::domain::approval::{Requester, Status};
+use crate::domain::tool::ToolAddress;
+use crate::domain::view::{CallView, DiffCall, FileDiff, FileLocation, GenericCall, TerminalCall};
+
+/// The requester name Claude Code's calls are shown under.
+pub const REQUESTER: &str = "Claude Code";
+
+/// The hook events Countersign answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    PreToolUse,
+    PermissionRequest,
+}
+
+/// The fields of a hook payload Countersign reads. Claude Code sends more (transcript path,
+/// permission mode, …) and adds fields over time, so the rest is ignored.
+#[derive(Debug, Clone, Deserialize)]
+pub struct HookPayload {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    pub hook_event_name: String,
+    pub tool_name: String,
+    #[serde(default)]
+    pub tool_input: Value,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+}
+
+/// Why a payload cannot be put to a person.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookError {
+    #[error("not a hook payload: {0}")]
+    Malformed(String),
+    #[error("unsupported hook event {0} (expected PreToolUse or PermissionRequest)")]
+    UnsupportedEvent(String),
+    #[error("tool name {0:?} does not make a valid tool address")]
+    BadToolName(String),
+}
+
+impl HookPayload {
+    /// Parses stdin's JSON.
+    pub fn parse(text: &str) -> Result<Self, HookError> {
+        serde_json::from_str(text).map_err(|e| HookError::Malformed(e.to_string()))
+    }
+
+    /// Which event this is.
+    pub fn event(&self) -> Result<HookEvent, HookError> {
+        match self.hook_event_name.as_str() {
+            "PreToolUse" => Ok(HookEvent::PreToolUse),
+            "PermissionRequest" => Ok(HookEvent::PermissionRequest),
+            other => Err(HookError::UnsupportedEvent(other.to_owned())),
+        }
+    }
+
+    /// The request to put to the person: address `claude-code.<tool>`, the card for the tool,
+    /// the tool input as the raw input.
+    pub fn submission(&self, expires_in_s: u64) -> Result<Submission, HookError> {
+        // One segment: a dot would let one tool's name spell another address.
+        let bad = || HookError::BadToolName(self.tool_name.clone());
+        if self.tool_name.contains('.') {
+            return Err(bad());
+        }
+        let tool =
+            ToolAddress::parse(&format!("claude-code.{}", self.tool_name)).map_err(|_| bad())?;
+        Ok(Submission {
+            tool,
+            artifact_id: None,
+            requester: Requester {
+                name: REQUESTER.to_owned(),
+                session: self.session_id.clone(),
+            },
+            call: call_view(&self.tool_name, &self.tool_input, self.cwd.as_deref()),
+            raw_input: Some(self.tool_input.clone()),
+            expires_in_s: Some(expires_in_s),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct Bash {
+    command: String,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Edit {
+    file_path: String,
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+#[derive(Deserialize)]
+struct MultiEdit {
+    file_path: String,
+    edits: Vec<OneEdit>,
+}
+
+#[derive(Deserialize)]
+struct OneEdit {
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+#[derive(Deserialize)]
+struct Write {
+    file_path: String,
+    content: String,
+}
+
+fn typed<T: serde::de::DeserializeOwned>(input: &Value) -> Option<T> {
+    serde_json::from_value(input.clone()).ok()
+}
+
+fn text(input: &Value, key: &str) -> Option<String> {
+    input.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn generic(title: String, kind: &str, locations: Vec<FileLocation>) -> CallView {
+    CallView::Generic(GenericCall {
+        title,
+        kind: Some(kind.to_owned()),
+        raw_input: None,
+        content: None,
+        locations: (!locations.is_empty()).then_some(locations),
+    })
+}
+
+fn at(path: Option<String>, line: Option<u32>) -> Vec<FileLocation> {
+    path.map(|path| FileLocation { path, line })
+        .into_iter()
+        .collect()
+}
+
+/// The card for one tool call. A known tool whose input does not have its usual shape is
+/// shown as a generic card with the raw input, never dropped.
+pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView {
+    match tool_name {
+        "Bash" => {
+            if let Some(Bash {
+                command,
+                description,
+            }) = typed(input)
+            {
+                return CallView::Terminal(TerminalCall {
+                    title: "Run a shell command".into(),
+                    command,
+                    description,
+                    cwd: cwd.map(str::to_owned),
+                });
+            }
+        }
+        "Edit" => {
+            if let Some(Edit {
+                file_path,
+                old_string,
+                new_string,
+                replace_all,
+            }) = typed(input)
+            {
+                let note = if replace_all {
+                    " (every occurrence)"
+                } else {
+                    ""
+                };
+                return CallView::Diff(DiffCall {
+                    title: format!("Edit {file_path}{note}"),
+                    diffs: vec![FileDiff {
+                        path: file_path.clone(),
+                        old_text: Some(old_string),
+                        new_text: new_string,
+                    }],
+                    locations: Some(vec![FileLocation {
+                        path: file_path,
+                        line: None,
+                    }]),
+                });
+            }
+        }
+        "MultiEdit" => {
+            if let Some(MultiEdit { file_path, edits }) = typed(input)
+                && !edits.is_empty()
+            {
+                let every = edits.iter().filter(|e| e.replace_all).count();
+                let note = match every {
+                    0 => String::new(),
+                    n => format!(" ({n} replacing every occurrence)"),
+                };
+                let n = edits.len();
+                return CallView::Diff(DiffCall {
+                    title: format!(
+                        "Edit {file_path}: {n} change{}{note}",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                    diffs: edits
+                        .into_iter()
+                        .map(|e| FileDiff {
+                            path: file_path.clone(),
+                            old_text: Some(e.old_string),
+                            new_text: e.new_string,
+                        })
+                        .collect(),
+                    locations: Some(vec![FileLocation {
+                        path: file_path,
+                        line: None,
+                    }]),
+                });
+            }
+        }
+        "Write" => {
+            if let Some(Write { file_path, content }) = typed(input) {
+                return CallView::Diff(DiffCall {
+                    title: format!("Write {file_path}"),
+                    diffs: vec![FileDiff {
+                        path: file_path.clone(),
+                        old_text: None,
+                        new_text: content,
+                    }],
+                    locations: Some(vec![FileLocation {
+                        path: file_path,
+                        line: None,
+                    }]),
+                });
+            }
+        }
+        "Read" => {
+            if let Some(path) = text(input, "file_path") {
+                let line = input
+                    .get("offset")
+                    .and_then(Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok());
+                return generic(format!("Read {path}"), "read", at(Some(path), line));
+            }
+        }
+        "Glob" | "Grep" => {
+            if let Some(pattern) = text(input, "pattern") {
+                let title = format!("{tool_name} {pattern}");
+                return generic(title, "search", at(text(input, "path"), None));
+            }
+        }
+        "LS" => {
+            if let Some(path) = text(input, "path") {
+                return generic(format!("List {path}"), "read", at(Some(path), None));
+            }
+        }
+        "WebFetch" => {
+            if let Some(url) = text(input, "url") {
+                return generic(format!("Fetch {url}"), "fetch", Vec::new());
+            }
+        }
+        "WebSearch" => {
+            if let Some(query) = text(input, "query") {
+                return generic(format!("Search the web: {query}"), "fetch", Vec::new());
+            }
+        }
+        _ => {}
+    }
+    let title = match tool_name
+        .strip_prefix("mcp__")
+        .and_then(|t| t.split_once("__"))
+    {
+        Some((server, tool)) => format!("MCP {server}: {tool}"),
+        None => format!("Use {tool_name}"),
+    };
+    generic(title, "other", Vec::new())
+}
+
+/// What the hook prints for a final decision (or for none: `None` prints nothing).
+pub fn answer(
+    event: HookEvent,
+    status: Status,
+    reason: Option<&str>,
+    digest: &str,
+) -> Option<Value> {
+    let allow = format!("Approved in Countersign ({digest})");
+    let deny = match reason {
+        Some(r) => format!("Declined in Countersign: {r}"),
+        None => "Declined in Countersign".to_owned(),
+    };
+    match (event, status) {
+        (HookEvent::PreToolUse, Status::Approved) => Some(pre_tool_use("allow", &allow)),
+        (HookEvent::PreToolUse, Status::Declined) => Some(pre_tool_use("deny", &deny)),
+        (HookEvent::PreToolUse, other) => Some(pre_tool_use(
+            "ask",
+            &format!("No decision in Countersign ({other})"),
+        )),
+        (HookEvent::PermissionRequest, Status::Approved) => Some(json!({
+            "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+                "decision": { "behavior": "allow" } }
+        })),
+        (HookEvent::PermissionRequest, Status::Declined) => Some(json!({
+            "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+                "decision": { "behavior": "deny", "message": deny } }
+        })),
+        (HookEvent::PermissionRequest, _) => None,
+    }
+}
+
+/// The fail-safe answer: let Claude Code's own prompt decide.
+pub fn fall_back(event: HookEvent, why: &str) -> Option<Value> {
+    match event {
+        HookEvent::PreToolUse => Some(pre_tool_use("ask", &format!("Countersign: {why}"))),
+        HookEvent::PermissionRequest => None,
+    }
+}
+
+fn pre_tool_use(decision: &str, reason: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload(tool: &str, input: Value) -> HookPayload {
+        HookPayload::parse(
+            &json!({
+                "session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/home/dev/app",
+                "permission_mode": "default", "hook_event_name": "PreToolUse",
+                "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1",
+            })
+            .to_string(),
+        )
+        .unwrap()
+    }
+
+    fn card(tool: &str, input: Value) -> Value {
+        let s = payload(tool, input).submission(600).unwrap();
+        json!({ "tool": s.tool, "requester": s.requester, "call": s.call })
+    }
+
+    #[test]
+    fn each_tool_gets_its_card() {
+        insta::assert_json_snapshot!(
+            "bash",
+            card(
+                "Bash",
+                json!({"command": "cargo test", "description": "Run tests", "timeout": 120000})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "edit",
+            card(
+                "Edit",
+                json!({"file_path": "/app/src/lib.rs", "old_string": "let a = 1;", "new_string": "let a = 2;"})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "edit_replace_all",
+            card(
+                "Edit",
+                json!({"file_path": "/app/a.rs", "old_string": "foo", "new_string": "bar", "replace_all": true})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "multi_edit",
+            card(
+                "MultiEdit",
+                json!({"file_path": "/app/a.rs", "edits": [
+            {"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d", "replace_all": true}]})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "write",
+            card(
+                "Write",
+                json!({"file_path": "/app/NEW.md", "content": "# New\n"})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "read",
+            card(
+                "Read",
+                json!({"file_path": "/app/a.rs", "offset": 40, "limit": 20})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "glob",
+            card("Glob", json!({"pattern": "**/*.rs", "path": "/app"}))
+        );
+        insta::assert_json_snapshot!(
+            "grep",
+            card(
+                "Grep",
+                json!({"pattern": "fn main", "path": "/app/src", "output_mode": "content"})
+            )
+        );
+        insta::assert_json_snapshot!("ls", card("LS", json!({"path": "/app"})));
+        insta::assert_json_snapshot!(
+            "web_fetch",
+            card(
+                "WebFetch",
+                json!({"url": "https://example.com/doc", "prompt": "summarise"})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "web_search",
+            card("WebSearch", json!({"query": "tauri deep links"}))
+        );
+        insta::assert_json_snapshot!(
+            "mcp",
+            card(
+                "mcp__github__create_issue",
+                json!({"repo": "a/b", "title": "Bug"})
+            )
+        );
+        insta::assert_json_snapshot!(
+            "unknown_tool",
+            card("NotebookEdit", json!({"notebook_path": "/a.ipynb"}))
+        );
+        insta::assert_json_snapshot!(
+            "edit_malformed",
+            card("Edit", json!({"file_path": "/a.rs"}))
+        );
+    }
+
+    #[test]
+    fn the_raw_input_is_the_tool_input_exactly() {
+        let input = json!({"command": "ls", "zeta": 1, "alpha": [1, 2]});
+        let s = payload("Bash", input.clone()).submission(30).unwrap();
+        assert_eq!(s.raw_input, Some(input));
+        assert_eq!(s.expires_in_s, Some(30));
+        assert_eq!(s.tool.as_str(), "claude-code.Bash");
+    }
+
+    #[test]
+    fn bad_payloads_are_refused() {
+        assert!(matches!(
+            HookPayload::parse("not json"),
+            Err(HookError::Malformed(_))
+        ));
+        assert!(matches!(
+            HookPayload::parse("{}"),
+            Err(HookError::Malformed(_))
+        ));
+        let mut p = payload("Bash", json!({"command": "ls"}));
+        p.hook_event_name = "PostToolUse".into();
+        assert!(matches!(p.event(), Err(HookError::UnsupportedEvent(_))));
+        for bad in ["Bad.Name", "", "sp ace", "t\u{202e}"] {
+            let p = payload(bad, json!({}));
+            assert!(
+                matches!(p.submission(1), Err(HookError::BadToolName(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn answers_never_allow_without_an_approval() {
+        for status in [
+            Status::Pending,
+            Status::Declined,
+            Status::Expired,
+            Status::Cancelled,
+        ] {
+            let pre = answer(HookEvent::PreToolUse, status, None, "d").unwrap();
+            assert_ne!(
+                pre["hookSpecificOutput"]["permissionDecision"], "allow",
+                "{status}"
+            );
+            let perm = answer(HookEvent::PermissionRequest, status, None, "d");
+            assert!(
+                perm.is_none_or(|v| v["hookSpecificOutput"]["decision"]["behavior"] != "allow")
+            );
+        }
+        let allow = answer(HookEvent::PreToolUse, Status::Approved, None, "sha256:ab").unwrap();
+        assert_eq!(allow["hookSpecificOutput"]["permissionDecision"], "allow");
+        let deny = answer(
+            HookEvent::PreToolUse,
+            Status::Declined,
+            Some("not now"),
+            "d",
+        )
+        .unwrap();
+        assert_eq!(
+            deny["hookSpecificOutput"]["permissionDecisionReason"],
+            "Declined in Countersign: not now"
+        );
+        let perm = answer(
+            HookEvent::PermissionRequest,
+            Status::Declined,
+            Some("no"),
+            "d",
+        )
+        .unwrap();
+        assert_eq!(perm["hookSpecificOutput"]["decision"]["behavior"], "deny");
+        assert_eq!(
+            fall_back(HookEvent::PreToolUse, "x").unwrap()["hookSpecificOutput"]["permissionDecision"],
+            "ask"
+        );
+        assert!(fall_back(HookEvent::PermissionRequest, "x").is_none());
+    }
+}
