@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
 use countersign::console::Console;
@@ -12,7 +11,6 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-static NEXT_PORT: AtomicU16 = AtomicU16::new(4610);
 const WAIT: Duration = Duration::from_secs(15);
 
 pub fn app_bin() -> String {
@@ -43,13 +41,13 @@ impl App {
     pub async fn launch_with(dir: &Path, extra: &[String]) -> App {
         // A killed app leaves connection.json behind; wait for the new one.
         let _ = std::fs::remove_file(dir.join("connection.json"));
-        let port = NEXT_PORT.fetch_add(2, Ordering::SeqCst);
+        let (port, native_port) = (free_port(), free_port());
         let driver = Command::new("tauri-driver")
             .args([
                 "--port",
                 &port.to_string(),
                 "--native-port",
-                &(port + 1).to_string(),
+                &native_port.to_string(),
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -285,6 +283,12 @@ impl App {
         store.close().await;
         serde_json::to_string(&(approvals, history, artifacts, grants)).unwrap()
     }
+}
+
+/// A port nothing listens on right now.
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
 }
 
 /// A terminal call as an agent sends it.
