@@ -9,7 +9,7 @@ use ts_rs::TS;
 use super::approval::Approval;
 use super::diff::{RenderedDiff, render};
 use super::verbatim::{Mark, scan};
-use super::view::{CallView, ContentBlock};
+use super::view::{CallView, ContentBlock, ResultView};
 
 /// An approval ready to show.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -21,6 +21,8 @@ pub struct Presented {
     /// The raw input (the approval's, else a generic card's) as pretty JSON, keys in the
     /// order the agent sent them.
     pub raw_input_json: Option<String>,
+    /// The applied change of a diff result, rendered like the call's diffs.
+    pub result_diffs: Vec<RenderedDiff>,
     /// Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
     /// marks are left out. Offsets are byte offsets into the field's UTF-8 text.
     pub marks: BTreeMap<String, Vec<Mark>>,
@@ -77,6 +79,10 @@ pub fn present(approval: Approval) -> Presented {
             raw = raw.or(g.raw_input.as_ref());
         }
     }
+    let result_diffs = match &approval.result {
+        Some(ResultView::Diff(d)) => d.diffs.iter().map(render).collect(),
+        _ => Vec::new(),
+    };
     let raw_input_json = raw.and_then(|v| serde_json::to_string_pretty(v).ok());
     if let Some(json) = &raw_input_json {
         mark("raw_input_json".into(), json);
@@ -85,6 +91,7 @@ pub fn present(approval: Approval) -> Presented {
         approval,
         diffs,
         raw_input_json,
+        result_diffs,
         marks,
     }
 }

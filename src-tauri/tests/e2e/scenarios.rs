@@ -437,3 +437,105 @@ async fn g_decline_with_reason() {
         .await;
     app.quit().await;
 }
+
+/// h. A Claude Code Edit payload piped into `countersign hook claude-code` shows a diff card;
+/// approving it makes the hook print "allow".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h_claude_code_hook() {
+    use std::io::Write as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let payload = json!({
+        "session_id": "cc-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/home/dev/app",
+        "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "toolu_1",
+        "tool_input": { "file_path": "/home/dev/app/src/main.rs",
+            "old_string": "println!(\"hello\");", "new_string": "println!(\"hello, world\");" },
+    });
+    let dir = tmp.path().to_owned();
+    let hook = tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(crate::app::cli_bin())
+            .args(["hook", "claude-code", "--data-dir"])
+            .arg(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    });
+    let card = "[data-testid=approval-card]";
+    app.el(&format!("{card} [data-testid=diff-table]")).await;
+    assert!(app.text(card).await.contains("claude-code.Edit"));
+    assert!(
+        app.text(&format!("{card} tr[data-kind=added]"))
+            .await
+            .contains("hello, world")
+    );
+    app.screenshot("h-claude-code-hook").await;
+    app.click(&format!("{card} [data-testid=approve]")).await;
+    let out = hook.await.unwrap();
+    assert!(out.status.success());
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
+    app.quit().await;
+}
+
+/// i. A result of a million bytes shows its head and tail, says what it left out, and shows
+/// everything on "Show all".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn i_long_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, a) = app
+        .submit(&terminal("claude-code.Bash", "cargo test"))
+        .await;
+    app.click(&format!(
+        "[data-testid=approval-card][data-id='{}'] [data-testid=approve]",
+        id(&a)
+    ))
+    .await;
+    let mut output = String::new();
+    let mut n = 0;
+    while output.len() < 1_000_000 - 40 {
+        output.push_str(&format!("test case {n:06} ... ok\n"));
+        n += 1;
+    }
+    output.push_str("test result: ok. all passed\n");
+    let result = json!({ "card": "terminal", "output": output, "exit_code": 0 });
+    let (code, body) = app
+        .post(&format!("/v1/approvals/{}/result", id(&a)), &result)
+        .await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    app.click("[data-testid=nav-history]").await;
+    let elided = app.text("[data-testid=elided]").await;
+    assert!(
+        elided.contains("lines") && elided.contains("bytes not shown"),
+        "{elided}"
+    );
+    assert!(
+        app.text("[data-testid=result-head]")
+            .await
+            .starts_with("test case 000000 ... ok")
+    );
+    assert!(
+        app.text("[data-testid=result-tail]")
+            .await
+            .ends_with("test result: ok. all passed\n")
+    );
+    let middle = format!("test case {:06} ... ok", n / 2);
+    assert!(
+        !app.text("[data-testid=result-head]")
+            .await
+            .contains(&middle)
+    );
+    app.screenshot("i-long-result").await;
+    app.click("[data-testid=show-all]").await;
+    let whole = app.text("[data-testid=result-text]").await;
+    assert_eq!(whole, output, "Show all reveals every byte");
+    app.quit().await;
+}

@@ -166,7 +166,7 @@ function Outcome({ p }: { p: Presented }) {
       {a.reason && <p className="reason">Reason: {a.reason}</p>}
       <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
       {a.result ? (
-        <section className="result"><h4>Result</h4><ResultBody result={a.result} /></section>
+        <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} /></section>
       ) : a.status === "approved" ? <p className="muted">No result attached.</p> : null}
     </footer>
   );

@@ -17,6 +17,10 @@ diffs: Array<RenderedDiff>,
  */
 raw_input_json: string | null, 
 /**
+ * The applied change of a diff result, rendered like the call's diffs.
+ */
+result_diffs: Array<RenderedDiff>, 
+/**
  * Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
  * marks are left out. Offsets are byte offsets into the field's UTF-8 text.
  */
