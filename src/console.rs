@@ -13,7 +13,7 @@ use ts_rs::TS;
 pub use self::clock::Clock;
 use self::watchers::Watchers;
 use crate::domain::approval::{
-    Approval, DecidedBy, Decision, Grant, GrantLists, Requester, Status,
+    Approval, DecidedBy, Decision, Grant, GrantLists, PermissionOption, Requester, Status,
 };
 use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
@@ -189,6 +189,23 @@ impl Console {
     /// Stores a request. A live grant for (artifact, tool) approves it at once, unless the
     /// call carries hidden characters: those always go to a person.
     pub async fn submit(&self, s: Submission) -> Result<Approval, Error> {
+        self.submit_with_options(s, None).await
+    }
+
+    /// [`Console::submit`] for an ACP permission request, keeping its options to answer with.
+    pub async fn submit_acp(
+        &self,
+        s: Submission,
+        options: Vec<PermissionOption>,
+    ) -> Result<Approval, Error> {
+        self.submit_with_options(s, Some(options)).await
+    }
+
+    async fn submit_with_options(
+        &self,
+        s: Submission,
+        acp_options: Option<Vec<PermissionOption>>,
+    ) -> Result<Approval, Error> {
         s.validate()?;
         let hidden_marks = s.hidden_marks();
         let digest = digest(
@@ -224,6 +241,7 @@ impl Console {
             decided_at: None,
             result: None,
             result_at: None,
+            acp_options,
         };
         let mut tx = self.inner.store.write().await?;
         if let Some(artifact) = &approval.artifact_id

@@ -47,6 +47,11 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             format!("malformed JSON: {e}"),
         )
     })?;
+    from_value(value)
+}
+
+/// A JSON value into `T`, naming the field that does not fit (`invalid_request`).
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let msg = strip_position(&e.into_inner().to_string());

@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
-use super::body::JsonBody;
+use super::body::{JsonBody, from_value};
 use super::{ApiError, ApiState};
 use crate::console::Submission;
 use crate::domain::approval::{Approval, DecidedBy, Status};
@@ -18,6 +18,7 @@ use crate::domain::ids::{ApprovalId, ArtifactId};
 use crate::domain::limits::MAX_WAIT_S;
 use crate::domain::view::ResultView;
 use crate::error::{Error, ErrorCode};
+use crate::integrations::acp::{self, AcpSubmission};
 
 /// The answer to a submission: enough for the agent to act, and the digest to check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +30,9 @@ pub struct Answer {
     pub reason: Option<String>,
     pub expires_at: i64,
     pub link: String,
+    /// For an ACP request: the option matching the decision, or `cancelled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acp_outcome: Option<serde_json::Value>,
 }
 
 impl From<&Approval> for Answer {
@@ -41,6 +45,7 @@ impl From<&Approval> for Answer {
             reason: a.reason.clone(),
             expires_at: a.expires_at,
             link: approval_link(&a.id),
+            acp_outcome: acp::outcome(a),
         }
     }
 }
@@ -51,12 +56,19 @@ pub struct ApprovalPage {
     #[serde(flatten)]
     approval: Approval,
     link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    acp_outcome: Option<serde_json::Value>,
 }
 
 impl From<Approval> for ApprovalPage {
     fn from(approval: Approval) -> Self {
         let link = approval_link(&approval.id);
-        Self { approval, link }
+        let acp_outcome = acp::outcome(&approval);
+        Self {
+            approval,
+            link,
+            acp_outcome,
+        }
     }
 }
 
@@ -97,11 +109,18 @@ pub async fn health() -> Json<serde_json::Value> {
 }
 
 /// `POST /v1/approvals`: 200 when a grant decided it, 202 while it waits for a person.
+/// Takes the card form, or the ACP form (`{"requester", "acp": {"toolCall", "options"}}`).
 pub async fn submit(
     State(s): State<ApiState>,
-    JsonBody(sub): JsonBody<Submission>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<(StatusCode, Json<Answer>), ApiError> {
-    let a = s.console.submit(sub).await?;
+    let a = if body.get("acp").is_some() {
+        let acp: AcpSubmission = from_value(body)?;
+        let (sub, options) = acp.into_submission().map_err(Error::from)?;
+        s.console.submit_acp(sub, options).await?
+    } else {
+        s.console.submit(from_value::<Submission>(body)?).await?
+    };
     let code = if a.status == Status::Pending {
         StatusCode::ACCEPTED
     } else {

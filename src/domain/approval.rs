@@ -183,6 +183,8 @@ pub struct Approval {
     pub result: Option<ResultView>,
     #[ts(type = "number | null")]
     pub result_at: Option<i64>,
+    /// The options of an ACP permission request, to answer with one of them.
+    pub acp_options: Option<Vec<PermissionOption>>,
 }
 
 /// A standing "don't ask again" for one (artifact or none, tool address).
@@ -202,6 +204,27 @@ pub struct Grant {
     pub last_used_at: Option<i64>,
     #[ts(type = "number | null")]
     pub revoked_at: Option<i64>,
+}
+
+/// One of the choices an ACP agent offers with a permission request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PermissionOption {
+    pub option_id: String,
+    pub name: String,
+    pub kind: OptionKind,
+}
+
+/// ACP's permission option kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum OptionKind {
+    AllowOnce,
+    AllowAlways,
+    RejectOnce,
+    RejectAlways,
 }
 
 /// The grants page: live grants, then the revoke list.

@@ -128,6 +128,7 @@ mod tests {
             decided_at: None,
             result: None,
             result_at: None,
+            acp_options: None,
         }
     }
 

@@ -170,7 +170,7 @@ pub struct ImageBlock {
 
 /// Deserializes one variant of an internally tagged union through a `Value`, so an error names
 /// the field inside the variant (serde's own tagged enums lose that path).
-fn variant<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+pub(crate) fn variant<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
     fields: serde_json::Map<String, serde_json::Value>,
     what: &str,
 ) -> Result<T, D::Error> {
@@ -186,7 +186,7 @@ fn variant<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
 }
 
 /// Splits the tag off a tagged union's JSON object.
-fn untag<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn untag<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
     tag: &'static str,
 ) -> Result<(String, serde_json::Map<String, serde_json::Value>), D::Error> {
@@ -204,7 +204,11 @@ fn untag<'de, D: serde::Deserializer<'de>>(
     }
 }
 
-fn unknown<E: serde::de::Error>(tag: &str, got: &str, expected: &'static [&'static str]) -> E {
+pub(crate) fn unknown<E: serde::de::Error>(
+    tag: &str,
+    got: &str,
+    expected: &'static [&'static str],
+) -> E {
     E::custom(format!(
         "unknown {tag} `{got}`, expected one of: {}",
         expected.join(", ")

@@ -27,12 +27,13 @@ struct Row {
     decided_at: Option<i64>,
     result_view: Option<String>,
     result_at: Option<i64>,
+    acp_options: Option<String>,
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.requester_name, a.requester_session,
     a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
-    g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at
-    FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+    g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
+    a.acp_options FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
 
 impl TryFrom<Row> for Approval {
     type Error = StoreError;
@@ -83,6 +84,11 @@ impl TryFrom<Row> for Approval {
                 .map(|t| from_json(&r.id, t))
                 .transpose()?,
             result_at: r.result_at,
+            acp_options: r
+                .acp_options
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
         })
     }
 }
@@ -97,8 +103,8 @@ pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), Sto
     sqlx::query(
         "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
             call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
-            created_at, expires_at, decided_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            created_at, expires_at, decided_at, acp_options)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(id)
     .bind(a.tool.as_str())
@@ -115,6 +121,7 @@ pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), Sto
     .bind(a.created_at)
     .bind(a.expires_at)
     .bind(a.decided_at)
+    .bind(a.acp_options.as_ref().map(|o| to_json(id, o)).transpose()?)
     .execute(conn)
     .await?;
     Ok(())

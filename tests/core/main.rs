@@ -6,6 +6,7 @@
     clippy::cloned_ref_to_slice_refs
 )]
 
+mod acp;
 mod api_guard;
 mod artifacts;
 mod bad_input;

@@ -42,6 +42,7 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         decided_at: None,
         result: None,
         result_at: None,
+        acp_options: None,
     }
 }
 

@@ -5,6 +5,7 @@ import type { ArtifactId } from "./ArtifactId";
 import type { CallView } from "./CallView";
 import type { DecidedBy } from "./DecidedBy";
 import type { GrantId } from "./GrantId";
+import type { PermissionOption } from "./PermissionOption";
 import type { Requester } from "./Requester";
 import type { ResultView } from "./ResultView";
 import type { Status } from "./Status";
@@ -29,4 +30,8 @@ granted: GrantId | null,
 /**
  * UTC unix milliseconds.
  */
-created_at: number, expires_at: number, decided_at: number | null, result: ResultView | null, result_at: number | null, };
+created_at: number, expires_at: number, decided_at: number | null, result: ResultView | null, result_at: number | null, 
+/**
+ * The options of an ACP permission request, to answer with one of them.
+ */
+acp_options: Array<PermissionOption> | null, };

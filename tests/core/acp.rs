@@ -1,0 +1,237 @@
+//! ACP `session/request_permission` through the real API: the card it becomes, the option the
+//! answer names, and the refusals.
+
+use countersign::domain::approval::Decision;
+use countersign::domain::ids::ApprovalId;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::support::{TestServer, assert_error, server};
+
+const OPTIONS: &str = r#"[
+    {"optionId": "once", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+    {"optionId": "never", "name": "Always reject", "kind": "reject_always"}]"#;
+
+fn request(tool_call: Value) -> Value {
+    json!({
+        "requester": { "name": "zed-agent", "session": "sess_abc" },
+        "acp": { "toolCall": tool_call, "options": serde_json::from_str::<Value>(OPTIONS).unwrap() },
+    })
+}
+
+fn execute(command: &str) -> Value {
+    request(json!({
+        "toolCallId": "call_1", "title": "Run tests", "kind": "execute", "status": "pending",
+        "content": [{ "type": "terminal", "terminalId": "term_1" }],
+        "rawInput": { "command": command, "cwd": "/repo" }, "_meta": { "x": 1 },
+    }))
+}
+
+async fn submit(s: &TestServer, body: &Value) -> (ApprovalId, Value) {
+    let (code, a) = s.post("/v1/approvals", body).await;
+    assert!(
+        code == StatusCode::ACCEPTED || code == StatusCode::OK,
+        "{a}"
+    );
+    (ApprovalId::parse(a["id"].as_str().unwrap()).unwrap(), a)
+}
+
+#[tokio::test]
+async fn tool_calls_become_cards() {
+    let s = server().await;
+    let (id, answer) = submit(&s, &execute("cargo test")).await;
+    assert!(
+        answer.get("acp_outcome").is_none(),
+        "no outcome while pending: {answer}"
+    );
+    let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(a["tool"], "acp.execute");
+    assert_eq!(
+        a["call"],
+        json!({ "card": "terminal", "title": "Run tests", "command": "cargo test", "cwd": "/repo" })
+    );
+    assert_eq!(
+        a["raw_input"],
+        json!({ "command": "cargo test", "cwd": "/repo" })
+    );
+    assert_eq!(a["requester"]["session"], "sess_abc");
+
+    let edit = request(json!({
+        "toolCallId": "call_2", "title": "Refactor", "kind": "edit",
+        "content": [
+            { "type": "diff", "path": "/repo/a.rs", "oldText": "a", "newText": "b" },
+            { "type": "content", "content": { "type": "text", "text": "two files" } },
+            { "type": "diff", "path": "/repo/new.rs", "oldText": null, "newText": "fn new() {}" },
+        ],
+        "locations": [{ "path": "/repo/a.rs", "line": 3 }],
+    }));
+    let (id, _) = submit(&s, &edit).await;
+    let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(
+        a["call"]["card"], "diff",
+        "several diffs make one diff card"
+    );
+    assert_eq!(a["call"]["diffs"].as_array().unwrap().len(), 2);
+    assert_eq!(a["call"]["diffs"][1]["old_text"], Value::Null);
+    assert_eq!(
+        a["call"]["locations"][0],
+        json!({ "path": "/repo/a.rs", "line": 3 })
+    );
+
+    let mut fetch = request(json!({
+        "toolCallId": "call_3", "title": "Fetch docs", "kind": "fetch",
+        "content": [{ "type": "content", "content": { "type": "resource_link", "uri": "https://x", "name": "x" } }],
+        "rawInput": { "url": "https://x" },
+    }));
+    fetch["tool"] = json!("tools.web.user.me.fetch");
+    let (id, _) = submit(&s, &fetch).await;
+    let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(a["tool"], "web.user.me.fetch");
+    assert_eq!(a["call"]["card"], "generic");
+    assert_eq!(a["call"]["kind"], "fetch");
+    assert!(
+        a["call"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("resource_link"),
+        "shown as sent"
+    );
+}
+
+#[tokio::test]
+async fn the_answer_names_the_matching_option() {
+    let s = server().await;
+    let cases: [(Decision, Value); 3] = [
+        (
+            Decision::Approve,
+            json!({ "outcome": "selected", "optionId": "once" }),
+        ),
+        (
+            Decision::Decline { reason: None },
+            json!({ "outcome": "selected", "optionId": "no" }),
+        ),
+        (
+            Decision::ApproveAlways,
+            json!({ "outcome": "selected", "optionId": "always" }),
+        ),
+    ];
+    for (i, (decision, want)) in cases.into_iter().enumerate() {
+        let (id, _) = submit(&s, &execute(&format!("step {i}"))).await;
+        let poll = tokio::spawn(
+            s.request(reqwest::Method::GET, &format!("/v1/approvals/{id}?wait=30"))
+                .send(),
+        );
+        while s.console.waiting() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        s.console.decide(&id, decision).await.unwrap();
+        let got: Value = poll.await.unwrap().unwrap().json().await.unwrap();
+        assert_eq!(got["acp_outcome"], want, "{got}");
+    }
+    // Approved by the grant: the agent is told "once"; Countersign remembers, not the agent.
+    let (code, by_grant) = s.post("/v1/approvals", &execute("anything")).await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(
+        by_grant["acp_outcome"],
+        json!({ "outcome": "selected", "optionId": "once" })
+    );
+
+    let (id, _) = submit(&s, &request(json!({ "toolCallId": "c", "kind": "read" }))).await;
+    let (_, cancelled) = s
+        .post(&format!("/v1/approvals/{id}/cancel"), &json!({}))
+        .await;
+    assert_eq!(cancelled["acp_outcome"], json!({ "outcome": "cancelled" }));
+
+    let mut body = request(json!({ "toolCallId": "d", "kind": "delete" }));
+    body["expires_in_s"] = json!(60);
+    let (id, _) = submit(&s, &body).await;
+    s.console
+        .clock()
+        .advance(std::time::Duration::from_secs(61));
+    let (_, expired) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(expired["acp_outcome"], json!({ "outcome": "cancelled" }));
+
+    // "Always" is never chosen for a one-off approval, even when no "once" option exists.
+    let mut only_always = request(json!({ "toolCallId": "e", "kind": "move" }));
+    only_always["acp"]["options"] =
+        json!([{ "optionId": "a", "name": "Always", "kind": "allow_always" }]);
+    let (id, _) = submit(&s, &only_always).await;
+    let approved = s.console.decide(&id, Decision::Approve).await.unwrap();
+    assert_eq!(
+        countersign::integrations::acp::outcome(&approved),
+        Some(json!({ "outcome": "cancelled" }))
+    );
+}
+
+#[tokio::test]
+async fn malformed_acp_requests_name_the_field() {
+    let s = server().await;
+    let before = s.fingerprint().await;
+    let mut bad_kind = execute("ls");
+    bad_kind["acp"]["options"][1]["kind"] = json!("allow_forever");
+    let msg = assert_error(
+        &s.post("/v1/approvals", &bad_kind).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(
+        msg.contains("acp.options[1].kind") && msg.contains("allow_forever"),
+        "{msg}"
+    );
+
+    let bad_diff =
+        request(json!({ "toolCallId": "x", "content": [{ "type": "diff", "path": "a" }] }));
+    let msg = assert_error(
+        &s.post("/v1/approvals", &bad_diff).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(
+        msg.contains("acp.toolCall.content[0]") && msg.contains("newText"),
+        "{msg}"
+    );
+
+    let bad_type = request(json!({ "toolCallId": 7 }));
+    let msg = assert_error(
+        &s.post("/v1/approvals", &bad_type).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("acp.toolCall.toolCallId"), "{msg}");
+
+    let mut no_call = execute("ls");
+    no_call["acp"].as_object_mut().unwrap().remove("toolCall");
+    let msg = assert_error(
+        &s.post("/v1/approvals", &no_call).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("toolCall"), "{msg}");
+
+    let mut no_options = execute("ls");
+    no_options["acp"]["options"] = json!([]);
+    let msg = assert_error(
+        &s.post("/v1/approvals", &no_options).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("acp.options"), "{msg}");
+
+    let unknown_content = request(json!({ "toolCallId": "x", "content": [{ "type": "video" }] }));
+    assert_error(
+        &s.post("/v1/approvals", &unknown_content).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    let mut with_call = execute("ls");
+    with_call["call"] = json!({ "card": "terminal", "title": "t", "command": "ls" });
+    let msg = assert_error(
+        &s.post("/v1/approvals", &with_call).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("call"), "the ACP form takes no card: {msg}");
+    assert_eq!(s.fingerprint().await, before);
+}
