@@ -1,5 +1,6 @@
 //! `Console`: the use cases every front door shares, and the change events they emit.
 
+mod batch;
 mod clock;
 mod watchers;
 
@@ -10,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use ts_rs::TS;
 
+use self::batch::Batcher;
+pub use self::batch::DEFAULT_MAX_BATCH;
 pub use self::clock::Clock;
 use self::watchers::Watchers;
 use crate::domain::approval::{
@@ -124,6 +127,7 @@ pub struct Console {
 
 struct Inner {
     store: Store,
+    batcher: Batcher,
     clock: Clock,
     watchers: Watchers,
     events: broadcast::Sender<ChangeEvent>,
@@ -139,11 +143,19 @@ impl Console {
 
     /// A console whose clock can be moved, for tests and simulations of time.
     pub fn with_clock(store: Store, clock: Clock) -> Self {
+        Self::with_options(store, clock, DEFAULT_MAX_BATCH)
+    }
+
+    /// A console writing at most `max_batch` submissions per transaction (1: one transaction
+    /// per submission, the baseline group commit is measured against).
+    pub fn with_options(store: Store, clock: Clock, max_batch: usize) -> Self {
+        let batcher = Batcher::spawn(store.clone(), max_batch);
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let closing = tokio::sync::watch::Sender::new(false);
         Self {
             inner: Arc::new(Inner {
                 store,
+                batcher,
                 clock,
                 watchers: Watchers::default(),
                 events,
@@ -222,7 +234,7 @@ impl Console {
         })?;
         let now = self.now();
         let expires_in = s.expires_in_s.unwrap_or(DEFAULT_EXPIRY_S);
-        let mut approval = Approval {
+        let approval = Approval {
             id: ApprovalId::generate(),
             tool_parts: s.tool.parts(),
             tool: s.tool,
@@ -243,26 +255,8 @@ impl Console {
             result_at: None,
             acp_options,
         };
-        let mut tx = self.inner.store.write().await?;
-        if let Some(artifact) = &approval.artifact_id
-            && !artifacts::exists(&mut tx, artifact).await?
-        {
-            return Err(Error::ArtifactNotFound(artifact.to_string()));
-        }
-        let grant = if hidden_marks == 0 {
-            grants::find_live(&mut tx, approval.artifact_id.as_ref(), &approval.tool).await?
-        } else {
-            None
-        };
-        if let Some(g) = &grant {
-            approval.status = Status::Approved;
-            approval.decided_by = Some(DecidedBy::Grant(g.id.clone()));
-            approval.decided_at = Some(now);
-            grants::record_use(&mut tx, &g.id, now).await?;
-        }
-        approvals::insert(&mut tx, &approval).await?;
-        tx.commit().await.map_err(StoreError::from)?;
-        if grant.is_some() {
+        let (approval, by_grant) = self.inner.batcher.store(approval).await?;
+        if by_grant {
             self.emit(ChangeEvent::GrantsChanged);
         }
         self.emit(ChangeEvent::ApprovalCreated {

@@ -26,6 +26,9 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A batched write failed; every caller in the batch gets this.
+    #[error("batched write failed: {message}")]
+    Batch { unavailable: bool, message: String },
     /// A stored row that no longer parses as its type (hand-edited or from a newer version).
     #[error("stored row {id} is unreadable: {what}")]
     Corrupt { id: String, what: String },
@@ -42,6 +45,9 @@ impl StoreError {
     /// Whether the failure is the disk or the file refusing writes (full, read-only, I/O),
     /// which clears when the fault does.
     pub fn is_unavailable(&self) -> bool {
+        if let StoreError::Batch { unavailable, .. } = self {
+            return *unavailable;
+        }
         let StoreError::Database(sqlx::Error::Database(e)) = self else {
             return matches!(self, StoreError::Database(sqlx::Error::Io(_)));
         };

@@ -241,3 +241,33 @@ async fn history_pages_newest_decision_first() {
         vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_commits_together_and_fails_one_by_one() {
+    let s = server().await;
+    let mut handles = Vec::new();
+    for i in 0..120 {
+        let console = s.console.clone();
+        let mut body = terminal("x.y", &format!("job {i}"));
+        if i % 10 == 0 {
+            // Names an artifact that does not exist: refused alone, the batch goes on.
+            body["artifact_id"] = json!(countersign::domain::ids::ArtifactId::generate());
+        }
+        let sub: countersign::console::Submission = serde_json::from_value(body).unwrap();
+        handles.push(tokio::spawn(async move { console.submit(sub).await }));
+    }
+    let (mut ok, mut refused) = (0, 0);
+    for h in handles {
+        match h.await.unwrap() {
+            Ok(a) => {
+                ok += 1;
+                // Answered only after its commit: a read sees it.
+                assert!(s.console.approval(&a.id).await.is_ok());
+            }
+            Err(Error::ArtifactNotFound(_)) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((ok, refused), (108, 12));
+    assert_eq!(s.console.pending_count().await.unwrap(), 108);
+}
