@@ -11,6 +11,7 @@ mod api_guard;
 mod artifacts;
 mod bad_input;
 mod cli;
+mod crash;
 mod flow;
 mod hook;
 mod lifecycle;
