@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 TS_TYPES := ui/src/api/types
 
-.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve
+.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -42,6 +42,13 @@ unit: ## core and desktop tests, on a private session bus with a real keyring
 e2e: ## the real app under Xvfb, driven over WebDriver
 	$(CARGO) build -p countersign -p countersign-desktop --bins
 	scripts/e2e.sh
+
+bench: deps ## measure the goals against their baselines; writes target/bench/results.{json,md}
+	$(CARGO) build --release --bin countersign
+	$(CARGO) bench -p countersign --bench countersign
+
+soak: deps ## the long reliability runs (1,000 SIGKILL cycles)
+	COUNTERSIGN_CRASH_CYCLES=1000 scripts/with-keyring.sh $(CARGO) test -p countersign --test core crash -- --nocapture
 
 types-fresh: ## the committed TypeScript types match the Rust types
 	@if [ -n "$$(git status --porcelain -- $(TS_TYPES))" ]; then \
