@@ -1,9 +1,8 @@
 //! Group commit for submissions: whatever submissions are waiting are written in one
-//! `BEGIN IMMEDIATE` transaction, each inside its own savepoint, and every caller is answered
-//! only after that transaction commits. Durability stays `synchronous = FULL`; the fsync is
-//! shared.
+//! `BEGIN IMMEDIATE` transaction, and every caller is answered only after that transaction
+//! commits. Durability stays `synchronous = FULL`; the fsync is shared.
 
-use sqlx::{Connection as _, SqliteConnection};
+use sqlx::SqliteConnection;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::domain::approval::{Approval, DecidedBy, Status};
@@ -73,42 +72,43 @@ fn shared(e: &StoreError) -> Error {
 }
 
 async fn write(store: &Store, batch: Vec<Job>) {
-    let mut tx = match store.write().await {
-        Ok(tx) => tx,
-        Err(e) => {
+    // One transaction for the whole batch. A job refused by its checks writes nothing, so it
+    // cannot spoil the others; only a failing write aborts the batch, which is then redone one
+    // job per transaction so each caller gets its own answer.
+    let attempt = async {
+        let mut tx = store.write().await?;
+        let mut results = Vec::with_capacity(batch.len());
+        for job in &batch {
+            match insert(&mut tx, job.approval.clone()).await {
+                Ok(stored) => results.push(Ok(stored)),
+                Err(e @ Error::ArtifactNotFound(_)) => results.push(Err(e)),
+                Err(Error::Internal(e) | Error::Unavailable(e)) => return Err(e),
+                Err(other) => results.push(Err(other)),
+            }
+        }
+        tx.commit().await?;
+        Ok::<_, StoreError>(results)
+    };
+    match attempt.await {
+        Ok(results) => {
+            for (job, result) in batch.into_iter().zip(results) {
+                let _ = job.reply.send(result);
+            }
+        }
+        Err(e) if batch.len() == 1 => {
             for job in batch {
                 let _ = job.reply.send(Err(shared(&e)));
             }
-            return;
         }
-    };
-    let mut answers = Vec::with_capacity(batch.len());
-    for Job { approval, reply } in batch {
-        let result = match (*tx).begin().await {
-            Ok(mut savepoint) => match insert(&mut savepoint, approval).await {
-                Ok(stored) => match savepoint.commit().await {
-                    Ok(()) => Ok(stored),
-                    Err(e) => Err(Error::from(StoreError::from(e))),
-                },
-                Err(e) => {
-                    let _ = savepoint.rollback().await;
-                    Err(e)
-                }
-            },
-            Err(e) => Err(Error::from(StoreError::from(e))),
-        };
-        answers.push((reply, result));
-    }
-    match tx.commit().await {
-        Ok(()) => {
-            for (reply, result) in answers {
-                let _ = reply.send(result);
-            }
-        }
-        Err(e) => {
-            let e = StoreError::from(e);
-            for (reply, _) in answers {
-                let _ = reply.send(Err(shared(&e)));
+        Err(_) => {
+            for job in batch {
+                let one = async {
+                    let mut tx = store.write().await?;
+                    let stored = insert(&mut tx, job.approval.clone()).await?;
+                    tx.commit().await.map_err(StoreError::from)?;
+                    Ok::<_, Error>(stored)
+                };
+                let _ = job.reply.send(one.await);
             }
         }
     }
