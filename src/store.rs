@@ -106,7 +106,18 @@ impl Store {
     /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so a
     /// read-then-write inside it cannot be overtaken.
     pub async fn write(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
-        Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+        match self.writer.begin_with("BEGIN IMMEDIATE").await {
+            Ok(tx) => Ok(tx),
+            // After SQLITE_FULL or an I/O error SQLite may roll a transaction back by itself;
+            // sqlx's own ROLLBACK then fails and it keeps the connection marked as inside a
+            // transaction. Replace that connection rather than refusing every later write.
+            Err(sqlx::Error::InvalidSavePointStatement | sqlx::Error::BeginFailed) => {
+                tracing::warn!("replacing the writer connection after a failed transaction");
+                self.writer.acquire().await?.close().await?;
+                Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// A read connection; it sees every committed write.

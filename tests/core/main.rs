@@ -12,6 +12,7 @@ mod artifacts;
 mod bad_input;
 mod cli;
 mod crash;
+mod faults;
 mod flow;
 mod hook;
 mod lifecycle;
