@@ -17,4 +17,5 @@ export COUNTERSIGN_NOTIFY_LOG="$work/notifications.log"
 export COUNTERSIGN_E2E_BIN="$PWD/target/debug/countersign-desktop"
 export COUNTERSIGN_CLI_BIN="$PWD/target/debug/countersign"
 mkdir -p target/e2e-screenshots
-cargo test -p countersign-desktop --test e2e -- --test-threads=1 "$@"
+# A hung window must fail the run, never stall it.
+timeout --kill-after=10 900 cargo test -p countersign-desktop --test e2e -- --test-threads=1 "$@"

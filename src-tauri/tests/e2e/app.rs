@@ -1,5 +1,6 @@
 //! Launching the app under WebDriver and talking to it as a person and as an agent.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,6 +26,8 @@ pub fn cli_bin() -> String {
 pub struct App {
     pub client: Client,
     driver: Child,
+    /// The app's process id, from connection.json.
+    pid: u32,
     pub dir: PathBuf,
     pub api: String,
     pub token: String,
@@ -42,7 +45,9 @@ impl App {
         // A killed app leaves connection.json behind; wait for the new one.
         let _ = std::fs::remove_file(dir.join("connection.json"));
         let (port, native_port) = (free_port(), free_port());
+        // Its own process group, so quitting ends WebKitWebDriver with it.
         let driver = Command::new("tauri-driver")
+            .process_group(0)
             .args([
                 "--port",
                 &port.to_string(),
@@ -62,11 +67,18 @@ impl App {
         let caps: serde_json::Map<String, Value> = caps.as_object().unwrap().clone();
         let started = Instant::now();
         let client = loop {
-            match ClientBuilder::native()
-                .capabilities(caps.clone())
-                .connect(&format!("http://127.0.0.1:{port}"))
-                .await
-            {
+            let mut builder = ClientBuilder::native();
+            builder.capabilities(caps.clone());
+            let driver_url = format!("http://127.0.0.1:{port}");
+            let connect = builder.connect(&driver_url);
+            // A session start that never answers fails the test instead of hanging it.
+            let Ok(connected) = tokio::time::timeout(WAIT * 2, connect).await else {
+                panic!(
+                    "no WebDriver session within {:?}: did the app start?",
+                    WAIT * 2
+                );
+            };
+            match connected {
                 Ok(c) => break c,
                 Err(e) if started.elapsed() < WAIT => {
                     let _ = e;
@@ -83,11 +95,10 @@ impl App {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let api = serde_json::from_str::<Value>(&std::fs::read_to_string(&conn).unwrap()).unwrap()
-            ["url"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let published: Value =
+            serde_json::from_str(&std::fs::read_to_string(&conn).unwrap()).unwrap();
+        let api = published["url"].as_str().unwrap().to_owned();
+        let pid = u32::try_from(published["pid"].as_u64().unwrap()).unwrap();
         let out = Command::new(cli_bin())
             .args(["token", "--data-dir"])
             .arg(dir)
@@ -98,6 +109,7 @@ impl App {
         let app = App {
             client,
             driver,
+            pid,
             dir: dir.to_owned(),
             api,
             token,
@@ -109,17 +121,31 @@ impl App {
 
     /// Ends the session (which ends the app) and waits until the data directory is free.
     pub async fn quit(mut self) {
-        let _ = self.client.clone().close().await;
-        let _ = self.driver.kill();
+        let _ = tokio::time::timeout(WAIT, self.client.clone().close()).await;
+        let group = nix::unistd::Pid::from_raw(-i32::try_from(self.driver.id()).unwrap());
+        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
         let _ = self.driver.wait();
+        // Gone entirely, so its single-instance name on the bus is free for the next launch.
         let started = Instant::now();
-        loop {
-            if DataDir::at(&self.dir).lock().is_ok() {
-                return;
+        while Path::new(&format!("/proc/{}", self.pid)).exists() {
+            if started.elapsed() > WAIT {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(i32::try_from(self.pid).unwrap()),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
             }
-            assert!(started.elapsed() < WAIT, "the app did not exit");
+            assert!(started.elapsed() < WAIT * 2, "the app did not exit");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        while DataDir::at(&self.dir).lock().is_err() {
+            assert!(
+                started.elapsed() < WAIT * 2,
+                "the data directory stayed locked"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Let the bus daemon notice the closed connection before anything starts again.
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
 
     pub async fn submit(&self, body: &Value) -> (StatusCode, Value) {
