@@ -146,6 +146,16 @@ impl Store {
     }
 }
 
+/// The ids a `RETURNING id` query gave back, each checked.
+fn parse_ids<T, E>(
+    rows: Vec<(String,)>,
+    parse: impl Fn(&str) -> Result<T, E>,
+) -> Result<Vec<T>, StoreError> {
+    rows.into_iter()
+        .map(|(id,)| parse(&id).map_err(|_| StoreError::corrupt(&id, "id")))
+        .collect()
+}
+
 /// Parses a JSON column, naming the row when it does not parse.
 fn from_json<T: serde::de::DeserializeOwned>(id: &str, text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::corrupt(id, e))

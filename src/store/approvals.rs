@@ -176,9 +176,7 @@ pub async fn expire_due(
     .bind(now)
     .fetch_all(conn)
     .await?;
-    ids.into_iter()
-        .map(|(id,)| ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id")))
-        .collect()
+    super::parse_ids(ids, ApprovalId::parse)
 }
 
 /// Cancels the pending approvals that name an artifact (it is being deleted).
@@ -197,9 +195,7 @@ pub async fn cancel_for_artifact(
     .bind(artifact.as_str())
     .fetch_all(conn)
     .await?;
-    ids.into_iter()
-        .map(|(id,)| ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id")))
-        .collect()
+    super::parse_ids(ids, ApprovalId::parse)
 }
 
 /// Attaches the result of an approved call, once. `false` when it was not approved or

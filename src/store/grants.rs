@@ -132,9 +132,7 @@ pub async fn revoke_for_artifact(
     .bind(artifact.as_str())
     .fetch_all(conn)
     .await?;
-    ids.into_iter()
-        .map(|(id,)| GrantId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id")))
-        .collect()
+    super::parse_ids(ids, GrantId::parse)
 }
 
 /// Live grants, newest first.

@@ -2,16 +2,16 @@
 
 use std::path::Path;
 use std::process::Output;
-use std::time::Duration;
 
 use countersign::data_dir::DataDir;
-use countersign::domain::approval::{Approval, Decision};
+use countersign::domain::approval::Decision;
 use countersign::domain::view::CallView;
 use countersign::server::Server;
 use serde_json::Value;
 use tokio::process::Command;
 
 use crate::restart::{BIN, cli};
+use crate::support::next_pending;
 
 async fn start() -> (Server, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
@@ -27,16 +27,6 @@ fn request(dir: &Path, args: &[&str]) -> tokio::task::JoinHandle<Output> {
     cmd.env_remove("COUNTERSIGN_DATA_DIR")
         .env_remove("COUNTERSIGN_TOKEN");
     tokio::spawn(async move { cmd.output().await.unwrap() })
-}
-
-async fn next_pending(server: &Server) -> Approval {
-    for _ in 0..500 {
-        if let Some(a) = server.console.pending().await.unwrap().pop() {
-            return a;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no pending approval arrived");
 }
 
 fn json_out(out: &Output) -> Value {
@@ -64,7 +54,7 @@ async fn request_prints_the_decision_and_exits_by_it() {
             "/src",
         ],
     );
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     let CallView::Terminal(t) = &a.call else {
         panic!("terminal card expected")
     };
@@ -94,7 +84,7 @@ async fn request_prints_the_decision_and_exits_by_it() {
         &dir,
         &["--tool", "claude-code.Bash", "--command", "rm -rf /"],
     );
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     server
         .console
         .decide(
@@ -142,7 +132,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
             new.to_str().unwrap(),
         ],
     );
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     let CallView::Diff(d) = &a.call else {
         panic!("diff card expected")
     };
@@ -169,7 +159,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
             "New notes",
         ],
     );
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     let CallView::Diff(d) = &a.call else {
         panic!("diff card expected")
     };
@@ -195,7 +185,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
             view,
         ],
     );
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     assert_eq!(a.tool.as_str(), "github.user.me.issues.create");
     assert_eq!(a.tool_parts.as_ref().unwrap().connection, "me");
     let CallView::Generic(g) = &a.call else {

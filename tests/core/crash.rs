@@ -2,9 +2,7 @@
 //! burst of writes; every write it acknowledged must survive, and the file must stay sound.
 //! `COUNTERSIGN_CRASH_CYCLES` sets the number of cycles (100 here; `make soak` runs 1,000).
 
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +13,7 @@ use countersign::store::Store;
 use countersign::token::TokenStore;
 use serde_json::{Value, json};
 
-use crate::restart::BIN;
+use crate::restart::{Serve, serve};
 use crate::support::terminal;
 
 #[derive(Default)]
@@ -127,20 +125,7 @@ async fn acknowledged_writes_survive_sigkill() {
     let acked = Arc::new(Mutex::new(Acknowledged::default()));
     let mut total = 0;
     for cycle in 0..cycles {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--data-dir"])
-            .arg(&dir)
-            .env_remove("COUNTERSIGN_DATA_DIR")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = lines.next().unwrap().unwrap();
-        let url = first
-            .strip_prefix("Countersign console listening on ")
-            .unwrap()
-            .to_owned();
+        let Serve { mut child, url, .. } = serve(&dir);
         let token = TokenStore::new(&std::fs::canonicalize(&dir).unwrap())
             .load()
             .unwrap()

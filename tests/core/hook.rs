@@ -4,7 +4,6 @@
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
 
 use countersign::data_dir::DataDir;
 use countersign::domain::approval::Decision;
@@ -13,6 +12,7 @@ use countersign::server::Server;
 use serde_json::{Value, json};
 
 use crate::restart::BIN;
+use crate::support::next_pending;
 
 fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
@@ -69,16 +69,6 @@ async fn start() -> (Server, tempfile::TempDir) {
     (server, tmp)
 }
 
-async fn next_pending(server: &Server) -> countersign::domain::approval::Approval {
-    for _ in 0..500 {
-        if let Some(a) = server.console.pending().await.unwrap().pop() {
-            return a;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no pending approval");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_is_shown_as_a_diff_and_approval_allows_it() {
     let (server, _tmp) = start().await;
@@ -86,7 +76,7 @@ async fn an_edit_is_shown_as_a_diff_and_approval_allows_it() {
     let input = json!({"file_path": "/home/dev/app/src/lib.rs", "old_string": "let a = 1;", "new_string": "let a = 2;"});
     let p = payload("PreToolUse", "Edit", input.clone());
     let run = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]));
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     assert_eq!(a.tool.as_str(), "claude-code.Edit");
     assert_eq!(
         (a.requester.name.as_str(), a.requester.session.as_deref()),
@@ -121,7 +111,7 @@ async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
     let p = payload("PreToolUse", "Bash", json!({"command": "rm -rf build"}));
     let (d2, p2) = (dir.clone(), p.clone());
     let run = tokio::task::spawn_blocking(move || hook(&d2, &p2, &[], &[]));
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     server
         .console
         .decide(
@@ -141,7 +131,7 @@ async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
 
     let (d2, p2) = (dir.clone(), p.clone());
     let run = tokio::task::spawn_blocking(move || hook(&d2, &p2, &[], &[]));
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     server
         .console
         .decide(&a.id, Decision::ApproveAlways)
@@ -167,7 +157,7 @@ async fn permission_requests_get_a_behaviour() {
         json!({"url": "https://example.com", "prompt": "read"}),
     );
     let run = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]));
-    let a = next_pending(&server).await;
+    let a = next_pending(&server.console).await;
     server
         .console
         .decide(&a.id, Decision::Approve)

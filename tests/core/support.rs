@@ -120,3 +120,14 @@ pub fn assert_error(got: &(StatusCode, Value), status: StatusCode, code: &str) -
     assert_eq!(got.1["error"]["code"], code, "{}", got.1);
     got.1["error"]["message"].as_str().unwrap().to_owned()
 }
+
+/// Waits for the first pending approval of a console another process submits to.
+pub async fn next_pending(console: &Console) -> countersign::domain::approval::Approval {
+    for _ in 0..500 {
+        if let Some(a) = console.pending().await.unwrap().pop() {
+            return a;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("no pending approval arrived");
+}
