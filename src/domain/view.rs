@@ -408,4 +408,56 @@ mod tests {
         });
         assert_eq!(view.validate("call").unwrap_err().field, "call.title");
     }
+
+    fn json() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            "\\PC{0,12}".prop_map(serde_json::Value::from),
+            prop_oneof![
+                Just("generic"),
+                Just("terminal"),
+                Just("diff"),
+                Just("text"),
+                Just("image")
+            ]
+            .prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            let keys = prop_oneof![
+                Just("card".to_owned()),
+                Just("type".to_owned()),
+                Just("title".to_owned()),
+                Just("command".to_owned()),
+                Just("diffs".to_owned()),
+                Just("path".to_owned()),
+                Just("old_text".to_owned()),
+                Just("new_text".to_owned()),
+                Just("content".to_owned()),
+                Just("text".to_owned()),
+                "[a-z_]{1,8}",
+            ];
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                proptest::collection::btree_map(keys, inner, 0..6)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decoding_any_json_never_panics_and_round_trips(v in json()) {
+            if let Ok(view) = serde_json::from_value::<CallView>(v.clone()) {
+                let _ = view.validate("call");
+                let again: CallView = serde_json::from_value(serde_json::to_value(&view).unwrap()).unwrap();
+                proptest::prop_assert_eq!(again, view);
+            }
+            if let Ok(result) = serde_json::from_value::<ResultView>(v) {
+                let _ = result.validate("result");
+            }
+        }
+    }
 }

@@ -16,6 +16,7 @@ mod faults;
 mod flow;
 mod hook;
 mod lifecycle;
+mod load;
 mod restart;
 mod store;
 mod support;
