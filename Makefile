@@ -4,7 +4,9 @@ SHELL := /bin/bash
 CARGO ?= cargo
 TS_TYPES := ui/src/api/types
 
-.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak
+.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -49,6 +51,12 @@ bench: deps ## measure the goals against their baselines; writes target/bench/re
 
 soak: deps ## the long reliability runs (1,000 SIGKILL cycles)
 	COUNTERSIGN_CRASH_CYCLES=1000 scripts/with-keyring.sh $(CARGO) test -p countersign --test core crash -- --nocapture
+
+fuzz: deps ## run each cargo-fuzz target for FUZZ_SECONDS (libFuzzer; nightly flags via RUSTC_BOOTSTRAP)
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	for t in $(FUZZ_TARGETS); do \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
 
 types-fresh: ## the committed TypeScript types match the Rust types
 	@if [ -n "$$(git status --porcelain -- $(TS_TYPES))" ]; then \
