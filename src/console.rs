@@ -316,12 +316,7 @@ impl Console {
         decision.validate()?;
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let a = approvals::get(&mut tx, id)
-            .await?
-            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
-        if a.status.is_final() {
-            return Err(Error::AlreadyDecided(a.status));
-        }
+        let a = still_pending(&mut tx, id).await?;
         if a.expires_at <= now {
             approvals::expire_due(&mut tx, now).await?;
             tx.commit().await.map_err(StoreError::from)?;
@@ -373,12 +368,7 @@ impl Console {
     pub async fn cancel(&self, id: &ApprovalId) -> Result<Approval, Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let a = approvals::get(&mut tx, id)
-            .await?
-            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
-        if a.status.is_final() {
-            return Err(Error::AlreadyDecided(a.status));
-        }
+        still_pending(&mut tx, id).await?;
         if !approvals::finish(&mut tx, id, Status::Cancelled, None, None, now).await? {
             approvals::expire_due(&mut tx, now).await?;
             tx.commit().await.map_err(StoreError::from)?;
@@ -635,6 +625,20 @@ impl Console {
         self.emit(ChangeEvent::GrantsChanged);
         Ok(revoked)
     }
+}
+
+/// The approval inside a write transaction, refused unless it is still pending.
+async fn still_pending(
+    conn: &mut sqlx::SqliteConnection,
+    id: &ApprovalId,
+) -> Result<Approval, Error> {
+    let a = approvals::get(conn, id)
+        .await?
+        .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+    if a.status.is_final() {
+        return Err(Error::AlreadyDecided(a.status));
+    }
+    Ok(a)
 }
 
 #[cfg(test)]
