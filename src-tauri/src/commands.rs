@@ -125,6 +125,7 @@ fn settings_of(d: &Desktop) -> Settings {
         data_dir: display(d.server.dir().root()),
         token_store: d.server.token_backend.to_string(),
         notifications: d.prefs().notifications,
+        cli: crate::settings::cli_command(),
     }
 }
 

@@ -47,6 +47,18 @@ pub struct Settings {
     /// Where the API token is kept, in words.
     pub token_store: String,
     pub notifications: bool,
+    /// How to run the `countersign` CLI from a shell: its path beside this app when it is
+    /// there (a build tree), else the bare name (installed on PATH).
+    pub cli: String,
+}
+
+/// The command that runs the CLI installed next to this app.
+pub fn cli_command() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("countersign")))
+        .filter(|cli| cli.is_file())
+        .map_or_else(|| "countersign".to_owned(), |cli| cli.display().to_string())
 }
 
 /// The data directory as text.

@@ -38,6 +38,9 @@ async fn a_grant_then_revoke() {
     assert_eq!(decided["status"], "approved");
     assert_eq!(decided["digest"], first["digest"]);
     app.el("[data-testid=empty-inbox]").await;
+    // The empty inbox's "try it" names the CLI that sits beside the app, runnable as shown.
+    let try_it = app.text("[data-testid=try-it]").await;
+    assert!(try_it.starts_with(&crate::app::cli_bin()), "{try_it}");
 
     let (code, second) = app.submit(&call).await;
     assert_eq!(code, StatusCode::OK, "{second}");

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 
+import { api } from "../api/ipc";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 
@@ -50,15 +51,18 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
 }
 
 function EmptyInbox() {
+  const [cli, setCli] = useState("countersign");
+  useEffect(() => { void api.settings().then((s) => setCli(s.cli)).catch(() => {}); }, []);
+  const quoted = /\s/.test(cli) ? `'${cli}'` : cli;
   return (
     <div className="page empty" data-testid="empty-inbox">
       <h1>Nothing to approve</h1>
       <p>When an agent asks before running a tool call, it appears here, exactly as it would run.</p>
       <h3>Try it</h3>
-      <pre className="mono command">countersign request --tool demo.Bash --command "echo hello"</pre>
+      <pre className="mono command" data-testid="try-it">{quoted} request --tool demo.Bash --command "echo hello"</pre>
       <h3>Connect an agent</h3>
       <p>Agents find this console through <code>connection.json</code> in the data directory and
-        authenticate with the token from <code>countersign token</code> (see Settings), then
+        authenticate with the token from <code>{quoted} token</code> (see Settings), then
         <code> POST /v1/approvals</code> and wait on <code>GET /v1/approvals/&lt;id&gt;?wait=60</code>.</p>
     </div>
   );

@@ -7,4 +7,9 @@ export type Settings = { api_url: string, data_dir: string,
 /**
  * Where the API token is kept, in words.
  */
-token_store: string, notifications: boolean, };
+token_store: string, notifications: boolean, 
+/**
+ * How to run the `countersign` CLI from a shell: its path beside this app when it is
+ * there (a build tree), else the bare name (installed on PATH).
+ */
+cli: string, };
