@@ -436,44 +436,16 @@ pub async fn hook() -> Vec<Row> {
         "tool_input": { "command": "ls" }, "tool_use_id": "t",
     })
     .to_string();
-    let run = |program: &std::path::Path, args: &[&str]| {
-        use std::io::Write as _;
-        let t = Instant::now();
-        let mut child = std::process::Command::new(program)
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
-        let out = child.wait_with_output().unwrap();
-        (t.elapsed(), out.stdout)
-    };
     let root = server.dir().root().to_owned();
-    let args = ["hook", "claude-code", "--data-dir", root.to_str().unwrap()];
+    let args: Vec<String> = ["hook", "claude-code", "--data-dir"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([root.display().to_string()])
+        .collect();
     // The first call asks; approve it for good so the rest are grant hits.
     let first = {
-        let (bin, args) = (
-            bin.clone(),
-            args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        );
-        let payload = payload.clone();
-        tokio::task::spawn_blocking(move || {
-            use std::io::Write as _;
-            let mut child = std::process::Command::new(&bin)
-                .args(&args)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(payload.as_bytes())
-                .unwrap();
-            child.wait_with_output().unwrap()
-        })
+        let (bin, args, payload) = (bin.clone(), args.clone(), payload.clone());
+        tokio::task::spawn_blocking(move || run_with_stdin(&bin, &args, &payload))
     };
     let pending = loop {
         if let Some(a) = server.console.pending().await.unwrap().pop() {
@@ -490,10 +462,10 @@ pub async fn hook() -> Vec<Row> {
     let truth = which_true();
     let (mut ours, mut floor) = (Vec::new(), Vec::new());
     for _ in 0..40 {
-        let (t, out) = run(&bin, &args);
+        let (t, out) = run_with_stdin(&bin, &args, &payload);
         assert!(String::from_utf8_lossy(&out).contains("\"allow\""));
         ours.push(t);
-        floor.push(run(&truth, &[]).0);
+        floor.push(run_with_stdin(&truth, &[], &payload).0);
     }
     server.stop().await;
     let (o, f) = (median_ms(ours), median_ms(floor));
@@ -507,6 +479,22 @@ pub async fn hook() -> Vec<Row> {
         )
         .against("`true`", f),
     ]
+}
+
+/// Runs a program with `stdin` on its standard input: wall time and standard output.
+fn run_with_stdin(program: &std::path::Path, args: &[String], stdin: &str) -> (Duration, Vec<u8>) {
+    use std::io::Write as _;
+    let t = Instant::now();
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `true` may exit before reading; a closed pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (t.elapsed(), out.stdout)
 }
 
 fn which_true() -> std::path::PathBuf {

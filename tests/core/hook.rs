@@ -223,6 +223,9 @@ fn install_and_uninstall_keep_everything_else() {
         "hooks": {
             "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "/usr/bin/audit" }] }],
             "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }],
+            // The person's own empty entries are theirs: uninstall must leave them.
+            "PostToolUse": [],
+            "Notification": [{ "matcher": "x", "hooks": [] }],
         },
     });
     std::fs::write(&settings, serde_json::to_string_pretty(&original).unwrap()).unwrap();

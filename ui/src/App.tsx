@@ -103,6 +103,7 @@ function Console() {
     openArtifact: (id: string) => setPage({ kind: "artifact", id }),
     openApproval: (id: string) => setPage({ kind: "approval", id }),
     artifactTitle: (id: string) => titles.get(id),
+    report: (message: string) => { setNotice(message); refresh(); },
   }), [refresh, titles]);
 
   const body = (() => {

@@ -236,8 +236,12 @@ impl App {
 
     /// Presses and releases one key on whatever has the focus, as a keyboard would.
     pub async fn press(&self, key: fantoccini::key::Key) {
+        self.press_char(char::from(key)).await;
+    }
+
+    /// Presses and releases the key that types `value` (a letter, or a WebDriver key code).
+    pub async fn press_char(&self, value: char) {
         use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
-        let value = char::from(key);
         let actions = KeyActions::new("keyboard".into())
             .then(KeyAction::Down { value })
             .then(KeyAction::Up { value });

@@ -542,3 +542,131 @@ async fn i_long_result() {
     assert_eq!(whole, output, "Show all reveals every byte");
     app.quit().await;
 }
+
+/// j. The controls the other scenarios do not press: the keyboard, Settings' token and
+/// notification controls, and an artifact's "Revoke all".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn j_keyboard_settings_revoke_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+
+    // Keyboard: `a` approves the selected card; `A` on a call with hidden characters says why
+    // it does nothing.
+    let (_, plain) = app.submit(&terminal("kbd.x", "echo keys")).await;
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&plain)
+    ))
+    .await;
+    let poll = app.poll(&id(&plain));
+    app.press_char('a').await;
+    assert_eq!(poll.await.unwrap()["status"], "approved");
+    let (_, hidden) = app.submit(&terminal("kbd.x", "echo \u{200B}zw")).await;
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&hidden)
+    ))
+    .await;
+    app.client
+        .execute(
+            "document.activeElement && document.activeElement.blur()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    app.press_char('A').await;
+    app.text_contains("[data-testid=notice]", "hidden characters")
+        .await;
+    let (_, still) = app.get(&format!("/v1/approvals/{}", id(&hidden))).await;
+    assert_eq!(still["status"], "pending");
+
+    // Settings: the token is hidden until revealed; Rotate asks, then the old token stops.
+    app.click("[data-testid=nav-settings]").await;
+    assert_eq!(app.text("[data-testid=api-url]").await, app.api);
+    assert!(!app.text("[data-testid=token]").await.contains(&app.token));
+    app.click("[data-testid=reveal-token]").await;
+    app.text_contains("[data-testid=token]", &app.token).await;
+    app.click("[data-testid=rotate-token]").await;
+    app.click("[data-testid=confirm-ok]").await;
+    app.text_contains("[data-testid=settings-message]", "Token replaced")
+        .await;
+    let new_token = app.text("[data-testid=token]").await;
+    assert_ne!(new_token, app.token);
+    let old = app
+        .http
+        .get(format!("{}/v1/artifacts", app.api))
+        .bearer_auth(&app.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(old.status(), StatusCode::UNAUTHORIZED);
+    let new = app
+        .http
+        .get(format!("{}/v1/artifacts", app.api))
+        .bearer_auth(&new_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(new.status(), StatusCode::OK);
+    let cli = Command::new(crate::app::cli_bin())
+        .args(["token", "--data-dir"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(cli.stdout).unwrap().trim(),
+        new_token,
+        "the CLI sees the new token"
+    );
+
+    // Notifications off is kept in the data directory.
+    app.click("[data-testid=notifications-toggle]").await;
+    let started = Instant::now();
+    loop {
+        let prefs = std::fs::read_to_string(tmp.path().join("desktop.json")).unwrap_or_default();
+        if prefs.contains("\"notifications\": false") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "not saved: {prefs}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.screenshot("j-settings").await;
+
+    // "Revoke all" on an artifact's page: the next call for it asks again.
+    let mut app = app;
+    app.token = new_token;
+    let (_, art) = app
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Grants board", "code": "<G/>" }),
+        )
+        .await;
+    for tool in ["a.user.me.one", "a.user.me.two"] {
+        let mut call = terminal(tool, "x");
+        call["artifact_id"] = art["id"].clone();
+        let (_, a) = app.submit(&call).await;
+        let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+        app.click("[data-testid=nav-inbox]").await;
+        app.click(&format!("{card} [data-testid=approve-always]"))
+            .await;
+        app.gone(&card).await;
+    }
+    app.click(&format!(
+        "[data-testid=artifact-item][data-id='{}']",
+        id(&art)
+    ))
+    .await;
+    app.text_contains("[data-testid=revoke-all]", "Revoke all 2")
+        .await;
+    app.click("[data-testid=revoke-all]").await;
+    app.text_contains("[data-testid=no-artifact-grants]", "No live grants")
+        .await;
+    let mut again = terminal("a.user.me.one", "x");
+    again["artifact_id"] = art["id"].clone();
+    let (code, _) = app.submit(&again).await;
+    assert_eq!(code, StatusCode::ACCEPTED, "asks again once revoked");
+    app.quit().await;
+}

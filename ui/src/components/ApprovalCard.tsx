@@ -12,6 +12,8 @@ export interface CardActions {
   openArtifact: (id: string) => void;
   openApproval?: (id: string) => void;
   artifactTitle: (id: string) => string | undefined;
+  /** Shows a failure the person must see (e.g. a keyboard decision on an expired request). */
+  report: (message: string) => void;
 }
 
 /** One approval: who asks, what exactly would run, and the person's choices. */

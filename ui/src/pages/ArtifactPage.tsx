@@ -65,11 +65,15 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       </div>
       <h2>Grants</h2>
       {live.length > 0 && (
-        <button className="danger small" onClick={() => void api.revokeArtifactGrants(id).then(() => api.artifactGrants(id)).then(setGrants)}>
+        <button className="danger small" data-testid="revoke-all" onClick={() => void api.revokeArtifactGrants(id).then(() => api.artifactGrants(id)).then(setGrants).catch((e: Error) => setError(e.message))}>
           Revoke all {live.length}
         </button>
       )}
-      {grants.length === 0 ? <p className="muted">No grants for this artifact.</p> : (
+      {live.length === 0 ? (
+        <p className="muted" data-testid="no-artifact-grants">
+          {grants.length === 0 ? "No grants for this artifact." : "No live grants; the revoked ones are on the Grants page."}
+        </p>
+      ) : (
         <GrantTable grants={live} artifactTitle={() => artifact.title} openArtifact={openArtifact}
           revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
       )}

@@ -20,9 +20,13 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
       switch (e.key) {
         case "j": setSelected(Math.min(index + 1, items.length - 1)); break;
         case "k": setSelected(Math.max(index - 1, 0)); break;
-        case "a": void actions.decide(a.id, { decision: "approve" }).catch(() => {}); break;
+        case "a": void actions.decide(a.id, { decision: "approve" }).catch((err: Error) => actions.report(err.message)); break;
         case "A":
-          if (a.hidden_marks === 0) void actions.decide(a.id, { decision: "approve_always" }).catch(() => {});
+          if (a.hidden_marks > 0) {
+            actions.report("“Don't ask again” is off for this call: it carries hidden characters. Press a to approve it once.");
+          } else {
+            void actions.decide(a.id, { decision: "approve_always" }).catch((err: Error) => actions.report(err.message));
+          }
           break;
         case "d": setDeclining(a.id); break;
         case "Enter": actions.openApproval?.(a.id); break;

@@ -32,23 +32,23 @@ export function Settings() {
         <dd><code className="mono" data-testid="api-url">{s.api_url}</code> <button className="small" onClick={() => void copy(s.api_url)}>Copy</button></dd>
         <dt>API token</dt>
         <dd>
-          <code className="mono token">{token ?? "••••••••••••••••••••••••••••••••"}</code>{" "}
+          <code className="mono token" data-testid="token">{token ?? "••••••••••••••••••••••••••••••••"}</code>{" "}
           {token === null
-            ? <button className="small" onClick={() => void api.revealToken().then(setToken)}>Reveal</button>
+            ? <button className="small" data-testid="reveal-token" onClick={() => void api.revealToken().then(setToken)}>Reveal</button>
             : <button className="small" onClick={() => setToken(null)}>Hide</button>}{" "}
           <button className="small" onClick={() => void api.revealToken().then(copy)}>Copy</button>{" "}
-          <button className="small danger" onClick={() => void rotate()}>Rotate…</button>
+          <button className="small danger" data-testid="rotate-token" onClick={() => void rotate()}>Rotate…</button>
           <p className="muted">Kept in {s.token_store}. Also printed by <code>countersign token</code>.</p>
         </dd>
         <dt>Data directory</dt>
         <dd><code className="mono">{s.data_dir}</code></dd>
         <dt>Notifications</dt>
         <dd>
-          <label><input type="checkbox" checked={s.notifications}
+          <label><input type="checkbox" data-testid="notifications-toggle" checked={s.notifications}
             onChange={(e) => void api.setNotifications(e.target.checked).then(setS)} /> Notify me when an approval is waiting</label>
         </dd>
       </dl>
-      {message && <p className="notice" role="status">{message}</p>}
+      {message && <p className="notice" role="status" data-testid="settings-message">{message}</p>}
     </div>
   );
 }
