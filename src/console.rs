@@ -21,7 +21,7 @@ use crate::domain::approval::{
 use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
 };
-use crate::domain::digest::digest;
+use crate::domain::digest::digest_of_json;
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
 use crate::domain::present::{Presented, present};
@@ -110,11 +110,10 @@ impl Submission {
         Ok(())
     }
 
-    /// Hidden characters anywhere in what the person will see.
-    fn hidden_marks(&self) -> u32 {
-        let call = serde_json::to_value(&self.call).unwrap_or_default();
+    /// Hidden characters anywhere in what the person will see; `call` is the card as JSON.
+    fn hidden_marks(&self, call: &serde_json::Value) -> u32 {
         let raw = self.raw_input.as_ref().map_or(0, verbatim::count_in_json);
-        let n = verbatim::count_in_json(&call) + raw;
+        let n = verbatim::count_in_json(call) + raw;
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 }
@@ -219,12 +218,19 @@ impl Console {
         acp_options: Option<Vec<PermissionOption>>,
     ) -> Result<Approval, Error> {
         s.validate()?;
-        let hidden_marks = s.hidden_marks();
-        let digest = digest(
+        // The card as JSON once, for both the scan and the digest.
+        let call_json = serde_json::to_value(&s.call).map_err(|e| {
+            Error::Internal(StoreError::Corrupt {
+                id: "submission".into(),
+                what: e.to_string(),
+            })
+        })?;
+        let hidden_marks = s.hidden_marks(&call_json);
+        let digest = digest_of_json(
             &s.tool,
             s.artifact_id.as_ref(),
             s.raw_input.as_ref(),
-            &s.call,
+            call_json,
         )
         .map_err(|e| {
             Error::Internal(StoreError::Corrupt {

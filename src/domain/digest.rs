@@ -26,7 +26,16 @@ pub fn digest(
     raw_input: Option<&serde_json::Value>,
     call: &CallView,
 ) -> Result<String, serde_json::Error> {
-    let mut call = serde_json::to_value(call)?;
+    digest_of_json(tool, artifact_id, raw_input, serde_json::to_value(call)?)
+}
+
+/// [`digest`] for a call already turned into JSON (`serde_json::to_value` of a `CallView`).
+pub fn digest_of_json(
+    tool: &ToolAddress,
+    artifact_id: Option<&ArtifactId>,
+    raw_input: Option<&serde_json::Value>,
+    mut call: serde_json::Value,
+) -> Result<String, serde_json::Error> {
     if let Some(fields) = call.as_object_mut() {
         for f in ADVISORY_FIELDS {
             fields.remove(f);
