@@ -123,7 +123,7 @@ function Console() {
       <Sidebar current={page.kind === "artifact" || page.kind === "approval" ? null : page.kind}
         currentArtifact={page.kind === "artifact" ? page.id : null}
         pending={inbox.length} artifacts={artifacts} query={query} setQuery={setQuery}
-        go={(p) => setPage({ kind: p })} openArtifact={actions.openArtifact} rename={rename} remove={remove} />
+        go={(p) => { setNotice(null); setPage({ kind: p }); }} openArtifact={actions.openArtifact} rename={rename} remove={remove} />
       <main className="main">
         {notice && (
           <div className="notice-bar" role="alert" data-testid="notice">
