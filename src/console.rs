@@ -325,7 +325,7 @@ impl Console {
         let a = still_pending(&mut tx, id).await?;
         if a.expires_at <= now {
             approvals::expire_due(&mut tx, now).await?;
-            tx.commit().await.map_err(StoreError::from)?;
+            tx.commit().await?;
             self.finished(id, Status::Expired);
             return Err(Error::AlreadyDecided(Status::Expired));
         }
@@ -362,7 +362,7 @@ impl Console {
         let decided = approvals::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         self.finished(id, status);
         if grant_made {
             self.emit(ChangeEvent::GrantsChanged);
@@ -377,14 +377,14 @@ impl Console {
         still_pending(&mut tx, id).await?;
         if !approvals::finish(&mut tx, id, Status::Cancelled, None, None, now).await? {
             approvals::expire_due(&mut tx, now).await?;
-            tx.commit().await.map_err(StoreError::from)?;
+            tx.commit().await?;
             self.finished(id, Status::Expired);
             return Err(Error::AlreadyDecided(Status::Expired));
         }
         let done = approvals::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         self.finished(id, Status::Cancelled);
         Ok(done)
     }
@@ -415,7 +415,7 @@ impl Console {
         let done = approvals::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         self.emit(ChangeEvent::ApprovalResult { id: id.clone() });
         Ok(done)
     }
@@ -424,7 +424,7 @@ impl Console {
     pub async fn sweep_expired(&self) -> Result<usize, Error> {
         let mut tx = self.inner.store.write().await?;
         let ids = approvals::expire_due(&mut tx, self.now()).await?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         for id in &ids {
             self.finished(id, Status::Expired);
         }
@@ -521,7 +521,7 @@ impl Console {
         let saved = artifacts::get(&mut tx, &id)
             .await?
             .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         self.emit(ChangeEvent::ArtifactSaved { id });
         Ok(saved)
     }
@@ -536,7 +536,7 @@ impl Console {
         let saved = artifacts::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
         Ok(saved)
     }
@@ -552,7 +552,7 @@ impl Console {
         let revoked = grants::revoke_for_artifact(&mut tx, id, now).await?;
         let cancelled =
             approvals::cancel_for_artifact(&mut tx, id, "artifact deleted", now).await?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         for a in &cancelled {
             self.finished(a, Status::Cancelled);
         }
@@ -610,7 +610,7 @@ impl Console {
     pub async fn revoke_artifact_grants(&self, id: &ArtifactId) -> Result<usize, Error> {
         let mut tx = self.inner.store.write().await?;
         let revoked = grants::revoke_for_artifact(&mut tx, id, self.now()).await?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         if !revoked.is_empty() {
             self.emit(ChangeEvent::GrantsChanged);
         }
@@ -627,7 +627,7 @@ impl Console {
             return Err(Error::AlreadyRevoked);
         }
         let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         self.emit(ChangeEvent::GrantsChanged);
         Ok(revoked)
     }

@@ -202,7 +202,7 @@ pub struct ArtifactList {
     artifacts: Vec<ArtifactSummary>,
 }
 
-/// `GET /v1/artifacts?q=`: newest first, or the best matches of `q`.
+/// `GET /v1/artifacts?q=`: newest first; with `q`, title matches first, then the rest.
 pub async fn artifacts(
     State(s): State<ApiState>,
     query: Result<Query<ListQuery>, QueryRejection>,

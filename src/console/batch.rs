@@ -2,10 +2,14 @@
 //! `BEGIN IMMEDIATE` transaction, and every caller is answered only after that transaction
 //! commits. Durability stays `synchronous = FULL`; the fsync is shared.
 
+use std::collections::BTreeMap;
+
 use sqlx::SqliteConnection;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::domain::approval::{Approval, DecidedBy, Status};
+use crate::domain::approval::{Approval, DecidedBy, Grant, Status};
+use crate::domain::ids::{ArtifactId, GrantId};
+use crate::domain::tool::ToolAddress;
 use crate::error::Error;
 use crate::store::{Store, StoreError, approvals, artifacts, grants};
 
@@ -34,10 +38,20 @@ impl Batcher {
         tokio::spawn(async move {
             while let Some(first) = rx.recv().await {
                 let mut batch = vec![first];
+                // Submitters woken by the last commit are still on their way here; let the
+                // tasks that are ready run, and take what they queued, until a pass adds
+                // nothing. Alone, a submission waits for one pass over an empty run queue.
                 while batch.len() < max_batch {
-                    match rx.try_recv() {
-                        Ok(job) => batch.push(job),
-                        Err(_) => break,
+                    tokio::task::yield_now().await;
+                    let before = batch.len();
+                    while batch.len() < max_batch {
+                        match rx.try_recv() {
+                            Ok(job) => batch.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    if batch.len() == before {
+                        break;
                     }
                 }
                 write(&store, batch).await;
@@ -77,15 +91,8 @@ async fn write(store: &Store, batch: Vec<Job>) {
     // job per transaction so each caller gets its own answer.
     let attempt = async {
         let mut tx = store.write().await?;
-        let mut results = Vec::with_capacity(batch.len());
-        for job in &batch {
-            match insert(&mut tx, job.approval.clone()).await {
-                Ok(stored) => results.push(Ok(stored)),
-                Err(e @ Error::ArtifactNotFound(_)) => results.push(Err(e)),
-                Err(Error::Internal(e) | Error::Unavailable(e)) => return Err(e),
-                Err(other) => results.push(Err(other)),
-            }
-        }
+        let approvals = batch.iter().map(|job| job.approval.clone()).collect();
+        let results = insert_all(&mut tx, approvals).await?;
         tx.commit().await?;
         Ok::<_, StoreError>(results)
     };
@@ -104,35 +111,101 @@ async fn write(store: &Store, batch: Vec<Job>) {
             for job in batch {
                 let one = async {
                     let mut tx = store.write().await?;
-                    let stored = insert(&mut tx, job.approval.clone()).await?;
-                    tx.commit().await.map_err(StoreError::from)?;
-                    Ok::<_, Error>(stored)
+                    let results = insert_all(&mut tx, vec![job.approval]).await?;
+                    tx.commit().await?;
+                    Ok::<_, StoreError>(results)
                 };
-                let _ = job.reply.send(one.await);
+                let answer = match one.await {
+                    Ok(mut results) => results.pop().unwrap_or_else(|| {
+                        Err(Error::Internal(StoreError::Batch {
+                            unavailable: false,
+                            message: "a submission went unanswered".into(),
+                        }))
+                    }),
+                    Err(e) => Err(e.into()),
+                };
+                let _ = job.reply.send(answer);
             }
         }
     }
 }
 
-/// One submission's writes: the artifact must exist; a live grant approves it at once unless
-/// it carries hidden characters.
-async fn insert(conn: &mut SqliteConnection, mut approval: Approval) -> Result<Stored, Error> {
-    if let Some(artifact) = &approval.artifact_id
-        && !artifacts::exists(conn, artifact).await?
-    {
-        return Err(Error::ArtifactNotFound(artifact.to_string()));
-    }
-    let grant = if approval.hidden_marks == 0 {
-        grants::find_live(conn, approval.artifact_id.as_ref(), &approval.tool).await?
+/// A batch's writes, in a fixed handful of statements whatever its size: which named
+/// artifacts exist, which live grants match, the grants' use counts, the approvals themselves.
+/// An approval whose artifact is missing is refused and not written; a live grant approves
+/// one at once unless it carries hidden characters. Nothing in a batch creates or revokes a
+/// grant, so one lookup for the batch sees what one lookup per submission would.
+async fn insert_all(
+    conn: &mut SqliteConnection,
+    mut approvals: Vec<Approval>,
+) -> Result<Vec<Result<Stored, Error>>, StoreError> {
+    let named: Vec<&ArtifactId> = approvals
+        .iter()
+        .filter_map(|a| a.artifact_id.as_ref())
+        .collect();
+    let existing = if named.is_empty() {
+        Vec::new()
     } else {
-        None
+        artifacts::existing(conn, &named).await?
     };
-    if let Some(g) = &grant {
-        approval.status = Status::Approved;
-        approval.decided_by = Some(DecidedBy::Grant(g.id.clone()));
-        approval.decided_at = Some(approval.created_at);
-        grants::record_use(conn, &g.id, approval.created_at).await?;
+    let refused: Vec<bool> = approvals
+        .iter()
+        .map(|a| {
+            a.artifact_id
+                .as_ref()
+                .is_some_and(|id| !existing.contains(id))
+        })
+        .collect();
+    let may_match = |i: usize| !refused[i] && approvals[i].hidden_marks == 0;
+
+    let mut keys: Vec<(Option<&ArtifactId>, &ToolAddress)> = (0..approvals.len())
+        .filter(|&i| may_match(i))
+        .map(|i| (approvals[i].artifact_id.as_ref(), &approvals[i].tool))
+        .collect();
+    keys.sort_by(|x, y| (x.0, x.1.as_str()).cmp(&(y.0, y.1.as_str())));
+    keys.dedup();
+    let live = if keys.is_empty() {
+        Vec::new()
+    } else {
+        grants::find_live_many(conn, &keys).await?
+    };
+
+    // Which grant approves which submission; how often each grant was used, and when last.
+    let matched: Vec<Option<&Grant>> = (0..approvals.len())
+        .map(|i| {
+            let a = &approvals[i];
+            live.iter()
+                .find(|g| may_match(i) && g.artifact_id == a.artifact_id && g.tool == a.tool)
+        })
+        .collect();
+    let mut uses: BTreeMap<&GrantId, (i64, i64)> = BTreeMap::new();
+    for (a, g) in approvals.iter_mut().zip(&matched) {
+        let Some(g) = g else { continue };
+        a.status = Status::Approved;
+        a.decided_by = Some(DecidedBy::Grant(g.id.clone()));
+        a.decided_at = Some(a.created_at);
+        let (n, last) = uses.entry(&g.id).or_insert((0, a.created_at));
+        *n += 1;
+        *last = (*last).max(a.created_at);
     }
-    approvals::insert(conn, &approval).await?;
-    Ok((approval, grant.is_some()))
+    for (id, (n, last)) in uses {
+        grants::record_uses(conn, id, n, last).await?;
+    }
+
+    let written: Vec<&Approval> = approvals
+        .iter()
+        .zip(&refused)
+        .filter(|(_, refused)| !**refused)
+        .map(|(a, _)| a)
+        .collect();
+    approvals::insert_many(conn, &written).await?;
+    Ok(approvals
+        .into_iter()
+        .zip(refused)
+        .zip(matched)
+        .map(|((a, refused), g)| match (&a.artifact_id, refused) {
+            (Some(id), true) => Err(Error::ArtifactNotFound(id.to_string())),
+            _ => Ok((a, g.is_some())),
+        })
+        .collect())
 }

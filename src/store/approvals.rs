@@ -1,6 +1,6 @@
 //! The `approvals` table.
 
-use sqlx::SqliteConnection;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::{StoreError, from_json, to_json};
 use crate::domain::approval::{Approval, DecidedBy, Requester, Status};
@@ -99,31 +99,57 @@ fn all(rows: Vec<Row>) -> Result<Vec<Approval>, StoreError> {
 
 /// Stores a new approval as it is (pending, or already approved by a grant).
 pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), StoreError> {
-    let id = a.id.as_str();
-    sqlx::query(
-        "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
+    insert_many(conn, &[a]).await
+}
+
+/// Rows per multi-row `INSERT`: a batch is written in chunks of powers of two up to this, so
+/// a handful of statement texts (and prepared statements) cover every batch size.
+const INSERT_CHUNK: usize = 64;
+
+/// Stores new approvals with a few multi-row `INSERT`s instead of one statement each.
+pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Result<(), StoreError> {
+    let mut rest = all;
+    while !rest.is_empty() {
+        let n = INSERT_CHUNK.min(1 << rest.len().ilog2());
+        let (chunk, tail) = rest.split_at(n);
+        rest = tail;
+        let encoded = chunk
+            .iter()
+            .map(|&a| {
+                let id = a.id.as_str();
+                Ok((
+                    a,
+                    to_json(id, &a.call)?,
+                    a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
+                    a.acp_options.as_ref().map(|o| to_json(id, o)).transpose()?,
+                ))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
             call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
-            created_at, expires_at, decided_at, acp_options)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(id)
-    .bind(a.tool.as_str())
-    .bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
-    .bind(&a.requester.name)
-    .bind(&a.requester.session)
-    .bind(to_json(id, &a.call)?)
-    .bind(a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?)
-    .bind(&a.digest)
-    .bind(i64::from(a.hidden_marks))
-    .bind(a.status.as_str())
-    .bind(a.decided_by.clone().map(String::from))
-    .bind(&a.reason)
-    .bind(a.created_at)
-    .bind(a.expires_at)
-    .bind(a.decided_at)
-    .bind(a.acp_options.as_ref().map(|o| to_json(id, o)).transpose()?)
-    .execute(conn)
-    .await?;
+            created_at, expires_at, decided_at, acp_options) ",
+        );
+        q.push_values(encoded, |mut row, (a, call, raw, acp)| {
+            row.push_bind(a.id.as_str())
+                .push_bind(a.tool.as_str())
+                .push_bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
+                .push_bind(&a.requester.name)
+                .push_bind(&a.requester.session)
+                .push_bind(call)
+                .push_bind(raw)
+                .push_bind(&a.digest)
+                .push_bind(i64::from(a.hidden_marks))
+                .push_bind(a.status.as_str())
+                .push_bind(a.decided_by.clone().map(String::from))
+                .push_bind(&a.reason)
+                .push_bind(a.created_at)
+                .push_bind(a.expires_at)
+                .push_bind(a.decided_at)
+                .push_bind(acp);
+        });
+        q.build().execute(&mut *conn).await?;
+    }
     Ok(())
 }
 

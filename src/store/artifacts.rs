@@ -2,7 +2,7 @@
 
 use sqlx::SqliteConnection;
 
-use super::StoreError;
+use super::{StoreError, parse_ids, to_json};
 use crate::domain::artifact::{Artifact, ArtifactSummary, OwnerTier};
 use crate::domain::ids::ArtifactId;
 
@@ -139,11 +139,21 @@ pub async fn get(
 
 /// Whether an artifact exists.
 pub async fn exists(conn: &mut SqliteConnection, id: &ArtifactId) -> Result<bool, StoreError> {
-    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM artifacts WHERE id = ?")
-        .bind(id.as_str())
-        .fetch_optional(conn)
-        .await?;
-    Ok(row.is_some())
+    Ok(!existing(conn, &[id]).await?.is_empty())
+}
+
+/// Which of these artifacts exist, in one query.
+pub async fn existing(
+    conn: &mut SqliteConnection,
+    ids: &[&ArtifactId],
+) -> Result<Vec<ArtifactId>, StoreError> {
+    let ids: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM artifacts WHERE id IN (SELECT value FROM json_each(?))")
+            .bind(to_json("artifact ids", &ids)?)
+            .fetch_all(conn)
+            .await?;
+    parse_ids(rows, ArtifactId::parse)
 }
 
 /// Artifacts, most recently updated first.
@@ -162,7 +172,8 @@ pub async fn list(
 }
 
 /// Artifacts whose title or description has every word of `query` (as a word prefix),
-/// best match first. A query with no words lists everything.
+/// those matching in the title first, newest first within each. A query with no words lists
+/// everything.
 pub async fn search(
     conn: &mut SqliteConnection,
     query: &str,
@@ -171,13 +182,25 @@ pub async fn search(
     let Some(fts) = fts_query(query) else {
         return list(conn, limit).await;
     };
+    // Matches in the title first, then the rest; newest first within each. Ranking every
+    // match (bm25) costs a few microseconds each, 40 ms for a broad prefix over 100,000
+    // artifacts; this order is served from the index, newest first, and stops at `limit`.
     let rows: Vec<SummaryRow> = sqlx::query_as(
-        "SELECT a.id, a.title, a.description, a.created_at, a.updated_at
-         FROM artifacts_fts f JOIN artifacts a ON a.rowid = f.rowid
-         WHERE artifacts_fts MATCH ? ORDER BY bm25(artifacts_fts, 4.0, 1.0), a.updated_at DESC
-         LIMIT ?",
+        "WITH in_title AS (
+             SELECT rowid FROM artifacts_fts WHERE artifacts_fts MATCH ?2
+             ORDER BY rowid DESC LIMIT ?3),
+         elsewhere AS (
+             SELECT rowid FROM artifacts_fts WHERE artifacts_fts MATCH ?1
+                 AND rowid NOT IN in_title
+             ORDER BY rowid DESC LIMIT max(0, ?3 - (SELECT count(*) FROM in_title)))
+         SELECT a.id, a.title, a.description, a.created_at, a.updated_at
+         FROM (SELECT rowid, 0 AS tier FROM in_title
+               UNION ALL SELECT rowid, 1 FROM elsewhere) f
+         JOIN artifacts a ON a.rowid = f.rowid
+         ORDER BY f.tier, f.rowid DESC",
     )
-    .bind(fts)
+    .bind(&fts)
+    .bind(format!("{{title}} : ({fts})"))
     .bind(limit)
     .fetch_all(conn)
     .await?;

@@ -2,7 +2,7 @@
 
 use sqlx::SqliteConnection;
 
-use super::StoreError;
+use super::{StoreError, to_json};
 use crate::domain::approval::Grant;
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::tool::ToolAddress;
@@ -48,20 +48,32 @@ fn all(rows: Vec<Row>) -> Result<Vec<Grant>, StoreError> {
     rows.into_iter().map(Grant::try_from).collect()
 }
 
-/// The live grant for exactly this (artifact or none, canonical tool address).
+/// The live grant for (artifact or none, tool), if any.
 pub async fn find_live(
     conn: &mut SqliteConnection,
     artifact: Option<&ArtifactId>,
     tool: &ToolAddress,
 ) -> Result<Option<Grant>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(&format!(
-        "{SELECT} WHERE revoked_at IS NULL AND ifnull(artifact_id, '') = ? AND tool = ?"
+    Ok(find_live_many(conn, &[(artifact, tool)]).await?.pop())
+}
+
+/// The live grants for any of these (artifact or none, tool) keys, in one query.
+pub async fn find_live_many(
+    conn: &mut SqliteConnection,
+    keys: &[(Option<&ArtifactId>, &ToolAddress)],
+) -> Result<Vec<Grant>, StoreError> {
+    let keys: Vec<[&str; 2]> = keys
+        .iter()
+        .map(|(artifact, tool)| [artifact.map_or("", ArtifactId::as_str), tool.as_str()])
+        .collect();
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "{SELECT} WHERE revoked_at IS NULL AND (ifnull(artifact_id, ''), tool) IN
+            (SELECT value ->> 0, value ->> 1 FROM json_each(?))"
     ))
-    .bind(artifact.map_or("", ArtifactId::as_str))
-    .bind(tool.as_str())
-    .fetch_optional(conn)
+    .bind(to_json("grant keys", &keys)?)
+    .fetch_all(conn)
     .await?;
-    row.map(Grant::try_from).transpose()
+    all(rows)
 }
 
 /// One grant, live or revoked.
@@ -91,14 +103,16 @@ pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreE
     Ok(())
 }
 
-/// Counts one more use of a grant.
-pub async fn record_use(
+/// Counts `uses` more uses of a grant, the last at `last_used_at`.
+pub async fn record_uses(
     conn: &mut SqliteConnection,
     id: &GrantId,
-    now: i64,
+    uses: i64,
+    last_used_at: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query("UPDATE grants SET uses = uses + 1, last_used_at = ? WHERE id = ?")
-        .bind(now)
+    sqlx::query("UPDATE grants SET uses = uses + ?, last_used_at = ? WHERE id = ?")
+        .bind(uses)
+        .bind(last_used_at)
         .bind(id.as_str())
         .execute(conn)
         .await?;

@@ -333,10 +333,10 @@ async fn grant_queries() {
             .is_none()
     );
 
-    grants::record_use(&mut tx, &g1.id, 50).await.unwrap();
-    grants::record_use(&mut tx, &g1.id, 60).await.unwrap();
+    grants::record_uses(&mut tx, &g1.id, 1, 50).await.unwrap();
+    grants::record_uses(&mut tx, &g1.id, 2, 60).await.unwrap();
     let used = grants::get(&mut tx, &g1.id).await.unwrap().unwrap();
-    assert_eq!((used.uses, used.last_used_at), (2, Some(60)));
+    assert_eq!((used.uses, used.last_used_at), (3, Some(60)));
     assert_eq!(
         approvals::get(&mut tx, &a1.id)
             .await
@@ -394,6 +394,88 @@ async fn grant_queries() {
         .map(|g| g.id)
         .collect();
     assert_eq!(for_art, [g2.id.clone()]);
+    tx.commit().await.unwrap();
+}
+
+/// The batch forms answer what one query per item would.
+#[tokio::test]
+async fn batch_queries_match_single_ones() {
+    let (store, _d) = open().await;
+    let art = artifact("a", "", 1);
+    let gone = ArtifactId::generate();
+    let mut tx = store.write().await.unwrap();
+    artifacts::insert(&mut tx, &art).await.unwrap();
+    // 100 rows: chunks of 64, 32 and 4, each row as it was given.
+    let many: Vec<Approval> = (0..100)
+        .map(|i| {
+            let mut a = approval(if i % 2 == 0 { "x.y" } else { "x.z" }, None, i);
+            a.reason = Some(format!("row {i}"));
+            a
+        })
+        .collect();
+    let refs: Vec<&Approval> = many.iter().collect();
+    approvals::insert_many(&mut tx, &refs).await.unwrap();
+    for a in &many {
+        let got = approvals::get(&mut tx, &a.id).await.unwrap().unwrap();
+        assert_eq!(&got, a);
+    }
+    assert_eq!(approvals::count_pending(&mut tx).await.unwrap(), 100);
+    // A duplicate id fails the whole statement.
+    assert!(
+        approvals::insert_many(&mut tx, &[&approval("x.y", None, 1), &many[0]])
+            .await
+            .is_err()
+    );
+
+    assert_eq!(
+        artifacts::existing(&mut tx, &[&gone, &art.id, &art.id])
+            .await
+            .unwrap(),
+        [art.id.clone()]
+    );
+    assert!(
+        artifacts::existing(&mut tx, &[&gone])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    let g_none = grant(&many[0], 10);
+    let on_art = approval("x.y", Some(&art.id), 5);
+    approvals::insert(&mut tx, &on_art).await.unwrap();
+    let g_art = grant(&on_art, 11);
+    let revoked = grant(&many[1], 12);
+    for g in [&g_none, &g_art, &revoked] {
+        grants::insert(&mut tx, g).await.unwrap();
+    }
+    grants::revoke(&mut tx, &revoked.id, 13).await.unwrap();
+    let (y, z, w) = (
+        ToolAddress::parse("x.y").unwrap(),
+        ToolAddress::parse("x.z").unwrap(),
+        ToolAddress::parse("x.w").unwrap(),
+    );
+    let mut found: Vec<_> = grants::find_live_many(
+        &mut tx,
+        &[
+            (None, &y),
+            (Some(&art.id), &y),
+            (None, &z),
+            (None, &w),
+            (Some(&gone), &y),
+        ],
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|g| g.id)
+    .collect();
+    found.sort();
+    let mut expected = vec![g_none.id.clone(), g_art.id.clone()];
+    expected.sort();
+    assert_eq!(
+        found, expected,
+        "live grants only, and only for the keys asked"
+    );
     tx.commit().await.unwrap();
 }
 
@@ -479,6 +561,26 @@ async fn artifact_queries() {
         .map(|s| s.id)
         .collect();
     assert_eq!(ranked, [a.id.clone(), c.id.clone()]);
+    // Newest first within each tier; the limit counts both tiers.
+    let d = artifact("Sales pipeline", "", 8);
+    artifacts::insert(&mut tx, &d).await.unwrap();
+    let ids = |found: Vec<countersign::domain::artifact::ArtifactSummary>| -> Vec<ArtifactId> {
+        found.into_iter().map(|s| s.id).collect()
+    };
+    assert_eq!(
+        ids(artifacts::search(&mut tx, "sales", 10).await.unwrap()),
+        [d.id.clone(), a.id.clone(), c.id.clone()]
+    );
+    assert_eq!(
+        ids(artifacts::search(&mut tx, "sales", 2).await.unwrap()),
+        [d.id.clone(), a.id.clone()]
+    );
+    assert_eq!(
+        ids(artifacts::search(&mut tx, "call", 10).await.unwrap()),
+        [c.id.clone()],
+        "description-only matches still come back"
+    );
+    assert!(artifacts::delete(&mut tx, &d.id).await.unwrap());
     for hostile in ["\"", "AND", "NEAR(a b)", "title:x", "a OR", "*", "^x", "-"] {
         artifacts::search(&mut tx, hostile, 10).await.unwrap();
     }
