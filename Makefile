@@ -45,8 +45,10 @@ e2e: ## the real app under Xvfb, driven over WebDriver
 	$(CARGO) build -p countersign -p countersign-desktop --bins
 	scripts/e2e.sh
 
-bench: deps ## measure the goals against their baselines; writes target/bench/results.{json,md}
-	$(CARGO) build --release --bin countersign
+bench: deps ui ## measure the goals against their baselines; writes target/bench/results.{json,md}
+	$(CARGO) build --release -p countersign -p countersign-desktop -p hello-tauri --bins
+	rm -f target/bench/desktop.json
+	scripts/headless.sh $(CARGO) bench -p countersign-desktop --bench desktop
 	$(CARGO) bench -p countersign --bench countersign
 
 soak: deps ## the long reliability runs (1,000 SIGKILL cycles)

@@ -1,0 +1,304 @@
+//! The desktop benchmark: cold start to first paint and idle memory of Countersign's window,
+//! side by side with a hello-world Tauri app built from the same Tauri versions
+//! (benches/hello-tauri). Runs under Xvfb and a session bus (`make bench` sets both up).
+//!
+//! Each app is started through tauri-driver, the way the end-to-end tests start it, so both
+//! pay the same launcher. Cold start is measured from the app process's start (its
+//! `/proc/<pid>/stat` start time) to the page's first contentful paint as WebKit itself
+//! records it (`performance.timeOrigin` + the paint entry). Idle memory is the resident set
+//! of the app and every process under it (WebKit's web and network processes), five seconds
+//! after that paint. Writes target/bench/desktop.json, which the main benchmark adds to its
+//! table.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use nix::time::{ClockId, clock_gettime};
+use serde_json::{Value, json};
+
+/// Rounds per app after one warm-up each; the median is reported.
+const ROUNDS: usize = 5;
+
+/// How long each app sits idle after its first paint before its memory is read.
+const IDLE: Duration = Duration::from_secs(5);
+const WAIT: Duration = Duration::from_secs(30);
+/// The goal: at most this times the hello-world app, on both measures.
+const GOAL: f64 = 1.2;
+
+struct Subject {
+    name: &'static str,
+    bin: PathBuf,
+    /// A fresh data directory per launch, for Countersign.
+    fresh_data_dir: bool,
+}
+
+struct Sample {
+    start_ms: f64,
+    rss_kib: u64,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let release = root().join("target/release");
+    let subjects = [
+        Subject {
+            name: "hello-tauri",
+            bin: release.join("hello-tauri"),
+            fresh_data_dir: false,
+        },
+        Subject {
+            name: "countersign",
+            bin: release.join("countersign-desktop"),
+            fresh_data_dir: true,
+        },
+    ];
+    for s in &subjects {
+        assert!(
+            s.bin.exists(),
+            "{} is missing: `make bench` builds it (cargo build --release -p countersign-desktop -p hello-tauri)",
+            s.bin.display()
+        );
+    }
+    // Warm the page cache for both, then alternate so drift on a shared machine hits both.
+    for s in &subjects {
+        launch(s).await;
+    }
+    let mut samples: [Vec<Sample>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..ROUNDS {
+        for (i, s) in subjects.iter().enumerate() {
+            let sample = launch(s).await;
+            eprintln!(
+                "round {round}: {} first paint {:.0} ms, idle RSS {} MiB",
+                s.name,
+                sample.start_ms,
+                sample.rss_kib / 1024
+            );
+            samples[i].push(sample);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let start: Vec<f64> = samples
+        .iter()
+        .map(|s| median(&mut s.iter().map(|x| x.start_ms).collect()))
+        .collect();
+    let rss: Vec<f64> = samples
+        .iter()
+        .map(|s| median(&mut s.iter().map(|x| x.rss_kib as f64 / 1024.0).collect()))
+        .collect();
+    let row = |name: &str, ours: f64, base: f64, unit: &str| {
+        let ratio = ours / base;
+        let met = ratio <= GOAL;
+        eprintln!("{name}: {ours:.1} {unit} vs {base:.1} (×{ratio:.2}, goal ≤ {GOAL}×)");
+        json!({
+            "name": name, "value": ours, "unit": unit,
+            "baseline_name": "hello-world Tauri app", "baseline_value": base,
+            "ratio": ratio, "goal": format!("≤ {GOAL} × hello-world"), "met": met,
+        })
+    };
+    let rows = vec![
+        row(
+            "desktop_cold_start_to_first_paint",
+            start[1],
+            start[0],
+            "ms",
+        ),
+        row("desktop_idle_rss", rss[1], rss[0], "MiB"),
+    ];
+    let out = root().join("target/bench");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(
+        out.join("desktop.json"),
+        serde_json::to_string_pretty(&rows).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Starts `s` under tauri-driver, waits for its first paint and the idle time, measures, quits.
+async fn launch(s: &Subject) -> Sample {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    // Its own process group, so stopping it ends WebKitWebDriver too.
+    // Fresh WebKit data and caches per launch: a cold start, and nothing left in $HOME.
+    let mut driver = Command::new("tauri-driver")
+        .process_group(0)
+        .env("XDG_DATA_HOME", data.path().join("xdg-data"))
+        .env("XDG_CACHE_HOME", data.path().join("xdg-cache"))
+        .env("XDG_CONFIG_HOME", data.path().join("xdg-config"))
+        .args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &free_port().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tauri-driver on PATH (make deps installs it)");
+    let args: Vec<Value> = if s.fresh_data_dir {
+        vec![json!("--data-dir"), json!(data.path().join("countersign"))]
+    } else {
+        Vec::new()
+    };
+    let caps = json!({
+        "browserName": "wry",
+        "tauri:options": { "application": s.bin, "args": args },
+    });
+    let client = session(port, caps.as_object().unwrap().clone()).await;
+    let painted = first_paint(&client).await;
+    let pid = app_pid(&s.bin);
+    let start_ms = painted - process_start_epoch_ms(pid);
+    // Where the time went: the page's navigation start, and its milestones after it.
+    let milestones = client
+        .execute(
+            "const n = performance.getEntriesByType('navigation')[0];
+             return [performance.timeOrigin, n.domContentLoadedEventEnd, n.loadEventEnd];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let navigation = milestones[0].as_f64().unwrap() - process_start_epoch_ms(pid);
+    eprintln!(
+        "  {}: navigation {navigation:.0} ms after start; DOM ready +{}, loaded +{}, first paint +{:.0}",
+        s.name,
+        milestones[1],
+        milestones[2],
+        painted - milestones[0].as_f64().unwrap()
+    );
+    tokio::time::sleep(IDLE).await;
+    let rss_kib = tree_rss_kib(pid);
+    let _ = tokio::time::timeout(WAIT, client.close()).await;
+    stop(&mut driver, pid).await;
+    Sample { start_ms, rss_kib }
+}
+
+async fn session(port: u16, caps: serde_json::Map<String, Value>) -> Client {
+    let started = Instant::now();
+    loop {
+        let mut builder = ClientBuilder::native();
+        builder.capabilities(caps.clone());
+        match builder.connect(&format!("http://127.0.0.1:{port}")).await {
+            Ok(c) => return c,
+            Err(e) => {
+                assert!(started.elapsed() < WAIT, "no WebDriver session: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// The page's first contentful paint, in Unix milliseconds, as WebKit records it.
+async fn first_paint(client: &Client) -> f64 {
+    let script = "const p = performance.getEntriesByName('first-contentful-paint')[0];
+        return p ? performance.timeOrigin + p.startTime : null;";
+    let started = Instant::now();
+    loop {
+        if let Some(t) = client.execute(script, vec![]).await.unwrap().as_f64() {
+            return t;
+        }
+        assert!(started.elapsed() < WAIT, "no first paint within {WAIT:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The one running process whose executable is `bin`.
+fn app_pid(bin: &Path) -> u32 {
+    let bin = bin.canonicalize().unwrap();
+    let found: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|pid: &u32| {
+            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == bin)
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "one {} running", bin.display());
+    found[0]
+}
+
+/// Fields of /proc/<pid>/stat after the command name (which may hold spaces).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+/// When the process started, in Unix milliseconds: its start in clock ticks since boot, moved
+/// onto the wall clock by the current distance between the two clocks.
+fn process_start_epoch_ms(pid: u32) -> f64 {
+    let ticks: f64 = stat_fields(pid).unwrap()[19].parse().unwrap();
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .unwrap()
+        .unwrap() as f64;
+    let ms = |t: nix::sys::time::TimeSpec| t.tv_sec() as f64 * 1000.0 + t.tv_nsec() as f64 / 1e6;
+    let boot_to_epoch = ms(clock_gettime(ClockId::CLOCK_REALTIME).unwrap())
+        - ms(clock_gettime(ClockId::CLOCK_BOOTTIME).unwrap());
+    boot_to_epoch + ticks / hz * 1000.0
+}
+
+/// Resident memory of `pid` and every process below it, in KiB.
+fn tree_rss_kib(pid: u32) -> u64 {
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(|p: u32| Some((p, stat_fields(p)?[1].parse().ok()?)))
+        .collect();
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    tree.iter()
+        .filter_map(|p| {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
+            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+/// Ends the driver (its whole process group) and waits until the app has gone.
+async fn stop(driver: &mut Child, pid: u32) {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let group = Pid::from_raw(-i32::try_from(driver.id()).unwrap());
+    let _ = kill(group, Signal::SIGKILL);
+    let _ = driver.wait();
+    let app = Pid::from_raw(i32::try_from(pid).unwrap());
+    let started = Instant::now();
+    while Path::new(&format!("/proc/{pid}")).exists() {
+        let elapsed = started.elapsed();
+        if elapsed > Duration::from_secs(10) {
+            let _ = kill(app, Signal::SIGKILL);
+        } else if elapsed > Duration::from_secs(2) {
+            let _ = kill(app, Signal::SIGTERM);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Let the session bus notice the closed connection before the next launch.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
