@@ -3,6 +3,7 @@
 //! clears. Needs root: to mount a small tmpfs, and to set the immutable attribute (a plain
 //! chmod does not stop root from writing).
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use countersign::data_dir::DataDir;
@@ -13,11 +14,32 @@ use serde_json::Value;
 use crate::support::terminal;
 
 /// A small tmpfs, unmounted when dropped.
-struct SmallDisk(std::path::PathBuf);
+struct SmallDisk(PathBuf);
 
 impl Drop for SmallDisk {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// The immutable attribute on files, taken off again when dropped.
+struct Immutable(Vec<PathBuf>);
+
+impl Immutable {
+    /// `None` when the filesystem does not support the attribute.
+    fn set(files: &[PathBuf]) -> Option<Self> {
+        let ok = Command::new("chattr")
+            .arg("+i")
+            .args(files)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Immutable(files.to_vec()))
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").args(&self.0).status();
     }
 }
 
@@ -26,6 +48,69 @@ fn is_root() -> bool {
         .arg("-u")
         .output()
         .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+/// A running console's API, called as an agent calls it.
+struct Agent<'a> {
+    server: &'a Server,
+    http: reqwest::Client,
+    token: String,
+}
+
+impl<'a> Agent<'a> {
+    fn of(server: &'a Server) -> Self {
+        Agent {
+            server,
+            http: reqwest::Client::new(),
+            token: server.token().unwrap().expose().to_owned(),
+        }
+    }
+
+    /// Submits a terminal card; the status and body.
+    async fn submit(&self, command: &str) -> (StatusCode, Value) {
+        let resp = self
+            .http
+            .post(format!("{}/v1/approvals", self.server.url))
+            .bearer_auth(&self.token)
+            .json(&terminal("fault.test", command))
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.json().await.unwrap())
+    }
+
+    /// Submits and expects it to be stored; its id.
+    async fn stored(&self, command: &str) -> String {
+        let (status, body) = self.submit(command).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Submits and expects the storage fault's answer.
+    async fn refused(&self, command: &str) {
+        let (status, body) = self.submit(command).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["error"]["code"], "storage_unavailable");
+    }
+
+    /// Every acknowledged approval still answers, and the file is sound.
+    async fn assert_kept(&self, acked: &[String]) {
+        for id in acked {
+            let resp = self
+                .http
+                .get(format!("{}/v1/approvals/{id}", self.server.url))
+                .bearer_auth(&self.token)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(
+                resp.status(),
+                StatusCode::OK,
+                "acknowledged {id} is still there"
+            );
+        }
+        assert!(self.server.console.store().integrity_ok().await.unwrap());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,23 +135,12 @@ async fn a_full_disk_answers_503_and_recovers() {
     let server = Server::start(&DataDir::at(mount.join("data")), 0)
         .await
         .unwrap();
-    let http = reqwest::Client::new();
-    let token = server.token().unwrap();
-    let post = |body: Value| {
-        http.post(format!("{}/v1/approvals", server.url))
-            .bearer_auth(token.expose())
-            .json(&body)
-            .send()
-    };
+    let agent = Agent::of(&server);
     let big = "x".repeat(200 * 1024);
     let mut acked = Vec::new();
     let mut full = None;
     for i in 0..100 {
-        let resp = post(terminal("fill.disk", &format!("{i} {big}")))
-            .await
-            .unwrap();
-        let status = resp.status();
-        let body: Value = resp.json().await.unwrap();
+        let (status, body) = agent.submit(&format!("{i} {big}")).await;
         if status == StatusCode::ACCEPTED {
             acked.push(body["id"].as_str().unwrap().to_owned());
         } else {
@@ -80,50 +154,9 @@ async fn a_full_disk_answers_503_and_recovers() {
     assert!(!acked.is_empty());
 
     std::fs::remove_file(mount.join("filler")).unwrap();
-    let resp = post(terminal("fill.disk", "after")).await.unwrap();
-    let status = resp.status();
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(
-        status,
-        StatusCode::ACCEPTED,
-        "works again once space is free: {body}"
-    );
-    for id in &acked {
-        let resp = http
-            .get(format!("{}/v1/approvals/{id}", server.url))
-            .bearer_auth(token.expose())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(
-            resp.status(),
-            StatusCode::OK,
-            "acknowledged {id} is still there"
-        );
-    }
-    assert!(server.console.store().integrity_ok().await.unwrap());
+    acked.push(agent.stored("after: works again once space is free").await);
+    agent.assert_kept(&acked).await;
     server.stop().await;
-}
-
-/// The immutable attribute on files, taken off again when dropped.
-struct Immutable(Vec<std::path::PathBuf>);
-
-impl Immutable {
-    /// `None` when the filesystem does not support the attribute.
-    fn set(files: &[std::path::PathBuf]) -> Option<Self> {
-        let ok = Command::new("chattr")
-            .arg("+i")
-            .args(files)
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| Immutable(files.to_vec()))
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-i").args(&self.0).status();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -135,29 +168,13 @@ async fn read_only_database_files_answer_503_and_recover() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = DataDir::at(tmp.path().join("data"));
-    let server = Server::start(&dir, 0).await.unwrap();
-    let http = reqwest::Client::new();
-    let token = server.token().unwrap();
-    let post = |body: Value| {
-        http.post(format!("{}/v1/approvals", server.url))
-            .bearer_auth(token.expose())
-            .json(&body)
-            .send()
-    };
-    let get = |id: String| {
-        http.get(format!("{}/v1/approvals/{id}", server.url))
-            .bearer_auth(token.expose())
-            .send()
-    };
+    let server = Server::start(&DataDir::at(tmp.path().join("data")), 0)
+        .await
+        .unwrap();
+    let agent = Agent::of(&server);
     let mut acked = Vec::new();
     for i in 0..5 {
-        let resp = post(terminal("ro.test", &format!("before {i}")))
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::ACCEPTED);
-        let body: Value = resp.json().await.unwrap();
-        acked.push(body["id"].as_str().unwrap().to_owned());
+        acked.push(agent.stored(&format!("before {i}")).await);
     }
     let db = server.console.store().path().to_owned();
     let files = vec![db.clone(), db.with_extension("db-wal")];
@@ -168,43 +185,23 @@ async fn read_only_database_files_answer_503_and_recover() {
         return;
     };
 
-    for attempt in 0..2 {
-        let resp = post(terminal("ro.test", &format!("refused {attempt}")))
-            .await
-            .unwrap();
-        let status = resp.status();
-        let body: Value = resp.json().await.unwrap();
-        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
-        assert_eq!(body["error"]["code"], "storage_unavailable");
-    }
+    agent.refused("refused once").await;
+    agent.refused("and again, from a clean writer").await;
     // Reading still works while writes are refused.
-    let resp = get(acked[0].clone()).await.unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    agent.assert_kept(&acked).await;
 
     drop(read_only);
-    let resp = post(terminal("ro.test", "after")).await.unwrap();
-    let status = resp.status();
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(
-        status,
-        StatusCode::ACCEPTED,
-        "works again once the files are writable: {body}"
+    acked.push(
+        agent
+            .stored("after: works again once the files are writable")
+            .await,
     );
-    acked.push(body["id"].as_str().unwrap().to_owned());
-    for id in &acked {
-        let resp = get(id.clone()).await.unwrap();
-        assert_eq!(
-            resp.status(),
-            StatusCode::OK,
-            "acknowledged {id} is still there"
-        );
-    }
+    agent.assert_kept(&acked).await;
     let pending = server.console.pending().await.unwrap();
     assert_eq!(
         pending.len(),
         acked.len(),
         "nothing refused was half-written"
     );
-    assert!(server.console.store().integrity_ok().await.unwrap());
     server.stop().await;
 }
