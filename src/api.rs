@@ -67,3 +67,20 @@ pub async fn serve(
         .with_graceful_shutdown(shutdown)
         .await
 }
+
+/// Serves `console` with `token` on a free loopback port until the runtime ends: its URL and
+/// the serving task. For embedding the API without a data directory (tests, benchmarks);
+/// `Server::start` is the full console.
+pub async fn serve_local(
+    console: Console,
+    token: Token,
+) -> std::io::Result<(String, tokio::task::JoinHandle<std::io::Result<()>>)> {
+    let listener = bind(0).await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let state = ApiState {
+        console,
+        token: Arc::new(RwLock::new(token)),
+    };
+    let task = tokio::spawn(serve(listener, state, std::future::pending()));
+    Ok((url, task))
+}

@@ -1,10 +1,9 @@
 //! The benchmarks. Each returns its rows; baselines run in the same process.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use countersign::api::{self, ApiState};
+use countersign::api;
 use countersign::console::{Clock, Console, DEFAULT_MAX_BATCH, Submission};
 use countersign::domain::approval::Decision;
 use countersign::domain::diff::{DIFF_DEADLINE, Fallback, render, render_with_deadline};
@@ -40,13 +39,9 @@ async fn console(max_batch: usize) -> (Console, tempfile::TempDir) {
 
 async fn serve_console(console: &Console) -> (String, Token) {
     let token = Token::generate().unwrap();
-    let state = ApiState {
-        console: console.clone(),
-        token: Arc::new(RwLock::new(token.clone())),
-    };
-    let listener = api::bind(0).await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(api::serve(listener, state, std::future::pending()));
+    let (url, _) = api::serve_local(console.clone(), token.clone())
+        .await
+        .unwrap();
     (url, token)
 }
 
@@ -133,22 +128,16 @@ pub async fn grant_hit() -> Vec<Row> {
     let mut rows = Vec::new();
     for clients in [1, 16, 64] {
         // Warm both, then measure side by side.
-        load(
-            &url,
-            token.expose(),
-            &body,
-            clients,
-            Duration::from_millis(200),
-        )
-        .await;
-        load(
-            &floor,
-            token.expose(),
-            &body,
-            clients,
-            Duration::from_millis(200),
-        )
-        .await;
+        for target in [&url, &floor] {
+            load(
+                target,
+                token.expose(),
+                &body,
+                clients,
+                Duration::from_millis(200),
+            )
+            .await;
+        }
         // Alternating short runs, so drift on a shared machine hits both sides alike.
         let (mut ours, mut lat, mut base, mut base_lat) = (0.0, Vec::new(), 0.0, Vec::new());
         for _ in 0..ROUNDS {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio::process::Command;
 
 use crate::restart::{BIN, cli};
-use crate::support::next_pending;
+use crate::support::{decide, decide_next, next_pending};
 
 async fn start() -> (Server, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
@@ -63,11 +63,7 @@ async fn request_prints_the_decision_and_exits_by_it() {
         ("cargo test", Some("/src"))
     );
     assert_eq!(a.requester.name, "countersign CLI");
-    server
-        .console
-        .decide(&a.id, Decision::Approve)
-        .await
-        .unwrap();
+    decide(&server.console, &a, Decision::Approve).await;
     let out = child.await.unwrap();
     assert_eq!(
         out.status.code(),
@@ -84,17 +80,13 @@ async fn request_prints_the_decision_and_exits_by_it() {
         &dir,
         &["--tool", "claude-code.Bash", "--command", "rm -rf /"],
     );
-    let a = next_pending(&server.console).await;
-    server
-        .console
-        .decide(
-            &a.id,
-            Decision::Decline {
-                reason: Some("never".into()),
-            },
-        )
-        .await
-        .unwrap();
+    decide_next(
+        &server.console,
+        Decision::Decline {
+            reason: Some("never".into()),
+        },
+    )
+    .await;
     let out = child.await.unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(json_out(&out)["reason"], "never");
@@ -139,11 +131,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
     assert_eq!(d.title, "Edit src/lib.rs");
     assert_eq!(d.diffs[0].old_text.as_deref(), Some("fn a() {}\n"));
     assert_eq!(d.diffs[0].new_text, "fn a() { b() }\n");
-    server
-        .console
-        .decide(&a.id, Decision::Approve)
-        .await
-        .unwrap();
+    decide(&server.console, &a, Decision::Approve).await;
     assert_eq!(child.await.unwrap().status.code(), Some(0));
 
     let child = request(
@@ -167,11 +155,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
         (d.title.as_str(), d.diffs[0].old_text.as_ref()),
         ("New notes", None)
     );
-    server
-        .console
-        .decide(&a.id, Decision::Approve)
-        .await
-        .unwrap();
+    decide(&server.console, &a, Decision::Approve).await;
     assert_eq!(child.await.unwrap().status.code(), Some(0));
 
     let view =
@@ -192,11 +176,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
         panic!("generic card expected")
     };
     assert_eq!(g.raw_input, Some(serde_json::json!({ "repo": "a/b" })));
-    server
-        .console
-        .decide(&a.id, Decision::Approve)
-        .await
-        .unwrap();
+    decide(&server.console, &a, Decision::Approve).await;
     assert_eq!(child.await.unwrap().status.code(), Some(0));
     server.stop().await;
 }

@@ -12,7 +12,7 @@ use countersign::server::Server;
 use serde_json::{Value, json};
 
 use crate::restart::BIN;
-use crate::support::next_pending;
+use crate::support::{decide, decide_next, next_pending};
 
 fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
@@ -87,11 +87,7 @@ async fn an_edit_is_shown_as_a_diff_and_approval_allows_it() {
         panic!("a diff card: {:?}", a.call)
     };
     assert_eq!(d.diffs[0].old_text.as_deref(), Some("let a = 1;"));
-    server
-        .console
-        .decide(&a.id, Decision::Approve)
-        .await
-        .unwrap();
+    decide(&server.console, &a, Decision::Approve).await;
     let out = decision(&run.await.unwrap());
     assert_eq!(out["hookEventName"], "PreToolUse");
     assert_eq!(out["permissionDecision"], "allow");
@@ -111,17 +107,13 @@ async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
     let p = payload("PreToolUse", "Bash", json!({"command": "rm -rf build"}));
     let (d2, p2) = (dir.clone(), p.clone());
     let run = tokio::task::spawn_blocking(move || hook(&d2, &p2, &[], &[]));
-    let a = next_pending(&server.console).await;
-    server
-        .console
-        .decide(
-            &a.id,
-            Decision::Decline {
-                reason: Some("use make clean".into()),
-            },
-        )
-        .await
-        .unwrap();
+    decide_next(
+        &server.console,
+        Decision::Decline {
+            reason: Some("use make clean".into()),
+        },
+    )
+    .await;
     let out = decision(&run.await.unwrap());
     assert_eq!(out["permissionDecision"], "deny");
     assert_eq!(
@@ -131,12 +123,7 @@ async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
 
     let (d2, p2) = (dir.clone(), p.clone());
     let run = tokio::task::spawn_blocking(move || hook(&d2, &p2, &[], &[]));
-    let a = next_pending(&server.console).await;
-    server
-        .console
-        .decide(&a.id, Decision::ApproveAlways)
-        .await
-        .unwrap();
+    decide_next(&server.console, Decision::ApproveAlways).await;
     assert_eq!(decision(&run.await.unwrap())["permissionDecision"], "allow");
     // Now the grant answers without a person.
     let out = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]))
@@ -157,12 +144,7 @@ async fn permission_requests_get_a_behaviour() {
         json!({"url": "https://example.com", "prompt": "read"}),
     );
     let run = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]));
-    let a = next_pending(&server.console).await;
-    server
-        .console
-        .decide(&a.id, Decision::Approve)
-        .await
-        .unwrap();
+    decide_next(&server.console, Decision::Approve).await;
     let out = decision(&run.await.unwrap());
     assert_eq!(out["hookEventName"], "PermissionRequest");
     assert_eq!(out["decision"]["behavior"], "allow");

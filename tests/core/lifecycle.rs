@@ -271,3 +271,67 @@ async fn a_batch_commits_together_and_fails_one_by_one() {
     assert_eq!((ok, refused), (108, 12));
     assert_eq!(s.console.pending_count().await.unwrap(), 108);
 }
+
+/// A batch mixing grant hits on two grants, a hit refused for hidden characters, a call no
+/// grant covers and a call on an existing artifact: each gets what one submission alone
+/// would, and each grant counts exactly its own uses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_matches_grants_per_submission() {
+    let s = server().await;
+    let c = &s.console;
+    let art = c
+        .save_artifact(serde_json::from_value(json!({"title": "Deploy", "code": "<X/>"})).unwrap())
+        .await
+        .unwrap();
+    let on_art = |command: &str| {
+        let mut body = terminal("x.deploy", command);
+        body["artifact_id"] = json!(art.id);
+        body
+    };
+    // Two grants: (no artifact, x.run) and (art, x.deploy).
+    for body in [terminal("x.run", "make"), on_art("ship")] {
+        let a = c
+            .submit(serde_json::from_value(body).unwrap())
+            .await
+            .unwrap();
+        c.decide(&a.id, Decision::ApproveAlways).await.unwrap();
+    }
+    let mut bodies = Vec::new();
+    for i in 0..30 {
+        bodies.push(("run", terminal("x.run", &format!("make {i}"))));
+        bodies.push(("deploy", on_art(&format!("ship {i}"))));
+        bodies.push(("hidden", terminal("x.run", &format!("make {i}\u{202E}"))));
+        bodies.push(("uncovered", terminal("x.other", &format!("make {i}"))));
+        // The same tool on another artifact's key is not covered by the artifact grant.
+        bodies.push(("no-artifact", terminal("x.deploy", &format!("ship {i}"))));
+    }
+    let handles: Vec<_> = bodies
+        .into_iter()
+        .map(|(kind, body)| {
+            let c = c.clone();
+            let sub = serde_json::from_value(body).unwrap();
+            tokio::spawn(async move { (kind, c.submit(sub).await.unwrap()) })
+        })
+        .collect();
+    for h in handles {
+        let (kind, a) = h.await.unwrap();
+        let by_grant = a.status == Status::Approved;
+        assert_eq!(
+            by_grant,
+            kind == "run" || kind == "deploy",
+            "{kind}: {:?}",
+            a.status
+        );
+        if !by_grant {
+            assert_eq!(a.status, Status::Pending, "{kind}");
+        }
+    }
+    let live = c.grants().await.unwrap();
+    assert_eq!(live.len(), 2);
+    for g in live {
+        assert_eq!(g.uses, 30, "{} counts its own hits", g.tool.as_str());
+        let last = g.last_used_at.unwrap();
+        assert!(last >= g.created_at);
+    }
+    assert_eq!(c.pending_count().await.unwrap(), 90);
+}

@@ -397,6 +397,48 @@ async fn grant_queries() {
     tx.commit().await.unwrap();
 }
 
+/// A write transaction dropped without commit leaves nothing behind, and the next one begins
+/// cleanly; writers queue for the one connection; after `close` a write is an error.
+#[tokio::test]
+async fn an_unfinished_write_is_rolled_back_before_the_next() {
+    let (store, _d) = open().await;
+    let dropped = approval("x.y", None, 1);
+    {
+        let mut tx = store.write().await.unwrap();
+        approvals::insert(&mut tx, &dropped).await.unwrap();
+    }
+    let kept = approval("x.y", None, 2);
+    let mut tx = store.write().await.unwrap();
+    assert!(
+        approvals::get(&mut tx, &dropped.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    approvals::insert(&mut tx, &kept).await.unwrap();
+    // A second writer waits for this one instead of failing.
+    let waiting = {
+        let store = store.clone();
+        tokio::spawn(async move { store.write().await.map(|_| ()) })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(!waiting.is_finished());
+    tx.commit().await.unwrap();
+    waiting.await.unwrap().unwrap();
+
+    let mut conn = store.read().await.unwrap();
+    assert!(
+        approvals::get(&mut conn, &dropped.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(approvals::get(&mut conn, &kept.id).await.unwrap().is_some());
+    drop(conn);
+    store.close().await;
+    assert!(store.write().await.is_err());
+}
+
 /// The batch forms answer what one query per item would.
 #[tokio::test]
 async fn batch_queries_match_single_ones() {

@@ -1,9 +1,8 @@
 //! Shared set-up: a console on a temp database, the API on 127.0.0.1:0, a client.
 
-use std::sync::{Arc, RwLock};
-
-use countersign::api::{self, ApiState};
+use countersign::api;
 use countersign::console::{Clock, Console};
+use countersign::domain::approval::Decision;
 use countersign::store::Store;
 use countersign::token::Token;
 use reqwest::StatusCode;
@@ -40,13 +39,9 @@ pub struct TestServer {
 pub async fn server() -> TestServer {
     let TestConsole { console, dir } = console().await;
     let token = Token::generate().unwrap();
-    let state = ApiState {
-        console: console.clone(),
-        token: Arc::new(RwLock::new(token.clone())),
-    };
-    let listener = api::bind(0).await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let task = tokio::spawn(api::serve(listener, state, std::future::pending()));
+    let (url, task) = api::serve_local(console.clone(), token.clone())
+        .await
+        .unwrap();
     TestServer {
         console,
         url,
@@ -130,4 +125,19 @@ pub async fn next_pending(console: &Console) -> countersign::domain::approval::A
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     panic!("no pending approval arrived");
+}
+
+/// A person's decision on `a`, which must still be pending.
+pub async fn decide(console: &Console, a: &countersign::domain::approval::Approval, d: Decision) {
+    console.decide(&a.id, d).await.unwrap();
+}
+
+/// Waits for the next pending approval and decides it; the approval as it was asked.
+pub async fn decide_next(
+    console: &Console,
+    d: Decision,
+) -> countersign::domain::approval::Approval {
+    let a = next_pending(console).await;
+    decide(console, &a, d).await;
+    a
 }
