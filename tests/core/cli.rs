@@ -3,23 +3,13 @@
 use std::path::Path;
 use std::process::Output;
 
-use countersign::data_dir::DataDir;
 use countersign::domain::approval::Decision;
 use countersign::domain::view::CallView;
-use countersign::server::Server;
 use serde_json::Value;
 use tokio::process::Command;
 
 use crate::restart::{BIN, cli};
-use crate::support::{decide, decide_next, next_pending};
-
-async fn start() -> (Server, tempfile::TempDir) {
-    let tmp = tempfile::tempdir().unwrap();
-    let server = Server::start(&DataDir::at(tmp.path().join("data")), 0)
-        .await
-        .unwrap();
-    (server, tmp)
-}
+use crate::support::{decide, decide_next, next_pending, started};
 
 fn request(dir: &Path, args: &[&str]) -> tokio::task::JoinHandle<Output> {
     let mut cmd = Command::new(BIN);
@@ -40,7 +30,7 @@ fn json_out(out: &Output) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_prints_the_decision_and_exits_by_it() {
-    let (server, _tmp) = start().await;
+    let (server, _tmp) = started().await;
     let dir = server.dir().root().to_owned();
 
     let child = request(
@@ -104,7 +94,7 @@ async fn request_prints_the_decision_and_exits_by_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn edit_write_and_view_requests_make_the_right_cards() {
-    let (server, tmp) = start().await;
+    let (server, tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let old = tmp.path().join("old.rs");
     let new = tmp.path().join("new.rs");
@@ -183,7 +173,7 @@ async fn edit_write_and_view_requests_make_the_right_cards() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_and_refusals_have_their_exit_codes() {
-    let (server, _tmp) = start().await;
+    let (server, _tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let before = crate::support::fingerprint(server.console.store()).await;
     for args in [
@@ -229,7 +219,7 @@ async fn no_console_or_a_dead_one_is_said_clearly() {
     assert!(err.contains("no console is running"), "{err}");
 
     // connection.json left by a console that died: nothing listens there now.
-    let (server, dead) = start().await;
+    let (server, dead) = started().await;
     let dir = server.dir().root().to_owned();
     let conn = std::fs::read_to_string(dir.join("connection.json")).unwrap();
     server.stop().await;
@@ -243,7 +233,7 @@ async fn no_console_or_a_dead_one_is_said_clearly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn artifact_commands() {
-    let (server, tmp) = start().await;
+    let (server, tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let file = tmp.path().join("Board.jsx");
     std::fs::write(&file, "export default () => <Board/>;\n").unwrap();

@@ -11,7 +11,7 @@ use countersign::server::Server;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use crate::support::terminal;
+use crate::support::{started, terminal};
 
 /// A small tmpfs, unmounted when dropped.
 struct SmallDisk(PathBuf);
@@ -167,10 +167,7 @@ async fn read_only_database_files_answer_503_and_recover() {
         );
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let server = Server::start(&DataDir::at(tmp.path().join("data")), 0)
-        .await
-        .unwrap();
+    let (server, _tmp) = started().await;
     let agent = Agent::of(&server);
     let mut acked = Vec::new();
     for i in 0..5 {

@@ -5,14 +5,12 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use countersign::data_dir::DataDir;
 use countersign::domain::approval::Decision;
 use countersign::domain::view::CallView;
-use countersign::server::Server;
 use serde_json::{Value, json};
 
 use crate::restart::BIN;
-use crate::support::{decide, decide_next, next_pending};
+use crate::support::{decide, decide_next, next_pending, started};
 
 fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
@@ -61,17 +59,9 @@ fn decision(out: &Output) -> Value {
     v["hookSpecificOutput"].clone()
 }
 
-async fn start() -> (Server, tempfile::TempDir) {
-    let tmp = tempfile::tempdir().unwrap();
-    let server = Server::start(&DataDir::at(tmp.path().join("data")), 0)
-        .await
-        .unwrap();
-    (server, tmp)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_is_shown_as_a_diff_and_approval_allows_it() {
-    let (server, _tmp) = start().await;
+    let (server, _tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let input = json!({"file_path": "/home/dev/app/src/lib.rs", "old_string": "let a = 1;", "new_string": "let a = 2;"});
     let p = payload("PreToolUse", "Edit", input.clone());
@@ -102,7 +92,7 @@ async fn an_edit_is_shown_as_a_diff_and_approval_allows_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
-    let (server, _tmp) = start().await;
+    let (server, _tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let p = payload("PreToolUse", "Bash", json!({"command": "rm -rf build"}));
     let (d2, p2) = (dir.clone(), p.clone());
@@ -136,7 +126,7 @@ async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn permission_requests_get_a_behaviour() {
-    let (server, _tmp) = start().await;
+    let (server, _tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let p = payload(
         "PermissionRequest",
@@ -177,7 +167,7 @@ async fn every_failure_asks() {
         String::from_utf8_lossy(&out.stdout)
     );
 
-    let (server, _t) = start().await;
+    let (server, _t) = started().await;
     let dir = server.dir().root().to_owned();
     // A wrong token.
     let out = hook(&dir, &p, &[], &[("COUNTERSIGN_TOKEN", &"f".repeat(64))]);

@@ -141,3 +141,11 @@ pub async fn decide_next(
     decide(console, &a, d).await;
     a
 }
+
+/// The full console (`Server::start`: lock, store, token, API) on a fresh data directory.
+pub async fn started() -> (countersign::server::Server, TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = countersign::data_dir::DataDir::at(tmp.path().join("data"));
+    let server = countersign::server::Server::start(&dir, 0).await.unwrap();
+    (server, tmp)
+}
