@@ -55,12 +55,21 @@ pub fn quantile_ms(sorted: &[Duration], q: f64) -> f64 {
 }
 
 /// Writes the JSON and markdown results, with the desktop benchmark's rows when it ran first
-/// (`make bench` runs it under Xvfb and it writes target/bench/desktop.json).
+/// (`make bench` runs it under Xvfb and it writes target/bench/desktop.json). An unoptimised
+/// build (`cargo test --all-targets` runs this binary as a smoke test) writes to
+/// target/bench/debug instead, so its figures never stand in for real ones.
 pub fn write(rows: &[Row]) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    let bench = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    let dir = if cfg!(debug_assertions) {
+        bench.join("debug")
+    } else {
+        bench.clone()
+    };
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = rows.to_vec();
-    if let Ok(text) = std::fs::read_to_string(dir.join("desktop.json")) {
+    if let Ok(text) = std::fs::read_to_string(bench.join("desktop.json"))
+        && !cfg!(debug_assertions)
+    {
         let desktop: Vec<Row> = serde_json::from_str(&text).unwrap();
         rows.extend(desktop);
     }
