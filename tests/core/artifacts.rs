@@ -32,6 +32,11 @@ async fn create_update_in_place_list_search_rename_delete() {
         .await;
     assert_eq!(other["description"], "");
 
+    // Times are milliseconds: the update must come in a later one than the creation above
+    // for "most recently updated" to tell them apart (equal times fall back to the id).
+    s.console
+        .clock()
+        .advance(std::time::Duration::from_millis(1));
     let (status, updated) = s
         .post(
             "/v1/artifacts",
