@@ -71,8 +71,12 @@ function Console() {
 
   useEffect(() => {
     const take = () => void api.takeLink().then((t) => { if (t) follow(t); });
-    take();
-    const subs = [onChange(() => refresh()), onNavigate(take)];
+    // What changed, or a link that arrived, before a listener was in place is fetched as soon
+    // as it is: an agent may submit while the window is still starting.
+    const subs = [
+      onChange(() => refresh()).then((un) => { refresh(); return un; }),
+      onNavigate(take).then((un) => { take(); return un; }),
+    ];
     return () => { subs.forEach((s) => void s.then((un) => un())); };
   }, [follow, refresh]);
 

@@ -32,6 +32,32 @@ pub struct App {
     pub api: String,
     pub token: String,
     pub http: reqwest::Client,
+    /// Set once `quit` has seen the app gone.
+    stopped: bool,
+}
+
+/// A scenario that fails leaves no app behind: a running one would take the next launch over
+/// (single instance) and fail every scenario after it.
+impl Drop for App {
+    fn drop(&mut self) {
+        if self.stopped {
+            return;
+        }
+        use nix::sys::signal::{Signal, kill};
+        use nix::unistd::Pid;
+        if let Ok(group) = i32::try_from(self.driver.id()) {
+            let _ = kill(Pid::from_raw(-group), Signal::SIGKILL);
+        }
+        if let Ok(pid) = i32::try_from(self.pid) {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        let _ = self.driver.wait();
+        // Wait (briefly, synchronously) for the app to be gone before the next launch.
+        let started = Instant::now();
+        while Path::new(&format!("/proc/{}", self.pid)).exists() && started.elapsed() < WAIT {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 impl App {
@@ -114,6 +140,7 @@ impl App {
             api,
             token,
             http: reqwest::Client::new(),
+            stopped: false,
         };
         app.el("[data-testid=nav-inbox]").await;
         app
@@ -146,6 +173,7 @@ impl App {
         }
         // Let the bus daemon notice the closed connection before anything starts again.
         tokio::time::sleep(Duration::from_millis(300)).await;
+        self.stopped = true;
     }
 
     pub async fn submit(&self, body: &Value) -> (StatusCode, Value) {
