@@ -27,7 +27,7 @@ use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
 use crate::domain::present::{Presented, present};
 use crate::domain::tool::ToolAddress;
 use crate::domain::verbatim;
-use crate::domain::view::{CallView, ResultView};
+use crate::domain::view::{CallView, GenericCall, ResultView};
 use crate::error::Error;
 use crate::store::approvals::HistoryCursor;
 use crate::store::{Store, StoreError, approvals, artifacts, grants};
@@ -98,6 +98,19 @@ impl Submission {
         self.call.validate("call")?;
         if let Some(raw) = &self.raw_input {
             crate::domain::limits::check_depth("raw_input", raw)?;
+            // Both would be bound into the digest; the card could show only one of them.
+            if let CallView::Generic(GenericCall {
+                raw_input: Some(inner),
+                ..
+            }) = &self.call
+                && inner != raw
+            {
+                return Err(FieldError::new(
+                    "raw_input",
+                    "differs from call.raw_input: send the raw input once (top-level \
+                     raw_input, or call.raw_input of a generic card)",
+                ));
+            }
         }
         if let Some(s) = self.expires_in_s
             && (s == 0 || s > MAX_EXPIRY_S)
@@ -110,10 +123,20 @@ impl Submission {
         Ok(())
     }
 
-    /// Hidden characters anywhere in what the person will see; `call` is the card as JSON.
+    /// Hidden characters anywhere in what the person will see (the card, the raw input, who
+    /// asks); `call` is the card as JSON, which holds a generic card's own raw input.
     fn hidden_marks(&self, call: &serde_json::Value) -> u32 {
-        let raw = self.raw_input.as_ref().map_or(0, verbatim::count_in_json);
-        let n = verbatim::count_in_json(call) + raw;
+        let in_card = match &self.call {
+            CallView::Generic(g) => g.raw_input.is_some(),
+            _ => false,
+        };
+        let raw = match &self.raw_input {
+            Some(raw) if !in_card => verbatim::count_in_json(raw),
+            _ => 0,
+        };
+        let requester = verbatim::count(&self.requester.name)
+            + self.requester.session.as_deref().map_or(0, verbatim::count);
+        let n = verbatim::count_in_json(call) + raw + requester;
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 }
@@ -317,20 +340,31 @@ impl Console {
         result
     }
 
-    /// A person's decision. Final: a second one gets `AlreadyDecided` with the current state.
-    pub async fn decide(&self, id: &ApprovalId, decision: Decision) -> Result<Approval, Error> {
+    /// A person's decision on the card they saw, named by its digest: a decision for any other
+    /// call is refused (`DigestMismatch`). Final: a second one gets `AlreadyDecided`.
+    pub async fn decide(
+        &self,
+        id: &ApprovalId,
+        seen: &str,
+        decision: Decision,
+    ) -> Result<Approval, Error> {
         decision.validate()?;
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let a = still_pending(&mut tx, id).await?;
+        if !digest_matches(&a.digest, seen) {
+            return Err(Error::DigestMismatch);
+        }
         if a.expires_at <= now {
             approvals::expire_due(&mut tx, now).await?;
             tx.commit().await?;
             self.finished(id, Status::Expired);
             return Err(Error::AlreadyDecided(Status::Expired));
         }
-        if decision == Decision::ApproveAlways && a.hidden_marks > 0 {
-            return Err(Error::HiddenCharacters(a.hidden_marks));
+        if decision == Decision::ApproveAlways
+            && let Some(block) = a.grant_block()
+        {
+            return Err(Error::NotGrantable(block));
         }
         let reason = match &decision {
             Decision::Decline { reason } => reason.as_deref().filter(|r| !r.trim().is_empty()),
@@ -631,6 +665,12 @@ impl Console {
         self.emit(ChangeEvent::GrantsChanged);
         Ok(revoked)
     }
+}
+
+/// Whether the digest the window sent is the approval's, compared in constant time.
+fn digest_matches(stored: &str, seen: &str) -> bool {
+    use subtle::ConstantTimeEq as _;
+    stored.as_bytes().ct_eq(seen.as_bytes()).into()
 }
 
 /// The approval inside a write transaction, refused unless it is still pending.

@@ -9,6 +9,7 @@ pub mod digest;
 pub mod ids;
 pub mod limits;
 pub mod present;
+pub mod shown;
 pub mod tool;
 pub mod verbatim;
 pub mod view;

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::domain::approval::Status;
+use crate::domain::approval::{GrantBlock, Status};
 use crate::domain::limits::FieldError;
 use crate::store::StoreError;
 
@@ -26,7 +26,10 @@ pub enum ErrorCode {
     AlreadyDecided,
     AlreadyRevoked,
     HiddenCharacters,
+    FieldsNotOnCard,
+    DigestMismatch,
     ResultNotAccepted,
+    KeyringUnavailable,
     StorageUnavailable,
     Internal,
 }
@@ -49,6 +52,9 @@ impl ErrorCode {
             ErrorCode::AlreadyDecided => "already_decided",
             ErrorCode::AlreadyRevoked => "already_revoked",
             ErrorCode::HiddenCharacters => "hidden_characters",
+            ErrorCode::FieldsNotOnCard => "fields_not_on_card",
+            ErrorCode::DigestMismatch => "digest_mismatch",
+            ErrorCode::KeyringUnavailable => "keyring_unavailable",
             ErrorCode::ResultNotAccepted => "result_not_accepted",
             ErrorCode::StorageUnavailable => "storage_unavailable",
             ErrorCode::Internal => "internal",
@@ -79,11 +85,17 @@ pub enum Error {
     AlreadyDecided(Status),
     #[error("grant is already revoked")]
     AlreadyRevoked,
+    #[error("{}", not_grantable(.0))]
+    NotGrantable(GrantBlock),
     #[error(
-        "the call carries {0} hidden character(s): it can be approved once with the marks in \
-         view, never granted"
+        "the decision names another call than this approval (digest mismatch): nothing was \
+         decided; look at the card again"
     )]
-    HiddenCharacters(u32),
+    DigestMismatch,
+    #[error("the API token is unavailable: {0}")]
+    Keyring(String),
+    #[error("cannot save the setting: {0}")]
+    Settings(std::io::Error),
     #[error("a result can be attached once, to an approved call; this one is {status}{}",
         if *.has_result { " and already has a result" } else { "" })]
     ResultNotAccepted { status: Status, has_result: bool },
@@ -91,6 +103,20 @@ pub enum Error {
     Unavailable(StoreError),
     #[error("internal error: {0}")]
     Internal(StoreError),
+}
+
+fn not_grantable(block: &GrantBlock) -> String {
+    match block {
+        GrantBlock::HiddenCharacters(n) => format!(
+            "the call carries {n} hidden character(s): it can be approved once with the marks \
+             in view, never granted"
+        ),
+        GrantBlock::NotOnCard(fields) => format!(
+            "the raw input has fields the card does not show as sent ({}): the call can be \
+             approved once with the raw input in view, never granted",
+            fields.join(", ")
+        ),
+    }
 }
 
 impl From<StoreError> for Error {
@@ -113,7 +139,11 @@ impl Error {
             Error::GrantNotFound(_) => ErrorCode::GrantNotFound,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked => ErrorCode::AlreadyRevoked,
-            Error::HiddenCharacters(_) => ErrorCode::HiddenCharacters,
+            Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,
+            Error::NotGrantable(GrantBlock::NotOnCard(_)) => ErrorCode::FieldsNotOnCard,
+            Error::DigestMismatch => ErrorCode::DigestMismatch,
+            Error::Keyring(_) => ErrorCode::KeyringUnavailable,
+            Error::Settings(_) => ErrorCode::StorageUnavailable,
             Error::ResultNotAccepted { .. } => ErrorCode::ResultNotAccepted,
             Error::Unavailable(_) => ErrorCode::StorageUnavailable,
             Error::Internal(_) => ErrorCode::Internal,

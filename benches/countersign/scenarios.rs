@@ -118,7 +118,7 @@ pub async fn grant_hit() -> Vec<Row> {
         .await
         .unwrap();
     console
-        .decide(&first.id, Decision::ApproveAlways)
+        .decide(&first.id, &first.digest, Decision::ApproveAlways)
         .await
         .unwrap();
     let (url, token) = serve_console(&console).await;
@@ -265,18 +265,18 @@ pub async fn wake_up() -> Vec<Row> {
                 Instant::now()
             }),
         );
-        ids.push(a.id);
+        ids.push((a.id, a.digest));
     }
     while console.waiting() < 1000 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let mut clicked = HashMap::new();
-    for id in &ids {
+    for (id, digest) in &ids {
         clicked.insert(id.clone(), Instant::now());
-        console.decide(id, Decision::Approve).await.unwrap();
+        console.decide(id, digest, Decision::Approve).await.unwrap();
     }
     let mut lat = Vec::new();
-    for id in &ids {
+    for (id, _) in &ids {
         let arrived = arrivals.remove(id).unwrap().await.unwrap();
         lat.push(arrived.duration_since(clicked[id]));
     }
@@ -399,6 +399,7 @@ pub fn diff() -> Vec<Row> {
         path: "big.rs".into(),
         old_text: Some(old),
         new_text: new,
+        replace_all: None,
     };
     let mut times = Vec::new();
     for _ in 0..20 {
@@ -414,6 +415,7 @@ pub fn diff() -> Vec<Row> {
         path: "x".into(),
         old_text: Some(a),
         new_text: b,
+        replace_all: None,
     };
     let t = Instant::now();
     let r = render_with_deadline(&distinct, DIFF_DEADLINE);
@@ -473,7 +475,7 @@ pub async fn hook() -> Vec<Row> {
     };
     server
         .console
-        .decide(&pending.id, Decision::ApproveAlways)
+        .decide(&pending.id, &pending.digest, Decision::ApproveAlways)
         .await
         .unwrap();
     first.await.unwrap();

@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
             path: "p".into(),
             old_text: Some(view.title().to_owned()),
             new_text: String::from_utf8_lossy(data).into_owned(),
+            replace_all: None,
         });
     }
     if let Ok(s) = serde_json::from_slice::<Submission>(data) {

@@ -54,8 +54,12 @@ impl From<Error> for ApiError {
             ErrorCode::AlreadyDecided
             | ErrorCode::AlreadyRevoked
             | ErrorCode::HiddenCharacters
+            | ErrorCode::FieldsNotOnCard
+            | ErrorCode::DigestMismatch
             | ErrorCode::ResultNotAccepted => StatusCode::CONFLICT,
-            ErrorCode::StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::StorageUnavailable | ErrorCode::KeyringUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if matches!(e, Error::Internal(_) | Error::Unavailable(_)) {

@@ -156,7 +156,7 @@ async fn insert_all(
                 .is_some_and(|id| !existing.contains(id))
         })
         .collect();
-    let may_match = |i: usize| !refused[i] && approvals[i].hidden_marks == 0;
+    let may_match = |i: usize| !refused[i] && approvals[i].grant_block().is_none();
 
     let mut keys: Vec<(Option<&ArtifactId>, &ToolAddress)> = (0..approvals.len())
         .filter(|&i| may_match(i))

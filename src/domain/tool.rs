@@ -38,15 +38,28 @@ pub struct AddressParts {
 }
 
 impl ToolAddress {
-    /// Parses an address and returns its canonical form.
+    /// Parses an address as an agent sends it and returns its canonical form: the one place
+    /// the leading `tools.` is dropped, once.
     pub fn parse(s: &str) -> Result<Self, ToolAddressError> {
-        if s.is_empty() {
-            return Err(ToolAddressError::Empty);
-        }
         if s.len() > MAX_TOOL_ADDRESS_BYTES {
             return Err(ToolAddressError::TooLong);
         }
-        let canonical = s.strip_prefix("tools.").unwrap_or(s);
+        match s.strip_prefix("tools.") {
+            Some("") => Err(ToolAddressError::EmptySegment),
+            Some(rest) => Self::from_canonical(rest),
+            None => Self::from_canonical(s),
+        }
+    }
+
+    /// Checks an address already in canonical form (as stored) without changing it: reading
+    /// `tools.x` back must not make it `x`.
+    pub fn from_canonical(canonical: &str) -> Result<Self, ToolAddressError> {
+        if canonical.is_empty() {
+            return Err(ToolAddressError::Empty);
+        }
+        if canonical.len() > MAX_TOOL_ADDRESS_BYTES {
+            return Err(ToolAddressError::TooLong);
+        }
         for (i, segment) in canonical.split('.').enumerate() {
             if segment.is_empty() {
                 return Err(ToolAddressError::EmptySegment);
@@ -115,6 +128,15 @@ mod tests {
             "claude-code.Bash"
         );
         assert_eq!(ToolAddress::parse("tools").unwrap().as_str(), "tools");
+    }
+
+    #[test]
+    fn canonical_form_reads_back_unchanged() {
+        let once = ToolAddress::parse("tools.tools.x").unwrap();
+        let back = ToolAddress::from_canonical(once.as_str()).unwrap();
+        assert_eq!(back, once);
+        assert_eq!(back.as_str(), "tools.x");
+        assert_ne!(back, ToolAddress::parse("x").unwrap());
     }
 
     #[test]

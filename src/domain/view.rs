@@ -1,5 +1,7 @@
 //! The card union: how a tool call (and its result) is shown. The set of kinds is closed.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -39,18 +41,40 @@ pub struct GenericCall {
 }
 
 /// The fields of a terminal call card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 #[ts(export)]
 pub struct TerminalCall {
     pub title: String,
     pub command: String,
+    /// Arguments passed to `command` as separate words (ACP's `terminal/create`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub args: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cwd: Option<String>,
+    /// Environment variables set for the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub env: Option<Vec<EnvVar>>,
+    /// Settings the call runs with, shown on the card as flags (e.g. `run_in_background`,
+    /// `timeout`). Values are scalars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, boolean | number | string>")]
+    pub options: Option<BTreeMap<String, serde_json::Value>>,
+}
+
+/// One environment variable of a terminal call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct EnvVar {
+    pub name: String,
+    pub value: String,
 }
 
 /// The fields of a diff call card.
@@ -63,6 +87,10 @@ pub struct DiffCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub locations: Option<Vec<FileLocation>>,
+    /// Text or images the agent sent with the change, shown under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub content: Option<Vec<ContentBlock>>,
 }
 
 /// How the outcome of a tool call is shown once it ran.
@@ -129,6 +157,10 @@ pub struct FileDiff {
     #[serde(deserialize_with = "Option::deserialize")]
     pub old_text: Option<String>,
     pub new_text: String,
+    /// `old_text` is a fragment and every occurrence of it is replaced, not just one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub replace_all: Option<bool>,
 }
 
 /// A place in a file a tool call touches.
@@ -167,6 +199,9 @@ pub struct ImageBlock {
     pub mime_type: String,
     pub data: String,
 }
+
+/// The longest name of a terminal call's option, in bytes.
+const MAX_OPTION_NAME_BYTES: usize = 100;
 
 /// Deserializes one variant of an internally tagged union through a `Value`, so an error names
 /// the field inside the variant (serde's own tagged enums lose that path).
@@ -284,6 +319,8 @@ impl CallView {
             CallView::Terminal(TerminalCall {
                 command,
                 description,
+                env,
+                options,
                 ..
             }) => {
                 if command.is_empty() {
@@ -292,10 +329,31 @@ impl CallView {
                 if let Some(d) = description {
                     check_len(&format!("{field}.description"), d, MAX_DESCRIPTION_BYTES)?;
                 }
+                for (i, var) in env.iter().flatten().enumerate() {
+                    if var.name.is_empty() {
+                        return Err(FieldError::new(
+                            format!("{field}.env[{i}].name"),
+                            "is empty",
+                        ));
+                    }
+                }
+                for (name, value) in options.iter().flatten() {
+                    let at = || format!("{field}.options.{name}");
+                    if name.is_empty() || name.len() > MAX_OPTION_NAME_BYTES {
+                        return Err(FieldError::new(
+                            at(),
+                            format!("a name of 1 to {MAX_OPTION_NAME_BYTES} bytes is needed"),
+                        ));
+                    }
+                    if !(value.is_boolean() || value.is_number() || value.is_string()) {
+                        return Err(FieldError::new(at(), "must be a boolean, number or string"));
+                    }
+                }
                 Ok(())
             }
-            CallView::Diff(DiffCall { diffs, .. }) => {
-                validate_diffs(&format!("{field}.diffs"), diffs)
+            CallView::Diff(DiffCall { diffs, content, .. }) => {
+                validate_diffs(&format!("{field}.diffs"), diffs)?;
+                validate_content(&format!("{field}.content"), content.as_deref())
             }
         }
     }
@@ -398,13 +456,17 @@ mod tests {
             title: "t".into(),
             diffs: vec![],
             locations: None,
+            content: None,
         });
         assert_eq!(view.validate("call").unwrap_err().field, "call.diffs");
         let view = CallView::Terminal(TerminalCall {
             title: "x".repeat(MAX_TITLE_BYTES + 1),
             command: "ls".into(),
+            args: None,
             description: None,
             cwd: None,
+            env: None,
+            options: None,
         });
         assert_eq!(view.validate("call").unwrap_err().field, "call.title");
     }

@@ -11,7 +11,7 @@ use crate::domain::ids::ArtifactId;
 use crate::domain::limits::FieldError;
 use crate::domain::tool::ToolAddress;
 use crate::domain::view::{
-    CallView, ContentBlock, DiffCall, FileDiff, FileLocation, GenericCall, ImageBlock,
+    CallView, ContentBlock, DiffCall, EnvVar, FileDiff, FileLocation, GenericCall, ImageBlock,
     TerminalCall, TextBlock, unknown, untag, variant,
 };
 
@@ -163,6 +163,22 @@ fn block(content: &Value) -> ContentBlock {
     }
 }
 
+/// Environment variables as ACP sends them (`[{name, value}]`), or as a map of name to value.
+fn env_vars(v: &Value) -> Option<Vec<EnvVar>> {
+    match v {
+        Value::Object(map) => map
+            .iter()
+            .map(|(name, value)| {
+                Some(EnvVar {
+                    name: name.clone(),
+                    value: value.as_str()?.to_owned(),
+                })
+            })
+            .collect(),
+        other => serde_json::from_value(other.clone()).ok(),
+    }
+}
+
 impl AcpSubmission {
     /// Checks what serde cannot.
     pub fn validate(&self) -> Result<(), FieldError> {
@@ -206,6 +222,7 @@ impl AcpSubmission {
                     path: d.path.clone(),
                     old_text: d.old_text.clone(),
                     new_text: d.new_text.clone(),
+                    replace_all: None,
                 }),
                 _ => None,
             })
@@ -215,33 +232,45 @@ impl AcpSubmission {
         let has_terminal = content
             .iter()
             .any(|c| matches!(c, ToolCallContent::Terminal(_)));
+        let blocks: Vec<ContentBlock> = content
+            .iter()
+            .filter_map(|c| match c {
+                ToolCallContent::Content(w) => Some(block(&w.content)),
+                ToolCallContent::Terminal(t) => Some(ContentBlock::Text(TextBlock {
+                    text: format!("terminal {}", t.terminal_id),
+                })),
+                ToolCallContent::Diff(_) => None,
+            })
+            .collect();
         let view = if !diffs.is_empty() {
+            // The text that came with the change is kept under it.
+            let said: Vec<ContentBlock> = content
+                .iter()
+                .filter_map(|c| match c {
+                    ToolCallContent::Content(w) => Some(block(&w.content)),
+                    _ => None,
+                })
+                .collect();
             CallView::Diff(DiffCall {
                 title,
                 diffs,
                 locations: (!locations.is_empty()).then_some(locations),
+                content: (!said.is_empty()).then_some(said),
             })
         } else if let (Some(command), true) = (command, has_terminal || kind == ToolKind::Execute) {
+            let field = |k: &str| raw.and_then(|r| r.get(k));
+            let args = field("args").and_then(|a| serde_json::from_value(a.clone()).ok());
+            let env = field("env").and_then(env_vars);
             CallView::Terminal(TerminalCall {
                 title,
                 command: command.to_owned(),
+                args,
                 description: None,
-                cwd: raw
-                    .and_then(|r| r.get("cwd"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                cwd: field("cwd").and_then(Value::as_str).map(str::to_owned),
+                env,
+                options: None,
             })
         } else {
-            let blocks: Vec<ContentBlock> = content
-                .iter()
-                .filter_map(|c| match c {
-                    ToolCallContent::Content(w) => Some(block(&w.content)),
-                    ToolCallContent::Terminal(t) => Some(ContentBlock::Text(TextBlock {
-                        text: format!("terminal {}", t.terminal_id),
-                    })),
-                    ToolCallContent::Diff(_) => None,
-                })
-                .collect();
             CallView::Generic(GenericCall {
                 title,
                 kind: Some(kind.name().to_owned()),

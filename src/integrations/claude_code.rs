@@ -1,6 +1,8 @@
 //! Claude Code hook payloads (PreToolUse, PermissionRequest) mapped to a submission, and the
 //! decision mapped back to the hook's answer.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -155,11 +157,26 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                 description,
             }) = typed(input)
             {
+                // Every other setting the call carries (`timeout`, `run_in_background`,
+                // `dangerouslyDisableSandbox`, …) is shown on the card as a flag.
+                let options: BTreeMap<String, Value> = input
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, v)| {
+                        !matches!(k.as_str(), "command" | "description")
+                            && (v.is_boolean() || v.is_number() || v.is_string())
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 return CallView::Terminal(TerminalCall {
                     title: "Run a shell command".into(),
                     command,
+                    args: None,
                     description,
                     cwd: cwd.map(str::to_owned),
+                    env: None,
+                    options: (!options.is_empty()).then_some(options),
                 });
             }
         }
@@ -182,11 +199,13 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                         path: file_path.clone(),
                         old_text: Some(old_string),
                         new_text: new_string,
+                        replace_all: replace_all.then_some(true),
                     }],
                     locations: Some(vec![FileLocation {
                         path: file_path,
                         line: None,
                     }]),
+                    content: None,
                 });
             }
         }
@@ -211,12 +230,14 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                             path: file_path.clone(),
                             old_text: Some(e.old_string),
                             new_text: e.new_string,
+                            replace_all: e.replace_all.then_some(true),
                         })
                         .collect(),
                     locations: Some(vec![FileLocation {
                         path: file_path,
                         line: None,
                     }]),
+                    content: None,
                 });
             }
         }
@@ -228,11 +249,13 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                         path: file_path.clone(),
                         old_text: None,
                         new_text: content,
+                        replace_all: None,
                     }],
                     locations: Some(vec![FileLocation {
                         path: file_path,
                         line: None,
                     }]),
+                    content: None,
                 });
             }
         }
@@ -440,6 +463,60 @@ mod tests {
         assert_eq!(s.raw_input, Some(input));
         assert_eq!(s.expires_in_s, Some(30));
         assert_eq!(s.tool.as_str(), "claude-code.Bash");
+    }
+
+    /// Claude Code's usual calls are wholly on their cards, so "don't ask again" stays on.
+    #[test]
+    fn every_usual_call_is_wholly_on_its_card() {
+        use crate::domain::shown::coverage;
+        for (tool, input) in [
+            (
+                "Bash",
+                json!({"command": "cargo test", "description": "Run tests", "timeout": 120000,
+                            "run_in_background": true, "dangerouslyDisableSandbox": true}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": "/a.rs", "old_string": "a", "new_string": "b"}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": "/a.rs", "old_string": "a", "new_string": "b",
+                            "replace_all": true}),
+            ),
+            (
+                "MultiEdit",
+                json!({"file_path": "/a.rs", "edits": [
+                {"old_string": "a", "new_string": "b", "replace_all": true},
+                {"old_string": "c", "new_string": "d"}]}),
+            ),
+            ("Write", json!({"file_path": "/n.md", "content": "hi\n"})),
+            (
+                "Read",
+                json!({"file_path": "/a.rs", "offset": 10, "limit": 5}),
+            ),
+            (
+                "mcp__github__create_issue",
+                json!({"title": "x", "body": "y"}),
+            ),
+        ] {
+            let s = payload(tool, input).submission(30).unwrap();
+            let c = coverage(&s.call, s.raw_input.as_ref());
+            assert!(c.is_complete(), "{tool}: {c:?}");
+        }
+    }
+
+    #[test]
+    fn bash_flags_are_on_the_card() {
+        let input = json!({"command": "make", "run_in_background": true,
+                           "dangerouslyDisableSandbox": true});
+        let s = payload("Bash", input).submission(30).unwrap();
+        let CallView::Terminal(t) = s.call else {
+            panic!("not a terminal card")
+        };
+        let options = t.options.unwrap();
+        assert_eq!(options["run_in_background"], json!(true));
+        assert_eq!(options["dangerouslyDisableSandbox"], json!(true));
     }
 
     #[test]

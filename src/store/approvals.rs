@@ -39,7 +39,7 @@ impl TryFrom<Row> for Approval {
     type Error = StoreError;
     fn try_from(r: Row) -> Result<Self, StoreError> {
         let bad = |what: &str| StoreError::corrupt(&r.id, what);
-        let tool = ToolAddress::parse(&r.tool).map_err(|_| bad("tool"))?;
+        let tool = ToolAddress::from_canonical(&r.tool).map_err(|_| bad("tool"))?;
         Ok(Approval {
             id: ApprovalId::parse(&r.id).map_err(|_| bad("id"))?,
             tool_parts: tool.parts(),

@@ -34,7 +34,7 @@ impl TryFrom<Row> for Grant {
                 .map(ArtifactId::parse)
                 .transpose()
                 .map_err(|_| bad("artifact_id"))?,
-            tool: ToolAddress::parse(&r.tool).map_err(|_| bad("tool"))?,
+            tool: ToolAddress::from_canonical(&r.tool).map_err(|_| bad("tool"))?,
             approval_id: ApprovalId::parse(&r.approval_id).map_err(|_| bad("approval_id"))?,
             created_at: r.created_at,
             uses: r.uses,

@@ -6,6 +6,7 @@ use countersign::domain::ids::ApprovalId;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::support::DecideSeen as _;
 use crate::support::{TestServer, assert_error, server};
 
 const OPTIONS: &str = r#"[
@@ -126,7 +127,7 @@ async fn the_answer_names_the_matching_option() {
         while s.console.waiting() == 0 {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        s.console.decide(&id, decision).await.unwrap();
+        s.console.decide_seen(&id, decision).await.unwrap();
         let got: Value = poll.await.unwrap().unwrap().json().await.unwrap();
         assert_eq!(got["acp_outcome"], want, "{got}");
     }
@@ -158,7 +159,7 @@ async fn the_answer_names_the_matching_option() {
     only_always["acp"]["options"] =
         json!([{ "optionId": "a", "name": "Always", "kind": "allow_always" }]);
     let (id, _) = submit(&s, &only_always).await;
-    let approved = s.console.decide(&id, Decision::Approve).await.unwrap();
+    let approved = s.console.decide_seen(&id, Decision::Approve).await.unwrap();
     assert_eq!(
         countersign::integrations::acp::outcome(&approved),
         Some(json!({ "outcome": "cancelled" }))

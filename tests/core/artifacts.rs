@@ -6,6 +6,7 @@ use countersign::domain::ids::{ApprovalId, ArtifactId};
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::support::DecideSeen as _;
 use crate::support::{assert_error, server, terminal};
 
 #[tokio::test]
@@ -137,12 +138,12 @@ async fn deleting_an_artifact_revokes_its_grants_and_cancels_its_requests() {
     let (_, granted) = s.post("/v1/approvals", &for_art(&art, "one")).await;
     let granted_id = ApprovalId::parse(granted["id"].as_str().unwrap()).unwrap();
     s.console
-        .decide(&granted_id, Decision::ApproveAlways)
+        .decide_seen(&granted_id, Decision::ApproveAlways)
         .await
         .unwrap();
     let (_, other_grant) = s.post("/v1/approvals", &for_art(&keep, "one")).await;
     s.console
-        .decide(
+        .decide_seen(
             &ApprovalId::parse(other_grant["id"].as_str().unwrap()).unwrap(),
             Decision::ApproveAlways,
         )

@@ -6,6 +6,7 @@ use countersign::domain::ids::{ApprovalId, GrantId};
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::support::DecideSeen as _;
 use crate::support::{server, terminal};
 
 #[tokio::test]
@@ -33,7 +34,7 @@ async fn approve_and_dont_ask_again_then_revoke() {
     }
     assert_eq!(s.console.pending().await.unwrap().len(), 1);
     s.console
-        .decide(&id, Decision::ApproveAlways)
+        .decide_seen(&id, Decision::ApproveAlways)
         .await
         .unwrap();
     let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
@@ -98,7 +99,7 @@ async fn grants_match_exactly_on_artifact_and_canonical_address() {
     let (_, first) = s.post("/v1/approvals", &with_artifact(tool, &a1)).await;
     let id = ApprovalId::parse(first["id"].as_str().unwrap()).unwrap();
     s.console
-        .decide(&id, Decision::ApproveAlways)
+        .decide_seen(&id, Decision::ApproveAlways)
         .await
         .unwrap();
 
@@ -145,7 +146,7 @@ async fn hidden_characters_block_grants_but_not_a_single_approval() {
 
     let refused = s
         .console
-        .decide(&id, Decision::ApproveAlways)
+        .decide_seen(&id, Decision::ApproveAlways)
         .await
         .unwrap_err();
     assert_eq!(refused.code().as_str(), "hidden_characters");
@@ -155,7 +156,7 @@ async fn hidden_characters_block_grants_but_not_a_single_approval() {
     );
     assert!(s.console.grants().await.unwrap().is_empty());
 
-    let approved = s.console.decide(&id, Decision::Approve).await.unwrap();
+    let approved = s.console.decide_seen(&id, Decision::Approve).await.unwrap();
     assert_eq!(approved.status.as_str(), "approved");
     assert!(approved.granted.is_none());
 
@@ -165,7 +166,7 @@ async fn hidden_characters_block_grants_but_not_a_single_approval() {
         .await;
     let clean_id = ApprovalId::parse(clean["id"].as_str().unwrap()).unwrap();
     s.console
-        .decide(&clean_id, Decision::ApproveAlways)
+        .decide_seen(&clean_id, Decision::ApproveAlways)
         .await
         .unwrap();
     let (code, again) = s.post("/v1/approvals", &sneaky).await;
@@ -191,7 +192,7 @@ async fn declining_with_a_reason_reaches_the_agent() {
     }
     let reason = "not on the shared checkout".to_owned();
     s.console
-        .decide(
+        .decide_seen(
             &id,
             Decision::Decline {
                 reason: Some(reason.clone()),
@@ -233,7 +234,7 @@ async fn every_change_is_announced() {
     let (_, a) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
     let id = ApprovalId::parse(a["id"].as_str().unwrap()).unwrap();
     s.console
-        .decide(&id, Decision::ApproveAlways)
+        .decide_seen(&id, Decision::ApproveAlways)
         .await
         .unwrap();
     let (_, by_grant) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
@@ -313,7 +314,10 @@ async fn waiting_agents_hold_no_database_connection() {
         StatusCode::CREATED
     );
     for a in s.console.pending().await.unwrap() {
-        s.console.decide(&a.id, Decision::Approve).await.unwrap();
+        s.console
+            .decide_seen(&a.id, Decision::Approve)
+            .await
+            .unwrap();
     }
     for p in polls {
         let body: serde_json::Value = p.await.unwrap().unwrap().json().await.unwrap();

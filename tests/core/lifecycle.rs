@@ -9,6 +9,7 @@ use countersign::error::Error;
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::support::DecideSeen as _;
 use crate::support::{assert_error, server, terminal};
 
 fn id_of(v: &serde_json::Value) -> ApprovalId {
@@ -37,7 +38,7 @@ async fn an_expired_approval_can_never_be_approved() {
     assert_eq!(polled["status"], "expired");
 
     for decision in [Decision::Approve, Decision::ApproveAlways] {
-        let err = s.console.decide(&id, decision).await.unwrap_err();
+        let err = s.console.decide_seen(&id, decision).await.unwrap_err();
         assert!(
             matches!(err, Error::AlreadyDecided(Status::Expired)),
             "{err}"
@@ -56,7 +57,7 @@ async fn expiry_is_checked_on_read_and_on_decide_without_a_sweep() {
     assert_eq!(read["status"], "expired");
     let err = s
         .console
-        .decide(&id_of(&b), Decision::Approve)
+        .decide_seen(&id_of(&b), Decision::Approve)
         .await
         .unwrap_err();
     assert!(
@@ -74,10 +75,10 @@ async fn a_decision_is_final() {
     let s = server().await;
     let (_, a) = s.post("/v1/approvals", &terminal("x.y", "true")).await;
     let id = id_of(&a);
-    s.console.decide(&id, Decision::Approve).await.unwrap();
+    s.console.decide_seen(&id, Decision::Approve).await.unwrap();
     let err = s
         .console
-        .decide(&id, Decision::Decline { reason: None })
+        .decide_seen(&id, Decision::Decline { reason: None })
         .await
         .unwrap_err();
     assert!(
@@ -117,7 +118,9 @@ async fn of_racing_deciders_exactly_one_wins() {
                         reason: Some(format!("decider {i}")),
                     },
                 };
-                tokio::spawn(async move { (console.decide(&id, decision.clone()).await, decision) })
+                tokio::spawn(
+                    async move { (console.decide_seen(&id, decision.clone()).await, decision) },
+                )
             })
             .collect();
         let mut winners = Vec::new();
@@ -156,7 +159,11 @@ async fn the_requester_can_cancel_a_pending_request() {
     let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
     assert_eq!(polled["status"], "cancelled");
     assert!(s.console.pending().await.unwrap().is_empty());
-    let err = s.console.decide(&id, Decision::Approve).await.unwrap_err();
+    let err = s
+        .console
+        .decide_seen(&id, Decision::Approve)
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::AlreadyDecided(Status::Cancelled)));
     assert_error(
         &s.post(&format!("/v1/approvals/{id}/cancel"), &json!({}))
@@ -180,7 +187,7 @@ async fn a_result_is_attached_once_to_an_approved_call() {
     let msg = assert_error(&early, StatusCode::CONFLICT, "result_not_accepted");
     assert!(msg.contains("pending"), "{msg}");
 
-    s.console.decide(&id, Decision::Approve).await.unwrap();
+    s.console.decide_seen(&id, Decision::Approve).await.unwrap();
     let (code, attached) = s.post(&path, &result).await;
     assert_eq!(code, StatusCode::OK, "{attached}");
     assert_eq!(attached["result"], result);
@@ -198,7 +205,7 @@ async fn a_result_is_attached_once_to_an_approved_call() {
 
     let (_, declined) = s.post("/v1/approvals", &terminal("x.y", "rm -rf /")).await;
     s.console
-        .decide(&id_of(&declined), Decision::Decline { reason: None })
+        .decide_seen(&id_of(&declined), Decision::Decline { reason: None })
         .await
         .unwrap();
     assert_error(
@@ -222,7 +229,7 @@ async fn history_pages_newest_decision_first() {
             .await;
         let id = id_of(&a);
         s.console.clock().advance(Duration::from_millis(10));
-        s.console.decide(&id, Decision::Approve).await.unwrap();
+        s.console.decide_seen(&id, Decision::Approve).await.unwrap();
         ids.push(id);
     }
     let first = s.console.history(None, 2).await.unwrap();
@@ -294,7 +301,7 @@ async fn a_batch_matches_grants_per_submission() {
             .submit(serde_json::from_value(body).unwrap())
             .await
             .unwrap();
-        c.decide(&a.id, Decision::ApproveAlways).await.unwrap();
+        c.decide_seen(&a.id, Decision::ApproveAlways).await.unwrap();
     }
     let mut bodies = Vec::new();
     for i in 0..30 {

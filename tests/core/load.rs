@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use countersign::domain::approval::Decision;
 use countersign::domain::ids::ApprovalId;
 
+use crate::support::DecideSeen as _;
 use crate::support::{server, terminal};
 
 fn rss_kib() -> u64 {
@@ -60,7 +61,7 @@ async fn a_thousand_long_polls_while_decisions_arrive() {
                 reason: Some(format!("no {i}")),
             }
         };
-        s.console.decide(id, d).await.unwrap();
+        s.console.decide_seen(id, d).await.unwrap();
     }
     for (i, p) in polls.into_iter().enumerate() {
         let got = p.await.unwrap();

@@ -12,6 +12,7 @@ use countersign::store::Store;
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::support::DecideSeen as _;
 use crate::support::terminal;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_countersign");
@@ -140,7 +141,10 @@ async fn everything_survives_a_restart_and_one_console_serves_a_directory() {
         let store = Store::open(&dir.join("countersign.db")).await.unwrap();
         let console = Console::new(store.clone());
         let id = ApprovalId::parse(granted["id"].as_str().unwrap()).unwrap();
-        console.decide(&id, Decision::ApproveAlways).await.unwrap();
+        console
+            .decide_seen(&id, Decision::ApproveAlways)
+            .await
+            .unwrap();
         store.close().await;
     }
 

@@ -27,8 +27,11 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         call: CallView::Terminal(TerminalCall {
             title: "t".into(),
             command: "ls".into(),
+            args: None,
             description: None,
             cwd: Some("/tmp".into()),
+            env: None,
+            options: None,
         }),
         raw_input: Some(serde_json::json!({ "command": "ls" })),
         status: Status::Pending,

@@ -9,6 +9,30 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+/// Deciding as the window does: on the card it shows, named by its digest.
+pub trait DecideSeen {
+    /// Reads the approval's digest, as the window's card carries it, and decides with it.
+    async fn decide_seen(
+        &self,
+        id: &countersign::domain::ids::ApprovalId,
+        d: Decision,
+    ) -> Result<countersign::domain::approval::Approval, countersign::error::Error>;
+}
+
+impl DecideSeen for Console {
+    async fn decide_seen(
+        &self,
+        id: &countersign::domain::ids::ApprovalId,
+        d: Decision,
+    ) -> Result<countersign::domain::approval::Approval, countersign::error::Error> {
+        let digest = match self.approval(id).await {
+            Ok(a) => a.digest,
+            Err(e) => return Err(e),
+        };
+        self.decide(id, &digest, d).await
+    }
+}
+
 /// A console on a fresh database file in a temp directory.
 pub struct TestConsole {
     pub console: Console,
@@ -129,7 +153,7 @@ pub async fn next_pending(console: &Console) -> countersign::domain::approval::A
 
 /// A person's decision on `a`, which must still be pending.
 pub async fn decide(console: &Console, a: &countersign::domain::approval::Approval, d: Decision) {
-    console.decide(&a.id, d).await.unwrap();
+    console.decide(&a.id, &a.digest, d).await.unwrap();
 }
 
 /// Waits for the next pending approval and decides it; the approval as it was asked.

@@ -7,4 +7,8 @@ export type FileDiff = { path: string,
 /**
  * Required, though it may be `null`: a missing `old_text` must not pass for a new file.
  */
-old_text: string | null, new_text: string, };
+old_text: string | null, new_text: string, 
+/**
+ * `old_text` is a fragment and every occurrence of it is replaced, not just one.
+ */
+replace_all?: boolean, };

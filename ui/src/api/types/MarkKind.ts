@@ -3,4 +3,4 @@
 /**
  * What kind of hidden character a mark stands for.
  */
-export type MarkKind = "bidi" | "zero_width" | "control" | "ansi" | "trailing_whitespace";
+export type MarkKind = "bidi" | "zero_width" | "format" | "tag" | "variation_selector" | "filler" | "separator" | "space" | "control" | "ansi" | "trailing_whitespace" | "blank_lines" | "confusable";
