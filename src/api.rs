@@ -27,12 +27,15 @@ pub struct ApiState {
     pub console: Console,
     /// The bearer token; replaced in place when it is rotated.
     pub token: Arc<RwLock<Token>>,
+    /// The address the API listens on (`127.0.0.1:PORT`), which its proofs name.
+    pub addr: String,
 }
 
 /// The whole API, guarded: loopback Host only, no Origin, bearer token, JSON bodies.
 pub fn router(state: ApiState) -> Router {
     Router::new()
         .route("/v1/health", get(routes::health))
+        .route("/v1/proof", get(routes::proof))
         .route("/v1/approvals", post(routes::submit))
         .route("/v1/approvals/{id}", get(routes::approval))
         .route("/v1/approvals/{id}/cancel", post(routes::cancel))
@@ -76,10 +79,12 @@ pub async fn serve_local(
     token: Token,
 ) -> std::io::Result<(String, tokio::task::JoinHandle<std::io::Result<()>>)> {
     let listener = bind(0).await?;
-    let url = format!("http://{}", listener.local_addr()?);
+    let addr = listener.local_addr()?.to_string();
+    let url = format!("http://{addr}");
     let state = ApiState {
         console,
         token: Arc::new(RwLock::new(token)),
+        addr,
     };
     let task = tokio::spawn(serve(listener, state, std::future::pending()));
     Ok((url, task))

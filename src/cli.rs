@@ -188,7 +188,7 @@ fn print_json(value: &serde_json::Value) {
 }
 
 async fn artifact(dir: &DataDir, cmd: ArtifactCommand) -> Result<ExitCode, CliError> {
-    let client = Client::connect(dir)?;
+    let client = Client::connect(dir).await?;
     let value = match cmd {
         ArtifactCommand::Save(args) => {
             let code = match &args.file {
@@ -241,7 +241,7 @@ fn token(dir: &DataDir, rotate: bool) -> Result<ExitCode, CliError> {
     let (token, backend) = store.replace()?;
     println!("{}", token.expose());
     match dir.connection() {
-        Ok(conn) => match serve::signal_reload(conn.pid) {
+        Ok(conn) => match serve::signal_reload(&dir, conn.pid) {
             Ok(()) => eprintln!(
                 "token replaced in {backend}; the running console (pid {}) now uses it",
                 conn.pid

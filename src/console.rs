@@ -77,6 +77,7 @@ pub enum ChangeEvent {
 #[serde(deny_unknown_fields)]
 #[ts(export)]
 pub struct Submission {
+    #[serde(serialize_with = "ToolAddress::serialize_as_input")]
     pub tool: ToolAddress,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

@@ -41,6 +41,9 @@ pub enum DataDirError {
     NotRunning(PathBuf),
     #[error("{path} is unreadable: {what}")]
     BadConnection { path: PathBuf, what: String },
+    /// The directory or a file in it could let another user in: refused, never repaired.
+    #[error("{path} is unsafe to use: {why}")]
+    Unsafe { path: PathBuf, why: String },
 }
 
 /// A data directory.
@@ -89,16 +92,60 @@ impl DataDir {
     }
 
     /// Creates the directory (0700, private) if needed and returns it canonical, so keyring
-    /// entries and messages name it the same way from any working directory.
+    /// entries and messages name it the same way from any working directory. A directory that
+    /// is not the user's own, or that others may write to, is refused.
     pub fn create(&self) -> Result<DataDir, DataDirError> {
-        std::fs::create_dir_all(&self.root).map_err(self.io(self.root.clone()))?;
+        if let Some(parent) = self.root.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).map_err(self.io(parent.to_owned()))?;
+        }
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&self.root) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(self.io(self.root.clone())(e)),
+        }
+        self.checked()
+    }
+
+    /// The directory, canonical, once it is known to be the user's own and closed to others.
+    pub fn checked(&self) -> Result<DataDir, DataDirError> {
+        let root = match std::fs::canonicalize(&self.root) {
+            Ok(root) => root,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(DataDirError::NotRunning(self.root.clone()));
+            }
+            Err(e) => return Err(self.io(self.root.clone())(e)),
+        };
+        let meta = std::fs::metadata(&root).map_err(self.io(root.clone()))?;
+        let unsafe_dir = |why: String| DataDirError::Unsafe {
+            path: root.clone(),
+            why,
+        };
+        if !meta.is_dir() {
+            return Err(unsafe_dir("it is not a directory".into()));
+        }
         #[cfg(unix)]
         {
-            use std::os::unix::fs::PermissionsExt as _;
-            let perms = std::fs::Permissions::from_mode(0o700);
-            std::fs::set_permissions(&self.root, perms).map_err(self.io(self.root.clone()))?;
+            use std::os::unix::fs::MetadataExt as _;
+            let me = nix::unistd::geteuid().as_raw();
+            if meta.uid() != me {
+                return Err(unsafe_dir(format!(
+                    "it belongs to user {}, not to you (user {me}); use a directory of your own",
+                    meta.uid()
+                )));
+            }
+            if meta.mode() & 0o022 != 0 {
+                return Err(unsafe_dir(format!(
+                    "others may write to it (mode {:o}); make it private with `chmod 700 {}`",
+                    meta.mode() & 0o7777,
+                    root.display()
+                )));
+            }
         }
-        let root = std::fs::canonicalize(&self.root).map_err(self.io(self.root.clone()))?;
         Ok(DataDir { root })
     }
 
@@ -106,12 +153,7 @@ impl DataDir {
     pub fn lock(&self) -> Result<ServeLock, DataDirError> {
         let dir = self.create()?;
         let path = dir.root.join(LOCK_FILE);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(dir.io(path.clone()))?;
+        let file = open_private(&path, false).map_err(dir.io(path.clone()))?;
         match file.try_lock() {
             Ok(()) => Ok(ServeLock { _file: file, dir }),
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -125,10 +167,10 @@ impl DataDir {
         }
     }
 
-    /// The running console's address, from `connection.json`.
+    /// The running console's address, from `connection.json` (never read through a symlink).
     pub fn connection(&self) -> Result<Connection, DataDirError> {
         let path = self.root.join(CONNECTION_FILE);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match read_private(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(DataDirError::NotRunning(self.root.clone()));
@@ -147,6 +189,130 @@ impl DataDir {
             root: std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone()),
         }
     }
+}
+
+impl DataDir {
+    /// The pid of the process holding this directory's lock (a running console), from the
+    /// kernel's table of locks. `None` when nobody holds it, or where that table is unknown.
+    pub fn lock_holder(&self) -> Option<u32> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            let ino = std::fs::symlink_metadata(self.root.join(LOCK_FILE))
+                .ok()?
+                .ino();
+            let table = std::fs::read_to_string("/proc/locks").ok()?;
+            lock_holder_in(&table, ino)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
+    }
+}
+
+/// Finds the pid holding a write `FLOCK` on inode `ino` in the text of `/proc/locks`
+/// (`1: FLOCK  ADVISORY  WRITE 1234 00:2a:5678 0 EOF`).
+#[cfg(any(target_os = "linux", test))]
+fn lock_holder_in(table: &str, ino: u64) -> Option<u32> {
+    table.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (kind, mode, pid, dev) = (f.get(1)?, f.get(3)?, f.get(4)?, f.get(5)?);
+        let inode: u64 = dev.rsplit(':').next()?.parse().ok()?;
+        (*kind == "FLOCK" && *mode == "WRITE" && inode == ino)
+            .then(|| pid.parse().ok())
+            .flatten()
+    })
+}
+
+/// The database files SQLite keeps beside each other.
+const DB_SIDE_FILES: [&str; 2] = ["-wal", "-shm"];
+
+impl DataDir {
+    /// Makes sure the database and its side files are the user's own regular files, mode 0600,
+    /// before SQLite opens them (SQLite follows symlinks, and gives its side files the mode of
+    /// the database). A missing database is created here, exclusively.
+    pub fn prepare_db(&self) -> Result<PathBuf, DataDirError> {
+        let db = self.db_path();
+        let mut names = vec![db.clone()];
+        names.extend(DB_SIDE_FILES.iter().map(|s| {
+            let mut p = db.clone().into_os_string();
+            p.push(s);
+            PathBuf::from(p)
+        }));
+        for path in names {
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) => check_own_file(&path, &meta)?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if path == db {
+                        open_private(&path, true).map_err(self.io(path.clone()))?;
+                    }
+                }
+                Err(e) => return Err(self.io(path.clone())(e)),
+            }
+        }
+        Ok(db)
+    }
+}
+
+/// A file the console keeps must be a regular file of the user's own; it is made 0600.
+fn check_own_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), DataDirError> {
+    let unsafe_file = |why: &str| DataDirError::Unsafe {
+        path: path.to_owned(),
+        why: why.to_owned(),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(unsafe_file("it is a symbolic link; remove it"));
+    }
+    if !meta.is_file() {
+        return Err(unsafe_file("it is not a regular file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        if meta.uid() != nix::unistd::geteuid().as_raw() {
+            return Err(unsafe_file("it belongs to another user"));
+        }
+        if meta.mode() & 0o077 != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(
+                |source| DataDirError::Io {
+                    path: path.to_owned(),
+                    source,
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Opens (creating if needed, or only creating with `new`) a file readable by the owner
+/// only, never through a symlink.
+pub fn open_private(path: &Path, new: bool) -> std::io::Result<File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true);
+    if new {
+        opts.create_new(true);
+    } else {
+        opts.create(true).truncate(false);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        opts.mode(0o600).custom_flags(nix::libc::O_NOFOLLOW);
+    }
+    opts.open(path)
+}
+
+/// Reads a small private file, never through a symlink.
+pub fn read_private(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, nix::libc::O_NOFOLLOW);
+    let mut text = String::new();
+    opts.open(path)?.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 impl ServeLock {
@@ -193,6 +359,76 @@ mod tests {
         );
         drop(lock);
         assert!(dir.lock().is_ok());
+    }
+
+    #[test]
+    fn the_lock_holder_is_read_from_the_kernel_table() {
+        let table = "1: POSIX  ADVISORY  WRITE 11 00:2a:77 0 EOF\n\
+                     2: FLOCK  ADVISORY  WRITE 4242 fd:01:77 0 EOF\n\
+                     3: FLOCK  ADVISORY  READ 5 fd:01:78 0 EOF\n";
+        assert_eq!(lock_holder_in(table, 77), Some(4242));
+        assert_eq!(lock_holder_in(table, 78), None);
+        assert_eq!(lock_holder_in(table, 79), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_holds_the_lock_it_took() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path().join("data"));
+        assert_eq!(dir.lock_holder(), None);
+        let lock = dir.lock().unwrap();
+        assert_eq!(lock.dir().lock_holder(), Some(std::process::id()));
+        drop(lock);
+        assert_eq!(dir.lock_holder(), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_others_may_write_to_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("data");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = DataDir::at(&root).lock().unwrap_err();
+        assert!(matches!(err, DataDirError::Unsafe { .. }), "{err}");
+        assert!(err.to_string().contains("chmod 700"), "{err}");
+        let mode = std::fs::metadata(&root).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o777, "refused, never chmod-ed");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_directory_and_its_files_are_private() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path().join("a/b/data"));
+        let lock = dir.lock().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(lock.dir().root()), 0o700);
+        assert_eq!(mode(&lock.dir().root().join(LOCK_FILE)), 0o600);
+        let db = lock.dir().prepare_db().unwrap();
+        assert_eq!(mode(&db), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn planted_symlinks_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let victim = tmp.path().join("victim.db");
+        std::fs::write(&victim, "x").unwrap();
+        let dir = DataDir::at(tmp.path().join("data")).create().unwrap();
+        std::os::unix::fs::symlink(&victim, dir.root().join("countersign.db-wal")).unwrap();
+        let err = dir.prepare_db().unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        std::fs::remove_file(dir.root().join("countersign.db-wal")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.root().join(LOCK_FILE)).unwrap();
+        assert!(
+            dir.lock().is_err(),
+            "the lock is never opened through a symlink"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "x");
     }
 
     #[test]

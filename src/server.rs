@@ -41,7 +41,9 @@ impl Server {
     /// Locks `dir`, opens the database, loads or creates the token, binds and serves.
     pub async fn start(dir: &DataDir, port: u16) -> Result<Self, StartError> {
         let lock = dir.lock()?;
-        let store = Store::open(&lock.dir().db_path()).await?;
+        // A connection.json left by a console that died names a port anyone may hold now.
+        lock.withdraw();
+        let store = Store::open(&lock.dir().prepare_db()?).await?;
         let console = Console::new(store);
         let (token, token_backend) = TokenStore::new(lock.dir().root()).load_or_create()?;
         if token_backend == Backend::File {
@@ -61,6 +63,7 @@ impl Server {
         let state = ApiState {
             console: console.clone(),
             token: token.clone(),
+            addr: addr.to_string(),
         };
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task = tokio::spawn(api::serve(listener, state, async move {
@@ -93,13 +96,30 @@ impl Server {
         self.token.read().ok().map(|t| t.clone())
     }
 
-    /// Re-reads the token from where it is kept (after `countersign token --rotate`).
-    pub fn reload_token(&self) -> Result<Backend, TokenError> {
-        let (fresh, backend) = TokenStore::new(self.dir().root()).load()?;
-        if let Ok(mut t) = self.token.write() {
-            *t = fresh;
-        }
-        Ok(backend)
+    /// Re-reads the token whenever the process gets SIGHUP, which `countersign token --rotate`
+    /// sends to the console holding the data directory's lock. Call it inside the runtime,
+    /// early: until it runs, SIGHUP ends the process.
+    #[cfg(unix)]
+    pub fn reload_token_on_hangup(&self) -> std::io::Result<JoinHandle<()>> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut hup = signal(SignalKind::hangup())?;
+        let token = self.token.clone();
+        let root = self.dir().root().to_owned();
+        Ok(tokio::spawn(async move {
+            while hup.recv().await.is_some() {
+                match TokenStore::new(&root).load() {
+                    Ok((fresh, backend)) => {
+                        if let Ok(mut t) = token.write() {
+                            *t = fresh;
+                        }
+                        tracing::info!(%backend, "API token reloaded");
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "API token reload failed; keeping the old one");
+                    }
+                }
+            }
+        }))
     }
 
     /// Replaces the token with a fresh one and uses it at once.

@@ -47,6 +47,30 @@ impl Token {
     }
 }
 
+/// The console's answer to a client's challenge: HMAC-SHA256 keyed by the token over the
+/// client's nonce and the address the console listens on. A client checks it before it sends
+/// the token, so a process holding a stale port learns nothing, and an answer relayed from the
+/// real console (which names its own address) does not pass.
+pub fn proof(token: &Token, nonce: &str, addr: &str) -> String {
+    use hmac::Mac as _;
+    let mut mac = match hmac::Hmac::<sha2::Sha256>::new_from_slice(token.expose().as_bytes()) {
+        Ok(m) => m,
+        // HMAC takes keys of any length.
+        Err(_) => return String::new(),
+    };
+    for part in ["countersign-proof-v1", nonce, addr] {
+        mac.update(part.as_bytes());
+        mac.update(b"\n");
+    }
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Whether `given` is the proof the console holding `token` gives for `nonce` at `addr`.
+pub fn proof_matches(token: &Token, nonce: &str, addr: &str, given: &str) -> bool {
+    let expected = proof(token, nonce, addr);
+    !expected.is_empty() && bool::from(expected.as_bytes().ct_eq(given.as_bytes()))
+}
+
 /// Why the token could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
@@ -145,7 +169,7 @@ impl TokenStore {
                 return Ok((t, backend));
             }
         }
-        match std::fs::read_to_string(self.file()) {
+        match crate::data_dir::read_private(&self.file()) {
             Ok(text) => Token::from_text(&text)
                 .map(|t| (t, Backend::File))
                 .ok_or_else(|| TokenError::Missing(self.data_dir.clone())),
@@ -211,14 +235,20 @@ impl TokenStore {
     }
 }
 
-/// Writes `bytes` to `path` readable by the owner only, replacing it atomically.
+/// Writes `bytes` to `path` readable by the owner only, replacing it atomically. The
+/// temporary file is created exclusively and never through a symlink; the rename replaces a
+/// symlink at `path` rather than writing through it.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    let mut f = opts.open(&tmp)?;
+    let mut f = match crate::data_dir::open_private(&tmp, true) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            // Left by a crash, or planted: removing unlinks the name, never its target.
+            std::fs::remove_file(&tmp)?;
+            crate::data_dir::open_private(&tmp, true)?
+        }
+        Err(e) => return Err(e),
+    };
     f.write_all(bytes)?;
     f.sync_all()?;
     drop(f);
@@ -247,6 +277,30 @@ mod tests {
         assert!(Token::from_text("short").is_none());
         assert!(Token::from_text(&"a b".repeat(20)).is_none());
         assert!(Token::from_text(&format!("{}\n", "a".repeat(40))).is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_symlink_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let target = dir.path().join("connection.json");
+        std::os::unix::fs::symlink(&victim, dir.path().join("connection.tmp")).unwrap();
+        write_private(&target, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A symlink at the target itself is replaced, not followed.
+        std::fs::remove_file(&target).unwrap();
+        std::os::unix::fs::symlink(&victim, &target).unwrap();
+        write_private(&target, b"again").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(
+            !std::fs::symlink_metadata(&target)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 
     #[cfg(unix)]

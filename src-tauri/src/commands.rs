@@ -38,15 +38,17 @@ pub async fn approval(d: State<'_, Desktop>, id: String) -> CommandResult<Presen
     Ok(d.server.console.presented(&approval_id(&id)?).await?)
 }
 
+/// A decision on the card the window showed, named by that card's digest.
 #[tauri::command]
 pub async fn decide(
     d: State<'_, Desktop>,
     id: String,
+    digest: String,
     decision: Decision,
 ) -> CommandResult<Approval> {
     Ok(d.server
         .console
-        .decide(&approval_id(&id)?, decision)
+        .decide(&approval_id(&id)?, &digest, decision)
         .await?)
 }
 
@@ -139,7 +141,7 @@ pub fn reveal_token(d: State<'_, Desktop>) -> CommandResult<String> {
     d.server
         .token()
         .map(|t| t.expose().to_owned())
-        .ok_or_else(|| CommandError::from(Error::Invalid(field("token", "is unavailable"))))
+        .ok_or_else(|| CommandError::from(Error::Keyring("it could not be read".into())))
 }
 
 #[tauri::command]
@@ -147,7 +149,7 @@ pub fn rotate_token(d: State<'_, Desktop>) -> CommandResult<String> {
     d.server
         .rotate_token()
         .map(|t| t.expose().to_owned())
-        .map_err(|e| CommandError::from(Error::Invalid(field("token", &e.to_string()))))
+        .map_err(|e| CommandError::from(Error::Keyring(e.to_string())))
 }
 
 #[tauri::command]
@@ -155,7 +157,7 @@ pub fn set_notifications(d: State<'_, Desktop>, enabled: bool) -> CommandResult<
     d.set_prefs(Prefs {
         notifications: enabled,
     })
-    .map_err(|e| CommandError::from(Error::Invalid(field("notifications", &e.to_string()))))?;
+    .map_err(|e| CommandError::from(Error::Settings(e)))?;
     Ok(settings_of(&d))
 }
 
@@ -167,8 +169,4 @@ pub fn set_view(d: State<'_, Desktop>, page: String) {
 #[tauri::command]
 pub fn take_link(d: State<'_, Desktop>) -> Option<LinkTarget> {
     d.take_link()
-}
-
-fn field(name: &str, message: &str) -> countersign::domain::limits::FieldError {
-    countersign::domain::limits::FieldError::new(name, message)
 }

@@ -127,7 +127,13 @@ fn setup(
     dir: &DataDir,
     args: &Args,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let server = tauri::async_runtime::block_on(Server::start(dir, args.port))?;
+    let server = tauri::async_runtime::block_on(async {
+        let server = Server::start(dir, args.port).await?;
+        // `countersign token --rotate` signals the console; without this SIGHUP would end it.
+        #[cfg(unix)]
+        server.reload_token_on_hangup()?;
+        Ok::<_, Box<dyn std::error::Error>>(server)
+    })?;
     tracing::info!(url = %server.url, "local API listening");
     let events = server.console.subscribe();
     let notifications = server.console.subscribe();

@@ -10,7 +10,7 @@ use super::{ApiError, ApiState};
 use crate::error::ErrorCode;
 
 /// Routes that answer without a token.
-const OPEN_PATHS: [&str; 1] = ["/v1/health"];
+const OPEN_PATHS: [&str; 2] = ["/v1/health", "/v1/proof"];
 
 /// Whether `host` (a Host header) names this machine's loopback.
 pub fn is_loopback_host(host: &str) -> bool {
@@ -67,11 +67,14 @@ pub async fn guard(State(state): State<ApiState>, req: Request, next: Next) -> R
             "Host must be a loopback name",
         );
     }
-    if headers.contains_key(header::ORIGIN) {
+    // Browsers mark every request they make with Sec-Fetch-*, even a no-cors image load that
+    // carries no Origin: refusing them keeps a web page from even telling the console is there.
+    let from_browser = headers.keys().any(|k| k.as_str().starts_with("sec-fetch-"));
+    if headers.contains_key(header::ORIGIN) || from_browser {
         return refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,
-            "requests from web pages (any Origin header) are refused",
+            "requests from web pages (an Origin or Sec-Fetch-* header) are refused",
         );
     }
     if !OPEN_PATHS.contains(&req.uri().path()) {

@@ -108,6 +108,41 @@ pub async fn health() -> Json<serde_json::Value> {
     Json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofQuery {
+    nonce: String,
+}
+
+/// The shortest and longest nonce a client may send, in hex digits.
+const NONCE_HEX: std::ops::RangeInclusive<usize> = 32..=128;
+
+/// `GET /v1/proof?nonce=N`: proves this console holds the token, without a token, so a
+/// client can check whom it talks to before it sends the token.
+pub async fn proof(
+    State(s): State<ApiState>,
+    query: Result<Query<ProofQuery>, QueryRejection>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let Query(q) = query.map_err(bad_query)?;
+    if !NONCE_HEX.contains(&q.nonce.len()) || !q.nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            "nonce: 32 to 128 hex digits",
+        ));
+    }
+    let token = s.token.read().map(|t| t.clone()).map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::KeyringUnavailable,
+            "the API token is unavailable",
+        )
+    })?;
+    Ok(Json(
+        serde_json::json!({ "proof": crate::token::proof(&token, &q.nonce, &s.addr) }),
+    ))
+}
+
 /// `POST /v1/approvals`: 200 when a grant decided it, 202 while it waits for a person.
 /// Takes the card form, or the ACP form (`{"requester", "acp": {"toolCall", "options"}}`).
 pub async fn submit(

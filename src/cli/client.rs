@@ -1,11 +1,23 @@
-//! A small client for the local API, finding the console through the data directory.
+//! The one client of the local API, used by every command that talks to the console. It trusts
+//! nothing it has not checked: the data directory is the user's own, the URL is loopback, no
+//! proxy is ever used, the console proves it holds the token before the token is sent, and every
+//! answer about an approval names the approval asked about and the digest computed here.
 
-use std::time::Duration;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
+use serde_json::json;
 
+use crate::api::Answer;
+use crate::console::Submission;
 use crate::data_dir::{DataDir, DataDirError};
-use crate::token::{Token, TokenError, TokenStore};
+use crate::domain::approval::Status;
+use crate::domain::digest::digest;
+use crate::domain::ids::ApprovalId;
+use crate::domain::limits::MAX_WAIT_S;
+use crate::token::{Token, TokenError, TokenStore, proof_matches};
 
 /// The variable that gives a client the token directly.
 pub const TOKEN_ENV: &str = "COUNTERSIGN_TOKEN";
@@ -17,32 +29,54 @@ pub enum ClientError {
     DataDir(#[from] DataDirError),
     #[error(transparent)]
     Token(#[from] TokenError),
+    #[error("connection.json names {0}, which is not a loopback http:// address; nothing was sent")]
+    NotLoopback(String),
     #[error(
         "no console answers at {url} (connection.json is stale or the console stopped): {source}"
     )]
     Unreachable { url: String, source: reqwest::Error },
+    #[error(
+        "whatever answers at {url} could not prove it is the console (a stale connection.json, \
+         or a token rotated since): the token was not sent"
+    )]
+    NotTheConsole { url: String },
     #[error("the console refused the request ({status} {code}): {message}")]
     Api {
         status: StatusCode,
         code: String,
         message: String,
     },
+    #[error("the console's answer does not match the call asked about: {0}")]
+    Mismatch(String),
     #[error("unexpected answer from the console: {0}")]
     Protocol(String),
 }
 
-/// A connection to the running console.
+/// A connection to the running console, verified.
 pub struct Client {
     base: String,
     token: Token,
     http: reqwest::Client,
 }
 
+/// The `host:port` of a loopback `http://` URL, as the console names itself in its proofs.
+fn loopback(url: &str) -> Result<SocketAddr, ClientError> {
+    let refused = || ClientError::NotLoopback(url.to_owned());
+    let rest = url.strip_prefix("http://").ok_or_else(refused)?;
+    let addr: SocketAddr = rest.trim_end_matches('/').parse().map_err(|_| refused())?;
+    if !addr.ip().is_loopback() || addr.port() == 0 {
+        return Err(refused());
+    }
+    Ok(addr)
+}
+
 impl Client {
-    /// Reads `connection.json` and the token (`COUNTERSIGN_TOKEN`, else the keyring or file).
-    pub fn connect(dir: &DataDir) -> Result<Self, ClientError> {
-        let dir = dir.canonical();
+    /// Finds the console through `connection.json`, reads the token (`COUNTERSIGN_TOKEN`, else
+    /// the keyring or file) and has the console prove it holds that token.
+    pub async fn connect(dir: &DataDir) -> Result<Self, ClientError> {
+        let dir = dir.checked()?;
         let conn = dir.connection()?;
+        let addr = loopback(&conn.url)?;
         let token = match std::env::var(TOKEN_ENV)
             .ok()
             .and_then(|t| Token::from_text(&t))
@@ -51,14 +85,45 @@ impl Client {
             None => TokenStore::new(dir.root()).load()?.0,
         };
         let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| ClientError::Protocol(e.to_string()))?;
-        Ok(Self {
-            base: conn.url,
+        let client = Self {
+            base: format!("http://{addr}"),
             token,
             http,
-        })
+        };
+        client.verify(&addr.to_string()).await?;
+        Ok(client)
+    }
+
+    /// Asks for a proof over a fresh nonce, without the token.
+    async fn verify(&self, addr: &str) -> Result<(), ClientError> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let nonce = hex::encode(bytes);
+        let resp = self
+            .http
+            .get(format!("{}/v1/proof", self.base))
+            .query(&[("nonce", nonce.as_str())])
+            .timeout(Duration::from_secs(10))
+            .send()
+            .await
+            .map_err(|source| ClientError::Unreachable {
+                url: self.base.clone(),
+                source,
+            })?;
+        let impostor = || ClientError::NotTheConsole {
+            url: self.base.clone(),
+        };
+        let body: serde_json::Value = resp.json().await.map_err(|_| impostor())?;
+        let given = body["proof"].as_str().ok_or_else(impostor)?;
+        if !proof_matches(&self.token, &nonce, addr, given) {
+            return Err(impostor());
+        }
+        Ok(())
     }
 
     /// `GET` a path, answering the JSON body of a 2xx.
@@ -110,5 +175,98 @@ impl Client {
             code: field("code"),
             message: field("message"),
         })
+    }
+
+    /// Submits a call and waits until a person (or a grant) decides, `wait` runs out, or `stop`
+    /// resolves (then the request is withdrawn). Every answer must name the approval the
+    /// submission made and the digest computed here from the submission itself.
+    pub async fn ask(
+        &self,
+        submission: &Submission,
+        wait: Duration,
+        on_pending: impl FnOnce(&Answer),
+        stop: impl Future<Output = ()>,
+    ) -> Result<Answer, ClientError> {
+        let expected = digest(
+            &submission.tool,
+            submission.artifact_id.as_ref(),
+            submission.raw_input.as_ref(),
+            &submission.call,
+        )
+        .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let body =
+            serde_json::to_value(submission).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let first = checked(self.post("/v1/approvals", &body).await?, None, &expected)?;
+        let id = first.id.clone();
+        let mut answer = first;
+        if answer.status == Status::Pending {
+            on_pending(&answer);
+        }
+        let path = format!("/v1/approvals/{id}");
+        let give_up = Instant::now() + wait + Duration::from_secs(5);
+        tokio::pin!(stop);
+        while answer.status == Status::Pending {
+            let left = give_up.saturating_duration_since(Instant::now()).as_secs();
+            if left == 0 {
+                break;
+            }
+            let poll = left.min(MAX_WAIT_S).to_string();
+            let query = [("wait", poll.as_str())];
+            let got = tokio::select! {
+                polled = self.get_query(&path, &query) => polled?,
+                () = &mut stop => self.post(&format!("{path}/cancel"), &json!({})).await?,
+            };
+            answer = checked(got, Some(&id), &expected)?;
+        }
+        Ok(answer)
+    }
+}
+
+/// An answer about an approval, refused unless it names `id` (when known) and `digest`.
+fn checked(
+    value: serde_json::Value,
+    id: Option<&ApprovalId>,
+    digest: &str,
+) -> Result<Answer, ClientError> {
+    let answer: Answer = serde_json::from_value(value)
+        .map_err(|e| ClientError::Protocol(format!("not an approval: {e}")))?;
+    if id.is_some_and(|id| *id != answer.id) {
+        return Err(ClientError::Mismatch(format!(
+            "it answered for {} instead",
+            answer.id
+        )));
+    }
+    if answer.digest != digest {
+        return Err(ClientError::Mismatch(format!(
+            "its digest {} is not {digest}, the digest of the call submitted",
+            answer.digest
+        )));
+    }
+    Ok(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_http_urls_are_used() {
+        assert_eq!(
+            loopback("http://127.0.0.1:4321").unwrap().to_string(),
+            "127.0.0.1:4321"
+        );
+        assert!(loopback("http://[::1]:80/").is_ok());
+        for bad in [
+            "https://127.0.0.1:1",
+            "http://10.0.0.1:80",
+            "http://evil.example:80",
+            "http://localhost:80",
+            "http://127.0.0.1:80/path",
+            "http://user@127.0.0.1:80",
+            "http://127.0.0.1:0",
+            "127.0.0.1:80",
+        ] {
+            assert!(loopback(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -7,7 +7,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -16,7 +16,6 @@ use super::{CliError, print_json};
 use crate::api::Answer;
 use crate::data_dir::DataDir;
 use crate::domain::approval::Status;
-use crate::domain::limits::MAX_WAIT_S;
 use crate::integrations::claude_code::{self, HookEvent, HookPayload};
 use crate::token::write_private;
 
@@ -75,30 +74,20 @@ fn fall_back(event: HookEvent, why: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Submits and waits until the console decides or the wait runs out.
+/// Submits and waits until the console decides or the wait runs out. Every answer is checked
+/// against the approval asked about and the digest of the call computed here.
 async fn decide(dir: &DataDir, payload: &HookPayload, wait: u64) -> Result<Answer, String> {
     let submission = payload.submission(wait).map_err(|e| e.to_string())?;
-    let client = Client::connect(dir).map_err(|e| e.to_string())?;
-    let body = serde_json::to_value(&submission).map_err(|e| e.to_string())?;
-    let parse = |v: Value| serde_json::from_value::<Answer>(v).map_err(|e| e.to_string());
-    let mut answer = parse(
-        client
-            .post("/v1/approvals", &body)
-            .await
-            .map_err(|e| e.to_string())?,
-    )?;
-    let give_up = Instant::now() + Duration::from_secs(wait) + Duration::from_secs(5);
-    while answer.status == Status::Pending {
-        let left = give_up.saturating_duration_since(Instant::now()).as_secs();
-        if left == 0 {
-            return Err("the wait ran out".into());
-        }
-        let poll = left.min(MAX_WAIT_S).to_string();
-        let path = format!("/v1/approvals/{}", answer.id);
-        let got = client.get_query(&path, &[("wait", poll.as_str())]).await;
-        answer = parse(got.map_err(|e| e.to_string())?)?;
-    }
-    Ok(answer)
+    let client = Client::connect(dir).await.map_err(|e| e.to_string())?;
+    client
+        .ask(
+            &submission,
+            Duration::from_secs(wait),
+            |_| {},
+            std::future::pending(),
+        )
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Claude Code's user settings file.

@@ -2,17 +2,20 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{ArgGroup, Args};
 use serde_json::json;
 
 use super::CliError;
 use super::client::Client;
-use crate::api::Answer;
+use crate::console::Submission;
 use crate::data_dir::DataDir;
-use crate::domain::approval::Status;
-use crate::domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S, MAX_WAIT_S};
+use crate::domain::approval::{Requester, Status};
+use crate::domain::ids::ArtifactId;
+use crate::domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
+use crate::domain::tool::ToolAddress;
+use crate::domain::view::{CallView, DiffCall, FileDiff, TerminalCall};
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("what").required(true).args(["command", "edit", "write", "view"])))]
@@ -61,32 +64,42 @@ fn read(path: &PathBuf) -> Result<String, CliError> {
 }
 
 /// The call view and raw input the arguments describe.
-fn call(args: &RequestArgs) -> Result<(serde_json::Value, Option<serde_json::Value>), CliError> {
+fn call(args: &RequestArgs) -> Result<(CallView, Option<serde_json::Value>), CliError> {
     let title = args.title.clone();
     if let Some(command) = &args.command {
-        let mut view = json!({ "card": "terminal", "title": title.unwrap_or_else(|| "Run a command".into()), "command": command });
         let mut raw = json!({ "command": command });
         if let Some(cwd) = &args.cwd {
-            view["cwd"] = cwd.clone().into();
             raw["cwd"] = cwd.clone().into();
         }
+        let view = CallView::Terminal(TerminalCall {
+            title: title.unwrap_or_else(|| "Run a command".into()),
+            command: command.clone(),
+            args: None,
+            description: None,
+            cwd: args.cwd.clone(),
+            env: None,
+            options: None,
+        });
         return Ok((view, Some(raw)));
     }
+    let diff = |path: &str, old_text: Option<String>, new_text: String, verb: &str| {
+        CallView::Diff(DiffCall {
+            title: title.clone().unwrap_or_else(|| format!("{verb} {path}")),
+            diffs: vec![FileDiff {
+                path: path.to_owned(),
+                old_text,
+                new_text,
+                replace_all: None,
+            }],
+            locations: None,
+            content: None,
+        })
+    };
     if let (Some(path), Some(old), Some(new)) = (&args.edit, &args.old, &args.new) {
-        let diff = json!({ "path": path, "old_text": read(old)?, "new_text": read(new)? });
-        let title = title.unwrap_or_else(|| format!("Edit {path}"));
-        return Ok((
-            json!({ "card": "diff", "title": title, "diffs": [diff] }),
-            None,
-        ));
+        return Ok((diff(path, Some(read(old)?), read(new)?, "Edit"), None));
     }
     if let (Some(path), Some(new)) = (&args.write, &args.new) {
-        let diff = json!({ "path": path, "old_text": null, "new_text": read(new)? });
-        let title = title.unwrap_or_else(|| format!("Write {path}"));
-        return Ok((
-            json!({ "card": "diff", "title": title, "diffs": [diff] }),
-            None,
-        ));
+        return Ok((diff(path, None, read(new)?, "Write"), None));
     }
     if let Some(text) = &args.view {
         let mut view: serde_json::Value = serde_json::from_str(text)
@@ -94,6 +107,8 @@ fn call(args: &RequestArgs) -> Result<(serde_json::Value, Option<serde_json::Val
         if let (Some(t), Some(obj)) = (title, view.as_object_mut()) {
             obj.insert("title".into(), t.into());
         }
+        let view: CallView = serde_json::from_value(view)
+            .map_err(|e| CliError::Usage(format!("--view is not a call view: {e}")))?;
         return Ok((view, None));
     }
     Err(CliError::Usage(
@@ -104,49 +119,49 @@ fn call(args: &RequestArgs) -> Result<(serde_json::Value, Option<serde_json::Val
 /// Submits, waits (Ctrl-C withdraws the request), prints the decision.
 pub async fn run(dir: &DataDir, args: RequestArgs) -> Result<ExitCode, CliError> {
     let (view, raw_input) = call(&args)?;
-    let client = Client::connect(dir)?;
-    let mut body = json!({
-        "tool": args.tool,
-        "requester": { "name": "countersign CLI" },
-        "call": view,
-        "expires_in_s": args.wait,
-    });
-    if let Some(raw) = raw_input {
-        body["raw_input"] = raw;
-    }
-    if let Some(a) = &args.artifact {
-        body["artifact_id"] = a.clone().into();
-    }
-    let mut answer = parse(client.post("/v1/approvals", &body).await?)?;
-    if answer.status == Status::Pending {
-        eprintln!("waiting for a decision in Countersign: {}", answer.link);
-    }
-    let give_up = Instant::now() + Duration::from_secs(args.wait + 5);
-    while answer.status == Status::Pending && Instant::now() < give_up {
-        let path = format!("/v1/approvals/{}", answer.id);
-        let wait = MAX_WAIT_S.to_string();
-        let query = [("wait", wait.as_str())];
-        tokio::select! {
-            polled = client.get_query(&path, &query) => answer = parse(polled?)?,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("withdrawing the request");
-                answer = parse(client.post(&format!("{path}/cancel"), &json!({})).await?)?;
-            }
+    let tool =
+        ToolAddress::parse(&args.tool).map_err(|e| CliError::Usage(format!("--tool: {e}")))?;
+    let artifact_id = match &args.artifact {
+        Some(a) => {
+            Some(ArtifactId::parse(a).map_err(|e| CliError::Usage(format!("--artifact: {e}")))?)
         }
-    }
+        None => None,
+    };
+    let submission = Submission {
+        tool,
+        artifact_id,
+        requester: Requester {
+            name: "countersign CLI".into(),
+            session: None,
+        },
+        call: view,
+        raw_input,
+        expires_in_s: Some(args.wait),
+    };
+    submission
+        .validate()
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let client = Client::connect(dir).await?;
+    let withdraw = async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("withdrawing the request");
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    let answer = client
+        .ask(
+            &submission,
+            Duration::from_secs(args.wait),
+            |a| eprintln!("waiting for a decision in Countersign: {}", a.link),
+            withdraw,
+        )
+        .await?;
     let printed = serde_json::to_value(&answer).map_err(|e| CliError::Usage(e.to_string()))?;
     super::print_json(&printed);
     Ok(match answer.status {
         Status::Approved => ExitCode::SUCCESS,
         Status::Declined => ExitCode::from(3),
         Status::Expired | Status::Cancelled | Status::Pending => ExitCode::from(4),
-    })
-}
-
-fn parse(value: serde_json::Value) -> Result<Answer, CliError> {
-    serde_json::from_value(value).map_err(|e| {
-        CliError::Client(super::client::ClientError::Protocol(format!(
-            "not an approval: {e}"
-        )))
     })
 }

@@ -30,17 +30,13 @@ async fn wait_for_stop(server: &Server) -> Result<(), CliError> {
     };
     let mut term = signal(SignalKind::terminate()).map_err(io)?;
     let mut int = signal(SignalKind::interrupt()).map_err(io)?;
-    let mut hup = signal(SignalKind::hangup()).map_err(io)?;
-    loop {
-        tokio::select! {
-            _ = term.recv() => return Ok(()),
-            _ = int.recv() => return Ok(()),
-            _ = hup.recv() => match server.reload_token() {
-                Ok(backend) => tracing::info!(%backend, "API token reloaded"),
-                Err(e) => tracing::error!(error = %e, "API token reload failed; keeping the old one"),
-            },
-        }
+    let reloads = server.reload_token_on_hangup().map_err(io)?;
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
     }
+    reloads.abort();
+    Ok(())
 }
 
 #[cfg(not(unix))]
@@ -53,9 +49,25 @@ async fn wait_for_stop(_server: &Server) -> Result<(), CliError> {
         })
 }
 
-/// Asks the console with this pid to re-read its token.
+/// Asks the console with this pid to re-read its token. Only the process holding the data
+/// directory's lock is a console of it: any other pid (a stale connection.json's, reused by
+/// another program) is never signalled.
 #[cfg(unix)]
-pub fn signal_reload(pid: u32) -> Result<(), String> {
+pub fn signal_reload(dir: &DataDir, pid: u32) -> Result<(), String> {
+    match dir.lock_holder() {
+        Some(holder) if holder == pid => {}
+        Some(holder) => {
+            return Err(format!(
+                "pid {pid} does not hold the data directory's lock (pid {holder} does)"
+            ));
+        }
+        None => {
+            return Err(format!(
+                "no running console holds the lock of {}",
+                dir.root().display()
+            ));
+        }
+    }
     let pid = i32::try_from(pid).map_err(|_| format!("bad pid {pid}"))?;
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid),
@@ -65,6 +77,6 @@ pub fn signal_reload(pid: u32) -> Result<(), String> {
 }
 
 #[cfg(not(unix))]
-pub fn signal_reload(_pid: u32) -> Result<(), String> {
+pub fn signal_reload(_dir: &DataDir, _pid: u32) -> Result<(), String> {
     Err("not supported on this platform".into())
 }

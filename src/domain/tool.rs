@@ -72,6 +72,16 @@ impl ToolAddress {
         Ok(Self(canonical.to_owned()))
     }
 
+    /// Serializes as an agent sends it, so that [`ToolAddress::parse`] gives back this very
+    /// address: one whose canonical form starts with `tools.` goes out with one more.
+    pub fn serialize_as_input<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.starts_with("tools.") {
+            s.serialize_str(&format!("tools.{}", self.0))
+        } else {
+            s.serialize_str(&self.0)
+        }
+    }
+
     /// The canonical text, the only form ever compared.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -137,6 +147,16 @@ mod tests {
         assert_eq!(back, once);
         assert_eq!(back.as_str(), "tools.x");
         assert_ne!(back, ToolAddress::parse("x").unwrap());
+    }
+
+    #[test]
+    fn the_input_form_parses_back_to_the_same_address() {
+        for input in ["tools.tools.x", "tools.x", "x.y", "tools"] {
+            let a = ToolAddress::parse(input).unwrap();
+            let sent = a.serialize_as_input(serde_json::value::Serializer).unwrap();
+            let back = ToolAddress::parse(sent.as_str().unwrap()).unwrap();
+            assert_eq!(back, a, "{input}");
+        }
     }
 
     #[test]

@@ -190,15 +190,27 @@ async fn usage_and_refusals_have_their_exit_codes() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // A malformed address is caught before anything is sent (the digest is computed here).
     let out = request(&dir, &["--tool", "x..y", "--command", "ls"])
         .await
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("invalid_request") && err.contains("tool"),
+        err.contains("--tool") && err.contains("empty segment"),
         "{err}"
     );
+    // What only the console can refuse exits 1 with its code.
+    let missing = countersign::domain::ids::ArtifactId::generate().to_string();
+    let out = request(
+        &dir,
+        &["--tool", "x.y", "--command", "ls", "--artifact", &missing],
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("artifact_not_found"), "{err}");
     let out = request(&dir, &["--tool", "x.y", "--view", "{not json"])
         .await
         .unwrap();

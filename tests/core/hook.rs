@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::restart::BIN;
 use crate::support::{decide, decide_next, next_pending, started};
 
-fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+pub fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(["hook", "claude-code"])
         .args(extra)
@@ -38,7 +38,7 @@ fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output
     child.wait_with_output().unwrap()
 }
 
-fn payload(event: &str, tool: &str, input: Value) -> String {
+pub fn payload(event: &str, tool: &str, input: Value) -> String {
     json!({
         "session_id": "sess-9", "transcript_path": "/tmp/t.jsonl", "cwd": "/home/dev/app",
         "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
@@ -47,7 +47,7 @@ fn payload(event: &str, tool: &str, input: Value) -> String {
     .to_string()
 }
 
-fn decision(out: &Output) -> Value {
+pub fn decision(out: &Output) -> Value {
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -169,11 +169,11 @@ async fn every_failure_asks() {
 
     let (server, _t) = started().await;
     let dir = server.dir().root().to_owned();
-    // A wrong token.
+    // A wrong token: the console cannot prove it holds it, so nothing is sent.
     let out = hook(&dir, &p, &[], &[("COUNTERSIGN_TOKEN", &"f".repeat(64))]);
     assert_eq!(decision(&out)["permissionDecision"], "ask");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("401"),
+        String::from_utf8_lossy(&out.stderr).contains("could not prove it is the console"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -103,14 +103,20 @@ async fn a_decision_is_final() {
 async fn of_racing_deciders_exactly_one_wins() {
     let s = server().await;
     for round in 0..5 {
+        // An address per round: a grant won in one round must not decide the next.
         let (_, a) = s
-            .post("/v1/approvals", &terminal("x.y", &format!("round {round}")))
+            .post(
+                "/v1/approvals",
+                &terminal(&format!("x.y{round}"), &format!("round {round}")),
+            )
             .await;
         let id = id_of(&a);
+        let digest = a["digest"].as_str().unwrap().to_owned();
         let deciders: Vec<_> = (0..8)
             .map(|i| {
                 let console = s.console.clone();
                 let id = id.clone();
+                let digest = digest.clone();
                 let decision = match i % 3 {
                     0 => Decision::Approve,
                     1 => Decision::ApproveAlways,
@@ -118,9 +124,12 @@ async fn of_racing_deciders_exactly_one_wins() {
                         reason: Some(format!("decider {i}")),
                     },
                 };
-                tokio::spawn(
-                    async move { (console.decide_seen(&id, decision.clone()).await, decision) },
-                )
+                tokio::spawn(async move {
+                    (
+                        console.decide(&id, &digest, decision.clone()).await,
+                        decision,
+                    )
+                })
             })
             .collect();
         let mut winners = Vec::new();

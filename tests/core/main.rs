@@ -17,6 +17,8 @@ mod flow;
 mod hook;
 mod lifecycle;
 mod load;
+mod promise;
 mod restart;
 mod store;
 mod support;
+mod trust;
