@@ -1,10 +1,12 @@
 //! Tauri commands: each parses its input, calls the console, and maps the error.
 
 use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
-use countersign::domain::artifact::{Artifact, ArtifactSummary};
+use countersign::domain::artifact::Artifact;
 use countersign::domain::deeplink::LinkTarget;
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
-use countersign::domain::present::Presented;
+use countersign::domain::present::{
+    Presented, ShownArtifact, ShownSummary, show_artifact, show_summary,
+};
 use countersign::error::Error;
 use countersign::store::approvals::HistoryCursor;
 use tauri::State;
@@ -72,13 +74,16 @@ pub async fn history(
 pub async fn artifacts(
     d: State<'_, Desktop>,
     query: Option<String>,
-) -> CommandResult<Vec<ArtifactSummary>> {
-    Ok(d.server.console.artifacts(query.as_deref()).await?)
+) -> CommandResult<Vec<ShownSummary>> {
+    let list = d.server.console.artifacts(query.as_deref()).await?;
+    Ok(list.into_iter().map(show_summary).collect())
 }
 
 #[tauri::command]
-pub async fn artifact(d: State<'_, Desktop>, id: String) -> CommandResult<Artifact> {
-    Ok(d.server.console.artifact(&artifact_id(&id)?).await?)
+pub async fn artifact(d: State<'_, Desktop>, id: String) -> CommandResult<ShownArtifact> {
+    Ok(show_artifact(
+        d.server.console.artifact(&artifact_id(&id)?).await?,
+    ))
 }
 
 #[tauri::command]

@@ -6,6 +6,7 @@ use std::time::Duration;
 use countersign::console::ChangeEvent;
 use countersign::domain::approval::{Approval, Status};
 use countersign::domain::deeplink::LinkTarget;
+use countersign::domain::verbatim::reveal;
 use tauri::{AppHandle, Manager as _};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -68,11 +69,25 @@ fn should_notify(app: &AppHandle) -> bool {
     !(watching && d.view() == "inbox")
 }
 
-fn show(app: &AppHandle, burst: Vec<Approval>) {
-    let (summary, body, target) = match burst.as_slice() {
+/// Text an agent sent, as a notification may show it: hidden characters as their labelled
+/// marks, and the markup notification servers read in bodies escaped.
+fn safe(text: &str) -> String {
+    reveal(text)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The summary, body and target of the notification for a burst of new approvals.
+fn texts(burst: &[Approval]) -> (String, String, LinkTarget) {
+    match burst {
         [one] => (
             format!("Approval needed: {}", one.tool),
-            format!("{} asks: {}", one.requester.name, one.call.title()),
+            format!(
+                "{} asks: {}",
+                safe(&one.requester.name),
+                safe(one.call.title())
+            ),
             LinkTarget::Approval { id: one.id.clone() },
         ),
         many => (
@@ -83,7 +98,11 @@ fn show(app: &AppHandle, burst: Vec<Approval>) {
                 .join(", "),
             LinkTarget::Inbox,
         ),
-    };
+    }
+}
+
+fn show(app: &AppHandle, burst: Vec<Approval>) {
+    let (summary, body, target) = texts(&burst);
     let app = app.clone();
     // Waiting for the person to activate it blocks; each notification gets its own thread.
     std::thread::spawn(move || {
@@ -105,4 +124,51 @@ fn show(app: &AppHandle, burst: Vec<Approval>) {
             Err(e) => tracing::warn!(error = %e, "desktop notification failed"),
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use countersign::console::Submission;
+
+    fn approval(requester: &str, title: &str) -> Approval {
+        let s: Submission = serde_json::from_value(serde_json::json!({
+            "tool": "claude-code.Bash",
+            "requester": { "name": requester },
+            "call": { "card": "terminal", "title": title, "command": "ls" },
+        }))
+        .unwrap();
+        Approval {
+            id: countersign::domain::ids::ApprovalId::generate(),
+            tool: s.tool,
+            tool_parts: None,
+            artifact_id: None,
+            requester: s.requester,
+            call: s.call,
+            raw_input: None,
+            status: countersign::domain::approval::Status::Pending,
+            digest: String::new(),
+            hidden_marks: 0,
+            decided_by: None,
+            reason: None,
+            granted: None,
+            created_at: 0,
+            expires_at: 0,
+            decided_at: None,
+            result: None,
+            result_at: None,
+            acp_options: None,
+        }
+    }
+
+    #[test]
+    fn notifications_carry_marks_and_no_markup() {
+        let (_, body, _) = texts(&[approval("<b>Claude</b>\u{202E}", "Run \u{1b}[2Jtests\u{7}")]);
+        assert_eq!(
+            body,
+            "&lt;b&gt;Claude&lt;/b&gt;⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩ asks: \
+             Run ⟨ANSI escape ESC[2J⟩tests⟨U+0007 BELL⟩"
+        );
+        assert!(!body.chars().any(|c| c.is_control()), "{body:?}");
+    }
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::approval::{Approval, GrantBlock};
+use super::artifact::{Artifact, ArtifactSummary};
 use super::diff::{RenderedDiff, render};
 use super::shown::{Coverage, coverage};
 use super::verbatim::{Mark, scan};
@@ -32,6 +33,69 @@ pub struct Presented {
     pub coverage: Coverage,
     /// Why "don't ask again" is off for this call, in a sentence; `None` when it is on.
     pub no_grant: Option<String>,
+}
+
+/// An artifact ready to show: the marks of its title and description, and of each line of
+/// its source (by line index, lines without marks left out).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct ShownArtifact {
+    pub artifact: Artifact,
+    pub marks: BTreeMap<String, Vec<Mark>>,
+    pub code_marks: BTreeMap<u32, Vec<Mark>>,
+    /// How many marks in all; the page warns when there are any.
+    pub hidden_marks: u32,
+}
+
+/// An artifact in a list, with the marks of its title and description.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct ShownSummary {
+    pub artifact: ArtifactSummary,
+    pub marks: BTreeMap<String, Vec<Mark>>,
+}
+
+fn marks_of(fields: &[(&str, &str)]) -> BTreeMap<String, Vec<Mark>> {
+    fields
+        .iter()
+        .map(|(name, text)| ((*name).to_owned(), scan(text)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect()
+}
+
+/// Marks an artifact's title, description and source for the person reading it.
+pub fn show_artifact(artifact: Artifact) -> ShownArtifact {
+    let marks = marks_of(&[
+        ("title", &artifact.title),
+        ("description", &artifact.description),
+    ]);
+    let code_marks: BTreeMap<u32, Vec<Mark>> = artifact
+        .code
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| (u32::try_from(i).unwrap_or(u32::MAX), scan(line)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    let n: usize = marks
+        .values()
+        .chain(code_marks.values())
+        .map(Vec::len)
+        .sum();
+    ShownArtifact {
+        artifact,
+        marks,
+        code_marks,
+        hidden_marks: u32::try_from(n).unwrap_or(u32::MAX),
+    }
+}
+
+/// Marks a listed artifact's title and description.
+pub fn show_summary(artifact: ArtifactSummary) -> ShownSummary {
+    let marks = marks_of(&[
+        ("title", &artifact.title),
+        ("description", &artifact.description),
+    ]);
+    ShownSummary { artifact, marks }
 }
 
 /// Renders an approval for the person deciding on it.
@@ -171,6 +235,28 @@ mod tests {
             result_at: None,
             acp_options: None,
         }
+    }
+
+    #[test]
+    fn artifact_marks_are_kept_by_field_and_source_line() {
+        let a = Artifact {
+            id: crate::domain::ids::ArtifactId::generate(),
+            owner: crate::domain::artifact::OwnerTier::User,
+            subject: String::new(),
+            title: "Sales\u{200B}".into(),
+            description: "weekly".into(),
+            code: "<A/>\nconst x = 1;\u{E0041}\n".into(),
+            created_at: 0,
+            updated_at: 0,
+        };
+        let shown = show_artifact(a);
+        assert_eq!(
+            shown.marks["title"][0].kind,
+            crate::domain::verbatim::MarkKind::ZeroWidth
+        );
+        assert!(!shown.marks.contains_key("description"));
+        assert_eq!(shown.code_marks.keys().copied().collect::<Vec<_>>(), [1]);
+        assert_eq!(shown.hidden_marks, 2);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 
 import { api, onChange, onNavigate } from "./api/ipc";
-import type { ArtifactSummary } from "./api/types/ArtifactSummary";
+import type { ShownSummary } from "./api/types/ShownSummary";
 import type { Decision } from "./api/types/Decision";
 import type { LinkTarget } from "./api/types/LinkTarget";
 import type { Presented } from "./api/types/Presented";
-import type { CardActions } from "./components/ApprovalCard";
+import type { ArtifactTitle, CardActions } from "./components/ApprovalCard";
 import { ConfirmProvider, useConfirm } from "./components/Confirm";
 import { type NavPage, Sidebar } from "./components/Sidebar";
 import { assertNever } from "./lib/assert";
@@ -33,8 +33,8 @@ function Console() {
   const confirm = useConfirm();
   const [page, setPage] = useState<Page>({ kind: "inbox" });
   const [inbox, setInbox] = useState<Presented[]>([]);
-  const [artifacts, setArtifacts] = useState<ArtifactSummary[]>([]);
-  const [titles, setTitles] = useState<Map<string, string>>(new Map());
+  const [artifacts, setArtifacts] = useState<ShownSummary[]>([]);
+  const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
   const [query, setQuery] = useState("");
   const [version, setVersion] = useState(0);
   const [notice, setNotice] = useState<string | null>(null);
@@ -56,7 +56,9 @@ function Console() {
   }, [query, version]);
 
   useEffect(() => {
-    void api.artifacts(null).then((all) => setTitles(new Map(all.map((a) => [a.id, a.title])))).catch(() => {});
+    void api.artifacts(null)
+      .then((all) => setTitles(new Map(all.map((a) => [a.artifact.id, { title: a.artifact.title, marks: a.marks["title"] }]))))
+      .catch(() => {});
   }, [version]);
 
   const follow = useCallback((t: LinkTarget) => {
@@ -103,7 +105,7 @@ function Console() {
   }, [refresh, confirm]);
 
   const actions: CardActions = useMemo(() => ({
-    decide: async (id: string, d: Decision) => { await api.decide(id, d); refresh(); },
+    decide: async (id: string, digest: string, d: Decision) => { await api.decide(id, digest, d); refresh(); },
     openArtifact: (id: string) => setPage({ kind: "artifact", id }),
     openApproval: (id: string) => setPage({ kind: "approval", id }),
     artifactTitle: (id: string) => titles.get(id),

@@ -27,7 +27,7 @@ pub struct App {
     pub client: Client,
     driver: Child,
     /// The app's process id, from connection.json.
-    pid: u32,
+    pub pid: u32,
     pub dir: PathBuf,
     pub api: String,
     pub token: String,
@@ -222,11 +222,17 @@ impl App {
             .unwrap_or_else(|e| panic!("no element {css}: {e}"))
     }
 
-    /// Clicks `css`, finding it again if the UI re-rendered it in between.
+    /// Clicks `css` once it is enabled (decision buttons are inert for a moment after their
+    /// card appears), finding it again if the UI re-rendered it in between.
     pub async fn click(&self, css: &str) {
         let started = Instant::now();
         loop {
-            match self.el(css).await.click().await {
+            let el = self.el(css).await;
+            if !el.is_enabled().await.unwrap_or(true) && started.elapsed() < WAIT {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            match el.click().await {
                 Ok(()) => return,
                 Err(e) if started.elapsed() < WAIT => {
                     let _ = e;
@@ -274,6 +280,11 @@ impl App {
             .then(KeyAction::Down { value })
             .then(KeyAction::Up { value });
         self.client.perform_actions(actions).await.unwrap();
+    }
+
+    /// Waits until the card `css` takes decisions (its inert moment after appearing is over).
+    pub async fn armed(&self, css: &str) {
+        self.el(&format!("{css}[data-armed=true]")).await;
     }
 
     /// Waits until no element matches.

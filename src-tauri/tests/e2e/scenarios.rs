@@ -553,7 +553,7 @@ async fn j_keyboard_settings_revoke_all() {
     // Keyboard: `a` approves the selected card; `A` on a call with hidden characters says why
     // it does nothing.
     let (_, plain) = app.submit(&terminal("kbd.x", "echo keys")).await;
-    app.el(&format!(
+    app.armed(&format!(
         "[data-testid=approval-card][data-id='{}']",
         id(&plain)
     ))
@@ -562,7 +562,7 @@ async fn j_keyboard_settings_revoke_all() {
     app.press_char('a').await;
     assert_eq!(poll.await.unwrap()["status"], "approved");
     let (_, hidden) = app.submit(&terminal("kbd.x", "echo \u{200B}zw")).await;
-    app.el(&format!(
+    app.armed(&format!(
         "[data-testid=approval-card][data-id='{}']",
         id(&hidden)
     ))

@@ -4,7 +4,6 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type { Approval } from "./types/Approval";
 import type { Artifact } from "./types/Artifact";
-import type { ArtifactSummary } from "./types/ArtifactSummary";
 import type { ChangeEvent } from "./types/ChangeEvent";
 import type { Decision } from "./types/Decision";
 import type { ErrorBody } from "./types/ErrorBody";
@@ -14,6 +13,8 @@ import type { HistoryCursor } from "./types/HistoryCursor";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
 import type { Settings } from "./types/Settings";
+import type { ShownArtifact } from "./types/ShownArtifact";
+import type { ShownSummary } from "./types/ShownSummary";
 import { CHANGE_EVENT, NAVIGATE_EVENT } from "./types/names";
 
 /** Every failure from the Rust side, with its stable code. */
@@ -40,10 +41,11 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const api = {
   inbox: () => call<Presented[]>("inbox"),
   approval: (id: string) => call<Presented>("approval", { id }),
-  decide: (id: string, decision: Decision) => call<Approval>("decide", { id, decision }),
+  /** A decision on the card shown: the approval's id and the digest of what the card showed. */
+  decide: (id: string, digest: string, decision: Decision) => call<Approval>("decide", { id, digest, decision }),
   history: (after: HistoryCursor | null) => call<Presented[]>("history", { after }),
-  artifacts: (query: string | null) => call<ArtifactSummary[]>("artifacts", { query }),
-  artifact: (id: string) => call<Artifact>("artifact", { id }),
+  artifacts: (query: string | null) => call<ShownSummary[]>("artifacts", { query }),
+  artifact: (id: string) => call<ShownArtifact>("artifact", { id }),
   renameArtifact: (id: string, title: string) => call<Artifact>("rename_artifact", { id, title }),
   deleteArtifact: (id: string) => call<void>("delete_artifact", { id }),
   grants: () => call<GrantLists>("grants"),

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 
 import type { Decision } from "../api/types/Decision";
+import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
 import { span, stamp } from "../lib/time";
 import { CallBody } from "./CallBody";
@@ -8,20 +9,26 @@ import { ResultBody } from "./ResultBody";
 import { Verbatim } from "./Verbatim";
 
 export interface CardActions {
-  decide: (id: string, d: Decision) => Promise<void>;
+  /** Decides the card shown, named by its id and digest. */
+  decide: (id: string, digest: string, d: Decision) => Promise<void>;
   openArtifact: (id: string) => void;
   openApproval?: (id: string) => void;
-  artifactTitle: (id: string) => string | undefined;
+  artifactTitle: (id: string) => ArtifactTitle | undefined;
   /** Shows a failure the person must see (e.g. a keyboard decision on an expired request). */
   report: (message: string) => void;
 }
 
-/** One approval: who asks, what exactly would run, and the person's choices. */
-export function ApprovalCard({ p, selected, actions, now, declining, setDeclining }: {
+/** An artifact's title as a card names it, with its hidden-character marks. */
+export interface ArtifactTitle { title: string; marks?: Mark[] }
+
+/** One approval: who asks, what exactly would run, and the person's choices. `armed` is false
+ * while the decision buttons are inert (the card just appeared or moved). */
+export function ApprovalCard({ p, selected, actions, now, armed, declining, setDeclining }: {
   p: Presented;
   selected?: boolean;
   actions: CardActions;
   now: number;
+  armed: boolean;
   declining?: boolean;
   setDeclining?: (on: boolean) => void;
 }) {
@@ -31,9 +38,10 @@ export function ApprovalCard({ p, selected, actions, now, declining, setDeclinin
   useEffect(() => {
     if (selected) ref.current?.scrollIntoView({ block: "nearest" });
   }, [selected]);
+  const covered = p.coverage.unshown.length === 0 && p.coverage.disagree.length === 0;
   return (
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
-      data-testid="approval-card" data-id={a.id} data-status={a.status}>
+      data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}>
       <CardHeader p={p} actions={actions} now={now} />
       {a.hidden_marks > 0 && (
         <div className="warning" role="alert" data-testid="hidden-warning">
@@ -41,14 +49,29 @@ export function ApprovalCard({ p, selected, actions, now, declining, setDeclinin
           shown below as ⟨labelled marks⟩. They can make text read differently from what runs.
         </div>
       )}
+      {!covered && <NotOnCard p={p} />}
       <h3 className="card-title"><Verbatim text={a.call.title} marks={p.marks["call.title"]} /></h3>
       <CallBody p={p} />
       {pending ? (
-        <Choices p={p} actions={actions} declining={declining ?? false} setDeclining={setDeclining} />
+        <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining} />
       ) : (
         <Outcome p={p} />
       )}
     </article>
+  );
+}
+
+/** The raw input holds what the card does not show, or contradicts it: say which fields. */
+function NotOnCard({ p }: { p: Presented }) {
+  const { unshown, disagree } = p.coverage;
+  return (
+    <div className="warning" role="alert" data-testid="not-on-card">
+      ⚠ The raw input below is what the agent will run with, and the card does not show all of it.
+      <ul className="fields">
+        {disagree.map((f) => <li key={f}><code className="mono">{f}</code> differs from the card</li>)}
+        {unshown.map((f) => <li key={f}><code className="mono">{f}</code> is not on the card</li>)}
+      </ul>
+    </div>
   );
 }
 
@@ -60,7 +83,7 @@ function CardHeader({ p, actions, now }: { p: Presented; actions: CardActions; n
     <header className="card-header">
       <div className="who">
         <span className="requester"><Verbatim text={a.requester.name} marks={p.marks["requester.name"]} /></span>
-        {a.requester.session && <span className="muted session"> · session {a.requester.session}</span>}
+        {a.requester.session && <span className="muted session"> · session <Verbatim text={a.requester.session} marks={p.marks["requester.session"]} /></span>}
       </div>
       <div className="tool" data-testid="tool-address">
         {parts ? (
@@ -75,7 +98,7 @@ function CardHeader({ p, actions, now }: { p: Presented; actions: CardActions; n
       </div>
       {a.artifact_id && (
         <button className="link" onClick={() => actions.openArtifact(a.artifact_id!)} data-testid="card-artifact">
-          ◧ {artifactTitle ?? a.artifact_id}
+          ◧ {artifactTitle ? <Verbatim text={artifactTitle.title} marks={artifactTitle.marks} /> : a.artifact_id}
         </button>
       )}
       <div className="times muted">
@@ -96,29 +119,31 @@ function Part({ label, value }: { label: string; value: string }) {
   );
 }
 
-function Choices({ p, actions, declining, setDeclining }: {
-  p: Presented; actions: CardActions; declining: boolean; setDeclining?: (on: boolean) => void;
+function Choices({ p, actions, armed, declining, setDeclining }: {
+  p: Presented; actions: CardActions; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void;
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = async (d: Decision) => {
+    if (!armed) return;
     setBusy(true);
     setError(null);
     try {
-      await actions.decide(a.id, d);
+      await actions.decide(a.id, a.digest, d);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
       setBusy(false);
     }
   };
   const scope = a.artifact_id
-    ? `“${actions.artifactTitle(a.artifact_id) ?? a.artifact_id}”`
+    ? `“${actions.artifactTitle(a.artifact_id)?.title ?? a.artifact_id}”`
     : "calls that name no artifact";
-  const blocked = a.hidden_marks > 0;
+  const blocked = p.no_grant !== null;
+  const inert = busy || !armed;
   return (
-    <footer className="choices">
+    <footer className={`choices ${armed ? "" : "arming"}`}>
       {declining ? (
         <form className="decline-form" onSubmit={(e) => { e.preventDefault(); void run({ decision: "decline", reason: reason.trim() || undefined }); }}>
           <label htmlFor={`reason-${a.id}`}>Reason for the agent (optional)</label>
@@ -126,23 +151,23 @@ function Choices({ p, actions, declining, setDeclining }: {
             onChange={(e) => setReason(e.target.value)} maxLength={4000}
             onKeyDown={(e) => { if (e.key === "Escape") setDeclining?.(false); }} />
           <div className="row">
-            <button type="submit" className="danger" disabled={busy} data-testid="confirm-decline">Decline</button>
+            <button type="submit" className="danger" disabled={inert} data-testid="confirm-decline">Decline</button>
             <button type="button" onClick={() => setDeclining?.(false)}>Cancel</button>
           </div>
         </form>
       ) : (
         <div className="row">
-          <button className="primary" disabled={busy} onClick={() => void run({ decision: "approve" })}
+          <button className="primary" disabled={inert} onClick={() => void run({ decision: "approve" })}
             data-testid="approve" title="a">Approve <kbd>a</kbd></button>
-          <button disabled={busy || blocked} onClick={() => void run({ decision: "approve_always" })}
+          <button disabled={inert || blocked} onClick={() => void run({ decision: "approve_always" })}
             data-testid="approve-always" title="A">Approve &amp; don't ask again <kbd>A</kbd></button>
-          <button className="danger" disabled={busy} onClick={() => setDeclining?.(true)}
+          <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
             data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
         </div>
       )}
       <p className="muted scope" data-testid="grant-scope">
-        {blocked
-          ? `“Don't ask again” is off for this call: it carries hidden characters. Approve it once, with the marks in view.`
+        {p.no_grant !== null
+          ? p.no_grant
           : <>“Don't ask again” approves every later call to <code>{a.tool}</code> for {scope}, until you revoke it on the Grants page.</>}
       </p>
       {error && <p className="error" role="alert">{error}</p>}

@@ -1,12 +1,24 @@
+import type { ContentBlock } from "../api/types/ContentBlock";
+import type { FileLocation } from "../api/types/FileLocation";
+import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
+import type { TerminalCall } from "../api/types/TerminalCall";
 import { assertNever } from "../lib/assert";
 import { DiffView } from "./DiffView";
 import { Verbatim } from "./Verbatim";
 
-/** What the call would do, by card kind. A new kind does not compile until handled here. */
+type Marks = (field: string) => Mark[] | undefined;
+
+/**
+ * What the call would do, by card kind. A new kind does not compile until handled here. What
+ * runs comes first (command, diff, raw input); text and images the agent supplied come after
+ * it, so nothing an agent draws can sit above what it asks to run.
+ */
 export function CallBody({ p }: { p: Presented }) {
   const call = p.approval.call;
-  const m = (field: string) => p.marks[field];
+  const m: Marks = (field) => p.marks[field];
+  // Fields the card does not show as sent: the raw input is what to read, so it is open.
+  const incomplete = p.coverage.unshown.length > 0 || p.coverage.disagree.length > 0;
   switch (call.card) {
     case "terminal":
       return (
@@ -19,7 +31,10 @@ export function CallBody({ p }: { p: Presented }) {
               <span className="mono"><Verbatim text={call.cwd} marks={m("call.cwd")} /></span></p>
           )}
           <pre className="command mono" data-testid="command"><span className="prompt" aria-hidden>$ </span><Verbatim text={call.command} marks={m("call.command")} /></pre>
-          <RawInput p={p} />
+          <Args call={call} m={m} />
+          <Env call={call} m={m} />
+          <Options call={call} m={m} />
+          <RawInput p={p} open={incomplete} />
         </div>
       );
     case "diff":
@@ -32,26 +47,18 @@ export function CallBody({ p }: { p: Presented }) {
                 marks={(f) => m(`call.diffs[${i}].${f}`)} />
             ) : null;
           })}
-          <Locations locations={call.locations ?? []} />
-          <RawInput p={p} />
+          <Locations locations={call.locations ?? []} m={m} />
+          <RawInput p={p} open={incomplete} />
+          <Content blocks={call.content ?? []} m={m} />
         </div>
       );
     case "generic":
       return (
         <div className="call-generic">
-          {call.kind && <p><span className="pill">{call.kind}</span></p>}
-          {(call.content ?? []).map((block, i) => {
-            switch (block.type) {
-              case "text":
-                return <pre key={i} className="content-text"><Verbatim text={block.text} marks={m(`call.content[${i}].text`)} /></pre>;
-              case "image":
-                return <img key={i} className="content-image" alt={`content ${i + 1}`} src={`data:${block.mime_type};base64,${block.data}`} />;
-              default:
-                return assertNever(block);
-            }
-          })}
-          <Locations locations={call.locations ?? []} />
+          {call.kind && <p><span className="pill" data-testid="call-kind"><Verbatim text={call.kind} marks={m("call.kind")} /></span></p>}
+          <Locations locations={call.locations ?? []} m={m} />
           <RawInput p={p} open />
+          <Content blocks={call.content ?? []} m={m} />
         </div>
       );
     default:
@@ -59,14 +66,90 @@ export function CallBody({ p }: { p: Presented }) {
   }
 }
 
-function Locations({ locations }: { locations: { path: string; line?: number }[] }) {
+/** Arguments as separate words: each in its own box, so where one ends is never in doubt. */
+function Args({ call, m }: { call: TerminalCall; m: Marks }) {
+  if (!call.args || call.args.length === 0) return null;
+  return (
+    <p className="args" data-testid="args"><span className="label">arguments</span>{" "}
+      {call.args.map((arg, i) => (
+        <code key={i} className="arg mono"><Verbatim text={arg} marks={m(`call.args[${i}]`)} /></code>
+      ))}
+    </p>
+  );
+}
+
+function Env({ call, m }: { call: TerminalCall; m: Marks }) {
+  if (!call.env || call.env.length === 0) return null;
+  return (
+    <div className="env" data-testid="env">
+      <span className="label">environment</span>
+      <table className="kv mono">
+        <tbody>
+          {call.env.map((v, i) => (
+            <tr key={i}>
+              <td><Verbatim text={v.name} marks={m(`call.env[${i}].name`)} /></td>
+              <td>=</td>
+              <td><Verbatim text={v.value} marks={m(`call.env[${i}].value`)} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Settings the call runs with, as flags; those that lift a safeguard stand out. */
+function Options({ call, m }: { call: TerminalCall; m: Marks }) {
+  const options = Object.entries(call.options ?? {});
+  if (options.length === 0) return null;
+  const lifts = (name: string, value: unknown) => value === true && /danger|sandbox|unsafe|force|skip/i.test(name);
+  return (
+    <p className="options" data-testid="options">
+      {options.map(([name, value]) => (
+        <span key={name} className={`flag ${lifts(name, value) ? "flag-danger" : ""}`} data-testid="option">
+          <Verbatim text={name} marks={m(`call.options.${name}.name`)} />
+          {value !== true && <>: {typeof value === "string" ? <Verbatim text={value} marks={m(`call.options.${name}`)} /> : String(value)}</>}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+function Locations({ locations, m }: { locations: FileLocation[]; m: Marks }) {
   if (locations.length === 0) return null;
   return (
     <ul className="locations">
       {locations.map((l, i) => (
-        <li key={i} className="mono">{l.path}{l.line !== undefined ? `:${l.line}` : ""}</li>
+        <li key={i} className="mono" data-testid="location">
+          <Verbatim text={l.path} marks={m(`call.locations[${i}].path`)} />{l.line !== undefined ? `:${l.line}` : ""}
+        </li>
       ))}
     </ul>
+  );
+}
+
+/** Text and images the agent supplied with the call, after what runs. Images are capped and
+ * labelled as the agent's, so one cannot pass for part of the console. */
+function Content({ blocks, m }: { blocks: ContentBlock[]; m: Marks }) {
+  if (blocks.length === 0) return null;
+  return (
+    <div className="content">
+      {blocks.map((block, i) => {
+        switch (block.type) {
+          case "text":
+            return <pre key={i} className="content-text"><Verbatim text={block.text} marks={m(`call.content[${i}].text`)} /></pre>;
+          case "image":
+            return (
+              <figure key={i} className="content-image" data-testid="content-image">
+                <figcaption className="muted">Image supplied by the agent ({block.mime_type})</figcaption>
+                <img alt={`image ${i + 1} supplied by the agent`} src={`data:${block.mime_type};base64,${block.data}`} />
+              </figure>
+            );
+          default:
+            return assertNever(block);
+        }
+      })}
+    </div>
   );
 }
 

@@ -16,6 +16,7 @@ export function DiffView({ rendered, file, marks }: {
       <header className="diff-path">
         <span className="mono"><Verbatim text={rendered.path} marks={marks("path")} /></span>
         {rendered.new_file && <span className="pill pill-new">new file</span>}
+        {file.replace_all && <span className="pill pill-warn" data-testid="replace-all">every occurrence</span>}
         <span className="diff-stat">
           <span className="added">+{rendered.added}</span> <span className="removed">−{rendered.removed}</span>
         </span>

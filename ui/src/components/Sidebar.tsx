@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 
-import type { ArtifactSummary } from "../api/types/ArtifactSummary";
+import type { ShownSummary } from "../api/types/ShownSummary";
+import { Verbatim } from "./Verbatim";
 
 export type NavPage = "inbox" | "history" | "grants" | "settings";
 
@@ -9,7 +10,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
   current: NavPage | null;
   currentArtifact: string | null;
   pending: number;
-  artifacts: ArtifactSummary[];
+  artifacts: ShownSummary[];
   query: string;
   setQuery: (q: string) => void;
   go: (p: NavPage) => void;
@@ -23,7 +24,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
       if (e.key !== "F2" || !currentArtifact || (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA"))) return;
-      const a = artifacts.find((x) => x.id === currentArtifact);
+      const a = artifacts.find((x) => x.artifact.id === currentArtifact)?.artifact;
       if (a) { e.preventDefault(); setEditing({ id: a.id, title: a.title }); }
     };
     window.addEventListener("keydown", onKey);
@@ -53,7 +54,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
         onChange={(e) => setQuery(e.target.value)} aria-label="Search artifacts" data-testid="artifact-search" />
       <ul className="artifacts" data-testid="artifact-list">
         {artifacts.length === 0 && <li className="muted small-pad">{query ? "No match." : "Agents' artifacts appear here."}</li>}
-        {artifacts.map((a) => (
+        {artifacts.map(({ artifact: a, marks }) => (
           <li key={a.id} className={currentArtifact === a.id ? "active" : undefined}>
             {editing?.id === a.id ? (
               <input autoFocus value={editing.title} aria-label="New title" data-testid="rename-input" maxLength={1000}
@@ -68,7 +69,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
                 <button className="artifact-link" title={a.description} data-testid="artifact-item" data-id={a.id}
                   onClick={() => openArtifact(a.id)}
                   onDoubleClick={() => setEditing({ id: a.id, title: a.title })}>
-                  {a.title}
+                  <Verbatim text={a.title} marks={marks["title"]} />
                 </button>
                 <button className="icon" aria-label={`Delete ${a.title}`} title="Delete" data-testid="artifact-delete"
                   onClick={() => void remove(a.id, a.title)}>✕</button>

@@ -3,12 +3,14 @@ import { useEffect, useState } from "react";
 import { api, CommandError } from "../api/ipc";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+import { useArming } from "../lib/arming";
 
 /** One approval, pending or decided, opened from a link, a notification or the inbox. */
 export function ApprovalPage({ id, version, actions, now }: { id: string; version: number; actions: CardActions; now: number }) {
   const [p, setP] = useState<Presented | null>(null);
   const [missing, setMissing] = useState(false);
   const [declining, setDeclining] = useState(false);
+  const { armed } = useArming(p?.approval.id ?? "");
   useEffect(() => {
     setMissing(false);
     api.approval(id).then(setP).catch((e: unknown) => {
@@ -26,7 +28,7 @@ export function ApprovalPage({ id, version, actions, now }: { id: string; versio
   if (!p) return <div className="page"><p className="muted">Loading…</p></div>;
   return (
     <div className="page approval-page">
-      <ApprovalCard p={p} selected actions={actions} now={now} declining={declining} setDeclining={setDeclining} />
+      <ApprovalCard p={p} selected actions={actions} now={now} armed={armed} declining={declining} setDeclining={setDeclining} />
     </div>
   );
 }

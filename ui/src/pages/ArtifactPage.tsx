@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
 
 import { api, CommandError } from "../api/ipc";
-import type { Artifact } from "../api/types/Artifact";
+import type { ShownArtifact } from "../api/types/ShownArtifact";
+import { Verbatim } from "../components/Verbatim";
 import type { Grant } from "../api/types/Grant";
 import { stamp } from "../lib/time";
 import { GrantTable } from "./Grants";
@@ -14,7 +15,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   remove: (id: string, title: string) => Promise<void>;
   openArtifact: (id: string) => void;
 }) {
-  const [artifact, setArtifact] = useState<Artifact | null>(null);
+  const [shown, setShown] = useState<ShownArtifact | null>(null);
   const [grants, setGrants] = useState<Grant[]>([]);
   const [missing, setMissing] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -22,7 +23,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
 
   useEffect(() => {
     setMissing(false);
-    api.artifact(id).then((a) => { setArtifact(a); setError(null); }).catch((e: unknown) => {
+    api.artifact(id).then((a) => { setShown(a); setError(null); }).catch((e: unknown) => {
       if (e instanceof CommandError && e.code === "artifact_not_found") setMissing(true);
       else setError(e instanceof Error ? e.message : String(e));
     });
@@ -37,7 +38,8 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       </div>
     );
   }
-  if (!artifact) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
+  if (!shown) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
+  const { artifact, marks, code_marks: codeMarks, hidden_marks: hidden } = shown;
   const live = grants.filter((g) => g.revoked_at === null);
   const lines = artifact.code.split("\n");
   const save = async () => {
@@ -47,7 +49,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   return (
     <div className="page artifact" data-testid="artifact-page" data-id={artifact.id}>
       {editing === null ? (
-        <h1 data-testid="artifact-title" onDoubleClick={() => setEditing(artifact.title)}>{artifact.title}</h1>
+        <h1 data-testid="artifact-title" onDoubleClick={() => setEditing(artifact.title)}><Verbatim text={artifact.title} marks={marks["title"]} /></h1>
       ) : (
         <form onSubmit={(e) => { e.preventDefault(); void save(); }} className="rename">
           <input autoFocus value={editing} onChange={(e) => setEditing(e.target.value)} maxLength={1000}
@@ -57,7 +59,12 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
         </form>
       )}
       {error && <p className="error">{error}</p>}
-      <p className="description">{artifact.description || <span className="muted">No description.</span>}</p>
+      {hidden > 0 && (
+        <div className="warning" role="alert" data-testid="hidden-warning">
+          ⚠ This artifact carries {hidden} hidden character{hidden === 1 ? "" : "s"}, shown as ⟨labelled marks⟩.
+        </div>
+      )}
+      <p className="description">{artifact.description ? <Verbatim text={artifact.description} marks={marks["description"]} /> : <span className="muted">No description.</span>}</p>
       <p className="muted">Created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
       <div className="row">
         <button onClick={() => setEditing(artifact.title)}>Rename</button>
@@ -74,7 +81,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
           {grants.length === 0 ? "No grants for this artifact." : "No live grants; the revoked ones are on the Grants page."}
         </p>
       ) : (
-        <GrantTable grants={live} artifactTitle={() => artifact.title} openArtifact={openArtifact}
+        <GrantTable grants={live} artifactTitle={() => ({ title: artifact.title, marks: marks["title"] })} openArtifact={openArtifact}
           revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
       )}
       <h2>Source</h2>
@@ -82,7 +89,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       <table className="source mono" data-testid="artifact-source">
         <tbody>
           {lines.map((l, i) => (
-            <tr key={i}><td className="ln">{i + 1}</td><td className="code">{l}</td></tr>
+            <tr key={i}><td className="ln">{i + 1}</td><td className="code"><Verbatim text={l} marks={codeMarks[i]} /></td></tr>
           ))}
         </tbody>
       </table>

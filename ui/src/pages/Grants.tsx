@@ -3,12 +3,14 @@ import { useEffect, useState } from "react";
 import { api } from "../api/ipc";
 import type { Grant } from "../api/types/Grant";
 import type { GrantLists } from "../api/types/GrantLists";
+import type { ArtifactTitle } from "../components/ApprovalCard";
+import { Verbatim } from "../components/Verbatim";
 import { stamp } from "../lib/time";
 
 /** Live grants with Revoke, then the revoke list. */
 export function Grants({ version, artifactTitle, openArtifact }: {
   version: number;
-  artifactTitle: (id: string) => string | undefined;
+  artifactTitle: (id: string) => ArtifactTitle | undefined;
   openArtifact: (id: string) => void;
 }) {
   const [lists, setLists] = useState<GrantLists | null>(null);
@@ -43,7 +45,7 @@ export function Grants({ version, artifactTitle, openArtifact }: {
 
 export function GrantTable({ grants, artifactTitle, openArtifact, revoke }: {
   grants: Grant[];
-  artifactTitle: (id: string) => string | undefined;
+  artifactTitle: (id: string) => ArtifactTitle | undefined;
   openArtifact: (id: string) => void;
   revoke?: (g: Grant) => Promise<void>;
 }) {
@@ -57,9 +59,7 @@ export function GrantTable({ grants, artifactTitle, openArtifact, revoke }: {
           <tr key={g.id} data-testid="grant-row">
             <td><code className="mono">{g.tool}</code></td>
             <td>{g.artifact_id ? (
-              artifactTitle(g.artifact_id) !== undefined
-                ? <button className="link" onClick={() => openArtifact(g.artifact_id!)}>{artifactTitle(g.artifact_id)}</button>
-                : <span className="muted" title={g.artifact_id}>deleted artifact</span>
+              <ArtifactCell id={g.artifact_id} title={artifactTitle(g.artifact_id)} openArtifact={openArtifact} />
             ) : <span className="muted">any (no artifact)</span>}</td>
             <td className="when">{stamp(g.created_at)}</td>
             <td>{g.uses}</td>
@@ -72,4 +72,9 @@ export function GrantTable({ grants, artifactTitle, openArtifact, revoke }: {
       </tbody>
     </table>
   );
+}
+
+function ArtifactCell({ id, title, openArtifact }: { id: string; title?: ArtifactTitle; openArtifact: (id: string) => void }) {
+  if (!title) return <span className="muted" title={id}>deleted artifact</span>;
+  return <button className="link" onClick={() => openArtifact(id)}><Verbatim text={title.title} marks={title.marks} /></button>;
 }

@@ -29,7 +29,7 @@ export function History({ version, actions, now }: { version: number; actions: C
     <div className="page history">
       <h1>History</h1>
       {items.length === 0 && <p className="muted">No decisions yet.</p>}
-      {items.map((p) => <ApprovalCard key={p.approval.id} p={p} actions={actions} now={now} />)}
+      {items.map((p) => <ApprovalCard key={p.approval.id} p={p} actions={actions} now={now} armed={false} />)}
       {more && <button onClick={() => void loadMore()}>Load older decisions</button>}
     </div>
   );

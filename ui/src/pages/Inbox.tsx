@@ -1,57 +1,176 @@
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+import { useArming } from "../lib/arming";
 
-/** Pending approvals, newest first. j/k move, a approve, A don't ask again, d decline, Enter open. */
+/**
+ * What the person has in front of them. Cards are kept by approval id, in the order shown;
+ * requests that arrive later wait behind the "N new requests" bar until the person brings them
+ * in, so nothing an agent sends moves the card under the cursor or the keypress.
+ */
+interface View {
+  shown: string[];
+  selected: string | null;
+  /** Bumped whenever the shown list changes: decisions re-arm after it. */
+  layout: number;
+}
+
+type Action =
+  | { kind: "sync"; ids: string[] }
+  | { kind: "bring_in"; ids: string[] }
+  | { kind: "select"; id: string }
+  | { kind: "move"; by: 1 | -1 };
+
+function reduce(v: View, a: Action): View {
+  switch (a.kind) {
+    case "sync": {
+      const live = new Set(a.ids);
+      const kept = v.shown.filter((id) => live.has(id));
+      // Nothing on screen to displace: what is pending is shown as it is.
+      if (kept.length === 0) {
+        if (v.shown.length === 0 && a.ids.length === 0) return v;
+        return { shown: a.ids, selected: a.ids[0] ?? null, layout: v.layout + 1 };
+      }
+      if (kept.length === v.shown.length) return v;
+      let selected = v.selected;
+      if (selected === null || !live.has(selected)) {
+        // The selected card left: its neighbour below, else above, becomes the selection.
+        const at = selected === null ? 0 : v.shown.indexOf(selected);
+        const below = v.shown.slice(at + 1).find((id) => live.has(id));
+        const above = v.shown.slice(0, Math.max(at, 0)).reverse().find((id) => live.has(id));
+        selected = below ?? above ?? null;
+      }
+      return { shown: kept, selected, layout: v.layout + 1 };
+    }
+    case "bring_in": {
+      const shown = new Set(v.shown);
+      const fresh = a.ids.filter((id) => !shown.has(id));
+      if (fresh.length === 0) return v;
+      return { shown: [...fresh, ...v.shown], selected: fresh[0] ?? v.selected, layout: v.layout + 1 };
+    }
+    case "select":
+      return v.selected === a.id ? v : { ...v, selected: a.id };
+    case "move": {
+      const at = v.selected === null ? -1 : v.shown.indexOf(v.selected);
+      const next = v.shown[Math.min(Math.max(at + a.by, 0), v.shown.length - 1)];
+      return next === undefined || next === v.selected ? v : { ...v, selected: next };
+    }
+  }
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  const t = target as HTMLElement | null;
+  return !!t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
+}
+
+/**
+ * Pending approvals, newest first. j/k move, a approve, A don't ask again, d decline, Enter
+ * open, n bring in new requests. Decisions name the card shown (its id and digest), ignore key
+ * auto-repeat, and are inert for a moment after the card under them changes.
+ */
 export function Inbox({ items, actions, now }: { items: Presented[]; actions: CardActions; now: number }) {
-  const [selected, setSelected] = useState(0);
+  const [view, dispatch] = useReducer(reduce, undefined, () => ({
+    shown: items.map((p) => p.approval.id),
+    selected: items[0]?.approval.id ?? null,
+    layout: 0,
+  }));
   const [declining, setDeclining] = useState<string | null>(null);
-  const index = Math.min(selected, Math.max(items.length - 1, 0));
-  const current = items[index];
+  const byId = useMemo(() => new Map(items.map((p) => [p.approval.id, p])), [items]);
+  const ids = useMemo(() => items.map((p) => p.approval.id), [items]);
+  useEffect(() => dispatch({ kind: "sync", ids }), [ids]);
+
+  const shownSet = new Set(view.shown);
+  const cards = view.shown.flatMap((id) => byId.get(id) ?? []);
+  const held = ids.filter((id) => !shownSet.has(id));
+  const current = view.selected === null ? undefined : byId.get(view.selected);
+  const armKey = `${view.selected ?? ""}|${view.layout}`;
+  const { armed, isArmed } = useArming(armKey);
+  const bringIn = () => dispatch({ kind: "bring_in", ids: held });
+
+  useScrollAnchor(view.selected, view.layout);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
-      if (e.ctrlKey || e.metaKey || e.altKey || !current) return;
-      const a = current.approval;
+      if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      const decides = e.key === "a" || e.key === "A" || e.key === "d";
+      if (decides && (e.repeat || !current || !isArmed(armKey))) {
+        // A held key, or a card that just changed: nothing is decided.
+        e.preventDefault();
+        return;
+      }
+      const a = current?.approval;
       switch (e.key) {
-        case "j": setSelected(Math.min(index + 1, items.length - 1)); break;
-        case "k": setSelected(Math.max(index - 1, 0)); break;
-        case "a": void actions.decide(a.id, { decision: "approve" }).catch((err: Error) => actions.report(err.message)); break;
-        case "A":
-          if (a.hidden_marks > 0) {
-            actions.report("“Don't ask again” is off for this call: it carries hidden characters. Press a to approve it once.");
-          } else {
-            void actions.decide(a.id, { decision: "approve_always" }).catch((err: Error) => actions.report(err.message));
-          }
+        case "j": dispatch({ kind: "move", by: 1 }); break;
+        case "k": dispatch({ kind: "move", by: -1 }); break;
+        case "n": if (held.length > 0) bringIn(); else return; break;
+        case "a":
+          if (a) void actions.decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
           break;
-        case "d": setDeclining(a.id); break;
-        case "Enter": actions.openApproval?.(a.id); break;
+        case "A":
+          if (!current || !a) break;
+          if (current.no_grant) actions.report(`${current.no_grant} Press a to approve it once.`);
+          else void actions.decide(a.id, a.digest, { decision: "approve_always" }).catch((err: Error) => actions.report(err.message));
+          break;
+        case "d": if (a) setDeclining(a.id); break;
+        case "Enter": if (a) actions.openApproval?.(a.id); else return; break;
         default: return;
       }
       e.preventDefault();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [current, index, items.length, actions]);
+  });
 
   if (items.length === 0) return <EmptyInbox />;
   return (
-    <div className="page inbox">
+    <div className="page inbox" data-testid="inbox">
       <h1>Inbox <span className="muted count">{items.length} waiting</span></h1>
       <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>Enter</kbd> open</p>
-      {items.map((p, i) => (
-        <div key={p.approval.id} onClick={() => setSelected(i)}>
-          <ApprovalCard p={p} selected={i === index} actions={actions} now={now}
-            declining={declining === p.approval.id}
+      {held.length > 0 && (
+        <button className="new-requests" onClick={bringIn} data-testid="new-requests">
+          {held.length === 1 ? "1 new request" : `${held.length} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
+        </button>
+      )}
+      {cards.map((p) => (
+        <div key={p.approval.id} onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
+          <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={actions} now={now}
+            armed={armed} declining={declining === p.approval.id}
             setDeclining={(on) => setDeclining(on ? p.approval.id : null)} />
         </div>
       ))}
     </div>
   );
+}
+
+/**
+ * Keeps the selected card where it is on screen when cards above it come or go: the list
+ * scrolls by exactly what moved, so a click aimed at the card stays on it.
+ */
+function useScrollAnchor(selected: string | null, layout: number) {
+  const anchor = useRef<{ id: string; top: number } | null>(null);
+  const seenLayout = useRef(layout);
+  const find = (id: string) => document.querySelector<HTMLElement>(`[data-testid=approval-card][data-id="${id}"]`);
+  const record = () => {
+    const el = selected === null ? null : find(selected);
+    anchor.current = el && selected !== null ? { id: selected, top: el.getBoundingClientRect().top } : null;
+  };
+  useLayoutEffect(() => {
+    const a = anchor.current;
+    if (seenLayout.current !== layout && a) {
+      const el = find(a.id);
+      const delta = el ? el.getBoundingClientRect().top - a.top : 0;
+      if (el && delta !== 0) el.closest(".main")?.scrollBy(0, delta);
+    }
+    seenLayout.current = layout;
+    record();
+  });
+  useEffect(() => {
+    const main = document.querySelector(".main");
+    main?.addEventListener("scroll", record, { passive: true });
+    return () => main?.removeEventListener("scroll", record);
+  });
 }
 
 function EmptyInbox() {
