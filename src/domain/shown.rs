@@ -46,7 +46,7 @@ pub fn coverage(call: &CallView, raw: Option<&Value>) -> Coverage {
     for (key, value) in fields {
         let shown = match call {
             CallView::Generic(_) => Shown::Same,
-            CallView::Terminal(t) => terminal_field(t, key, value),
+            CallView::Terminal(t) => terminal_field(t, key, value, fields.contains_key("args")),
             CallView::Diff(d) => diff_field(d, key, value),
         };
         let path = format!("raw_input.{key}");
@@ -81,10 +81,12 @@ fn compare<T: Serialize>(card: Option<&T>, value: &Value) -> Shown {
     }
 }
 
-fn terminal_field(t: &TerminalCall, key: &str, value: &Value) -> Shown {
+/// `args_apart`: the raw input gives the arguments in their own field, so a string command is
+/// the command alone.
+fn terminal_field(t: &TerminalCall, key: &str, value: &Value, args_apart: bool) -> Shown {
     match key {
         "command" => match value {
-            Value::String(s) => same(*s == t.command && t.args.is_none()),
+            Value::String(s) => same(*s == t.command && (t.args.is_none() || args_apart)),
             // An argv array: the command followed by its arguments.
             Value::Array(words) => {
                 let mut expected = vec![t.command.as_str()];
@@ -240,6 +242,15 @@ mod tests {
         }]);
         let raw = json!({"command": ["bash", "-lc", "ls"], "env": {"A": "1"}});
         assert!(coverage(&CallView::Terminal(t.clone()), Some(&raw)).is_complete());
+        let apart =
+            json!({"command": "bash", "args": ["-lc", "ls"], "env": [{"name": "A", "value": "1"}]});
+        assert!(coverage(&CallView::Terminal(t.clone()), Some(&apart)).is_complete());
+        // Arguments on the card that the raw input does not have make its command disagree.
+        let alone = json!({"command": "bash"});
+        assert_eq!(
+            coverage(&CallView::Terminal(t.clone()), Some(&alone)).disagree,
+            ["raw_input.command"]
+        );
         let raw = json!({"command": ["bash", "-lc", "rm -rf ~"]});
         assert_eq!(
             coverage(&CallView::Terminal(t), Some(&raw)).disagree,

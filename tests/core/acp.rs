@@ -39,6 +39,30 @@ async fn submit(s: &TestServer, body: &Value) -> (ApprovalId, Value) {
     (ApprovalId::parse(a["id"].as_str().unwrap()).unwrap(), a)
 }
 
+/// An execute call shows its arguments, environment and working directory, not just the
+/// command, so everything bound into the digest is on the card.
+#[tokio::test]
+async fn execute_calls_show_args_env_and_cwd() {
+    let s = server().await;
+    let body = request(json!({
+        "toolCallId": "call_9", "title": "Run", "kind": "execute",
+        "content": [{ "type": "terminal", "terminalId": "term_9" }],
+        "rawInput": { "command": "cargo", "args": ["test", "--all"], "cwd": "/repo",
+                      "env": [{ "name": "RUST_LOG", "value": "debug" }] },
+    }));
+    let (id, _) = submit(&s, &body).await;
+    let shown = s.console.presented(&id).await.unwrap();
+    let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(
+        a["call"],
+        json!({ "card": "terminal", "title": "Run", "command": "cargo",
+                "args": ["test", "--all"], "cwd": "/repo",
+                "env": [{ "name": "RUST_LOG", "value": "debug" }] })
+    );
+    assert!(shown.coverage.is_complete(), "{:?}", shown.coverage);
+    assert!(shown.no_grant.is_none());
+}
+
 #[tokio::test]
 async fn tool_calls_become_cards() {
     let s = server().await;
@@ -79,6 +103,11 @@ async fn tool_calls_become_cards() {
     assert_eq!(
         a["call"]["locations"][0],
         json!({ "path": "/repo/a.rs", "line": 3 })
+    );
+    assert_eq!(
+        a["call"]["content"],
+        json!([{ "type": "text", "text": "two files" }]),
+        "the text that came with the diffs is kept"
     );
 
     let mut fetch = request(json!({

@@ -132,6 +132,8 @@ async fn b_diff_cards() {
         }]},
     });
     let (_, w) = app.submit(&write).await;
+    // The edit is on screen: the write waits behind the bar until brought in.
+    app.click("[data-testid=new-requests]").await;
     let card = format!("[data-testid=approval-card][data-id='{}']", id(&w));
     assert_eq!(app.text(&format!("{card} .pill-new")).await, "new file");
     let lines = app.all_texts(&format!("{card} tr[data-kind=added]")).await;
@@ -561,6 +563,7 @@ async fn j_keyboard_settings_revoke_all() {
     let poll = app.poll(&id(&plain));
     app.press_char('a').await;
     assert_eq!(poll.await.unwrap()["status"], "approved");
+    app.el("[data-testid=empty-inbox]").await;
     let (_, hidden) = app.submit(&terminal("kbd.x", "echo \u{200B}zw")).await;
     app.armed(&format!(
         "[data-testid=approval-card][data-id='{}']",
@@ -579,6 +582,9 @@ async fn j_keyboard_settings_revoke_all() {
         .await;
     let (_, still) = app.get(&format!("/v1/approvals/{}", id(&hidden))).await;
     assert_eq!(still["status"], "pending");
+    app.post(&format!("/v1/approvals/{}/cancel", id(&hidden)), &json!({}))
+        .await;
+    app.el("[data-testid=empty-inbox]").await;
 
     // Settings: the token is hidden until revealed; Rotate asks, then the old token stops.
     app.click("[data-testid=nav-settings]").await;
