@@ -36,10 +36,11 @@ fmt: ## check formatting
 lint: ## clippy on every crate with warnings denied
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-unit: ## core and desktop tests, on a private session bus with a real keyring
+unit: ## core, desktop and UI tests, the core's on a private session bus with a real keyring
 	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too
 	scripts/with-keyring.sh $(CARGO) test -p countersign --all-targets
 	$(CARGO) test -p countersign-desktop --lib
+	cd ui && npm test
 
 e2e: ## the real app under Xvfb, driven over WebDriver
 	$(CARGO) build -p countersign -p countersign-desktop --bins

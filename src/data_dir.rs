@@ -175,6 +175,13 @@ impl DataDir {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(DataDirError::NotRunning(self.root.clone()));
             }
+            #[cfg(unix)]
+            Err(e) if e.raw_os_error() == Some(nix::libc::ELOOP) => {
+                return Err(DataDirError::Unsafe {
+                    path,
+                    why: "it is a symbolic link; it was not followed".into(),
+                });
+            }
             Err(source) => return Err(DataDirError::Io { path, source }),
         };
         serde_json::from_str(&text).map_err(|e| DataDirError::BadConnection {
@@ -182,47 +189,99 @@ impl DataDir {
             what: e.to_string(),
         })
     }
+}
 
-    /// The directory with symlinks resolved, when it exists.
-    pub fn canonical(&self) -> DataDir {
-        DataDir {
-            root: std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone()),
-        }
-    }
+/// Who holds a data directory's lock, as far as this platform can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockHolder {
+    /// This process: a console serving the directory.
+    Pid(u32),
+    /// Nobody: no console serves the directory.
+    Nobody,
+    /// The platform does not say (no kernel lock table here).
+    Unknown,
 }
 
 impl DataDir {
-    /// The pid of the process holding this directory's lock (a running console), from the
-    /// kernel's table of locks. `None` when nobody holds it, or where that table is unknown.
-    pub fn lock_holder(&self) -> Option<u32> {
+    /// The process holding this directory's lock (a running console), from the kernel's
+    /// table of locks.
+    pub fn lock_holder(&self) -> LockHolder {
         #[cfg(target_os = "linux")]
         {
             use std::os::unix::fs::MetadataExt as _;
-            let ino = std::fs::symlink_metadata(self.root.join(LOCK_FILE))
-                .ok()?
-                .ino();
-            let table = std::fs::read_to_string("/proc/locks").ok()?;
-            lock_holder_in(&table, ino)
+            let Ok(meta) = std::fs::symlink_metadata(self.root.join(LOCK_FILE)) else {
+                return LockHolder::Nobody;
+            };
+            match std::fs::read_to_string("/proc/locks") {
+                Ok(table) => lock_holder_in(&table, meta.dev(), meta.ino())
+                    .map_or(LockHolder::Nobody, LockHolder::Pid),
+                Err(_) => LockHolder::Unknown,
+            }
         }
         #[cfg(not(target_os = "linux"))]
         {
-            None
+            LockHolder::Unknown
         }
     }
 }
 
-/// Finds the pid holding a write `FLOCK` on inode `ino` in the text of `/proc/locks`
-/// (`1: FLOCK  ADVISORY  WRITE 1234 00:2a:5678 0 EOF`).
+/// Finds the pid holding a write `FLOCK` on the file `(dev, ino)` in the text of
+/// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`, the device as hex
+/// major:minor). Waiters (`1: -> FLOCK …`) hold nothing and do not match.
 #[cfg(any(target_os = "linux", test))]
-fn lock_holder_in(table: &str, ino: u64) -> Option<u32> {
+fn lock_holder_in(table: &str, dev: u64, ino: u64) -> Option<u32> {
+    // Linux's encoding of a dev_t.
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
     table.lines().find_map(|line| {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let (kind, mode, pid, dev) = (f.get(1)?, f.get(3)?, f.get(4)?, f.get(5)?);
-        let inode: u64 = dev.rsplit(':').next()?.parse().ok()?;
-        (*kind == "FLOCK" && *mode == "WRITE" && inode == ino)
+        let (kind, mode, pid, file) = (f.get(1)?, f.get(3)?, f.get(4)?, f.get(5)?);
+        let mut parts = file.split(':');
+        let (maj, min, inode) = (parts.next()?, parts.next()?, parts.next()?);
+        let same_file = u64::from_str_radix(maj, 16).ok()? == major
+            && u64::from_str_radix(min, 16).ok()? == minor
+            && inode.parse::<u64>().ok()? == ino;
+        (*kind == "FLOCK" && *mode == "WRITE" && same_file)
             .then(|| pid.parse().ok())
             .flatten()
     })
+}
+
+/// Whether process `pid` has a socket listening on TCP `port`, from the kernel's socket
+/// tables. `None` where they cannot be read.
+#[cfg(target_os = "linux")]
+pub fn listens(pid: u32, port: u16) -> Option<bool> {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        inodes.extend(listening_inodes(&text, port));
+    }
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path()).is_ok_and(|target| {
+            let t = target.to_string_lossy();
+            t.strip_prefix("socket:[")
+                .and_then(|rest| rest.strip_suffix(']'))
+                .is_some_and(|n| inodes.iter().any(|i| i == n))
+        })
+    }))
+}
+
+/// The socket inodes listening (state `0A`) on `port` in a `/proc/net/tcp{,6}` table.
+#[cfg(any(target_os = "linux", test))]
+fn listening_inodes(table: &str, port: u16) -> Vec<String> {
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (local, state, inode) = (f.get(1)?, f.get(3)?, f.get(9)?);
+            let p = u16::from_str_radix(local.rsplit(':').next()?, 16).ok()?;
+            (p == port && *state == "0A").then(|| (*inode).to_owned())
+        })
+        .collect()
 }
 
 /// The database files SQLite keeps beside each other.
@@ -363,24 +422,51 @@ mod tests {
 
     #[test]
     fn the_lock_holder_is_read_from_the_kernel_table() {
-        let table = "1: POSIX  ADVISORY  WRITE 11 00:2a:77 0 EOF\n\
+        let table = "1: POSIX  ADVISORY  WRITE 11 fd:01:77 0 EOF\n\
                      2: FLOCK  ADVISORY  WRITE 4242 fd:01:77 0 EOF\n\
-                     3: FLOCK  ADVISORY  READ 5 fd:01:78 0 EOF\n";
-        assert_eq!(lock_holder_in(table, 77), Some(4242));
-        assert_eq!(lock_holder_in(table, 78), None);
-        assert_eq!(lock_holder_in(table, 79), None);
+                     2: -> FLOCK  ADVISORY  WRITE 999 fd:01:77 0 EOF\n\
+                     3: FLOCK  ADVISORY  READ 5 fd:01:78 0 EOF\n\
+                     4: FLOCK  ADVISORY  WRITE 6 00:2a:80 0 EOF\n";
+        let fd01 = (0xfd << 8) | 0x01;
+        assert_eq!(lock_holder_in(table, fd01, 77), Some(4242));
+        assert_eq!(lock_holder_in(table, fd01, 78), None);
+        assert_eq!(lock_holder_in(table, fd01, 79), None);
+        assert_eq!(
+            lock_holder_in(table, fd01, 80),
+            None,
+            "same inode, another device"
+        );
+        assert_eq!(lock_holder_in(table, 0x2a, 80), Some(6));
+    }
+
+    #[test]
+    fn listening_sockets_are_read_from_the_kernel_table() {
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 31337 1 0 100 0 0 10 0\n   1: 0100007F:1F91 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 31338 1 0 100 0 0 10 0\n";
+        assert_eq!(listening_inodes(table, 8080), ["31337"]);
+        assert!(
+            listening_inodes(table, 8081).is_empty(),
+            "connected, not listening"
+        );
     }
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn this_process_holds_the_lock_it_took() {
+    fn this_process_holds_the_lock_it_took_and_listens_where_it_binds() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = DataDir::at(tmp.path().join("data"));
-        assert_eq!(dir.lock_holder(), None);
+        assert_eq!(dir.lock_holder(), LockHolder::Nobody);
         let lock = dir.lock().unwrap();
-        assert_eq!(lock.dir().lock_holder(), Some(std::process::id()));
+        assert_eq!(
+            lock.dir().lock_holder(),
+            LockHolder::Pid(std::process::id())
+        );
         drop(lock);
-        assert_eq!(dir.lock_holder(), None);
+        assert_eq!(dir.lock_holder(), LockHolder::Nobody);
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        assert_eq!(listens(std::process::id(), port), Some(true));
+        drop(l);
+        assert_eq!(listens(std::process::id(), port), Some(false));
     }
 
     #[cfg(unix)]

@@ -23,6 +23,8 @@ pub enum StartError {
     Token(#[from] TokenError),
     #[error("cannot listen on 127.0.0.1:{port}: {source}")]
     Bind { port: u16, source: std::io::Error },
+    #[error("cannot listen for signals: {source}")]
+    Signals { source: std::io::Error },
 }
 
 /// A console serving its data directory until [`Server::stop`].
@@ -35,6 +37,35 @@ pub struct Server {
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
     sweeper: JoinHandle<()>,
+    /// Re-reads the token on SIGHUP (`countersign token --rotate`).
+    reloader: Option<JoinHandle<()>>,
+}
+
+/// Re-reads the token whenever the process gets SIGHUP, which `countersign token --rotate`
+/// sends to the console holding the data directory's lock. Installed before the console is
+/// published, so no rotation can end it.
+#[cfg(unix)]
+fn reload_on_hangup(
+    token: Arc<RwLock<Token>>,
+    root: std::path::PathBuf,
+) -> std::io::Result<JoinHandle<()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            match TokenStore::new(&root).load() {
+                Ok((fresh, backend)) => {
+                    if let Ok(mut t) = token.write() {
+                        *t = fresh;
+                    }
+                    tracing::info!(%backend, "API token reloaded");
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "API token reload failed; keeping the old one");
+                }
+            }
+        }
+    }))
 }
 
 impl Server {
@@ -69,6 +100,13 @@ impl Server {
         let task = tokio::spawn(api::serve(listener, state, async move {
             let _ = stop_rx.await;
         }));
+        #[cfg(unix)]
+        let reloader = Some(
+            reload_on_hangup(token.clone(), lock.dir().root().to_owned())
+                .map_err(|source| StartError::Signals { source })?,
+        );
+        #[cfg(not(unix))]
+        let reloader = None;
         lock.publish(&Connection {
             url: url.clone(),
             pid: std::process::id(),
@@ -83,6 +121,7 @@ impl Server {
             stop: Some(stop_tx),
             task: Some(task),
             sweeper,
+            reloader,
         })
     }
 
@@ -94,32 +133,6 @@ impl Server {
     /// The current token.
     pub fn token(&self) -> Option<Token> {
         self.token.read().ok().map(|t| t.clone())
-    }
-
-    /// Re-reads the token whenever the process gets SIGHUP, which `countersign token --rotate`
-    /// sends to the console holding the data directory's lock. Call it inside the runtime,
-    /// early: until it runs, SIGHUP ends the process.
-    #[cfg(unix)]
-    pub fn reload_token_on_hangup(&self) -> std::io::Result<JoinHandle<()>> {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut hup = signal(SignalKind::hangup())?;
-        let token = self.token.clone();
-        let root = self.dir().root().to_owned();
-        Ok(tokio::spawn(async move {
-            while hup.recv().await.is_some() {
-                match TokenStore::new(&root).load() {
-                    Ok((fresh, backend)) => {
-                        if let Ok(mut t) = token.write() {
-                            *t = fresh;
-                        }
-                        tracing::info!(%backend, "API token reloaded");
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, "API token reload failed; keeping the old one");
-                    }
-                }
-            }
-        }))
     }
 
     /// Replaces the token with a fresh one and uses it at once.
@@ -154,6 +167,9 @@ impl Server {
             }
         }
         self.sweeper.abort();
+        if let Some(r) = self.reloader.take() {
+            r.abort();
+        }
         self.console.store().close().await;
     }
 }

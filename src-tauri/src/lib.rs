@@ -127,13 +127,9 @@ fn setup(
     dir: &DataDir,
     args: &Args,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let server = tauri::async_runtime::block_on(async {
-        let server = Server::start(dir, args.port).await?;
-        // `countersign token --rotate` signals the console; without this SIGHUP would end it.
-        #[cfg(unix)]
-        server.reload_token_on_hangup()?;
-        Ok::<_, Box<dyn std::error::Error>>(server)
-    })?;
+    // Inside the runtime: the console spawns its tasks there (the sweeper, the reloader
+    // `countersign token --rotate` signals).
+    let server = tauri::async_runtime::block_on(Server::start(dir, args.port))?;
     tracing::info!(url = %server.url, "local API listening");
     let events = server.console.subscribe();
     let notifications = server.console.subscribe();
@@ -161,7 +157,7 @@ fn setup(
     notify::spawn(app.handle().clone(), notifications);
 
     if let Some(link) = args.links.last() {
-        links::open(app.handle(), LinkTarget::from_link(link));
+        links::open(app.handle(), LinkTarget::from_link(link), links::Focus::Ask);
     }
     Ok(())
 }

@@ -24,23 +24,42 @@ pub fn in_args(args: &[String]) -> Vec<String> {
     links
 }
 
+/// Whether showing the window may take the keyboard focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The person asked (the tray, a notification they clicked): come to the front.
+    Take,
+    /// Anyone could have asked (a link, a second launch — an agent can run `xdg-open`):
+    /// show the window and ask for attention, but leave the keyboard where it is, so keys
+    /// typed into another program never land on a card.
+    Ask,
+}
+
 /// Shows the window and has it open `target` (the UI takes it with `take_link`).
-pub fn open(app: &AppHandle, target: LinkTarget) {
+pub fn open(app: &AppHandle, target: LinkTarget, focus: Focus) {
     if let Some(d) = app.try_state::<Desktop>() {
         d.hold_link(target);
     }
-    show(app);
+    show(app, focus);
     if let Err(e) = app.emit(NAVIGATE_EVENT, ()) {
         tracing::warn!(error = %e, "could not tell the window to navigate");
     }
 }
 
-/// Brings the main window to the front.
-pub fn show(app: &AppHandle) {
+/// Shows the main window; with [`Focus::Take`], in front and focused.
+pub fn show(app: &AppHandle, focus: Focus) {
     if let Some(w) = app.get_webview_window("main") {
         let _ = w.show();
         let _ = w.unminimize();
-        let _ = w.set_focus();
+        match focus {
+            Focus::Take => {
+                let _ = w.set_focus();
+            }
+            Focus::Ask => {
+                let attention = tauri::UserAttentionType::Informational;
+                let _ = w.request_user_attention(Some(attention));
+            }
+        }
     }
 }
 
@@ -48,8 +67,8 @@ pub fn show(app: &AppHandle) {
 pub fn second_launch(app: &AppHandle, argv: Vec<String>) {
     let links = in_args(argv.get(1..).unwrap_or_default());
     match links.last() {
-        Some(link) => open(app, LinkTarget::from_link(link)),
-        None => show(app),
+        Some(link) => open(app, LinkTarget::from_link(link), Focus::Ask),
+        None => show(app, Focus::Ask),
     }
 }
 

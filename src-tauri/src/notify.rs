@@ -116,7 +116,7 @@ fn show(app: &AppHandle, burst: Vec<Approval>) {
             #[cfg(all(unix, not(target_os = "macos")))]
             Ok(handle) => handle.wait_for_action(|action| {
                 if action == "default" {
-                    links::open(&app, target.clone());
+                    links::open(&app, target.clone(), links::Focus::Take);
                 }
             }),
             #[cfg(not(all(unix, not(target_os = "macos"))))]

@@ -17,7 +17,7 @@ pub fn build(app: &App) -> tauri::Result<MenuItem<Wry>> {
         .menu(&menu)
         .tooltip("Countersign")
         .on_menu_event(|app: &AppHandle, event| match event.id.as_ref() {
-            "open" => links::show(app),
+            "open" => links::show(app, links::Focus::Take),
             "quit" => app.exit(0),
             _ => {}
         });

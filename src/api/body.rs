@@ -38,16 +38,83 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 }
 
 /// Parses JSON, telling a syntax error (`invalid_json`) from a shape error
-/// (`invalid_request`, naming the field by its path).
+/// (`invalid_request`, naming the field by its path). An object that names a key twice is
+/// refused: parsers disagree on which one wins, so the person could see one value and the
+/// agent run the other.
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+    let malformed = |e: serde_json::Error| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::InvalidJson,
             format!("malformed JSON: {e}"),
         )
-    })?;
+    };
+    if let Err(e) = serde_json::from_slice::<Unique>(bytes) {
+        if e.classify() == serde_json::error::Category::Data {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                strip_position(&e.to_string()),
+            ));
+        }
+        return Err(malformed(e));
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(malformed)?;
     from_value(value)
+}
+
+/// A JSON document in which no object names a key twice.
+struct Unique;
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueVisitor)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Unique;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_unit<E>(self) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Unique, A::Error> {
+        while seq.next_element::<Unique>()?.is_some() {}
+        Ok(Unique)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Unique, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if seen.contains(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{key}` appears twice in one object"
+                )));
+            }
+            map.next_value::<Unique>()?;
+            seen.insert(key);
+        }
+        Ok(Unique)
+    }
 }
 
 /// A JSON value into `T`, naming the field that does not fit (`invalid_request`).

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::api::Answer;
 use crate::console::Submission;
-use crate::data_dir::{DataDir, DataDirError};
+use crate::data_dir::{DataDir, DataDirError, LockHolder};
 use crate::domain::approval::Status;
 use crate::domain::digest::digest;
 use crate::domain::ids::ApprovalId;
@@ -31,6 +31,11 @@ pub enum ClientError {
     Token(#[from] TokenError),
     #[error("connection.json names {0}, which is not a loopback http:// address; nothing was sent")]
     NotLoopback(String),
+    #[error(
+        "connection.json names pid {pid} at {url}, which does not serve this data directory now \
+         (the console stopped or crashed): nothing was sent; start the console again"
+    )]
+    Stale { url: String, pid: u32 },
     #[error(
         "no console answers at {url} (connection.json is stale or the console stopped): {source}"
     )]
@@ -77,6 +82,21 @@ impl Client {
         let dir = dir.checked()?;
         let conn = dir.connection()?;
         let addr = loopback(&conn.url)?;
+        // Only the process holding the directory's lock serves it, and only where it listens:
+        // a connection.json left by a console that died names a port anyone may hold now.
+        let stale = || ClientError::Stale {
+            url: conn.url.clone(),
+            pid: conn.pid,
+        };
+        match dir.lock_holder() {
+            LockHolder::Pid(pid) if pid == conn.pid => {}
+            LockHolder::Unknown => {}
+            LockHolder::Pid(_) | LockHolder::Nobody => return Err(stale()),
+        }
+        #[cfg(target_os = "linux")]
+        if crate::data_dir::listens(conn.pid, addr.port()) == Some(false) {
+            return Err(stale());
+        }
         let token = match std::env::var(TOKEN_ENV)
             .ok()
             .and_then(|t| Token::from_text(&t))

@@ -3,10 +3,11 @@
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::data_dir::DataDir;
+use crate::data_dir::{DataDir, LockHolder};
 use crate::server::Server;
 
-/// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation.
+/// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation (the server
+/// listens for it).
 pub async fn run(dir: &DataDir, port: u16) -> Result<ExitCode, CliError> {
     let server = Server::start(dir, port).await?;
     println!("Countersign console listening on {}", server.url);
@@ -15,14 +16,14 @@ pub async fn run(dir: &DataDir, port: u16) -> Result<ExitCode, CliError> {
         "API token kept in {} (print it with `countersign token`)",
         server.token_backend
     );
-    wait_for_stop(&server).await?;
+    wait_for_stop().await?;
     eprintln!("stopping");
     server.stop().await;
     Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(unix)]
-async fn wait_for_stop(server: &Server) -> Result<(), CliError> {
+async fn wait_for_stop() -> Result<(), CliError> {
     use tokio::signal::unix::{SignalKind, signal};
     let io = |source| CliError::Io {
         what: "cannot listen for signals".into(),
@@ -30,17 +31,15 @@ async fn wait_for_stop(server: &Server) -> Result<(), CliError> {
     };
     let mut term = signal(SignalKind::terminate()).map_err(io)?;
     let mut int = signal(SignalKind::interrupt()).map_err(io)?;
-    let reloads = server.reload_token_on_hangup().map_err(io)?;
     tokio::select! {
         _ = term.recv() => {}
         _ = int.recv() => {}
     }
-    reloads.abort();
     Ok(())
 }
 
 #[cfg(not(unix))]
-async fn wait_for_stop(_server: &Server) -> Result<(), CliError> {
+async fn wait_for_stop() -> Result<(), CliError> {
     tokio::signal::ctrl_c()
         .await
         .map_err(|source| CliError::Io {
@@ -55,17 +54,20 @@ async fn wait_for_stop(_server: &Server) -> Result<(), CliError> {
 #[cfg(unix)]
 pub fn signal_reload(dir: &DataDir, pid: u32) -> Result<(), String> {
     match dir.lock_holder() {
-        Some(holder) if holder == pid => {}
-        Some(holder) => {
+        LockHolder::Pid(holder) if holder == pid => {}
+        LockHolder::Pid(holder) => {
             return Err(format!(
                 "pid {pid} does not hold the data directory's lock (pid {holder} does)"
             ));
         }
-        None => {
+        LockHolder::Nobody => {
             return Err(format!(
                 "no running console holds the lock of {}",
                 dir.root().display()
             ));
+        }
+        LockHolder::Unknown => {
+            return Err("this platform cannot tell which process holds the lock".into());
         }
     }
     let pid = i32::try_from(pid).map_err(|_| format!("bad pid {pid}"))?;

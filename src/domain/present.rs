@@ -73,7 +73,11 @@ pub fn show_artifact(artifact: Artifact) -> ShownArtifact {
         .code
         .split('\n')
         .enumerate()
-        .map(|(i, line)| (u32::try_from(i).unwrap_or(u32::MAX), scan(line)))
+        // A CRLF line ending is a line ending, not a hidden carriage return.
+        .map(|(i, line)| {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            (u32::try_from(i).unwrap_or(u32::MAX), scan(line))
+        })
         .filter(|(_, found)| !found.is_empty())
         .collect();
     let n: usize = marks
@@ -177,6 +181,35 @@ pub fn present(approval: Approval) -> Presented {
         Some(ResultView::Diff(d)) => d.diffs.iter().map(render).collect(),
         _ => Vec::new(),
     };
+    match &approval.result {
+        Some(ResultView::Terminal(t)) => {
+            if let Some(output) = &t.output {
+                mark("result.output".into(), output);
+            }
+            if let Some(title) = &t.title {
+                mark("result.title".into(), title);
+            }
+        }
+        Some(ResultView::Generic(g)) => {
+            for (i, block) in g.content.iter().flatten().enumerate() {
+                if let ContentBlock::Text(t) = block {
+                    mark(format!("result.content[{i}].text"), &t.text);
+                }
+            }
+            if let Some(title) = &g.title {
+                mark("result.title".into(), title);
+            }
+        }
+        Some(ResultView::Diff(d)) => {
+            for (i, file) in d.diffs.iter().enumerate() {
+                mark(format!("result.diffs[{i}].path"), &file.path);
+            }
+            if let Some(title) = &d.title {
+                mark("result.title".into(), title);
+            }
+        }
+        None => {}
+    }
     let raw_input_json = raw.and_then(|v| serde_json::to_string_pretty(v).ok());
     if let Some(json) = &raw_input_json {
         mark("raw_input_json".into(), json);
@@ -245,7 +278,7 @@ mod tests {
             subject: String::new(),
             title: "Sales\u{200B}".into(),
             description: "weekly".into(),
-            code: "<A/>\nconst x = 1;\u{E0041}\n".into(),
+            code: "<A/>\r\nconst x = 1;\u{E0041}\r\n".into(),
             created_at: 0,
             updated_at: 0,
         };

@@ -56,7 +56,47 @@ pub fn coverage(call: &CallView, raw: Option<&Value>) -> Coverage {
             Shown::Different => c.disagree.push(path),
         }
     }
+    // The other way round: what the card claims that the raw input does not carry.
+    for key in card_only(call, fields) {
+        let path = format!("raw_input.{key}");
+        if !c.disagree.contains(&path) {
+            c.disagree.push(path);
+        }
+    }
     c
+}
+
+/// Fields that change what runs which the card shows but the raw input leaves out: the
+/// command, arguments, environment and options of a terminal call; "every occurrence" of an
+/// edit. (A card's `cwd` may come from the agent's session rather than the call's input.)
+fn card_only(call: &CallView, fields: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut missing = Vec::new();
+    match call {
+        CallView::Terminal(t) => {
+            if !fields.contains_key("command") {
+                missing.push("command".to_owned());
+            }
+            if t.env.is_some() && !fields.contains_key("env") {
+                missing.push("env".to_owned());
+            }
+            for name in t.options.iter().flatten().map(|(k, _)| k) {
+                if !fields.contains_key(name) {
+                    missing.push(name.clone());
+                }
+            }
+        }
+        CallView::Diff(d) => {
+            let every = d.diffs.iter().any(|f| f.replace_all == Some(true));
+            let said = REPLACE_ALL_KEYS.iter().any(|k| fields.contains_key(*k))
+                || fields.contains_key("edits")
+                || fields.contains_key("diffs");
+            if every && !said {
+                missing.push("replace_all".to_owned());
+            }
+        }
+        CallView::Generic(_) => {}
+    }
+    missing
 }
 
 /// How one raw-input field compares with the card.
@@ -172,6 +212,11 @@ fn edit_is(edit: &Value, f: &FileDiff) -> bool {
     let Some(fields) = edit.as_object() else {
         return false;
     };
+    // Both texts are given: an edit that leaves one out is not the one shown.
+    let has = |keys: &[&str]| keys.iter().any(|k| fields.contains_key(*k));
+    if !has(&OLD_KEYS) || !has(&NEW_KEYS) {
+        return false;
+    }
     fields.iter().all(|(k, v)| {
         let k = k.as_str();
         if OLD_KEYS.contains(&k) {
@@ -246,12 +291,12 @@ mod tests {
             json!({"command": "bash", "args": ["-lc", "ls"], "env": [{"name": "A", "value": "1"}]});
         assert!(coverage(&CallView::Terminal(t.clone()), Some(&apart)).is_complete());
         // Arguments on the card that the raw input does not have make its command disagree.
-        let alone = json!({"command": "bash"});
+        let alone = json!({"command": "bash", "env": {"A": "1"}});
         assert_eq!(
             coverage(&CallView::Terminal(t.clone()), Some(&alone)).disagree,
             ["raw_input.command"]
         );
-        let raw = json!({"command": ["bash", "-lc", "rm -rf ~"]});
+        let raw = json!({"command": ["bash", "-lc", "rm -rf ~"], "env": {"A": "1"}});
         assert_eq!(
             coverage(&CallView::Terminal(t), Some(&raw)).disagree,
             ["raw_input.command"]
@@ -308,6 +353,40 @@ mod tests {
         let raw =
             json!({"file_path": "README.md", "old_string": "a", "new_string": "b", "mode": "0777"});
         assert_eq!(coverage(&call, Some(&raw)).unshown, ["raw_input.mode"]);
+    }
+
+    #[test]
+    fn what_only_the_card_claims_disagrees() {
+        let mut t = terminal("ls");
+        t.options = Some([("timeout".to_owned(), json!(5))].into());
+        let c = coverage(&CallView::Terminal(t), Some(&json!({"command": "ls"})));
+        assert_eq!(c.disagree, ["raw_input.timeout"]);
+        let c = coverage(&CallView::Terminal(terminal("ls")), Some(&json!({})));
+        assert_eq!(c.disagree, ["raw_input.command"]);
+        let mut every = diff("a.rs", Some("x"), "y");
+        every.replace_all = Some(true);
+        let raw = json!({"file_path": "a.rs", "old_string": "x", "new_string": "y"});
+        let c = coverage(&diff_call(vec![every]), Some(&raw));
+        assert_eq!(c.disagree, ["raw_input.replace_all"]);
+        // Without a raw input, the card is all there is.
+        assert!(coverage(&CallView::Terminal(terminal("ls")), None).is_complete());
+    }
+
+    #[test]
+    fn an_edit_must_give_both_texts() {
+        let multi = diff_call(vec![diff("a.rs", Some("1"), "2")]);
+        for edits in [
+            json!([{}]),
+            json!([{"new_string": "2"}]),
+            json!([{"old_string": "1"}]),
+        ] {
+            let raw = json!({"file_path": "a.rs", "edits": edits});
+            assert_eq!(
+                coverage(&multi, Some(&raw)).disagree,
+                ["raw_input.edits"],
+                "{raw}"
+            );
+        }
     }
 
     #[test]

@@ -75,6 +75,12 @@ fn is_variation_selector(c: char) -> bool {
     matches!(c, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{180B}'..='\u{180D}' | '\u{180F}')
 }
 
+/// Default-ignorable code points not yet assigned: a renderer draws nothing for them, and a
+/// later Unicode version may give them a meaning.
+fn is_unassigned_ignorable(c: char) -> bool {
+    matches!(c, '\u{2065}' | '\u{FFF0}'..='\u{FFF8}' | '\u{E0080}'..='\u{E00FF}' | '\u{E01F0}'..='\u{E0FFF}')
+}
+
 /// Characters that draw nothing though they are not format characters.
 fn is_filler(c: char) -> bool {
     matches!(
@@ -125,6 +131,8 @@ fn hidden_kind(c: char) -> Option<MarkKind> {
         MarkKind::Filler
     } else if matches!(c, '\u{2028}' | '\u{2029}') {
         MarkKind::Separator
+    } else if is_unassigned_ignorable(c) {
+        MarkKind::Format
     } else {
         match c.general_category() {
             GeneralCategory::Format => MarkKind::Format,
@@ -298,6 +306,12 @@ pub fn scan(text: &str) -> Vec<Mark> {
     marks
 }
 
+/// Whether byte `at` falls inside one of `marks` (sorted by start, not overlapping).
+fn covered(marks: &[Mark], at: usize) -> bool {
+    let i = marks.partition_point(|m| m.start <= at);
+    i > 0 && marks[i - 1].end > at
+}
+
 /// Characters that make up host names, paths and identifiers.
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
@@ -335,6 +349,8 @@ fn confusables(text: &str, marks: &mut Vec<Mark>) {
             if matches!(script, Script::Common | Script::Inherited | Script::Unknown)
                 || script == main
                 || hidden_kind(c).is_some()
+                // Already inside a mark (an escape sequence's text): one mark per span.
+                || covered(marks, start + j)
             {
                 continue;
             }
@@ -396,13 +412,17 @@ pub fn reveal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 32 * marks.len());
     let mut at = 0;
     for m in &marks {
-        out.push_str(&text[at..m.start]);
+        // Spans never overlap; should one ever, it is skipped rather than cut mid-character.
+        let Some(before) = text.get(at..m.start) else {
+            continue;
+        };
+        out.push_str(before);
         out.push('⟨');
         out.push_str(&m.label);
         out.push('⟩');
         at = m.end;
     }
-    out.push_str(&text[at..]);
+    out.push_str(text.get(at..).unwrap_or_default());
     out
 }
 
@@ -591,6 +611,31 @@ mod tests {
     }
 
     #[test]
+    fn a_letter_inside_an_escape_sequence_is_one_mark() {
+        let text = "\u{1b}]0;g\u{0456}thub\u{7} done";
+        let m = scan(text);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(m[0].kind, MarkKind::Ansi);
+        assert!(reveal(text).ends_with(" done"));
+    }
+
+    #[test]
+    fn unassigned_default_ignorables_are_marked() {
+        for c in [
+            '\u{2065}',
+            '\u{FFF0}',
+            '\u{FFF8}',
+            '\u{E0080}',
+            '\u{E01F0}',
+            '\u{E0FFF}',
+        ] {
+            let m = scan(&format!("a{c}b"));
+            assert_eq!(m.len(), 1, "{c:?}");
+            assert_eq!(m[0].kind, MarkKind::Format, "{c:?}");
+        }
+    }
+
+    #[test]
     fn reveal_leaves_plain_text_alone() {
         assert_eq!(reveal("cargo test"), "cargo test");
         assert_eq!(reveal("a\u{7}b"), "a⟨U+0007 BELL⟩b");
@@ -654,7 +699,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn scan_never_panics_and_spans_are_char_boundaries(s in "\\PC*|[\\x00-\\x7f\\u{80}-\\u{9f}\\u{200b}-\\u{206f}\\u{e0000}-\\u{e007f}\\n ]{0,64}") {
+        fn scan_never_panics_and_spans_are_char_boundaries(s in "\\PC*|[\\x00-\\x7f\\u{80}-\\u{9f}\\u{200b}-\\u{206f}\\u{e0000}-\\u{e007f}\\u{0400}-\\u{045f}\\u{0370}-\\u{03ff}\\n ]{0,64}") {
             let marks = scan(&s);
             let mut last_end = 0;
             for m in &marks {
@@ -663,6 +708,7 @@ mod tests {
                 prop_assert!(m.start >= last_end, "overlap in {:?}: {:?}", s, marks);
                 last_end = m.end;
             }
+            let _ = reveal(&s);
         }
 
         #[test]
@@ -687,7 +733,7 @@ mod tests {
         fn every_cf_character_is_found(c in proptest::char::any()) {
             let formats = c.general_category() == GeneralCategory::Format;
             let spaces = c.general_category() == GeneralCategory::SpaceSeparator && c != ' ';
-            if formats || spaces || is_tag(c) || is_variation_selector(c) {
+            if formats || spaces || is_tag(c) || is_variation_selector(c) || is_unassigned_ignorable(c) {
                 let text = format!("a{c}b");
                 prop_assert_eq!(scan(&text).len(), 1, "{:?}", c);
             }

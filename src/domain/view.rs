@@ -203,6 +203,14 @@ pub struct ImageBlock {
 /// The longest name of a terminal call's option, in bytes.
 const MAX_OPTION_NAME_BYTES: usize = 100;
 
+/// Whether `name` may name a terminal call's option: ASCII letters, digits, `_` and `-`.
+pub fn is_option_name(name: &str) -> bool {
+    (1..=MAX_OPTION_NAME_BYTES).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 /// Deserializes one variant of an internally tagged union through a `Value`, so an error names
 /// the field inside the variant (serde's own tagged enums lose that path).
 pub(crate) fn variant<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
@@ -329,20 +337,26 @@ impl CallView {
                 if let Some(d) = description {
                     check_len(&format!("{field}.description"), d, MAX_DESCRIPTION_BYTES)?;
                 }
-                for (i, var) in env.iter().flatten().enumerate() {
+                let env = env.as_deref().unwrap_or_default();
+                for (i, var) in env.iter().enumerate() {
+                    let at = format!("{field}.env[{i}].name");
                     if var.name.is_empty() {
-                        return Err(FieldError::new(
-                            format!("{field}.env[{i}].name"),
-                            "is empty",
-                        ));
+                        return Err(FieldError::new(at, "is empty"));
+                    }
+                    // Two of one name: which one runs would not be on the card.
+                    if env[..i].iter().any(|v| v.name == var.name) {
+                        return Err(FieldError::new(at, format!("`{}` is set twice", var.name)));
                     }
                 }
                 for (name, value) in options.iter().flatten() {
                     let at = || format!("{field}.options.{name}");
-                    if name.is_empty() || name.len() > MAX_OPTION_NAME_BYTES {
+                    if !is_option_name(name) {
                         return Err(FieldError::new(
                             at(),
-                            format!("a name of 1 to {MAX_OPTION_NAME_BYTES} bytes is needed"),
+                            format!(
+                                "a name of 1 to {MAX_OPTION_NAME_BYTES} letters, digits, `_` \
+                                 or `-` is needed"
+                            ),
                         ));
                     }
                     if !(value.is_boolean() || value.is_number() || value.is_string()) {

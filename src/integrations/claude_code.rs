@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use crate::console::Submission;
 use crate::domain::approval::{Requester, Status};
 use crate::domain::tool::ToolAddress;
-use crate::domain::view::{CallView, DiffCall, FileDiff, FileLocation, GenericCall, TerminalCall};
+use crate::domain::view::{
+    CallView, DiffCall, FileDiff, FileLocation, GenericCall, TerminalCall, is_option_name,
+};
 
 /// The requester name Claude Code's calls are shown under.
 pub const REQUESTER: &str = "Claude Code";
@@ -165,6 +167,7 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                     .flatten()
                     .filter(|(k, v)| {
                         !matches!(k.as_str(), "command" | "description")
+                            && is_option_name(k)
                             && (v.is_boolean() || v.is_number() || v.is_string())
                     })
                     .map(|(k, v)| (k.clone(), v.clone()))

@@ -230,7 +230,8 @@ async fn no_console_or_a_dead_one_is_said_clearly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no console is running"), "{err}");
 
-    // connection.json left by a console that died: nothing listens there now.
+    // connection.json left by a console that died: nobody serves the directory, so its old
+    // port is not even dialled.
     let (server, dead) = started().await;
     let dir = server.dir().root().to_owned();
     let conn = std::fs::read_to_string(dir.join("connection.json")).unwrap();
@@ -239,7 +240,10 @@ async fn no_console_or_a_dead_one_is_said_clearly() {
     let out = cli(&dir, &["artifact", "list"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no console answers"), "{err}");
+    assert!(
+        err.contains("does not serve this data directory") && err.contains("start the console"),
+        "{err}"
+    );
     drop(dead);
 }
 

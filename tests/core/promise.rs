@@ -83,6 +83,42 @@ async fn two_raw_inputs_that_differ_are_refused() {
 }
 
 #[tokio::test]
+async fn a_key_given_twice_is_refused() {
+    let s = server().await;
+    let before = s.fingerprint().await;
+    // A first-wins parser in the agent would run `rm -rf ~`; the card would show `ls`.
+    for body in [
+        r#"{"tool":"x.y","requester":{"name":"a"},"call":{"card":"terminal","title":"t","command":"ls"},"raw_input":{"command":"rm -rf ~","command":"ls"}}"#,
+        r#"{"tool":"x.y","tool":"z.w","requester":{"name":"a"},"call":{"card":"terminal","title":"t","command":"ls"}}"#,
+    ] {
+        let got = s
+            .send(
+                s.request(reqwest::Method::POST, "/v1/approvals")
+                    .header("content-type", "application/json")
+                    .body(body),
+            )
+            .await;
+        let msg = assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
+        assert!(msg.contains("appears twice"), "{msg}");
+    }
+    assert_eq!(s.fingerprint().await, before);
+}
+
+#[tokio::test]
+async fn a_variable_set_twice_is_refused() {
+    let s = server().await;
+    let body = json!({
+        "tool": "x.y", "requester": { "name": "agent" },
+        "call": { "card": "terminal", "title": "t", "command": "ls",
+                  "env": [{ "name": "A", "value": "1" }, { "name": "A", "value": "1" }] },
+        "raw_input": { "command": "ls", "env": { "A": "1", "LD_PRELOAD": "/tmp/x.so" } },
+    });
+    let got = s.post("/v1/approvals", &body).await;
+    let msg = assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
+    assert!(msg.contains("call.env[1].name"), "{msg}");
+}
+
+#[tokio::test]
 async fn a_command_its_raw_input_contradicts_is_shown_and_never_granted() {
     let s = server().await;
     grant(&s, "claude-code.Bash").await;

@@ -220,7 +220,8 @@ async fn the_token_lives_in_a_keyring_or_a_private_file_and_rotation_is_live() {
     assert!(rotated.status.success());
     let new = String::from_utf8(rotated.stdout).unwrap().trim().to_owned();
     assert_ne!(new, old);
-    assert!(String::from_utf8_lossy(&rotated.stderr).contains("now uses it"));
+    let said = String::from_utf8_lossy(&rotated.stderr);
+    assert!(said.contains("now uses it"), "{said}");
     // The console re-reads the token on SIGHUP; give the signal a moment to land.
     let mut switched = false;
     for _ in 0..100 {

@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use countersign::api::Answer;
 use countersign::console::Submission;
+use countersign::data_dir::{Connection, DataDir, ServeLock};
 use countersign::domain::approval::{Decision, Status};
 use countersign::domain::digest::digest;
 use countersign::domain::ids::ApprovalId;
@@ -139,8 +140,10 @@ async fn answer(
     }
 }
 
-/// A fake console on 127.0.0.1:0, published in a fresh data directory's connection.json.
-async fn fake(act: Act, dir: &Path) -> Seen {
+/// A fake console on 127.0.0.1:0, named in `dir`'s connection.json. With `lock`, the test
+/// process takes the directory's lock first, as a console does (a process of the same user
+/// could); without, connection.json is stale: nobody serves the directory.
+async fn fake(act: Act, dir: &Path, lock: bool) -> (Seen, Option<ServeLock>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let seen = Seen::default();
@@ -157,11 +160,19 @@ async fn fake(act: Act, dir: &Path) -> Seen {
             digest: Arc::default(),
         });
     tokio::spawn(async move { axum::serve(listener, app).await });
+    let conn = Connection {
+        url: format!("http://{addr}"),
+        pid: std::process::id(),
+    };
+    if lock {
+        let held = DataDir::at(dir).lock().unwrap();
+        held.publish(&conn).unwrap();
+        return (seen, Some(held));
+    }
     std::fs::create_dir_all(dir).unwrap();
-    let conn = json!({ "url": format!("http://{addr}"), "pid": std::process::id() });
-    countersign::token::write_private(&dir.join("connection.json"), conn.to_string().as_bytes())
-        .unwrap();
-    seen
+    let json = serde_json::to_vec(&conn).unwrap();
+    countersign::token::write_private(&dir.join("connection.json"), &json).unwrap();
+    (seen, None)
 }
 
 fn private_dir(tmp: &Path) -> std::path::PathBuf {
@@ -180,12 +191,34 @@ async fn run_hook(dir: &Path, token: &Token) -> std::process::Output {
     .unwrap()
 }
 
+/// After a crash, connection.json names a port anyone may bind, even a process holding the
+/// token: nobody holds the directory's lock, so nothing is sent there at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_process_on_a_stale_port_gets_no_token_and_no_allow() {
+async fn a_process_on_a_stale_port_gets_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = private_dir(tmp.path());
     let token = Token::generate().unwrap();
-    let seen = fake(Act::Impostor, &dir).await;
+    for act in [Act::Impostor, Act::WrongDigest(token.clone())] {
+        let (seen, _) = fake(act, &dir, false).await;
+        let out = run_hook(&dir, &token).await;
+        assert_eq!(decision(&out)["permissionDecision"], "ask");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("does not serve this data directory"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(seen.all(), "", "nothing was sent to the stale port");
+    }
+}
+
+/// A process that holds the lock (and the port) but not the token cannot prove it is the
+/// console: it gets neither the token nor the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_impostor_without_the_token_gets_no_token_and_no_allow() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = private_dir(tmp.path());
+    let token = Token::generate().unwrap();
+    let (seen, _lock) = fake(Act::Impostor, &dir, true).await;
     let out = run_hook(&dir, &token).await;
     assert_eq!(decision(&out)["permissionDecision"], "ask");
     let got = seen.all();
@@ -200,7 +233,7 @@ async fn a_relay_of_the_real_console_gets_no_token() {
     let token = server.token().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = private_dir(tmp.path());
-    let seen = fake(Act::Relay(server.url.clone()), &dir).await;
+    let (seen, _lock) = fake(Act::Relay(server.url.clone()), &dir, true).await;
     let out = run_hook(&dir, &token).await;
     assert_eq!(decision(&out)["permissionDecision"], "ask");
     let got = seen.all();
@@ -222,7 +255,7 @@ async fn an_answer_for_another_call_is_not_an_allow() {
         };
         let tmp = tempfile::tempdir().unwrap();
         let dir = private_dir(tmp.path());
-        let seen = fake(act, &dir).await;
+        let (seen, _lock) = fake(act, &dir, true).await;
         let out = run_hook(&dir, &token).await;
         let d = decision(&out);
         assert_eq!(d["permissionDecision"], "ask", "{}", seen.all());
@@ -239,7 +272,7 @@ async fn proxy_variables_receive_nothing() {
     let (server, _t) = started().await;
     let dir = server.dir().root().to_owned();
     let proxy_dir = tempfile::tempdir().unwrap();
-    let seen = fake(Act::Impostor, proxy_dir.path()).await;
+    let (seen, _) = fake(Act::Impostor, proxy_dir.path(), false).await;
     let proxy_url = json_url(proxy_dir.path());
     let p = payload("PreToolUse", "Bash", json!({"command": "make"}));
     let run = tokio::task::spawn_blocking(move || {

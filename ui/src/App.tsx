@@ -8,6 +8,7 @@ import type { Presented } from "./api/types/Presented";
 import type { ArtifactTitle, CardActions } from "./components/ApprovalCard";
 import { ConfirmProvider, useConfirm } from "./components/Confirm";
 import { type NavPage, Sidebar } from "./components/Sidebar";
+import { Verbatim } from "./components/Verbatim";
 import { assertNever } from "./lib/assert";
 import { ApprovalPage } from "./pages/ApprovalPage";
 import { ArtifactPage } from "./pages/ArtifactPage";
@@ -93,7 +94,8 @@ function Console() {
   }, [refresh]);
 
   const remove = useCallback(async (id: string, title: string) => {
-    const ok = await confirm(`Delete “${title}”?`,
+    const named = titles.get(id);
+    const ok = await confirm(<>Delete “<Verbatim text={title} marks={named?.title === title ? named.marks : undefined} />”?</>,
       "The artifact is removed from the library, its grants are revoked and its pending requests are cancelled.",
       "Delete");
     if (!ok) return;
@@ -102,7 +104,7 @@ function Console() {
       setPage((p) => (p.kind === "artifact" && p.id === id ? { kind: "inbox" } : p));
     } catch (e) { setNotice(e instanceof Error ? e.message : String(e)); }
     refresh();
-  }, [refresh, confirm]);
+  }, [refresh, confirm, titles]);
 
   const actions: CardActions = useMemo(() => ({
     decide: async (id: string, digest: string, d: Decision) => { await api.decide(id, digest, d); refresh(); },

@@ -287,6 +287,18 @@ impl App {
         self.el(&format!("{css}[data-armed=true]")).await;
     }
 
+    /// Presses `value` with Shift held, as a keyboard types a capital.
+    pub async fn press_shifted(&self, value: char) {
+        use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
+        let shift = char::from(fantoccini::key::Key::Shift);
+        let actions = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down { value: shift })
+            .then(KeyAction::Down { value })
+            .then(KeyAction::Up { value })
+            .then(KeyAction::Up { value: shift });
+        self.client.perform_actions(actions).await.unwrap();
+    }
+
     /// Waits until no element matches.
     pub async fn gone(&self, css: &str) {
         let started = Instant::now();

@@ -136,6 +136,17 @@ async fn k_the_card_under_the_keypress_never_moves() {
         "one press decided one call"
     );
     app.screenshot("k-after-held-key").await;
+
+    // Caps Lock types `A` without Shift: that approves once, it never makes a grant.
+    app.post(&format!("/v1/approvals/{}/cancel", id(&c1)), &json!({}))
+        .await;
+    app.el("[data-testid=empty-inbox]").await;
+    let (_, caps) = app.submit(&terminal("k.x", "echo caps")).await;
+    app.armed(&card(&id(&caps))).await;
+    app.press_char('A').await;
+    assert_eq!(settled(&app, &id(&caps)).await, "approved");
+    let (_, got) = app.get(&format!("/v1/approvals/{}", id(&caps))).await;
+    assert_eq!(got["granted"], Value::Null, "no grant without Shift");
     app.quit().await;
 }
 

@@ -577,7 +577,7 @@ async fn j_keyboard_settings_revoke_all() {
         )
         .await
         .unwrap();
-    app.press_char('A').await;
+    app.press_shifted('A').await;
     app.text_contains("[data-testid=notice]", "hidden characters")
         .await;
     let (_, still) = app.get(&format!("/v1/approvals/{}", id(&hidden))).await;

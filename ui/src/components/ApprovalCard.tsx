@@ -137,9 +137,12 @@ function Choices({ p, actions, armed, declining, setDeclining }: {
       setBusy(false);
     }
   };
-  const scope = a.artifact_id
-    ? `“${actions.artifactTitle(a.artifact_id)?.title ?? a.artifact_id}”`
-    : "calls that name no artifact";
+  const named = a.artifact_id ? actions.artifactTitle(a.artifact_id) : undefined;
+  const scope = !a.artifact_id
+    ? "calls that name no artifact"
+    : named
+      ? <>“<Verbatim text={named.title} marks={named.marks} />”</>
+      : <code className="mono">{a.artifact_id}</code>;
   const blocked = p.no_grant !== null;
   const inert = busy || !armed;
   return (
@@ -193,7 +196,7 @@ function Outcome({ p }: { p: Presented }) {
       {a.reason && <p className="reason">Reason: {a.reason}</p>}
       <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
       {a.result ? (
-        <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} /></section>
+        <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} marks={(f) => p.marks[f]} /></section>
       ) : a.status === "approved" ? <p className="muted">No result attached.</p> : null}
     </footer>
   );

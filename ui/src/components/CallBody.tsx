@@ -133,7 +133,8 @@ function Locations({ locations, m }: { locations: FileLocation[]; m: Marks }) {
 function Content({ blocks, m }: { blocks: ContentBlock[]; m: Marks }) {
   if (blocks.length === 0) return null;
   return (
-    <div className="content">
+    <div className="content" data-testid="content">
+      <p className="label">Supplied by the agent</p>
       {blocks.map((block, i) => {
         switch (block.type) {
           case "text":
@@ -142,7 +143,7 @@ function Content({ blocks, m }: { blocks: ContentBlock[]; m: Marks }) {
             return (
               <figure key={i} className="content-image" data-testid="content-image">
                 <figcaption className="muted">Image supplied by the agent ({block.mime_type})</figcaption>
-                <img alt={`image ${i + 1} supplied by the agent`} src={`data:${block.mime_type};base64,${block.data}`} />
+                <div className="frame"><img alt={`image ${i + 1} supplied by the agent`} src={`data:${block.mime_type};base64,${block.data}`} /></div>
               </figure>
             );
           default:

@@ -1,8 +1,8 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
 
-interface Request { title: string; body: string; action: string; resolve: (ok: boolean) => void }
+interface Request { title: ReactNode; body: string; action: string; resolve: (ok: boolean) => void }
 
-const ConfirmContext = createContext<(title: string, body: string, action: string) => Promise<boolean>>(
+const ConfirmContext = createContext<(title: ReactNode, body: string, action: string) => Promise<boolean>>(
   async () => false,
 );
 
@@ -13,7 +13,7 @@ export function useConfirm() {
 
 export function ConfirmProvider({ children }: { children: ReactNode }) {
   const [req, setReq] = useState<Request | null>(null);
-  const ask = useCallback((title: string, body: string, action: string) =>
+  const ask = useCallback((title: ReactNode, body: string, action: string) =>
     new Promise<boolean>((resolve) => setReq({ title, body, action, resolve })), []);
   const answer = (ok: boolean) => { req?.resolve(ok); setReq(null); };
   const cancelRef = useRef<HTMLButtonElement>(null);

@@ -1,5 +1,8 @@
 import { useState } from "react";
 
+import type { Mark } from "../api/types/Mark";
+import { Verbatim } from "./Verbatim";
+
 /** Texts up to this size are shown whole. */
 const WHOLE_BYTES = 64 * 1024;
 /** Of a longer text, this much of the start and of the end is shown. */
@@ -27,20 +30,30 @@ export function elide(text: string): Elided | null {
   return { head, tail, lines: j - i, bytes: total - headBytes - tailBytes };
 }
 
+/** The marks that fall inside `[from, to)` (UTF-8 byte offsets), relative to `from`. */
+function within(marks: Mark[] | undefined, from: number, to: number): Mark[] {
+  return (marks ?? [])
+    .filter((m) => m.start >= from && m.end <= to)
+    .map((m) => ({ ...m, start: m.start - from, end: m.end - from }));
+}
+
 /** A result's text: whole when short, else head and tail with what was left out said, and
- * "Show all" one click away. Nothing is cut silently. */
-export function LongText({ text }: { text: string }) {
+ * "Show all" one click away. Nothing is cut silently; hidden characters show as marks. */
+export function LongText({ text, marks }: { text: string; marks?: Mark[] }) {
   const [all, setAll] = useState(false);
   const cut = all ? null : elide(text);
-  if (!cut) return <pre className="output mono" data-testid="result-text">{text}</pre>;
+  if (!cut) return <pre className="output mono" data-testid="result-text"><Verbatim text={text} marks={marks} /></pre>;
+  const total = encoder.encode(text).length;
+  const headEnd = encoder.encode(cut.head).length;
+  const tailStart = total - encoder.encode(cut.tail).length;
   return (
     <div className="long-text">
-      <pre className="output mono" data-testid="result-head">{cut.head}</pre>
+      <pre className="output mono" data-testid="result-head"><Verbatim text={cut.head} marks={within(marks, 0, headEnd)} /></pre>
       <div className="elided" data-testid="elided">
         … {cut.lines > 0 ? `${cut.lines.toLocaleString()} lines, ` : ""}{cut.bytes.toLocaleString()} bytes not shown …
         <button className="small" onClick={() => setAll(true)} data-testid="show-all">Show all</button>
       </div>
-      <pre className="output mono" data-testid="result-tail">{cut.tail}</pre>
+      <pre className="output mono" data-testid="result-tail"><Verbatim text={cut.tail} marks={within(marks, tailStart, total)} /></pre>
     </div>
   );
 }

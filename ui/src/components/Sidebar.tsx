@@ -66,7 +66,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
                 onBlur={() => void commit()} />
             ) : (
               <div className="artifact-row">
-                <button className="artifact-link" title={a.description} data-testid="artifact-item" data-id={a.id}
+                <button className="artifact-link" data-testid="artifact-item" data-id={a.id}
                   onClick={() => openArtifact(a.id)}
                   onDoubleClick={() => setEditing({ id: a.id, title: a.title })}>
                   <Verbatim text={a.title} marks={marks["title"]} />

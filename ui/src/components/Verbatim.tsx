@@ -27,8 +27,3 @@ export function Verbatim({ text, marks }: { text: string; marks?: Mark[] }) {
   if (at < bytes.length) parts.push(<span key="tail">{decoder.decode(bytes.slice(at))}</span>);
   return <>{parts}</>;
 }
-
-/** Hidden-character marks of one field of a presented approval. */
-export function marksOf(all: Partial<Record<string, Mark[]>>, field: string): Mark[] | undefined {
-  return all[field];
-}

@@ -15,23 +15,32 @@ interface View {
   selected: string | null;
   /** Bumped whenever the shown list changes: decisions re-arm after it. */
   layout: number;
+  /** What the person was looking at left without their decision (withdrawn or expired):
+   * whatever is pending waits behind the bar rather than taking its place. */
+  withdrawn: boolean;
 }
 
 type Action =
-  | { kind: "sync"; ids: string[] }
+  | { kind: "sync"; ids: string[]; decided: ReadonlySet<string> }
   | { kind: "bring_in"; ids: string[] }
   | { kind: "select"; id: string }
   | { kind: "move"; by: 1 | -1 };
 
-function reduce(v: View, a: Action): View {
+export function reduce(v: View, a: Action): View {
   switch (a.kind) {
     case "sync": {
       const live = new Set(a.ids);
+      if (a.ids.length === 0) {
+        return v.shown.length === 0 && !v.withdrawn
+          ? v
+          : { shown: [], selected: null, layout: v.layout + 1, withdrawn: false };
+      }
       const kept = v.shown.filter((id) => live.has(id));
-      // Nothing on screen to displace: what is pending is shown as it is.
       if (kept.length === 0) {
-        if (v.shown.length === 0 && a.ids.length === 0) return v;
-        return { shown: a.ids, selected: a.ids[0] ?? null, layout: v.layout + 1 };
+        // Nothing was on screen, or the person decided what was: nothing to displace.
+        const displaced = v.withdrawn || v.shown.some((id) => !a.decided.has(id));
+        if (!displaced) return { shown: a.ids, selected: a.ids[0] ?? null, layout: v.layout + 1, withdrawn: false };
+        return v.withdrawn ? v : { shown: [], selected: null, layout: v.layout + 1, withdrawn: true };
       }
       if (kept.length === v.shown.length) return v;
       let selected = v.selected;
@@ -42,13 +51,13 @@ function reduce(v: View, a: Action): View {
         const above = v.shown.slice(0, Math.max(at, 0)).reverse().find((id) => live.has(id));
         selected = below ?? above ?? null;
       }
-      return { shown: kept, selected, layout: v.layout + 1 };
+      return { ...v, shown: kept, selected, layout: v.layout + 1 };
     }
     case "bring_in": {
       const shown = new Set(v.shown);
       const fresh = a.ids.filter((id) => !shown.has(id));
       if (fresh.length === 0) return v;
-      return { shown: [...fresh, ...v.shown], selected: fresh[0] ?? v.selected, layout: v.layout + 1 };
+      return { shown: [...fresh, ...v.shown], selected: fresh[0] ?? v.selected, layout: v.layout + 1, withdrawn: false };
     }
     case "select":
       return v.selected === a.id ? v : { ...v, selected: a.id };
@@ -75,11 +84,19 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
     shown: items.map((p) => p.approval.id),
     selected: items[0]?.approval.id ?? null,
     layout: 0,
+    withdrawn: false,
   }));
   const [declining, setDeclining] = useState<string | null>(null);
+  // Cards the person decided here leave because of them; any other departure is the agent's.
+  const decided = useRef(new Set<string>());
+  const decide: CardActions["decide"] = async (id, digest, d) => {
+    decided.current.add(id);
+    try { await actions.decide(id, digest, d); } catch (e) { decided.current.delete(id); throw e; }
+  };
+  const cardActions: CardActions = { ...actions, decide };
   const byId = useMemo(() => new Map(items.map((p) => [p.approval.id, p])), [items]);
   const ids = useMemo(() => items.map((p) => p.approval.id), [items]);
-  useEffect(() => dispatch({ kind: "sync", ids }), [ids]);
+  useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current }), [ids]);
 
   const shownSet = new Set(view.shown);
   const cards = view.shown.flatMap((id) => byId.get(id) ?? []);
@@ -94,24 +111,25 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
-      const decides = e.key === "a" || e.key === "A" || e.key === "d";
+      // Letters by what they type, Shift by itself: Caps Lock never turns `a` into a grant.
+      const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      const decides = key === "a" || key === "d";
       if (decides && (e.repeat || !current || !isArmed(armKey))) {
         // A held key, or a card that just changed: nothing is decided.
         e.preventDefault();
         return;
       }
       const a = current?.approval;
-      switch (e.key) {
+      const always = key === "a" && e.shiftKey;
+      switch (key) {
         case "j": dispatch({ kind: "move", by: 1 }); break;
         case "k": dispatch({ kind: "move", by: -1 }); break;
         case "n": if (held.length > 0) bringIn(); else return; break;
         case "a":
-          if (a) void actions.decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
-          break;
-        case "A":
           if (!current || !a) break;
-          if (current.no_grant) actions.report(`${current.no_grant} Press a to approve it once.`);
-          else void actions.decide(a.id, a.digest, { decision: "approve_always" }).catch((err: Error) => actions.report(err.message));
+          if (!always) void decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
+          else if (current.no_grant) actions.report(`${current.no_grant} Press a to approve it once.`);
+          else void decide(a.id, a.digest, { decision: "approve_always" }).catch((err: Error) => actions.report(err.message));
           break;
         case "d": if (a) setDeclining(a.id); break;
         case "Enter": if (a) actions.openApproval?.(a.id); else return; break;
@@ -128,6 +146,9 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
     <div className="page inbox" data-testid="inbox">
       <h1>Inbox <span className="muted count">{items.length} waiting</span></h1>
       <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>Enter</kbd> open</p>
+      {view.withdrawn && (
+        <p className="notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
+      )}
       {held.length > 0 && (
         <button className="new-requests" onClick={bringIn} data-testid="new-requests">
           {held.length === 1 ? "1 new request" : `${held.length} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
@@ -135,7 +156,7 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
       )}
       {cards.map((p) => (
         <div key={p.approval.id} onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
-          <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={actions} now={now}
+          <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions} now={now}
             armed={armed} declining={declining === p.approval.id}
             setDeclining={(on) => setDeclining(on ? p.approval.id : null)} />
         </div>
