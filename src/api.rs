@@ -20,6 +20,8 @@ use crate::token::Token;
 
 /// Largest request body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Largest approval submission, in bytes: a diff of a large file can be asked about.
+pub const MAX_SUBMISSION_BYTES: usize = 8 * 1024 * 1024;
 
 /// What every handler shares.
 #[derive(Clone)]

@@ -12,6 +12,8 @@ use crate::token::write_private;
 /// The file the CLI and agents read to find the running console.
 pub const CONNECTION_FILE: &str = "connection.json";
 const LOCK_FILE: &str = "countersign.lock";
+/// How often taking the lock is tried again (20 ms apart) before it counts as held.
+const LOCK_TRIES: u32 = 5;
 /// The variable naming the data directory.
 pub const DATA_DIR_ENV: &str = "COUNTERSIGN_DATA_DIR";
 
@@ -154,7 +156,19 @@ impl DataDir {
         let dir = self.create()?;
         let path = dir.root.join(LOCK_FILE);
         let file = open_private(&path, false).map_err(dir.io(path.clone()))?;
-        match file.try_lock() {
+        // A client asking whether the lock is held takes it shared for an instant: try again
+        // briefly before saying another console holds it.
+        let mut tries = 0;
+        let taken = loop {
+            match file.try_lock() {
+                Err(std::fs::TryLockError::WouldBlock) if tries < LOCK_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other,
+            }
+        };
+        match taken {
             Ok(()) => Ok(ServeLock { _file: file, dir }),
             Err(std::fs::TryLockError::WouldBlock) => {
                 let running = dir.connection().ok();
@@ -204,46 +218,76 @@ pub enum LockHolder {
 
 impl DataDir {
     /// The process holding this directory's lock (a running console), from the kernel's
-    /// table of locks.
+    /// table of locks where there is one; else, or when no holder is visible from here (another
+    /// pid namespace), whether the lock is held at all.
     pub fn lock_holder(&self) -> LockHolder {
+        let path = self.root.join(LOCK_FILE);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return LockHolder::Nobody;
+        };
         #[cfg(target_os = "linux")]
-        {
+        if let Ok(table) = std::fs::read_to_string("/proc/locks") {
             use std::os::unix::fs::MetadataExt as _;
-            let Ok(meta) = std::fs::symlink_metadata(self.root.join(LOCK_FILE)) else {
-                return LockHolder::Nobody;
-            };
-            match std::fs::read_to_string("/proc/locks") {
-                Ok(table) => lock_holder_in(&table, meta.dev(), meta.ino())
-                    .map_or(LockHolder::Nobody, LockHolder::Pid),
-                Err(_) => LockHolder::Unknown,
+            // The table's device numbers differ from stat's on some file systems (btrfs):
+            // match the inode there, then confirm the pid has this very file open.
+            let holder = flock_writers(&table, meta.ino())
+                .into_iter()
+                .find(|&pid| has_open(pid, &meta));
+            if let Some(pid) = holder {
+                return LockHolder::Pid(pid);
             }
         }
         #[cfg(not(target_os = "linux"))]
-        {
-            LockHolder::Unknown
+        let _ = meta;
+        match lock_is_held(&path) {
+            Some(false) => LockHolder::Nobody,
+            Some(true) | None => LockHolder::Unknown,
         }
     }
 }
 
-/// Finds the pid holding a write `FLOCK` on the file `(dev, ino)` in the text of
-/// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`, the device as hex
-/// major:minor). Waiters (`1: -> FLOCK …`) hold nothing and do not match.
+/// Whether someone holds the lock at `path`, asked of the lock itself: a shared lock taken
+/// and dropped at once. `None` when that cannot be asked.
+fn lock_is_held(path: &Path) -> Option<bool> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, nix::libc::O_NOFOLLOW);
+    let file = opts.open(path).ok()?;
+    match file.try_lock_shared() {
+        Ok(()) => Some(false),
+        Err(std::fs::TryLockError::WouldBlock) => Some(true),
+        Err(std::fs::TryLockError::Error(_)) => None,
+    }
+}
+
+/// The pids holding a write `FLOCK` on inode `ino` in the text of `/proc/locks`
+/// (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`). Waiters (`1: -> FLOCK …`) hold
+/// nothing and do not count.
 #[cfg(any(target_os = "linux", test))]
-fn lock_holder_in(table: &str, dev: u64, ino: u64) -> Option<u32> {
-    // Linux's encoding of a dev_t.
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    table.lines().find_map(|line| {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let (kind, mode, pid, file) = (f.get(1)?, f.get(3)?, f.get(4)?, f.get(5)?);
-        let mut parts = file.split(':');
-        let (maj, min, inode) = (parts.next()?, parts.next()?, parts.next()?);
-        let same_file = u64::from_str_radix(maj, 16).ok()? == major
-            && u64::from_str_radix(min, 16).ok()? == minor
-            && inode.parse::<u64>().ok()? == ino;
-        (*kind == "FLOCK" && *mode == "WRITE" && same_file)
-            .then(|| pid.parse().ok())
-            .flatten()
+fn flock_writers(table: &str, ino: u64) -> Vec<u32> {
+    table
+        .lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (kind, mode, pid, file) = (f.get(1)?, f.get(3)?, f.get(4)?, f.get(5)?);
+            let inode: u64 = file.rsplit(':').next()?.parse().ok()?;
+            (*kind == "FLOCK" && *mode == "WRITE" && inode == ino)
+                .then(|| pid.parse().ok())
+                .flatten()
+        })
+        .collect()
+}
+
+/// Whether process `pid` has the file described by `meta` open.
+#[cfg(target_os = "linux")]
+fn has_open(pid: u32, meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
     })
 }
 
@@ -426,17 +470,14 @@ mod tests {
                      2: FLOCK  ADVISORY  WRITE 4242 fd:01:77 0 EOF\n\
                      2: -> FLOCK  ADVISORY  WRITE 999 fd:01:77 0 EOF\n\
                      3: FLOCK  ADVISORY  READ 5 fd:01:78 0 EOF\n\
-                     4: FLOCK  ADVISORY  WRITE 6 00:2a:80 0 EOF\n";
-        let fd01 = (0xfd << 8) | 0x01;
-        assert_eq!(lock_holder_in(table, fd01, 77), Some(4242));
-        assert_eq!(lock_holder_in(table, fd01, 78), None);
-        assert_eq!(lock_holder_in(table, fd01, 79), None);
+                     4: FLOCK  ADVISORY  WRITE 6 00:2a:77 0 EOF\n";
         assert_eq!(
-            lock_holder_in(table, fd01, 80),
-            None,
-            "same inode, another device"
+            flock_writers(table, 77),
+            [4242, 6],
+            "confirmed by the open file"
         );
-        assert_eq!(lock_holder_in(table, 0x2a, 80), Some(6));
+        assert!(flock_writers(table, 78).is_empty());
+        assert!(flock_writers(table, 79).is_empty());
     }
 
     #[test]
@@ -467,6 +508,26 @@ mod tests {
         assert_eq!(listens(std::process::id(), port), Some(true));
         drop(l);
         assert_eq!(listens(std::process::id(), port), Some(false));
+    }
+
+    #[test]
+    fn the_lock_answers_whether_it_is_held_and_a_brief_look_does_not_stop_a_console() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path().join("data"));
+        let path = dir.create().unwrap().root.join(LOCK_FILE);
+        let lock = dir.lock().unwrap();
+        assert_eq!(lock_is_held(&path), Some(true));
+        drop(lock);
+        assert_eq!(lock_is_held(&path), Some(false));
+        // A client's look (a shared lock) overlapping a console's start: the console waits.
+        let look = std::fs::File::open(&path).unwrap();
+        look.try_lock_shared().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            drop(look);
+        });
+        assert!(dir.lock().is_ok());
+        release.join().unwrap();
     }
 
     #[cfg(unix)]

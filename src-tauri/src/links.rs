@@ -29,7 +29,7 @@ pub fn in_args(args: &[String]) -> Vec<String> {
 pub enum Focus {
     /// The person asked (the tray, a notification they clicked): come to the front.
     Take,
-    /// Anyone could have asked (a link, a second launch — an agent can run `xdg-open`):
+    /// Anyone could have asked (a link — an agent can run `xdg-open`):
     /// show the window and ask for attention, but leave the keyboard where it is, so keys
     /// typed into another program never land on a card.
     Ask,
@@ -68,7 +68,9 @@ pub fn second_launch(app: &AppHandle, argv: Vec<String>) {
     let links = in_args(argv.get(1..).unwrap_or_default());
     match links.last() {
         Some(link) => open(app, LinkTarget::from_link(link), Focus::Ask),
-        None => show(app, Focus::Ask),
+        // Started from a launcher: the person wants the window. (Typing into it arms nothing
+        // until the keys stop for a moment.)
+        None => show(app, Focus::Take),
     }
 }
 

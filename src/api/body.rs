@@ -7,18 +7,19 @@ use serde::de::DeserializeOwned;
 use super::{ApiError, MAX_BODY_BYTES};
 use crate::error::ErrorCode;
 
-/// A JSON request body of type `T`, at most [`MAX_BODY_BYTES`].
-pub struct JsonBody<T>(pub T);
+/// A JSON request body of type `T`, at most `MAX` bytes ([`MAX_BODY_BYTES`] unless a route
+/// says otherwise).
+pub struct JsonBody<T, const MAX: usize = MAX_BODY_BYTES>(pub T);
 
-fn too_large() -> ApiError {
+fn too_large(max: usize) -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::PayloadTooLarge,
-        format!("request body is larger than {MAX_BODY_BYTES} bytes"),
+        format!("request body is larger than {max} bytes"),
     )
 }
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+impl<S: Send + Sync, T: DeserializeOwned, const MAX: usize> FromRequest<S> for JsonBody<T, MAX> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
@@ -27,12 +28,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             .get(axum::http::header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-            return Err(too_large());
+        if declared.is_some_and(|n| n > MAX as u64) {
+            return Err(too_large(MAX));
         }
-        let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES)
+        let bytes = axum::body::to_bytes(req.into_body(), MAX)
             .await
-            .map_err(|_| too_large())?;
+            .map_err(|_| too_large(MAX))?;
         parse(&bytes).map(JsonBody)
     }
 }
@@ -107,7 +108,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
         while let Some(key) = map.next_key::<String>()? {
             if seen.contains(&key) {
                 return Err(serde::de::Error::custom(format!(
-                    "the key `{key}` appears twice in one object"
+                    "the key {key:?} appears twice in one object"
                 )));
             }
             map.next_value::<Unique>()?;

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
 use super::body::{JsonBody, from_value};
-use super::{ApiError, ApiState};
+use super::{ApiError, ApiState, MAX_SUBMISSION_BYTES};
 use crate::console::Submission;
 use crate::domain::approval::{Approval, DecidedBy, Status};
 use crate::domain::artifact::{Artifact, ArtifactDraft, ArtifactSummary};
@@ -147,7 +147,7 @@ pub async fn proof(
 /// Takes the card form, or the ACP form (`{"requester", "acp": {"toolCall", "options"}}`).
 pub async fn submit(
     State(s): State<ApiState>,
-    JsonBody(body): JsonBody<serde_json::Value>,
+    JsonBody(body): JsonBody<serde_json::Value, MAX_SUBMISSION_BYTES>,
 ) -> Result<(StatusCode, Json<Answer>), ApiError> {
     let a = if body.get("acp").is_some() {
         let acp: AcpSubmission = from_value(body)?;

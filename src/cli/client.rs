@@ -89,13 +89,15 @@ impl Client {
             pid: conn.pid,
         };
         match dir.lock_holder() {
-            LockHolder::Pid(pid) if pid == conn.pid => {}
+            LockHolder::Pid(pid) if pid == conn.pid => {
+                #[cfg(target_os = "linux")]
+                if crate::data_dir::listens(pid, addr.port()) == Some(false) {
+                    return Err(stale());
+                }
+            }
+            // Held by a process this one cannot see (another pid namespace): the proof decides.
             LockHolder::Unknown => {}
             LockHolder::Pid(_) | LockHolder::Nobody => return Err(stale()),
-        }
-        #[cfg(target_os = "linux")]
-        if crate::data_dir::listens(conn.pid, addr.port()) == Some(false) {
-            return Err(stale());
         }
         let token = match std::env::var(TOKEN_ENV)
             .ok()

@@ -71,11 +71,14 @@ pub fn show_artifact(artifact: Artifact) -> ShownArtifact {
     ]);
     let code_marks: BTreeMap<u32, Vec<Mark>> = artifact
         .code
-        .split('\n')
+        .split_inclusive('\n')
         .enumerate()
-        // A CRLF line ending is a line ending, not a hidden carriage return.
+        // A CRLF line ending is a line ending, not a hidden carriage return; a lone one is.
         .map(|(i, line)| {
-            let line = line.strip_suffix('\r').unwrap_or(line);
+            let line = line
+                .strip_suffix("\r\n")
+                .or_else(|| line.strip_suffix('\n'))
+                .unwrap_or(line);
             (u32::try_from(i).unwrap_or(u32::MAX), scan(line))
         })
         .filter(|(_, found)| !found.is_empty())

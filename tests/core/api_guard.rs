@@ -89,9 +89,13 @@ async fn refusals_change_nothing() {
         "unsupported_media_type",
     );
 
+    // Submissions may carry a large file's diff, up to 8 MiB; other bodies 1 MiB.
     let mut huge = body.clone();
-    huge["call"]["command"] = json!("x".repeat(2 * 1024 * 1024));
+    huge["call"]["command"] = json!("x".repeat(9 * 1024 * 1024));
     let got = s.post("/v1/approvals", &huge).await;
+    assert_error(&got, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    let big_artifact = json!({ "title": "t", "code": "x".repeat(2 * 1024 * 1024) });
+    let got = s.post("/v1/artifacts", &big_artifact).await;
     assert_error(&got, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
 
     assert_eq!(
@@ -136,4 +140,17 @@ async fn no_cors_headers_and_json_errors_for_unknown_routes() {
     assert_eq!(body["error"]["code"], "method_not_allowed");
     assert_error(&s.get("/v1/nope").await, StatusCode::NOT_FOUND, "not_found");
     assert_error(&s.get("/").await, StatusCode::NOT_FOUND, "not_found");
+}
+
+#[tokio::test]
+async fn a_submission_may_carry_a_large_diff() {
+    let s = server().await;
+    let big = "line of a large file\n".repeat(150_000);
+    let body = json!({
+        "tool": "claude-code.Write", "requester": { "name": "agent" },
+        "call": { "card": "diff", "title": "Write big.txt",
+                  "diffs": [{ "path": "big.txt", "old_text": null, "new_text": big }] },
+    });
+    let (code, a) = s.post("/v1/approvals", &body).await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{a}");
 }
