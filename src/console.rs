@@ -2,6 +2,7 @@
 
 mod batch;
 mod clock;
+mod rules;
 mod watchers;
 
 use std::sync::Arc;
@@ -14,14 +15,16 @@ use ts_rs::TS;
 use self::batch::Batcher;
 pub use self::batch::DEFAULT_MAX_BATCH;
 pub use self::clock::Clock;
+pub use self::rules::{GrantPreview, PreviewCall};
 use self::watchers::Watchers;
 use crate::domain::approval::{
-    Approval, DecidedBy, Decision, Grant, GrantLists, PermissionOption, Requester, Status,
+    Approval, DecidedBy, Decision, Grant, PermissionOption, Requester, Status,
 };
 use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
 };
 use crate::domain::digest::digest_of_json;
+use crate::domain::grant::{Effect, check_scope, default_scope};
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
 use crate::domain::present::{Presented, present};
@@ -362,37 +365,42 @@ impl Console {
             self.finished(id, Status::Expired);
             return Err(Error::AlreadyDecided(Status::Expired));
         }
-        if decision == Decision::ApproveAlways
-            && let Some(block) = a.grant_block()
-        {
-            return Err(Error::NotGrantable(block));
-        }
-        let reason = match &decision {
-            Decision::Decline { reason } => reason.as_deref().filter(|r| !r.trim().is_empty()),
-            _ => None,
+        // "Don't ask again": the rule the decision makes, checked against this very call.
+        let rule = match decision.rule() {
+            Some((effect, scope)) => {
+                if effect == Effect::Approve
+                    && let Some(block) = a.grant_block()
+                {
+                    return Err(Error::NotGrantable(block));
+                }
+                let scope = scope.cloned().unwrap_or_else(|| default_scope(&a));
+                check_scope(&scope, &a, now).map_err(Error::Scope)?;
+                Some(Grant {
+                    id: GrantId::generate(),
+                    artifact_id: a.artifact_id.clone(),
+                    tool: a.tool.clone(),
+                    approval_id: a.id.clone(),
+                    effect,
+                    reach: scope.reach,
+                    project: scope.project,
+                    reason: decision.reason().map(str::to_owned),
+                    created_at: now,
+                    expires_at: scope.expires_at,
+                    uses: 0,
+                    last_used_at: None,
+                    revoked_at: None,
+                })
+            }
+            None => None,
         };
         let status = decision.status();
+        let reason = decision.reason();
         if !approvals::finish(&mut tx, id, status, Some(&DecidedBy::Person), reason, now).await? {
             return Err(Error::AlreadyDecided(a.status));
         }
-        let mut grant_made = false;
-        if decision == Decision::ApproveAlways
-            && grants::find_live(&mut tx, a.artifact_id.as_ref(), &a.tool)
-                .await?
-                .is_none()
-        {
-            let grant = Grant {
-                id: GrantId::generate(),
-                artifact_id: a.artifact_id.clone(),
-                tool: a.tool.clone(),
-                approval_id: a.id.clone(),
-                created_at: now,
-                uses: 0,
-                last_used_at: None,
-                revoked_at: None,
-            };
-            grants::insert(&mut tx, &grant).await?;
-            grant_made = true;
+        let grant_made = rule.is_some();
+        if let Some(g) = &rule {
+            grants::insert(&mut tx, g).await?;
         }
         let decided = approvals::get(&mut tx, id)
             .await?
@@ -613,58 +621,6 @@ impl Console {
             Some(q) => artifacts::search(&mut conn, q, ARTIFACT_PAGE).await?,
             None => artifacts::list(&mut conn, ARTIFACT_PAGE).await?,
         })
-    }
-
-    /// Live grants, newest first.
-    pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
-        let mut conn = self.inner.store.read().await?;
-        Ok(grants::list_live(&mut conn).await?)
-    }
-
-    /// Revoked grants, most recently revoked first.
-    pub async fn revoked_grants(&self) -> Result<Vec<Grant>, Error> {
-        let mut conn = self.inner.store.read().await?;
-        Ok(grants::list_revoked(&mut conn).await?)
-    }
-
-    /// One artifact's grants, live first.
-    pub async fn artifact_grants(&self, id: &ArtifactId) -> Result<Vec<Grant>, Error> {
-        let mut conn = self.inner.store.read().await?;
-        Ok(grants::list_for_artifact(&mut conn, id).await?)
-    }
-
-    /// Live grants and the revoke list, for the grants page.
-    pub async fn grant_lists(&self) -> Result<GrantLists, Error> {
-        let mut conn = self.inner.store.read().await?;
-        let live = grants::list_live(&mut conn).await?;
-        let revoked = grants::list_revoked(&mut conn).await?;
-        Ok(GrantLists { live, revoked })
-    }
-
-    /// A person revokes every live grant of one artifact; returns how many.
-    pub async fn revoke_artifact_grants(&self, id: &ArtifactId) -> Result<usize, Error> {
-        let mut tx = self.inner.store.write().await?;
-        let revoked = grants::revoke_for_artifact(&mut tx, id, self.now()).await?;
-        tx.commit().await?;
-        if !revoked.is_empty() {
-            self.emit(ChangeEvent::GrantsChanged);
-        }
-        Ok(revoked.len())
-    }
-
-    /// A person revokes a grant: the next matching call asks again.
-    pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
-        let mut tx = self.inner.store.write().await?;
-        let g = grants::get(&mut tx, id)
-            .await?
-            .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
-        if !grants::revoke(&mut tx, id, self.now()).await? {
-            return Err(Error::AlreadyRevoked);
-        }
-        let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
-        tx.commit().await?;
-        self.emit(ChangeEvent::GrantsChanged);
-        Ok(revoked)
     }
 }
 

@@ -27,6 +27,7 @@ pub enum ErrorCode {
     AlreadyRevoked,
     HiddenCharacters,
     FieldsNotOnCard,
+    ScopeNotFitting,
     DigestMismatch,
     ResultNotAccepted,
     KeyringUnavailable,
@@ -53,6 +54,7 @@ impl ErrorCode {
             ErrorCode::AlreadyRevoked => "already_revoked",
             ErrorCode::HiddenCharacters => "hidden_characters",
             ErrorCode::FieldsNotOnCard => "fields_not_on_card",
+            ErrorCode::ScopeNotFitting => "scope_not_fitting",
             ErrorCode::DigestMismatch => "digest_mismatch",
             ErrorCode::KeyringUnavailable => "keyring_unavailable",
             ErrorCode::ResultNotAccepted => "result_not_accepted",
@@ -87,6 +89,8 @@ pub enum Error {
     AlreadyRevoked,
     #[error("{}", not_grantable(.0))]
     NotGrantable(GrantBlock),
+    #[error("the grant does not fit this call: {0}")]
+    Scope(FieldError),
     #[error(
         "the decision names another call than this approval (digest mismatch): nothing was \
          decided; look at the card again"
@@ -142,6 +146,7 @@ impl Error {
             Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,
             Error::NotGrantable(GrantBlock::NotOnCard(_)) => ErrorCode::FieldsNotOnCard,
             Error::DigestMismatch => ErrorCode::DigestMismatch,
+            Error::Scope(_) => ErrorCode::ScopeNotFitting,
             Error::Keyring(_) => ErrorCode::KeyringUnavailable,
             Error::Settings(_) => ErrorCode::StorageUnavailable,
             Error::ResultNotAccepted { .. } => ErrorCode::ResultNotAccepted,

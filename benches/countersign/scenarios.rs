@@ -118,7 +118,7 @@ pub async fn grant_hit() -> Vec<Row> {
         .await
         .unwrap();
     console
-        .decide(&first.id, &first.digest, Decision::ApproveAlways)
+        .decide(&first.id, &first.digest, Decision::ALWAYS)
         .await
         .unwrap();
     let (url, token) = serve_console(&console).await;
@@ -475,7 +475,7 @@ pub async fn hook() -> Vec<Row> {
     };
     server
         .console
-        .decide(&pending.id, &pending.digest, Decision::ApproveAlways)
+        .decide(&pending.id, &pending.digest, Decision::ALWAYS)
         .await
         .unwrap();
     first.await.unwrap();

@@ -41,7 +41,9 @@ impl IntoResponse for ApiError {
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
         let status = match e.code() {
-            ErrorCode::InvalidRequest | ErrorCode::InvalidJson => StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest | ErrorCode::InvalidJson | ErrorCode::ScopeNotFitting => {
+                StatusCode::BAD_REQUEST
+            }
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
             ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::NotFound

@@ -133,6 +133,10 @@ pub async fn run(dir: &DataDir, args: RequestArgs) -> Result<ExitCode, CliError>
         requester: Requester {
             name: "countersign CLI".into(),
             session: None,
+            // The project a grant of this call can be scoped to.
+            cwd: std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string()),
         },
         call: view,
         raw_input,

@@ -8,9 +8,10 @@ use sqlx::SqliteConnection;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::domain::approval::{Approval, DecidedBy, Grant, Status};
+use crate::domain::grant::{CallFacts, Effect, command_segments, deciding};
 use crate::domain::ids::{ArtifactId, GrantId};
-use crate::domain::tool::ToolAddress;
 use crate::error::Error;
+use crate::store::grants::Lookup;
 use crate::store::{Store, StoreError, approvals, artifacts, grants};
 
 /// Submissions waiting beyond this many start the next batch.
@@ -131,10 +132,12 @@ async fn write(store: &Store, batch: Vec<Job>) {
 }
 
 /// A batch's writes, in a fixed handful of statements whatever its size: which named
-/// artifacts exist, which live grants match, the grants' use counts, the approvals themselves.
-/// An approval whose artifact is missing is refused and not written; a live grant approves
-/// one at once unless it carries hidden characters. Nothing in a batch creates or revokes a
-/// grant, so one lookup for the batch sees what one lookup per submission would.
+/// artifacts exist, which live grants may cover the submissions, the grants' use counts, the
+/// approvals themselves. An approval whose artifact is missing is refused and not written; a
+/// deny rule that covers one declines it at once, else an approve grant approves it (never one
+/// that carries hidden characters or fields not on its card: the domain rule). Nothing in a
+/// batch creates or revokes a grant, so one lookup for the batch sees what one lookup per
+/// submission would.
 async fn insert_all(
     conn: &mut SqliteConnection,
     mut approvals: Vec<Approval>,
@@ -156,32 +159,50 @@ async fn insert_all(
                 .is_some_and(|id| !existing.contains(id))
         })
         .collect();
-    let may_match = |i: usize| !refused[i] && approvals[i].grant_block().is_none();
-
-    let mut keys: Vec<(Option<&ArtifactId>, &ToolAddress)> = (0..approvals.len())
-        .filter(|&i| may_match(i))
-        .map(|i| (approvals[i].artifact_id.as_ref(), &approvals[i].tool))
+    let segments: Vec<Option<Vec<Vec<String>>>> = approvals
+        .iter()
+        .map(|a| command_segments(&a.call))
         .collect();
-    keys.sort_by(|x, y| (x.0, x.1.as_str()).cmp(&(y.0, y.1.as_str())));
-    keys.dedup();
-    let live = if keys.is_empty() {
+    let lookups: Vec<Lookup<'_>> = (0..approvals.len())
+        .filter(|&i| !refused[i])
+        .map(|i| Lookup {
+            artifact: approvals[i].artifact_id.as_ref(),
+            tool: &approvals[i].tool,
+            digest: &approvals[i].digest,
+            first_word: segments[i]
+                .as_ref()
+                .and_then(|s| s.first())
+                .and_then(|w| w.first())
+                .map(String::as_str),
+        })
+        .collect();
+    let now = approvals.iter().map(|a| a.created_at).max().unwrap_or(0);
+    let live = if lookups.is_empty() {
         Vec::new()
     } else {
-        grants::find_live_many(conn, &keys).await?
+        grants::candidates(conn, &lookups, now).await?
     };
 
-    // Which grant approves which submission; how often each grant was used, and when last.
-    let matched: Vec<Option<&Grant>> = (0..approvals.len())
+    // Which grant decides which submission; how often each grant was used, and when last.
+    let matched: Vec<Option<Grant>> = (0..approvals.len())
         .map(|i| {
             let a = &approvals[i];
-            live.iter()
-                .find(|g| may_match(i) && g.artifact_id == a.artifact_id && g.tool == a.tool)
+            let facts = CallFacts::new(a, segments[i].as_deref());
+            (!refused[i])
+                .then(|| deciding(&live, &facts, a.created_at).cloned())
+                .flatten()
         })
         .collect();
     let mut uses: BTreeMap<&GrantId, (i64, i64)> = BTreeMap::new();
     for (a, g) in approvals.iter_mut().zip(&matched) {
         let Some(g) = g else { continue };
-        a.status = Status::Approved;
+        match g.effect {
+            Effect::Approve => a.status = Status::Approved,
+            Effect::Deny => {
+                a.status = Status::Declined;
+                a.reason.clone_from(&g.reason);
+            }
+        }
         a.decided_by = Some(DecidedBy::Grant(g.id.clone()));
         a.decided_at = Some(a.created_at);
         let (n, last) = uses.entry(&g.id).or_insert((0, a.created_at));

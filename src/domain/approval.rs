@@ -5,8 +5,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+#[cfg(doc)]
+use super::grant::default_scope;
+use super::grant::{Effect, Reach, Scope};
 use super::ids::{ApprovalId, ArtifactId, GrantId};
-use super::limits::{FieldError, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
+use super::limits::{FieldError, MAX_PATH_BYTES, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
 use super::shown::coverage;
 use super::tool::{AddressParts, ToolAddress};
 use super::view::{CallView, ResultView};
@@ -70,27 +73,63 @@ impl fmt::Display for Status {
 #[ts(export)]
 pub enum Decision {
     Approve,
-    /// Approve, and approve the same artifact + tool address from now on without asking.
-    ApproveAlways,
+    /// Approve, and approve the calls `scope` covers from now on without asking (the
+    /// narrowest sensible scope when none is given: [`default_scope`]).
+    ApproveAlways {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        scope: Option<Scope>,
+    },
     Decline {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         reason: Option<String>,
     },
+    /// Decline, and decline the calls `scope` covers from now on, with the same reason.
+    DeclineAlways {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        scope: Option<Scope>,
+    },
 }
 
 impl Decision {
+    /// Approve and don't ask again, with the default scope.
+    pub const ALWAYS: Decision = Decision::ApproveAlways { scope: None };
+
     /// The state the approval moves to.
     pub fn status(&self) -> Status {
         match self {
-            Decision::Approve | Decision::ApproveAlways => Status::Approved,
-            Decision::Decline { .. } => Status::Declined,
+            Decision::Approve | Decision::ApproveAlways { .. } => Status::Approved,
+            Decision::Decline { .. } | Decision::DeclineAlways { .. } => Status::Declined,
+        }
+    }
+
+    /// The rule the decision makes, if it makes one: its effect and the scope asked for.
+    pub fn rule(&self) -> Option<(Effect, Option<&Scope>)> {
+        match self {
+            Decision::ApproveAlways { scope } => Some((Effect::Approve, scope.as_ref())),
+            Decision::DeclineAlways { scope, .. } => Some((Effect::Deny, scope.as_ref())),
+            Decision::Approve | Decision::Decline { .. } => None,
+        }
+    }
+
+    /// The reason given to the agent, when there is one.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Decision::Decline { reason } | Decision::DeclineAlways { reason, .. } => {
+                reason.as_deref().filter(|r| !r.trim().is_empty())
+            }
+            Decision::Approve | Decision::ApproveAlways { .. } => None,
         }
     }
 
     /// Checks the reason's length.
     pub fn validate(&self) -> Result<(), FieldError> {
-        if let Decision::Decline { reason: Some(r) } = self {
+        if let Some(r) = self.reason() {
             check_len("reason", r, MAX_REASON_BYTES)?;
         }
         Ok(())
@@ -128,7 +167,8 @@ impl From<DecidedBy> for String {
     }
 }
 
-/// The agent asking: a name shown to the person, and an optional session it belongs to.
+/// The agent asking: a name shown to the person, an optional session it belongs to, and its
+/// working directory — the project a grant can be scoped to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 #[ts(export)]
@@ -137,6 +177,9 @@ pub struct Requester {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub session: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cwd: Option<String>,
 }
 
 impl Requester {
@@ -148,6 +191,12 @@ impl Requester {
         check_len(&format!("{field}.name"), &self.name, MAX_REQUESTER_BYTES)?;
         if let Some(s) = &self.session {
             check_len(&format!("{field}.session"), s, MAX_REQUESTER_BYTES)?;
+        }
+        if let Some(cwd) = &self.cwd {
+            if cwd.is_empty() {
+                return Err(FieldError::new(format!("{field}.cwd"), "is empty"));
+            }
+            check_len(&format!("{field}.cwd"), cwd, MAX_PATH_BYTES)?;
         }
         Ok(())
     }
@@ -215,17 +264,26 @@ impl Approval {
     }
 }
 
-/// A standing "don't ask again" for one (artifact or none, tool address).
+/// A standing "don't ask again" (or "decline and don't ask again") for one (artifact or
+/// none, tool address), narrowed by what, where and how long.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]
 pub struct Grant {
     pub id: GrantId,
     pub artifact_id: Option<ArtifactId>,
     pub tool: ToolAddress,
-    /// The approval whose "Approve and don't ask again" created it.
+    /// The approval whose decision created it.
     pub approval_id: ApprovalId,
+    pub effect: Effect,
+    pub reach: Reach,
+    /// Only calls from this project (the requester's working directory); `None`: everywhere.
+    pub project: Option<String>,
+    /// The reason a deny rule gives the agent.
+    pub reason: Option<String>,
     #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number | null")]
+    pub expires_at: Option<i64>,
     #[ts(type = "number")]
     pub uses: i64,
     #[ts(type = "number | null")]
@@ -318,7 +376,7 @@ mod tests {
             }
         );
         assert_eq!(d.status(), Status::Declined);
-        assert_eq!(Decision::ApproveAlways.status(), Status::Approved);
+        assert_eq!(Decision::ALWAYS.status(), Status::Approved);
         let long = Decision::Decline {
             reason: Some("x".repeat(MAX_REASON_BYTES + 1)),
         };
@@ -330,6 +388,7 @@ mod tests {
         let r = Requester {
             name: "  ".into(),
             session: None,
+            cwd: None,
         };
         assert_eq!(r.validate("requester").unwrap_err().field, "requester.name");
     }

@@ -6,6 +6,8 @@ pub const MAX_TITLE_BYTES: usize = 1_000;
 pub const MAX_DESCRIPTION_BYTES: usize = 8_000;
 /// Longest requester name or session, in bytes.
 pub const MAX_REQUESTER_BYTES: usize = 500;
+/// Longest path (a requester's working directory), in bytes.
+pub const MAX_PATH_BYTES: usize = 4_096;
 /// Longest decline reason, in bytes.
 pub const MAX_REASON_BYTES: usize = 4_000;
 /// Longest JSON nesting accepted in raw input.

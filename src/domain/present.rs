@@ -255,6 +255,7 @@ mod tests {
             requester: Requester {
                 name: "agent".into(),
                 session: None,
+                cwd: None,
             },
             call,
             raw_input,

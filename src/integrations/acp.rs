@@ -315,7 +315,13 @@ pub fn outcome(a: &Approval) -> Option<Value> {
             chosen.or_else(cancelled)
         }
         Status::Declined => {
-            pick(&[OptionKind::RejectOnce, OptionKind::RejectAlways]).or_else(cancelled)
+            let always = a.granted.is_some() && a.decided_by == Some(DecidedBy::Person);
+            let chosen = if always {
+                pick(&[OptionKind::RejectAlways, OptionKind::RejectOnce])
+            } else {
+                pick(&[OptionKind::RejectOnce, OptionKind::RejectAlways])
+            };
+            chosen.or_else(cancelled)
         }
         Status::Expired | Status::Cancelled => cancelled(),
     }

@@ -81,6 +81,7 @@ impl HookPayload {
             requester: Requester {
                 name: REQUESTER.to_owned(),
                 session: self.session_id.clone(),
+                cwd: self.cwd.clone().filter(|c| !c.is_empty()),
             },
             call: call_view(&self.tool_name, &self.tool_input, self.cwd.as_deref()),
             raw_input: Some(self.tool_input.clone()),

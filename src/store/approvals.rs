@@ -14,6 +14,7 @@ struct Row {
     artifact_id: Option<String>,
     requester_name: String,
     requester_session: Option<String>,
+    requester_cwd: Option<String>,
     call_view: String,
     raw_input: Option<String>,
     digest: String,
@@ -31,7 +32,7 @@ struct Row {
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.requester_name, a.requester_session,
-    a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
+    a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
     g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.acp_options FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
 
@@ -53,6 +54,7 @@ impl TryFrom<Row> for Approval {
             requester: Requester {
                 name: r.requester_name,
                 session: r.requester_session,
+                cwd: r.requester_cwd,
             },
             call: from_json(&r.id, &r.call_view)?,
             raw_input: r
@@ -127,7 +129,7 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
             .collect::<Result<Vec<_>, StoreError>>()?;
         let mut q = QueryBuilder::<Sqlite>::new(
             "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
-            call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
+            requester_cwd, call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
             created_at, expires_at, decided_at, acp_options) ",
         );
         q.push_values(encoded, |mut row, (a, call, raw, acp)| {
@@ -136,6 +138,7 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
                 .push_bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
                 .push_bind(&a.requester.name)
                 .push_bind(&a.requester.session)
+                .push_bind(&a.requester.cwd)
                 .push_bind(call)
                 .push_bind(raw)
                 .push_bind(&a.digest)
@@ -269,6 +272,25 @@ pub struct HistoryCursor {
     #[ts(type = "number")]
     pub decided_at: i64,
     pub id: ApprovalId,
+}
+
+/// The latest `limit` approvals to `tool` for `artifact` (or none), newest first.
+pub async fn recent_for(
+    conn: &mut SqliteConnection,
+    tool: &ToolAddress,
+    artifact: Option<&ArtifactId>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.tool = ? AND ifnull(a.artifact_id, '') = ?
+         ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
+    ))
+    .bind(tool.as_str())
+    .bind(artifact.map_or("", ArtifactId::as_str))
+    .bind(limit)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
 }
 
 /// Decided approvals, most recently decided first, `limit` at a time.

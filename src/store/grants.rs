@@ -1,9 +1,10 @@
-//! The `grants` table.
+//! The `grants` table: approve grants and deny rules.
 
 use sqlx::SqliteConnection;
 
-use super::{StoreError, to_json};
+use super::{StoreError, from_json, to_json};
 use crate::domain::approval::Grant;
+use crate::domain::grant::Effect;
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::tool::ToolAddress;
 
@@ -13,14 +14,20 @@ struct Row {
     artifact_id: Option<String>,
     tool: String,
     approval_id: String,
+    effect: String,
+    reach: String,
+    project: Option<String>,
+    reason: Option<String>,
     created_at: i64,
+    expires_at: Option<i64>,
     uses: i64,
     last_used_at: Option<i64>,
     revoked_at: Option<i64>,
 }
 
-const SELECT: &str = "SELECT id, artifact_id, tool, approval_id, created_at, uses, last_used_at,
-    revoked_at FROM grants";
+const SELECT: &str = "SELECT g.id, g.artifact_id, g.tool, g.approval_id, g.effect, g.reach,
+    g.project, g.reason, g.created_at, g.expires_at, g.uses, g.last_used_at, g.revoked_at
+    FROM grants g";
 
 impl TryFrom<Row> for Grant {
     type Error = StoreError;
@@ -36,7 +43,12 @@ impl TryFrom<Row> for Grant {
                 .map_err(|_| bad("artifact_id"))?,
             tool: ToolAddress::from_canonical(&r.tool).map_err(|_| bad("tool"))?,
             approval_id: ApprovalId::parse(&r.approval_id).map_err(|_| bad("approval_id"))?,
+            effect: Effect::parse(&r.effect).ok_or_else(|| bad("effect"))?,
+            reach: from_json(&r.id, &r.reach)?,
+            project: r.project,
+            reason: r.reason,
             created_at: r.created_at,
+            expires_at: r.expires_at,
             uses: r.uses,
             last_used_at: r.last_used_at,
             revoked_at: r.revoked_at,
@@ -48,29 +60,47 @@ fn all(rows: Vec<Row>) -> Result<Vec<Grant>, StoreError> {
     rows.into_iter().map(Grant::try_from).collect()
 }
 
-/// The live grant for (artifact or none, tool), if any.
-pub async fn find_live(
-    conn: &mut SqliteConnection,
-    artifact: Option<&ArtifactId>,
-    tool: &ToolAddress,
-) -> Result<Option<Grant>, StoreError> {
-    Ok(find_live_many(conn, &[(artifact, tool)]).await?.pop())
+/// What a submission is looked up by: its key, its digest (exact grants) and the first word
+/// of its command (command-prefix grants).
+pub struct Lookup<'a> {
+    pub artifact: Option<&'a ArtifactId>,
+    pub tool: &'a ToolAddress,
+    pub digest: &'a str,
+    pub first_word: Option<&'a str>,
 }
 
-/// The live grants for any of these (artifact or none, tool) keys, in one query.
-pub async fn find_live_many(
+/// The live grants that may cover any of these submissions, in one indexed query whatever the
+/// number of grants: those of each key that reach any call or a path, the exact grant of its
+/// digest, the command grants of its first word. The domain rule decides among them.
+pub async fn candidates(
     conn: &mut SqliteConnection,
-    keys: &[(Option<&ArtifactId>, &ToolAddress)],
+    lookups: &[Lookup<'_>],
+    now: i64,
 ) -> Result<Vec<Grant>, StoreError> {
-    let keys: Vec<[&str; 2]> = keys
+    let keys: Vec<[&str; 4]> = lookups
         .iter()
-        .map(|(artifact, tool)| [artifact.map_or("", ArtifactId::as_str), tool.as_str()])
+        .map(|l| {
+            [
+                l.tool.as_str(),
+                l.artifact.map_or("", ArtifactId::as_str),
+                l.digest,
+                l.first_word.unwrap_or(""),
+            ]
+        })
         .collect();
     let rows: Vec<Row> = sqlx::query_as(&format!(
-        "{SELECT} WHERE revoked_at IS NULL AND (ifnull(artifact_id, ''), tool) IN
-            (SELECT value ->> 0, value ->> 1 FROM json_each(?))"
+        "{SELECT} WHERE g.id IN (
+            SELECT g2.id FROM json_each(?) k JOIN grants g2
+              ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+             WHERE g2.revoked_at IS NULL
+               AND (g2.reach_kind IN ('any', 'path')
+                    OR (g2.reach_kind = 'exact' AND g2.reach_key = k.value ->> 2)
+                    OR (g2.reach_kind = 'command' AND g2.reach_key = k.value ->> 3)))
+           AND (g.expires_at IS NULL OR g.expires_at > ?)
+         ORDER BY g.created_at, g.id"
     ))
-    .bind(to_json("grant keys", &keys)?)
+    .bind(to_json("grant lookups", &keys)?)
+    .bind(now)
     .fetch_all(conn)
     .await?;
     all(rows)
@@ -78,24 +108,33 @@ pub async fn find_live_many(
 
 /// One grant, live or revoked.
 pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Grant>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE id = ?"))
+    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE g.id = ?"))
         .bind(id.as_str())
         .fetch_optional(conn)
         .await?;
     row.map(Grant::try_from).transpose()
 }
 
-/// Stores a new live grant.
+/// Stores a new live grant or deny rule.
 pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreError> {
+    let (kind, key) = g.reach.index();
     sqlx::query(
-        "INSERT INTO grants (id, artifact_id, tool, approval_id, created_at, uses, last_used_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO grants (id, artifact_id, tool, approval_id, effect, reach, reach_kind,
+            reach_key, project, reason, created_at, expires_at, uses, last_used_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(g.id.as_str())
     .bind(g.artifact_id.as_ref().map(ArtifactId::as_str))
     .bind(g.tool.as_str())
     .bind(g.approval_id.as_str())
+    .bind(g.effect.as_str())
+    .bind(to_json(g.id.as_str(), &g.reach)?)
+    .bind(kind)
+    .bind(key)
+    .bind(&g.project)
+    .bind(&g.reason)
     .bind(g.created_at)
+    .bind(g.expires_at)
     .bind(g.uses)
     .bind(g.last_used_at)
     .execute(conn)
@@ -149,21 +188,25 @@ pub async fn revoke_for_artifact(
     super::parse_ids(ids, GrantId::parse)
 }
 
-/// Live grants, newest first.
-pub async fn list_live(conn: &mut SqliteConnection) -> Result<Vec<Grant>, StoreError> {
+/// Live grants (neither revoked nor expired at `now`), newest first.
+pub async fn list_live(conn: &mut SqliteConnection, now: i64) -> Result<Vec<Grant>, StoreError> {
     let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE revoked_at IS NULL ORDER BY created_at DESC, id DESC"
+        "{SELECT} WHERE g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > ?)
+         ORDER BY g.created_at DESC, g.id DESC"
     ))
+    .bind(now)
     .fetch_all(conn)
     .await?;
     all(rows)
 }
 
-/// Revoked grants, most recently revoked first.
-pub async fn list_revoked(conn: &mut SqliteConnection) -> Result<Vec<Grant>, StoreError> {
+/// Revoked and expired grants, most recently ended first.
+pub async fn list_ended(conn: &mut SqliteConnection, now: i64) -> Result<Vec<Grant>, StoreError> {
     let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE revoked_at IS NOT NULL ORDER BY revoked_at DESC, id DESC"
+        "{SELECT} WHERE g.revoked_at IS NOT NULL OR g.expires_at <= ?
+         ORDER BY ifnull(g.revoked_at, g.expires_at) DESC, g.id DESC"
     ))
+    .bind(now)
     .fetch_all(conn)
     .await?;
     all(rows)
@@ -175,8 +218,8 @@ pub async fn list_for_artifact(
     artifact: &ArtifactId,
 ) -> Result<Vec<Grant>, StoreError> {
     let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE artifact_id = ?
-         ORDER BY revoked_at IS NOT NULL, ifnull(revoked_at, created_at) DESC, id DESC"
+        "{SELECT} WHERE g.artifact_id = ?
+         ORDER BY g.revoked_at IS NOT NULL, ifnull(g.revoked_at, g.created_at) DESC, g.id DESC"
     ))
     .bind(artifact.as_str())
     .fetch_all(conn)

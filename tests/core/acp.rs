@@ -143,7 +143,7 @@ async fn the_answer_names_the_matching_option() {
             json!({ "outcome": "selected", "optionId": "no" }),
         ),
         (
-            Decision::ApproveAlways,
+            crate::support::always_any(),
             json!({ "outcome": "selected", "optionId": "always" }),
         ),
     ];

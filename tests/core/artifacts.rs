@@ -138,14 +138,14 @@ async fn deleting_an_artifact_revokes_its_grants_and_cancels_its_requests() {
     let (_, granted) = s.post("/v1/approvals", &for_art(&art, "one")).await;
     let granted_id = ApprovalId::parse(granted["id"].as_str().unwrap()).unwrap();
     s.console
-        .decide_seen(&granted_id, Decision::ApproveAlways)
+        .decide_seen(&granted_id, Decision::ALWAYS)
         .await
         .unwrap();
     let (_, other_grant) = s.post("/v1/approvals", &for_art(&keep, "one")).await;
     s.console
         .decide_seen(
             &ApprovalId::parse(other_grant["id"].as_str().unwrap()).unwrap(),
-            Decision::ApproveAlways,
+            Decision::ALWAYS,
         )
         .await
         .unwrap();
@@ -164,7 +164,7 @@ async fn deleting_an_artifact_revokes_its_grants_and_cancels_its_requests() {
         live[0].artifact_id.as_ref().map(|a| a.as_str()),
         keep["id"].as_str()
     );
-    let revoked = s.console.revoked_grants().await.unwrap();
+    let revoked = s.console.grant_lists().await.unwrap().revoked;
     assert_eq!(revoked.len(), 1);
     assert_eq!(revoked[0].artifact_id.as_ref(), Some(&art_id));
     let cancelled = s.console.approval(&pending_id).await.unwrap();

@@ -34,7 +34,7 @@ async fn approve_and_dont_ask_again_then_revoke() {
     }
     assert_eq!(s.console.pending().await.unwrap().len(), 1);
     s.console
-        .decide_seen(&id, Decision::ApproveAlways)
+        .decide_seen(&id, crate::support::always_any())
         .await
         .unwrap();
     let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
@@ -61,8 +61,8 @@ async fn approve_and_dont_ask_again_then_revoke() {
     assert!(grants[0].last_used_at.is_some());
     assert_eq!(grants[0].tool.as_str(), "claude-code.Bash");
 
-    // A different command under the same address is covered by the grant too: grants are
-    // per (artifact, tool address), not per call.
+    // A different command under the same address is covered too: the person chose "any call
+    // to the address".
     let (code, _) = s
         .post("/v1/approvals", &terminal("claude-code.Bash", "ls"))
         .await;
@@ -74,7 +74,7 @@ async fn approve_and_dont_ask_again_then_revoke() {
     assert_eq!(code, StatusCode::ACCEPTED);
     assert_eq!(third["status"], "pending");
     assert!(s.console.grants().await.unwrap().is_empty());
-    let revoked = s.console.revoked_grants().await.unwrap();
+    let revoked = s.console.grant_lists().await.unwrap().revoked;
     assert_eq!(revoked.len(), 1);
     assert_eq!(revoked[0].id, grant_id);
     assert!(revoked[0].revoked_at.is_some());
@@ -98,10 +98,7 @@ async fn grants_match_exactly_on_artifact_and_canonical_address() {
     let tool = "tools.github.user.personalGithub.issues.create";
     let (_, first) = s.post("/v1/approvals", &with_artifact(tool, &a1)).await;
     let id = ApprovalId::parse(first["id"].as_str().unwrap()).unwrap();
-    s.console
-        .decide_seen(&id, Decision::ApproveAlways)
-        .await
-        .unwrap();
+    s.console.decide_seen(&id, Decision::ALWAYS).await.unwrap();
 
     // Canonical form: with or without the leading `tools.` is the same address.
     let (code, _) = s
@@ -146,7 +143,7 @@ async fn hidden_characters_block_grants_but_not_a_single_approval() {
 
     let refused = s
         .console
-        .decide_seen(&id, Decision::ApproveAlways)
+        .decide_seen(&id, Decision::ALWAYS)
         .await
         .unwrap_err();
     assert_eq!(refused.code().as_str(), "hidden_characters");
@@ -166,7 +163,7 @@ async fn hidden_characters_block_grants_but_not_a_single_approval() {
         .await;
     let clean_id = ApprovalId::parse(clean["id"].as_str().unwrap()).unwrap();
     s.console
-        .decide_seen(&clean_id, Decision::ApproveAlways)
+        .decide_seen(&clean_id, Decision::ALWAYS)
         .await
         .unwrap();
     let (code, again) = s.post("/v1/approvals", &sneaky).await;
@@ -233,10 +230,7 @@ async fn every_change_is_announced() {
         .await;
     let (_, a) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
     let id = ApprovalId::parse(a["id"].as_str().unwrap()).unwrap();
-    s.console
-        .decide_seen(&id, Decision::ApproveAlways)
-        .await
-        .unwrap();
+    s.console.decide_seen(&id, Decision::ALWAYS).await.unwrap();
     let (_, by_grant) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
     let art_id = countersign::domain::ids::ArtifactId::parse(art["id"].as_str().unwrap()).unwrap();
     s.console.delete_artifact(&art_id).await.unwrap();

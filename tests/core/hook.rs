@@ -113,7 +113,7 @@ async fn a_decline_denies_with_the_reason_and_a_grant_allows_at_once() {
 
     let (d2, p2) = (dir.clone(), p.clone());
     let run = tokio::task::spawn_blocking(move || hook(&d2, &p2, &[], &[]));
-    decide_next(&server.console, Decision::ApproveAlways).await;
+    decide_next(&server.console, Decision::ALWAYS).await;
     assert_eq!(decision(&run.await.unwrap())["permissionDecision"], "allow");
     // Now the grant answers without a person.
     let out = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]))

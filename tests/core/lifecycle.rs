@@ -37,7 +37,7 @@ async fn an_expired_approval_can_never_be_approved() {
     let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
     assert_eq!(polled["status"], "expired");
 
-    for decision in [Decision::Approve, Decision::ApproveAlways] {
+    for decision in [Decision::Approve, Decision::ALWAYS] {
         let err = s.console.decide_seen(&id, decision).await.unwrap_err();
         assert!(
             matches!(err, Error::AlreadyDecided(Status::Expired)),
@@ -119,7 +119,7 @@ async fn of_racing_deciders_exactly_one_wins() {
                 let digest = digest.clone();
                 let decision = match i % 3 {
                     0 => Decision::Approve,
-                    1 => Decision::ApproveAlways,
+                    1 => Decision::ALWAYS,
                     _ => Decision::Decline {
                         reason: Some(format!("decider {i}")),
                     },
@@ -310,7 +310,9 @@ async fn a_batch_matches_grants_per_submission() {
             .submit(serde_json::from_value(body).unwrap())
             .await
             .unwrap();
-        c.decide_seen(&a.id, Decision::ApproveAlways).await.unwrap();
+        c.decide_seen(&a.id, crate::support::always_any())
+            .await
+            .unwrap();
     }
     let mut bodies = Vec::new();
     for i in 0..30 {

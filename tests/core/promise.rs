@@ -25,7 +25,7 @@ async fn pending(s: &TestServer, body: &Value) -> Value {
 async fn grant(s: &TestServer, tool: &str) {
     let a = pending(s, &terminal(tool, "git status")).await;
     s.console
-        .decide_seen(&id_of(&a), Decision::ApproveAlways)
+        .decide_seen(&id_of(&a), Decision::ALWAYS)
         .await
         .unwrap();
     let (code, again) = s.post("/v1/approvals", &terminal(tool, "git status")).await;
@@ -40,11 +40,7 @@ async fn a_decision_for_another_card_is_refused() {
     let before = s.fingerprint().await;
     let err = s
         .console
-        .decide(
-            &id_of(&a),
-            b["digest"].as_str().unwrap(),
-            Decision::ApproveAlways,
-        )
+        .decide(&id_of(&a), b["digest"].as_str().unwrap(), Decision::ALWAYS)
         .await
         .unwrap_err();
     assert!(matches!(err, Error::DigestMismatch), "{err}");
@@ -140,7 +136,7 @@ async fn a_command_its_raw_input_contradicts_is_shown_and_never_granted() {
     );
     let err = s
         .console
-        .decide_seen(&id_of(&a), Decision::ApproveAlways)
+        .decide_seen(&id_of(&a), Decision::ALWAYS)
         .await
         .unwrap_err();
     assert_eq!(err.code().as_str(), "fields_not_on_card", "{err}");
@@ -217,7 +213,7 @@ async fn a_doubled_tools_prefix_is_canonicalised_once() {
         "stored and shown as canonicalised"
     );
     s.console
-        .decide_seen(&id_of(&a), Decision::ApproveAlways)
+        .decide_seen(&id_of(&a), Decision::ALWAYS)
         .await
         .unwrap();
     let grants = s.console.grants().await.unwrap();

@@ -141,10 +141,7 @@ async fn everything_survives_a_restart_and_one_console_serves_a_directory() {
         let store = Store::open(&dir.join("countersign.db")).await.unwrap();
         let console = Console::new(store.clone());
         let id = ApprovalId::parse(granted["id"].as_str().unwrap()).unwrap();
-        console
-            .decide_seen(&id, Decision::ApproveAlways)
-            .await
-            .unwrap();
+        console.decide_seen(&id, Decision::ALWAYS).await.unwrap();
         store.close().await;
     }
 

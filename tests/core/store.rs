@@ -2,6 +2,7 @@
 
 use countersign::domain::approval::{Approval, DecidedBy, Grant, Requester, Status};
 use countersign::domain::artifact::{Artifact, OwnerTier};
+use countersign::domain::grant::{Effect, Reach};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign::domain::tool::ToolAddress;
 use countersign::domain::view::{CallView, TerminalCall};
@@ -23,6 +24,7 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         requester: Requester {
             name: "agent".into(),
             session: Some("s".into()),
+            cwd: Some("/home/me/app".into()),
         },
         call: CallView::Terminal(TerminalCall {
             title: "t".into(),
@@ -63,16 +65,51 @@ fn artifact(title: &str, description: &str, t: i64) -> Artifact {
 }
 
 fn grant(a: &Approval, t: i64) -> Grant {
+    scoped(a, t, Reach::Any, None)
+}
+
+fn scoped(a: &Approval, t: i64, reach: Reach, expires_at: Option<i64>) -> Grant {
     Grant {
         id: GrantId::generate(),
         artifact_id: a.artifact_id.clone(),
         tool: a.tool.clone(),
         approval_id: a.id.clone(),
+        effect: Effect::Approve,
+        reach,
+        project: None,
+        reason: None,
         created_at: t,
+        expires_at,
         uses: 0,
         last_used_at: None,
         revoked_at: None,
     }
+}
+
+/// The ids of the live grants that may cover a call with this key, digest and first word.
+async fn candidates(
+    tx: &mut sqlx::SqliteConnection,
+    artifact: Option<&ArtifactId>,
+    tool: &str,
+    digest: &str,
+    first_word: Option<&str>,
+    now: i64,
+) -> Vec<GrantId> {
+    let tool = ToolAddress::parse(tool).unwrap();
+    let lookup = grants::Lookup {
+        artifact,
+        tool: &tool,
+        digest,
+        first_word,
+    };
+    let mut ids: Vec<_> = grants::candidates(tx, &[lookup], now)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    ids.sort();
+    ids
 }
 
 #[tokio::test]
@@ -293,102 +330,131 @@ async fn grant_queries() {
     let art = artifact("a", "", 1);
     let mut tx = store.write().await.unwrap();
     artifacts::insert(&mut tx, &art).await.unwrap();
-    let a1 = approval("x.y", None, 1);
-    let a2 = approval("x.y", Some(&art.id), 2);
-    let a3 = approval("x.y", None, 3);
-    for a in [&a1, &a2, &a3] {
-        approvals::insert(&mut tx, a).await.unwrap();
+    let a: Vec<Approval> = (1..=6).map(|t| approval("x.y", None, t)).collect();
+    let on_art = approval("x.y", Some(&art.id), 7);
+    for x in a.iter().chain([&on_art]) {
+        approvals::insert(&mut tx, x).await.unwrap();
     }
-    let g1 = grant(&a1, 10);
-    let g2 = grant(&a2, 20);
-    grants::insert(&mut tx, &g1).await.unwrap();
-    grants::insert(&mut tx, &g2).await.unwrap();
-    // At most one live grant per key.
-    assert!(grants::insert(&mut tx, &grant(&a3, 30)).await.is_err());
+    let any = grant(&a[0], 10);
+    let on_artifact = grant(&on_art, 11);
+    let exact = scoped(
+        &a[1],
+        12,
+        Reach::Exact {
+            digest: "sha256:aa".into(),
+        },
+        None,
+    );
+    let command = scoped(
+        &a[2],
+        13,
+        Reach::Command {
+            words: vec!["git".into(), "status".into()],
+        },
+        None,
+    );
+    let path = scoped(
+        &a[3],
+        14,
+        Reach::Path {
+            prefix: "/src".into(),
+        },
+        None,
+    );
+    let expiring = scoped(&a[4], 15, Reach::Any, Some(100));
+    for g in [&any, &on_artifact, &exact, &command, &path, &expiring] {
+        grants::insert(&mut tx, g).await.unwrap();
+    }
+    // One approval makes at most one grant.
+    assert!(grants::insert(&mut tx, &grant(&a[0], 16)).await.is_err());
+    let back = grants::get(&mut tx, &command.id).await.unwrap().unwrap();
+    assert_eq!(back, command, "every part reads back as written");
 
-    let tool = ToolAddress::parse("x.y").unwrap();
+    let mut expected = vec![any.id.clone(), path.id.clone(), expiring.id.clone()];
+    expected.sort();
     assert_eq!(
-        grants::find_live(&mut tx, None, &tool)
+        candidates(&mut tx, None, "x.y", "sha256:bb", Some("ls"), 50).await,
+        expected,
+        "another digest and first word: only grants that reach any call or a path"
+    );
+    let with_exact = candidates(&mut tx, None, "x.y", "sha256:aa", None, 50).await;
+    assert!(with_exact.contains(&exact.id));
+    let with_command = candidates(&mut tx, None, "x.y", "sha256:bb", Some("git"), 50).await;
+    assert!(with_command.contains(&command.id));
+    assert!(
+        !candidates(&mut tx, None, "x.y", "sha256:bb", None, 100)
             .await
-            .unwrap()
-            .unwrap()
-            .id,
-        g1.id
+            .contains(&expiring.id),
+        "expired at 100"
     );
     assert_eq!(
-        grants::find_live(&mut tx, Some(&art.id), &tool)
-            .await
-            .unwrap()
-            .unwrap()
-            .id,
-        g2.id
+        candidates(&mut tx, Some(&art.id), "x.y", "sha256:bb", None, 50).await,
+        [on_artifact.id.clone()]
     );
     assert!(
-        grants::find_live(&mut tx, Some(&ArtifactId::generate()), &tool)
+        candidates(&mut tx, None, "x.Y", "sha256:aa", Some("git"), 50)
             .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        grants::find_live(&mut tx, None, &ToolAddress::parse("x.Y").unwrap())
-            .await
-            .unwrap()
-            .is_none()
+            .is_empty()
     );
 
-    grants::record_uses(&mut tx, &g1.id, 1, 50).await.unwrap();
-    grants::record_uses(&mut tx, &g1.id, 2, 60).await.unwrap();
-    let used = grants::get(&mut tx, &g1.id).await.unwrap().unwrap();
+    grants::record_uses(&mut tx, &any.id, 1, 50).await.unwrap();
+    grants::record_uses(&mut tx, &any.id, 2, 60).await.unwrap();
+    let used = grants::get(&mut tx, &any.id).await.unwrap().unwrap();
     assert_eq!((used.uses, used.last_used_at), (3, Some(60)));
     assert_eq!(
-        approvals::get(&mut tx, &a1.id)
+        approvals::get(&mut tx, &a[0].id)
             .await
             .unwrap()
             .unwrap()
             .granted,
-        Some(g1.id.clone())
+        Some(any.id.clone())
     );
 
-    let live: Vec<_> = grants::list_live(&mut tx)
+    let live: Vec<_> = grants::list_live(&mut tx, 100)
         .await
         .unwrap()
         .into_iter()
         .map(|g| g.id)
         .collect();
-    assert_eq!(live, [g2.id.clone(), g1.id.clone()]);
-    assert!(grants::revoke(&mut tx, &g1.id, 70).await.unwrap());
-    assert!(!grants::revoke(&mut tx, &g1.id, 71).await.unwrap());
+    assert_eq!(
+        live,
+        [
+            path.id.clone(),
+            command.id.clone(),
+            exact.id.clone(),
+            on_artifact.id.clone(),
+            any.id.clone()
+        ],
+        "newest first, the expired one gone"
+    );
+    assert!(grants::revoke(&mut tx, &any.id, 70).await.unwrap());
+    assert!(!grants::revoke(&mut tx, &any.id, 71).await.unwrap());
     assert!(
         !grants::revoke(&mut tx, &GrantId::generate(), 71)
             .await
             .unwrap()
     );
     assert!(
-        grants::find_live(&mut tx, None, &tool)
+        !candidates(&mut tx, None, "x.y", "sha256:bb", None, 72)
             .await
-            .unwrap()
-            .is_none()
+            .contains(&any.id)
     );
-    // The key is free again once revoked.
-    let g3 = grant(&a3, 80);
-    grants::insert(&mut tx, &g3).await.unwrap();
-
     assert_eq!(
         grants::revoke_for_artifact(&mut tx, &art.id, 90)
             .await
             .unwrap(),
-        [g2.id.clone()]
+        [on_artifact.id.clone()]
     );
-    let revoked: Vec<_> = grants::list_revoked(&mut tx)
+    let ended: Vec<_> = grants::list_ended(&mut tx, 200)
         .await
         .unwrap()
         .into_iter()
         .map(|g| g.id)
         .collect();
     assert_eq!(
-        revoked,
-        [g2.id.clone(), g1.id.clone()],
-        "most recently revoked first"
+        ended,
+        [expiring.id.clone(), on_artifact.id.clone(), any.id.clone()],
+        "revoked or expired, most recently ended first"
     );
     let for_art: Vec<_> = grants::list_for_artifact(&mut tx, &art.id)
         .await
@@ -396,7 +462,15 @@ async fn grant_queries() {
         .into_iter()
         .map(|g| g.id)
         .collect();
-    assert_eq!(for_art, [g2.id.clone()]);
+    assert_eq!(for_art, [on_artifact.id.clone()]);
+    let recent: Vec<_> =
+        approvals::recent_for(&mut tx, &ToolAddress::parse("x.y").unwrap(), None, 3)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|x| x.id)
+            .collect();
+    assert_eq!(recent, [a[5].id.clone(), a[4].id.clone(), a[3].id.clone()]);
     tx.commit().await.unwrap();
 }
 
@@ -494,20 +568,26 @@ async fn batch_queries_match_single_ones() {
         grants::insert(&mut tx, g).await.unwrap();
     }
     grants::revoke(&mut tx, &revoked.id, 13).await.unwrap();
-    let (y, z, w) = (
-        ToolAddress::parse("x.y").unwrap(),
-        ToolAddress::parse("x.z").unwrap(),
-        ToolAddress::parse("x.w").unwrap(),
-    );
-    let mut found: Vec<_> = grants::find_live_many(
+    let (y, z, w) = ("x.y", "x.z", "x.w");
+    let _ = (z, w);
+    let tool = |t: &str| ToolAddress::parse(t).unwrap();
+    let (ty, tz, tw) = (tool(y), tool(z), tool(w));
+    let lookup = |artifact, t| grants::Lookup {
+        artifact,
+        tool: t,
+        digest: "sha256:00",
+        first_word: None,
+    };
+    let mut found: Vec<_> = grants::candidates(
         &mut tx,
         &[
-            (None, &y),
-            (Some(&art.id), &y),
-            (None, &z),
-            (None, &w),
-            (Some(&gone), &y),
+            lookup(None, &ty),
+            lookup(Some(&art.id), &ty),
+            lookup(None, &tz),
+            lookup(None, &tw),
+            lookup(Some(&gone), &ty),
         ],
+        20,
     )
     .await
     .unwrap()

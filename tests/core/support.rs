@@ -9,6 +9,18 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+/// "Approve & don't ask again" for any call to the address (for the artifact, or for calls
+/// that name none, everywhere), until revoked.
+pub fn always_any() -> Decision {
+    Decision::ApproveAlways {
+        scope: Some(countersign::domain::grant::Scope {
+            reach: countersign::domain::grant::Reach::Any,
+            project: None,
+            expires_at: None,
+        }),
+    }
+}
+
 /// Deciding as the window does: on the card it shows, named by its digest.
 pub trait DecideSeen {
     /// Reads the approval's digest, as the window's card carries it, and decides with it.

@@ -1,0 +1,155 @@
+//! Grants and deny rules: the lists, a preview of what a scope would cover, revoking.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{ChangeEvent, Console};
+use crate::domain::approval::{Grant, GrantLists};
+use crate::domain::grant::{CallFacts, Effect, Scope, check_scope, command_segments, covers};
+use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
+use crate::domain::view::CallView;
+use crate::error::Error;
+use crate::store::{approvals, grants};
+
+/// How many earlier calls a preview looks through, newest first.
+const PREVIEW_SCAN: u32 = 5_000;
+/// How many of the covered calls a preview lists.
+const PREVIEW_EXAMPLES: usize = 5;
+
+/// What a scope would have approved (or declined) among the person's earlier calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct GrantPreview {
+    /// Earlier calls to the same address (and artifact) the grant would have covered.
+    pub covered: u32,
+    /// Earlier calls looked at.
+    pub scanned: u32,
+    /// The first few covered, newest first.
+    pub examples: Vec<PreviewCall>,
+}
+
+/// One earlier call a preview lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct PreviewCall {
+    pub id: ApprovalId,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    /// What ran, in a line: the command, the files, or the card's title.
+    pub summary: String,
+}
+
+/// A call in a line, for a preview list.
+fn summary(call: &CallView) -> String {
+    match call {
+        CallView::Terminal(t) => t.command.clone(),
+        CallView::Diff(d) => d
+            .diffs
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        CallView::Generic(g) => g.title.clone(),
+    }
+}
+
+impl Console {
+    /// What a "don't ask again" with `scope` on this pending approval would cover among the
+    /// earlier calls to its address: checked as the decision would check it.
+    pub async fn preview_grant(
+        &self,
+        id: &ApprovalId,
+        effect: Effect,
+        scope: &Scope,
+    ) -> Result<GrantPreview, Error> {
+        let a = self.approval(id).await?;
+        let now = self.now();
+        check_scope(scope, &a, now).map_err(Error::Scope)?;
+        let probe = Grant {
+            id: GrantId::generate(),
+            artifact_id: a.artifact_id.clone(),
+            tool: a.tool.clone(),
+            approval_id: a.id.clone(),
+            effect,
+            reach: scope.reach.clone(),
+            project: scope.project.clone(),
+            reason: None,
+            created_at: now,
+            expires_at: None,
+            uses: 0,
+            last_used_at: None,
+            revoked_at: None,
+        };
+        let mut conn = self.inner.store.read().await?;
+        let earlier =
+            approvals::recent_for(&mut conn, &a.tool, a.artifact_id.as_ref(), PREVIEW_SCAN).await?;
+        drop(conn);
+        let mut preview = GrantPreview {
+            covered: 0,
+            scanned: 0,
+            examples: Vec::new(),
+        };
+        for e in earlier.iter().filter(|e| e.id != a.id) {
+            preview.scanned += 1;
+            let segs = command_segments(&e.call);
+            if covers(&probe, &CallFacts::new(e, segs.as_deref()), now).is_ok() {
+                preview.covered += 1;
+                if preview.examples.len() < PREVIEW_EXAMPLES {
+                    preview.examples.push(PreviewCall {
+                        id: e.id.clone(),
+                        created_at: e.created_at,
+                        summary: summary(&e.call),
+                    });
+                }
+            }
+        }
+        Ok(preview)
+    }
+
+    /// Live grants and deny rules, newest first.
+    pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_live(&mut conn, self.now()).await?)
+    }
+
+    /// One artifact's grants, live first.
+    pub async fn artifact_grants(&self, id: &ArtifactId) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_for_artifact(&mut conn, id).await?)
+    }
+
+    /// Live grants, and the revoke list (revoked or expired, most recently ended first).
+    pub async fn grant_lists(&self) -> Result<GrantLists, Error> {
+        let now = self.now();
+        let mut conn = self.inner.store.read().await?;
+        let live = grants::list_live(&mut conn, now).await?;
+        let revoked = grants::list_ended(&mut conn, now).await?;
+        Ok(GrantLists { live, revoked })
+    }
+
+    /// A person revokes every live grant of one artifact; returns how many.
+    pub async fn revoke_artifact_grants(&self, id: &ArtifactId) -> Result<usize, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let revoked = grants::revoke_for_artifact(&mut tx, id, self.now()).await?;
+        tx.commit().await?;
+        if !revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        Ok(revoked.len())
+    }
+
+    /// A person revokes a grant: the next matching call asks again.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let g = grants::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
+        if !grants::revoke(&mut tx, id, self.now()).await? {
+            return Err(Error::AlreadyRevoked);
+        }
+        let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
+        tx.commit().await?;
+        self.emit(ChangeEvent::GrantsChanged);
+        Ok(revoked)
+    }
+}

@@ -1,0 +1,283 @@
+//! How far a grant reaches, and the one rule that says whether it covers a call.
+//!
+//! A grant is keyed by (artifact or none, canonical tool address), matched exactly, and
+//! narrowed by three parts the person chose: what (this exact call, a command prefix, a path
+//! prefix, or any call to the address), where (the artifact; for calls with no artifact, one
+//! project or everywhere) and how long. A deny rule has the same shape; deny beats approve.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::approval::{Approval, Grant};
+use super::limits::FieldError;
+use super::shell::{prefix_matches, prefix_refusal, segments};
+use super::view::CallView;
+
+/// What a grant does to the calls it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Effect {
+    Approve,
+    Deny,
+}
+
+impl Effect {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Approve => "approve",
+            Effect::Deny => "deny",
+        }
+    }
+
+    /// Parses the stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "approve" => Some(Effect::Approve),
+            "deny" => Some(Effect::Deny),
+            _ => None,
+        }
+    }
+}
+
+/// Which calls to its address a grant covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[ts(export)]
+pub enum Reach {
+    /// Any call to the tool address.
+    Any,
+    /// This exact call: the same digest (tool, artifact, raw input, card).
+    Exact { digest: String },
+    /// Terminal calls whose every simple command starts with these words.
+    Command { words: Vec<String> },
+    /// Diff calls whose every file lies under this path.
+    Path { prefix: String },
+}
+
+impl Reach {
+    /// The stored kind, and the value the store indexes lookups by.
+    pub fn index(&self) -> (&'static str, Option<&str>) {
+        match self {
+            Reach::Any => ("any", None),
+            Reach::Exact { digest } => ("exact", Some(digest)),
+            Reach::Command { words } => ("command", words.first().map(String::as_str)),
+            Reach::Path { .. } => ("path", None),
+        }
+    }
+}
+
+/// The three parts a person chooses for "don't ask again".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct Scope {
+    pub reach: Reach,
+    /// For a call that names no artifact: only calls from this project (the requester's working
+    /// directory); `None` means everywhere. Calls that name an artifact are scoped to it.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// UTC unix milliseconds; `None` until revoked.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub expires_at: Option<i64>,
+}
+
+/// The longest a grant may be set to last, when it expires at all: a week.
+pub const MAX_GRANT_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// What a call looks like to the rule.
+pub struct CallFacts<'a> {
+    pub approval: &'a Approval,
+    /// The call's simple commands, for a terminal call that splits into plain words.
+    pub segments: Option<&'a [Vec<String>]>,
+}
+
+impl<'a> CallFacts<'a> {
+    /// The facts of `approval`; `segments` from [`command_segments`].
+    pub fn new(approval: &'a Approval, segments: Option<&'a [Vec<String>]>) -> Self {
+        Self { approval, segments }
+    }
+}
+
+/// A terminal call's simple commands, when its command splits into plain words.
+pub fn command_segments(call: &CallView) -> Option<Vec<Vec<String>>> {
+    match call {
+        CallView::Terminal(t) if t.args.is_none() => segments(&t.command).ok(),
+        _ => None,
+    }
+}
+
+/// Why a grant does not cover a call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Miss {
+    #[error("another tool address")]
+    Address,
+    #[error("another artifact")]
+    Artifact,
+    #[error("revoked")]
+    Revoked,
+    #[error("expired")]
+    Expired,
+    #[error("another project")]
+    Project,
+    #[error("another call")]
+    Call,
+    #[error("a command that does not start with the granted words")]
+    Command,
+    #[error("a file outside the granted path")]
+    Path,
+    #[error("the call carries hidden characters or fields not on its card")]
+    Blocked,
+}
+
+/// Whether `grant` covers the call, at `now`. The one rule the batch writer, `decide` and the
+/// preview all use.
+pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss> {
+    let a = call.approval;
+    if grant.tool != a.tool {
+        return Err(Miss::Address);
+    }
+    if grant.artifact_id != a.artifact_id {
+        return Err(Miss::Artifact);
+    }
+    if grant.revoked_at.is_some() {
+        return Err(Miss::Revoked);
+    }
+    if grant.expires_at.is_some_and(|t| t <= now) {
+        return Err(Miss::Expired);
+    }
+    if let Some(project) = &grant.project
+        && a.requester.cwd.as_ref() != Some(project)
+    {
+        return Err(Miss::Project);
+    }
+    // Marks and fields not on the card keep a call from approval, never from a denial.
+    if grant.effect == Effect::Approve && a.grant_block().is_some() {
+        return Err(Miss::Blocked);
+    }
+    match &grant.reach {
+        Reach::Any => Ok(()),
+        Reach::Exact { digest } if *digest == a.digest => Ok(()),
+        Reach::Exact { .. } => Err(Miss::Call),
+        Reach::Command { words } => match call.segments {
+            Some(segs) if prefix_matches(words, segs) => Ok(()),
+            _ => Err(Miss::Command),
+        },
+        Reach::Path { prefix } => match &a.call {
+            CallView::Diff(d) if d.diffs.iter().all(|f| under(&f.path, prefix)) => Ok(()),
+            _ => Err(Miss::Path),
+        },
+    }
+}
+
+/// Whether `path` is `prefix` or lies under it, by whole path components.
+fn under(path: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    path == prefix
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The grant that decides a call, if any: a matching deny rule beats any approve grant.
+pub fn deciding<'g>(grants: &'g [Grant], call: &CallFacts<'_>, now: i64) -> Option<&'g Grant> {
+    let mut matching = grants.iter().filter(|g| covers(g, call, now).is_ok());
+    let first = matching.next()?;
+    if first.effect == Effect::Deny {
+        return Some(first);
+    }
+    matching.find(|g| g.effect == Effect::Deny).or(Some(first))
+}
+
+/// The narrowest sensible scope: for a call that names an artifact, any call to its address
+/// for that artifact, until revoked (what a grant always meant); otherwise this exact call,
+/// from this project, until revoked.
+pub fn default_scope(a: &Approval) -> Scope {
+    if a.artifact_id.is_some() {
+        return Scope {
+            reach: Reach::Any,
+            project: None,
+            expires_at: None,
+        };
+    }
+    Scope {
+        reach: Reach::Exact {
+            digest: a.digest.clone(),
+        },
+        project: a.requester.cwd.clone(),
+        expires_at: None,
+    }
+}
+
+/// Checks that `scope` fits the call it is made from, at `now`: the grant it makes must cover
+/// that very call, within what a scope may say.
+pub fn check_scope(scope: &Scope, a: &Approval, now: i64) -> Result<(), FieldError> {
+    let bad = |field: &str, why: String| Err(FieldError::new(format!("scope.{field}"), why));
+    if let Some(t) = scope.expires_at
+        && (t <= now || t - now > MAX_GRANT_MS)
+    {
+        return bad("expires_at", "must be in the future, within a week".into());
+    }
+    match (&scope.project, &a.artifact_id) {
+        (Some(_), Some(_)) => {
+            return bad(
+                "project",
+                "a call that names an artifact is scoped to the artifact".into(),
+            );
+        }
+        (Some(p), None) if a.requester.cwd.as_ref() != Some(p) => {
+            return bad(
+                "project",
+                "must be the requester's working directory for this call".into(),
+            );
+        }
+        _ => {}
+    }
+    match &scope.reach {
+        Reach::Any => Ok(()),
+        Reach::Exact { digest } if *digest == a.digest => Ok(()),
+        Reach::Exact { .. } => bad("reach.digest", "is not this call's digest".into()),
+        Reach::Command { words } => {
+            let CallView::Terminal(_) = &a.call else {
+                return bad("reach", "a command prefix fits terminal calls only".into());
+            };
+            let Some(segs) = command_segments(&a.call) else {
+                return bad(
+                    "reach",
+                    "this command line cannot be split into plain words: grant the exact call"
+                        .into(),
+                );
+            };
+            if let Some(why) = prefix_refusal(words) {
+                return bad("reach.words", why);
+            }
+            if !prefix_matches(words, &segs) {
+                return bad(
+                    "reach.words",
+                    "every command of this call must start with these words".into(),
+                );
+            }
+            Ok(())
+        }
+        Reach::Path { prefix } => {
+            let CallView::Diff(d) = &a.call else {
+                return bad("reach", "a path prefix fits diff calls only".into());
+            };
+            if prefix.trim_end_matches('/').is_empty() {
+                return bad("reach.prefix", "a path prefix must name a directory".into());
+            }
+            if !d.diffs.iter().all(|f| under(&f.path, prefix)) {
+                return bad(
+                    "reach.prefix",
+                    "every file of this call must lie under it".into(),
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
