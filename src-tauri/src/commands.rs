@@ -1,8 +1,10 @@
 //! Tauri commands: each parses its input, calls the console, and maps the error.
 
+use countersign::console::GrantPreview;
 use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
 use countersign::domain::artifact::Artifact;
 use countersign::domain::deeplink::LinkTarget;
+use countersign::domain::grant::{Effect, Scope};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign::domain::present::{
     Presented, ShownArtifact, ShownSummary, show_artifact, show_summary,
@@ -51,6 +53,20 @@ pub async fn decide(
     Ok(d.server
         .console
         .decide(&approval_id(&id)?, &digest, decision)
+        .await?)
+}
+
+/// What a "don't ask again" with `scope` would have covered among earlier calls.
+#[tauri::command]
+pub async fn preview_grant(
+    d: State<'_, Desktop>,
+    id: String,
+    effect: Effect,
+    scope: Scope,
+) -> CommandResult<GrantPreview> {
+    Ok(d.server
+        .console
+        .preview_grant(&approval_id(&id)?, effect, &scope)
         .await?)
 }
 

@@ -50,6 +50,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::inbox,
         commands::approval,
         commands::decide,
+        commands::preview_grant,
         commands::history,
         commands::artifacts,
         commands::artifact,

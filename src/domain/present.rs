@@ -9,6 +9,7 @@ use ts_rs::TS;
 use super::approval::{Approval, GrantBlock};
 use super::artifact::{Artifact, ArtifactSummary};
 use super::diff::{RenderedDiff, render};
+use super::grant::{Offers, offers};
 use super::shown::{Coverage, coverage};
 use super::verbatim::{Mark, scan};
 use super::view::{CallView, ContentBlock, ResultView};
@@ -33,6 +34,8 @@ pub struct Presented {
     pub coverage: Coverage,
     /// Why "don't ask again" is off for this call, in a sentence; `None` when it is on.
     pub no_grant: Option<String>,
+    /// What the "don't ask again" chooser offers for this call.
+    pub offers: Offers,
 }
 
 /// An artifact ready to show: the marks of its title and description, and of each line of
@@ -226,6 +229,7 @@ pub fn present(approval: Approval) -> Presented {
             fields the card does not show as sent. Approve it once, with the raw input in view."
             .to_owned(),
     });
+    let offers = offers(&approval);
     Presented {
         approval,
         diffs,
@@ -234,6 +238,7 @@ pub fn present(approval: Approval) -> Presented {
         marks,
         coverage,
         no_grant,
+        offers,
     }
 }
 

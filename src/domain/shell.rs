@@ -337,6 +337,10 @@ mod tests {
             join in prop_oneof![Just(" && "), Just(" ; "), Just(" | "), Just(" || ")],
         ) {
             prop_assume!(extra != "git");
+            // Reserved words make it another grammar (a compound command), not a segment.
+            prop_assume!(!["if", "then", "else", "elif", "fi", "do", "done", "for", "while",
+                "until", "case", "esac", "in", "function", "select", "time", "coproc"]
+                .contains(&extra.as_str()));
             let prefix = words(&["git", "log"]);
             let seen = format!("git log {}", args.join(" "));
             let with_extra = format!("{seen}{join}{extra} x");

@@ -14,6 +14,7 @@ mod cli;
 mod crash;
 mod faults;
 mod flow;
+mod grants;
 mod hook;
 mod lifecycle;
 mod load;

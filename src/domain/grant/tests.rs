@@ -293,3 +293,28 @@ proptest! {
         prop_assert_eq!(covers_call(&g, &run(&line), 0), Err(Miss::Command), "{}", line);
     }
 }
+
+#[test]
+fn offers_follow_the_call() {
+    let o = offers(&run("git log --oneline && git log -p"));
+    assert_eq!(o.words, Some(words(&["git", "log"])));
+    assert_eq!(o.no_prefix, None);
+    let o = offers(&run("git status > out.txt"));
+    assert_eq!(o.words, None);
+    assert!(o.no_prefix.unwrap().contains("redirects"));
+    let o = offers(&run("ls; pwd"));
+    assert!(o.no_prefix.unwrap().contains("same word"));
+    let edit = approval(
+        json!({"card": "diff", "title": "t", "diffs": [
+            {"path": "/app/src/a.rs", "old_text": "a", "new_text": "b"},
+            {"path": "/app/src/ui/b.rs", "old_text": null, "new_text": "c"}]}),
+        None,
+    );
+    assert_eq!(offers(&edit).dir.as_deref(), Some("/app/src"));
+    let top = approval(
+        json!({"card": "diff", "title": "t", "diffs": [
+            {"path": "a.rs", "old_text": "a", "new_text": "b"}]}),
+        None,
+    );
+    assert_eq!(offers(&top).dir, None, "no directory to offer");
+}

@@ -2,6 +2,7 @@
 import type { Approval } from "./Approval";
 import type { Coverage } from "./Coverage";
 import type { Mark } from "./Mark";
+import type { Offers } from "./Offers";
 import type { RenderedDiff } from "./RenderedDiff";
 
 /**
@@ -34,4 +35,8 @@ coverage: Coverage,
 /**
  * Why "don't ask again" is off for this call, in a sentence; `None` when it is on.
  */
-no_grant: string | null, };
+no_grant: string | null, 
+/**
+ * What the "don't ask again" chooser offers for this call.
+ */
+offers: Offers, };
