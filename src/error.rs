@@ -89,7 +89,7 @@ pub enum Error {
     AlreadyRevoked,
     #[error("{}", not_grantable(.0))]
     NotGrantable(GrantBlock),
-    #[error("the grant does not fit this call: {0}")]
+    #[error("this rule does not fit the call: {}", .0.message)]
     Scope(FieldError),
     #[error(
         "the decision names another call than this approval (digest mismatch): nothing was \

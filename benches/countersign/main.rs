@@ -15,6 +15,9 @@ async fn main() {
     if want("grant_hit") {
         rows.extend(scenarios::grant_hit().await);
     }
+    if want("grant_hit_10k") || want("grant_scale") {
+        rows.extend(scenarios::grant_hit_scale().await);
+    }
     if want("group_commit") {
         rows.extend(scenarios::group_commit().await);
     }

@@ -193,6 +193,127 @@ pub async fn grant_hit() -> Vec<Row> {
     rows
 }
 
+/// Grant hits from 16 concurrent submitters with 10,000 live grants (exact calls and command
+/// prefixes on the same address, any-call grants on others) against hits with one live
+/// grant, in alternating rounds of one run: a lookup stays one indexed query.
+pub async fn grant_hit_scale() -> Vec<Row> {
+    let body = terminal("cargo test");
+    let (one, _d1) = console(DEFAULT_MAX_BATCH).await;
+    let (many, _d2) = console(DEFAULT_MAX_BATCH).await;
+    for c in [&one, &many] {
+        let first = c
+            .submit(serde_json::from_value::<Submission>(body.clone()).unwrap())
+            .await
+            .unwrap();
+        c.decide(&first.id, &first.digest, Decision::ALWAYS)
+            .await
+            .unwrap();
+    }
+    fill_grants(&many, 9_999).await;
+    assert_eq!(many.grants().await.unwrap().len(), 10_000);
+    async fn rate(c: &Console, body: &Value, run: Duration) -> f64 {
+        let start = Instant::now();
+        let tasks: Vec<_> = (0..16)
+            .map(|_| {
+                let (c, body) = (c.clone(), body.clone());
+                tokio::spawn(async move {
+                    let mut n = 0u64;
+                    while start.elapsed() < run {
+                        let s: Submission = serde_json::from_value(body.clone()).unwrap();
+                        let a = c.submit(s).await.unwrap();
+                        assert_eq!(a.status, countersign::domain::approval::Status::Approved);
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        let mut n = 0;
+        for t in tasks {
+            n += t.await.unwrap();
+        }
+        n as f64 / start.elapsed().as_secs_f64()
+    }
+    let warm = Duration::from_millis(200);
+    rate(&one, &body, warm).await;
+    rate(&many, &body, warm).await;
+    let (mut with_one, mut with_many) = (0.0, 0.0);
+    for _ in 0..ROUNDS {
+        with_one += rate(&one, &body, Duration::from_millis(700)).await / ROUNDS as f64;
+        with_many += rate(&many, &body, Duration::from_millis(700)).await / ROUNDS as f64;
+    }
+    vec![
+        Row::new(
+            "grant_hit_10k_grants_throughput",
+            with_many,
+            "hits/s",
+            "≥ 1/1.2 × one grant",
+            with_many * 1.2 >= with_one,
+        )
+        .against("one live grant", with_one),
+    ]
+}
+
+/// `n` more live grants on `c`: exact calls and command prefixes on the address the benchmark
+/// asks about, any-call grants on other addresses. Written straight to the store, each from
+/// a pending approval of its own.
+async fn fill_grants(c: &Console, n: usize) {
+    use countersign::domain::approval::Grant;
+    use countersign::domain::grant::{Effect, Reach};
+    use countersign::domain::ids::GrantId;
+    let mut pending = Vec::new();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(256) {
+        let tasks: Vec<_> = chunk
+            .iter()
+            .map(|&i| {
+                let c = c.clone();
+                let mut b = terminal(&format!("tool{} --run {i}", i % 97));
+                if i % 10 == 9 {
+                    b["tool"] = json!(format!("other.tool{i}"));
+                }
+                tokio::spawn(
+                    async move { c.submit(serde_json::from_value(b).unwrap()).await.unwrap() },
+                )
+            })
+            .collect();
+        for t in tasks {
+            pending.push(t.await.unwrap());
+        }
+    }
+    let now = c.clock().now_ms();
+    let mut tx = c.store().write().await.unwrap();
+    for (i, a) in pending.iter().enumerate() {
+        let reach = match i % 10 {
+            9 => Reach::Any,
+            8 => Reach::Command {
+                words: vec![format!("tool{}", i % 97), "--run".into()],
+            },
+            _ => Reach::Exact {
+                digest: a.digest.clone(),
+            },
+        };
+        let g = Grant {
+            id: GrantId::generate(),
+            artifact_id: None,
+            tool: a.tool.clone(),
+            approval_id: a.id.clone(),
+            effect: Effect::Approve,
+            reach,
+            project: None,
+            reason: None,
+            created_at: now,
+            expires_at: None,
+            uses: 0,
+            last_used_at: None,
+            revoked_at: None,
+        };
+        countersign::store::grants::insert(&mut tx, &g)
+            .await
+            .unwrap();
+    }
+    tx.commit().await.unwrap();
+}
+
 /// Durable pending submissions from 64 concurrent submitters: group commit against one
 /// transaction per submission.
 pub async fn group_commit() -> Vec<Row> {

@@ -88,16 +88,23 @@ pub async fn candidates(
             ]
         })
         .collect();
+    // One probe of the lookup index per reach kind: an OR across them would scan every live
+    // grant of the key.
+    let probe = |kind: &str, key: &str| {
+        format!(
+            "SELECT g2.id FROM json_each(?1) k JOIN grants g2
+               ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+              AND g2.reach_kind = '{kind}' AND {key} AND g2.revoked_at IS NULL"
+        )
+    };
     let rows: Vec<Row> = sqlx::query_as(&format!(
-        "{SELECT} WHERE g.id IN (
-            SELECT g2.id FROM json_each(?) k JOIN grants g2
-              ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
-             WHERE g2.revoked_at IS NULL
-               AND (g2.reach_kind IN ('any', 'path')
-                    OR (g2.reach_kind = 'exact' AND g2.reach_key = k.value ->> 2)
-                    OR (g2.reach_kind = 'command' AND g2.reach_key = k.value ->> 3)))
-           AND (g.expires_at IS NULL OR g.expires_at > ?)
-         ORDER BY g.created_at, g.id"
+        "{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {})
+           AND (g.expires_at IS NULL OR g.expires_at > ?2)
+         ORDER BY g.created_at, g.id",
+        probe("any", "g2.reach_key IS NULL"),
+        probe("path", "g2.reach_key IS NULL"),
+        probe("exact", "g2.reach_key = k.value ->> 2"),
+        probe("command", "g2.reach_key = k.value ->> 3"),
     ))
     .bind(to_json("grant lookups", &keys)?)
     .bind(now)

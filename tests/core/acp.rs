@@ -265,3 +265,20 @@ async fn malformed_acp_requests_name_the_field() {
     assert!(msg.contains("call"), "the ACP form takes no card: {msg}");
     assert_eq!(s.fingerprint().await, before);
 }
+
+/// "Decline & don't ask again" answers with the request's own "reject always" option.
+#[tokio::test]
+async fn a_deny_rule_answers_reject_always() {
+    let s = server().await;
+    let (id, _) = submit(&s, &execute("rm -rf build")).await;
+    let deny = Decision::DeclineAlways {
+        reason: None,
+        scope: None,
+    };
+    let decided = s.console.decide_seen(&id, deny).await.unwrap();
+    let (_, got) = s.get(&format!("/v1/approvals/{}", decided.id)).await;
+    assert_eq!(
+        got["acp_outcome"],
+        json!({ "outcome": "selected", "optionId": "never" })
+    );
+}

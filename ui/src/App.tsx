@@ -118,7 +118,8 @@ function Console() {
     switch (page.kind) {
       case "inbox": return <Inbox items={inbox} actions={actions} now={now} />;
       case "history": return <History version={version} actions={actions} now={now} />;
-      case "grants": return <Grants version={version} artifactTitle={(id) => titles.get(id)} openArtifact={actions.openArtifact} />;
+      case "grants": return <Grants version={version} now={now} artifactTitle={(id) => titles.get(id)}
+        openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
       case "settings": return <Settings />;
       case "artifact": return <ArtifactPage id={page.id} version={version} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
       case "approval": return <ApprovalPage id={page.id} version={version} actions={actions} now={now} />;

@@ -282,6 +282,16 @@ impl App {
         self.client.perform_actions(actions).await.unwrap();
     }
 
+    /// "Approve & don't ask again" on the card `css` with the chooser's preselected scope.
+    pub async fn grant_default(&self, card: &str) {
+        self.click(&format!("{card} [data-testid=approve-always]"))
+            .await;
+        self.el(&format!("{card} [data-testid=grant-preview] p:not(.muted)"))
+            .await;
+        self.click(&format!("{card} [data-testid=save-grant]"))
+            .await;
+    }
+
     /// Waits until the card `css` takes decisions (its inert moment after appearing is over).
     pub async fn armed(&self, css: &str) {
         self.el(&format!("{css}[data-armed=true]")).await;

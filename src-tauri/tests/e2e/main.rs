@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod app;
+mod grants;
 mod promise;
 mod scenarios;

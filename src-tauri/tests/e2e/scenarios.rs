@@ -32,8 +32,7 @@ async fn a_grant_then_revoke() {
     );
     assert_eq!(app.text("[data-testid=pending-badge]").await, "1");
     let poll = app.poll(&id(&first));
-    app.click(&format!("{card} [data-testid=approve-always]"))
-        .await;
+    app.grant_default(&card).await;
     let decided = poll.await.unwrap();
     assert_eq!(decided["status"], "approved");
     assert_eq!(decided["digest"], first["digest"]);
@@ -217,8 +216,8 @@ async fn d_rename_restart_delete() {
     let mut call = terminal("github.user.me.issues.create", "create");
     call["artifact_id"] = art["id"].clone();
     let (_, a) = app.submit(&call).await;
-    app.click(&format!(
-        "[data-testid=approval-card][data-id='{}'] [data-testid=approve-always]",
+    app.grant_default(&format!(
+        "[data-testid=approval-card][data-id='{}']",
         id(&a)
     ))
     .await;
@@ -378,8 +377,8 @@ async fn f_notifications() {
     assert_eq!(notifications().len(), before + 1);
 
     app.click("[data-testid=nav-inbox]").await;
-    app.click(&format!(
-        "[data-testid=approval-card][data-id='{}'] [data-testid=approve-always]",
+    app.grant_default(&format!(
+        "[data-testid=approval-card][data-id='{}']",
         id(&a)
     ))
     .await;
@@ -656,8 +655,7 @@ async fn j_keyboard_settings_revoke_all() {
         let (_, a) = app.submit(&call).await;
         let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
         app.click("[data-testid=nav-inbox]").await;
-        app.click(&format!("{card} [data-testid=approve-always]"))
-            .await;
+        app.grant_default(&card).await;
         app.gone(&card).await;
     }
     app.click(&format!(

@@ -6,12 +6,15 @@ import type { Approval } from "./types/Approval";
 import type { Artifact } from "./types/Artifact";
 import type { ChangeEvent } from "./types/ChangeEvent";
 import type { Decision } from "./types/Decision";
+import type { Effect } from "./types/Effect";
 import type { ErrorBody } from "./types/ErrorBody";
 import type { Grant } from "./types/Grant";
+import type { GrantPreview } from "./types/GrantPreview";
 import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
+import type { Scope } from "./types/Scope";
 import type { Settings } from "./types/Settings";
 import type { ShownArtifact } from "./types/ShownArtifact";
 import type { ShownSummary } from "./types/ShownSummary";
@@ -43,6 +46,8 @@ export const api = {
   approval: (id: string) => call<Presented>("approval", { id }),
   /** A decision on the card shown: the approval's id and the digest of what the card showed. */
   decide: (id: string, digest: string, decision: Decision) => call<Approval>("decide", { id, digest, decision }),
+  /** What a "don't ask again" with `scope` would have covered among earlier calls. */
+  previewGrant: (id: string, effect: Effect, scope: Scope) => call<GrantPreview>("preview_grant", { id, effect, scope }),
   history: (after: HistoryCursor | null) => call<Presented[]>("history", { after }),
   artifacts: (query: string | null) => call<ShownSummary[]>("artifacts", { query }),
   artifact: (id: string) => call<ShownArtifact>("artifact", { id }),

@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState } from "react";
 
 import type { Decision } from "../api/types/Decision";
+import type { Effect } from "../api/types/Effect";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
 import { span, stamp } from "../lib/time";
 import { CallBody } from "./CallBody";
+import { GrantChooser } from "./GrantChooser";
 import { ResultBody } from "./ResultBody";
 import { Verbatim } from "./Verbatim";
 
@@ -23,7 +25,7 @@ export interface ArtifactTitle { title: string; marks?: Mark[] }
 
 /** One approval: who asks, what exactly would run, and the person's choices. `armed` is false
  * while the decision buttons are inert (the card just appeared or moved). */
-export function ApprovalCard({ p, selected, actions, now, armed, declining, setDeclining }: {
+export function ApprovalCard({ p, selected, actions, now, armed, declining, setDeclining, choosing, setChoosing }: {
   p: Presented;
   selected?: boolean;
   actions: CardActions;
@@ -31,6 +33,9 @@ export function ApprovalCard({ p, selected, actions, now, armed, declining, setD
   armed: boolean;
   declining?: boolean;
   setDeclining?: (on: boolean) => void;
+  /** The "don't ask again" chooser open on this card, for approving or declining. */
+  choosing?: Effect | null;
+  setChoosing?: (effect: Effect | null) => void;
 }) {
   const a = p.approval;
   const pending = a.status === "pending";
@@ -53,7 +58,8 @@ export function ApprovalCard({ p, selected, actions, now, armed, declining, setD
       <h3 className="card-title"><Verbatim text={a.call.title} marks={p.marks["call.title"]} /></h3>
       <CallBody p={p} />
       {pending ? (
-        <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining} />
+        <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
+          choosing={choosing ?? null} setChoosing={setChoosing} />
       ) : (
         <Outcome p={p} />
       )}
@@ -119,8 +125,9 @@ function Part({ label, value }: { label: string; value: string }) {
   );
 }
 
-function Choices({ p, actions, armed, declining, setDeclining }: {
+function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing }: {
   p: Presented; actions: CardActions; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void;
+  choosing: Effect | null; setChoosing?: (effect: Effect | null) => void;
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
@@ -138,13 +145,24 @@ function Choices({ p, actions, armed, declining, setDeclining }: {
     }
   };
   const named = a.artifact_id ? actions.artifactTitle(a.artifact_id) : undefined;
-  const scope = !a.artifact_id
-    ? "calls that name no artifact"
-    : named
-      ? <>“<Verbatim text={named.title} marks={named.marks} />”</>
-      : <code className="mono">{a.artifact_id}</code>;
+  const artifact = named
+    ? <>“<Verbatim text={named.title} marks={named.marks} />”</>
+    : <code className="mono">{a.artifact_id}</code>;
   const blocked = p.no_grant !== null;
   const inert = busy || !armed;
+  if (choosing) {
+    return (
+      <footer className="choices">
+        <GrantChooser p={p} effect={choosing} armed={armed} onCancel={() => setChoosing?.(null)}
+          onSave={async (scope, why) => {
+            await run(choosing === "approve"
+              ? { decision: "approve_always", scope }
+              : { decision: "decline_always", scope, reason: why });
+          }} />
+        {error && <p className="error" role="alert">{error}</p>}
+      </footer>
+    );
+  }
   return (
     <footer className={`choices ${armed ? "" : "arming"}`}>
       {declining ? (
@@ -162,16 +180,18 @@ function Choices({ p, actions, armed, declining, setDeclining }: {
         <div className="row">
           <button className="primary" disabled={inert} onClick={() => void run({ decision: "approve" })}
             data-testid="approve" title="a">Approve <kbd>a</kbd></button>
-          <button disabled={inert || blocked} onClick={() => void run({ decision: "approve_always" })}
-            data-testid="approve-always" title="A">Approve &amp; don't ask again <kbd>A</kbd></button>
+          <button disabled={inert || blocked} onClick={() => setChoosing?.("approve")}
+            data-testid="approve-always" title="A">Approve &amp; don't ask again… <kbd>A</kbd></button>
           <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
             data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
+          <button className="danger" disabled={inert} onClick={() => setChoosing?.("deny")}
+            data-testid="decline-always" title="D">Decline &amp; don't ask again… <kbd>D</kbd></button>
         </div>
       )}
       <p className="muted scope" data-testid="grant-scope">
         {p.no_grant !== null
           ? p.no_grant
-          : <>“Don't ask again” approves every later call to <code>{a.tool}</code> for {scope}, until you revoke it on the Grants page.</>}
+          : <>“Don't ask again” lets you choose what it covers (this exact call, a command or folder, or any call to <code>{a.tool}</code>){a.artifact_id ? <>, for {artifact}</> : ", here or everywhere"}, and for how long. Rules are listed on the Grants page.</>}
       </p>
       {error && <p className="error" role="alert">{error}</p>}
     </footer>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 
 import { api, CommandError } from "../api/ipc";
+import type { Effect } from "../api/types/Effect";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { useArming } from "../lib/arming";
@@ -10,6 +11,7 @@ export function ApprovalPage({ id, version, actions, now }: { id: string; versio
   const [p, setP] = useState<Presented | null>(null);
   const [missing, setMissing] = useState(false);
   const [declining, setDeclining] = useState(false);
+  const [choosing, setChoosing] = useState<Effect | null>(null);
   const { armed } = useArming(p?.approval.id ?? "");
   useEffect(() => {
     setMissing(false);
@@ -28,7 +30,8 @@ export function ApprovalPage({ id, version, actions, now }: { id: string; versio
   if (!p) return <div className="page"><p className="muted">Loading…</p></div>;
   return (
     <div className="page approval-page">
-      <ApprovalCard p={p} selected actions={actions} now={now} armed={armed} declining={declining} setDeclining={setDeclining} />
+      <ApprovalCard p={p} selected actions={actions} now={now} armed={armed} declining={declining} setDeclining={setDeclining}
+        choosing={choosing} setChoosing={setChoosing} />
     </div>
   );
 }

@@ -81,7 +81,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
           {grants.length === 0 ? "No grants for this artifact." : "No live grants; the revoked ones are on the Grants page."}
         </p>
       ) : (
-        <GrantTable grants={live} artifactTitle={() => ({ title: artifact.title, marks: marks["title"] })} openArtifact={openArtifact}
+        <GrantTable grants={live} now={Date.now()} artifactTitle={() => ({ title: artifact.title, marks: marks["title"] })} openArtifact={openArtifact}
           revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
       )}
       <h2>Source</h2>

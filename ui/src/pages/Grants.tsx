@@ -5,13 +5,16 @@ import type { Grant } from "../api/types/Grant";
 import type { GrantLists } from "../api/types/GrantLists";
 import type { ArtifactTitle } from "../components/ApprovalCard";
 import { Verbatim } from "../components/Verbatim";
+import { neverUsed, reachWords, untilWords, whereWords } from "../lib/grants";
 import { stamp } from "../lib/time";
 
-/** Live grants with Revoke, then the revoke list. */
-export function Grants({ version, artifactTitle, openArtifact }: {
+/** Live grants and deny rules with Revoke, then the revoke list (revoked or expired). */
+export function Grants({ version, now, artifactTitle, openArtifact, openApproval }: {
   version: number;
+  now: number;
   artifactTitle: (id: string) => ArtifactTitle | undefined;
   openArtifact: (id: string) => void;
+  openApproval: (id: string) => void;
 }) {
   const [lists, setLists] = useState<GrantLists | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -27,46 +30,65 @@ export function Grants({ version, artifactTitle, openArtifact }: {
     }
   };
   if (lists === null) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
+  // A grant that expires while the page is open moves to the revoke list at once.
+  const expired = (g: Grant) => g.expires_at !== null && g.expires_at <= now;
+  const live = lists.live.filter((g) => !expired(g));
+  const ended = [...lists.live.filter(expired), ...lists.revoked];
+  const table = (grants: Grant[], onRevoke?: (g: Grant) => Promise<void>) => (
+    <GrantTable grants={grants} now={now} artifactTitle={artifactTitle} openArtifact={openArtifact}
+      openApproval={openApproval} revoke={onRevoke} />
+  );
   return (
     <div className="page grants">
       <h1>Grants</h1>
-      <p className="muted">Each grant approves every call to its tool address for its artifact without asking.</p>
+      <p className="muted">Rules that decide without asking: each covers calls to one tool address (for one
+        artifact, or for calls that name none), narrowed to what you chose. A deny rule beats any approval.</p>
       {error && <p className="error">{error}</p>}
-      {lists.live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : (
-        <GrantTable grants={lists.live} artifactTitle={artifactTitle} openArtifact={openArtifact} revoke={revoke} />
-      )}
-      <h2>Revoked</h2>
-      {lists.revoked.length === 0 ? <p className="muted">Nothing revoked yet.</p> : (
-        <GrantTable grants={lists.revoked} artifactTitle={artifactTitle} openArtifact={openArtifact} />
-      )}
+      {live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : table(live, revoke)}
+      <h2>Revoked and expired</h2>
+      {ended.length === 0 ? <p className="muted">Nothing revoked or expired yet.</p> : table(ended)}
     </div>
   );
 }
 
-export function GrantTable({ grants, artifactTitle, openArtifact, revoke }: {
+/** Grants in a table: what each covers in plain words, its uses, and how long it lasts. */
+export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke }: {
   grants: Grant[];
+  now: number;
   artifactTitle: (id: string) => ArtifactTitle | undefined;
   openArtifact: (id: string) => void;
+  openApproval?: (id: string) => void;
   revoke?: (g: Grant) => Promise<void>;
 }) {
   return (
     <table className="grid" data-testid={revoke ? "live-grants" : "revoked-grants"}>
       <thead>
-        <tr><th>Tool address</th><th>Artifact</th><th>Created</th><th>Uses</th><th>Last used</th>{revoke ? <th /> : <th>Revoked</th>}</tr>
+        <tr><th>Rule</th><th>Covers</th><th>Where</th><th>How long</th><th>Uses</th><th>Last used</th>{revoke ? <th /> : <th>Ended</th>}</tr>
       </thead>
       <tbody>
         {grants.map((g) => (
-          <tr key={g.id} data-testid="grant-row">
-            <td><code className="mono">{g.tool}</code></td>
+          <tr key={g.id} data-testid="grant-row" data-effect={g.effect}>
+            <td><span className={`badge ${g.effect === "deny" ? "badge-declined" : "badge-approved"}`}>
+              {g.effect === "deny" ? "Decline" : "Approve"}</span></td>
+            <td data-testid="grant-covers">
+              {g.reach.kind === "exact" && openApproval
+                ? <button className="link" onClick={() => openApproval(g.approval_id)}>this exact call</button>
+                : reachWords(g.reach)}
+              {" "}to <code className="mono">{g.tool}</code>
+              {g.reason && <div className="muted">Reason: {g.reason}</div>}
+            </td>
             <td>{g.artifact_id ? (
               <ArtifactCell id={g.artifact_id} title={artifactTitle(g.artifact_id)} openArtifact={openArtifact} />
-            ) : <span className="muted">any (no artifact)</span>}</td>
-            <td className="when">{stamp(g.created_at)}</td>
-            <td>{g.uses}</td>
+            ) : whereWords(g)}</td>
+            <td className="when" data-testid="grant-until" title={g.expires_at !== null ? stamp(g.expires_at) : undefined}>
+              {untilWords(g.expires_at, now)}</td>
+            <td>{g.uses}{neverUsed(g, now) && <span className="pill pill-warn" data-testid="never-used"> never used</span>}</td>
             <td className="when">{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
             {revoke ? (
               <td><button className="danger small" onClick={() => void revoke(g)} data-testid="revoke">Revoke</button></td>
-            ) : <td className="when">{g.revoked_at !== null ? stamp(g.revoked_at) : ""}</td>}
+            ) : <td className="when" data-testid="ended">{g.revoked_at !== null
+              ? `revoked ${stamp(g.revoked_at)}`
+              : g.expires_at !== null ? `expired ${stamp(g.expires_at)}` : ""}</td>}
           </tr>
         ))}
       </tbody>

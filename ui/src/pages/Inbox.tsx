@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
+import type { Effect } from "../api/types/Effect";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { useArming } from "../lib/arming";
@@ -87,6 +88,7 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
     withdrawn: false,
   }));
   const [declining, setDeclining] = useState<string | null>(null);
+  const [choosing, setChoosing] = useState<{ id: string; effect: Effect } | null>(null);
   // Cards the person decided here leave because of them; any other departure is the agent's.
   const decided = useRef(new Set<string>());
   const decide: CardActions["decide"] = async (id, digest, d) => {
@@ -129,9 +131,13 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
           if (!current || !a) break;
           if (!always) void decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
           else if (current.no_grant) actions.report(`${current.no_grant} Press a to approve it once.`);
-          else void decide(a.id, a.digest, { decision: "approve_always" }).catch((err: Error) => actions.report(err.message));
+          else setChoosing({ id: a.id, effect: "approve" });
           break;
-        case "d": if (a) setDeclining(a.id); break;
+        case "d":
+          if (!a) break;
+          if (e.shiftKey) setChoosing({ id: a.id, effect: "deny" });
+          else setDeclining(a.id);
+          break;
         case "Enter": if (a) actions.openApproval?.(a.id); else return; break;
         default: return;
       }
@@ -145,7 +151,7 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
   return (
     <div className="page inbox" data-testid="inbox">
       <h1>Inbox <span className="muted count">{items.length} waiting</span></h1>
-      <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>Enter</kbd> open</p>
+      <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>D</kbd> decline &amp; don't ask again · <kbd>Enter</kbd> open</p>
       {view.withdrawn && (
         <p className="notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
       )}
@@ -158,7 +164,9 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
         <div key={p.approval.id} onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
           <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions} now={now}
             armed={armed} declining={declining === p.approval.id}
-            setDeclining={(on) => setDeclining(on ? p.approval.id : null)} />
+            setDeclining={(on) => setDeclining(on ? p.approval.id : null)}
+            choosing={choosing?.id === p.approval.id ? choosing.effect : null}
+            setChoosing={(effect) => setChoosing(effect ? { id: p.approval.id, effect } : null)} />
         </div>
       ))}
     </div>
