@@ -17,15 +17,13 @@ pub use self::batch::DEFAULT_MAX_BATCH;
 pub use self::clock::Clock;
 pub use self::rules::{GrantPreview, PreviewCall};
 use self::watchers::Watchers;
-use crate::domain::approval::{
-    Approval, DecidedBy, Decision, Grant, PermissionOption, Requester, Status,
-};
+use crate::domain::approval::{Approval, DecidedBy, Decision, PermissionOption, Requester, Status};
 use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
 };
 use crate::domain::digest::digest_of_json;
-use crate::domain::grant::{Effect, check_scope, default_scope};
-use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
+use crate::domain::grant::{Effect, check_scope, default_scope, rule};
+use crate::domain::ids::{ApprovalId, ArtifactId};
 use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
 use crate::domain::present::{Presented, present};
 use crate::domain::tool::ToolAddress;
@@ -139,7 +137,8 @@ impl Submission {
             _ => 0,
         };
         let requester = verbatim::count(&self.requester.name)
-            + self.requester.session.as_deref().map_or(0, verbatim::count);
+            + self.requester.session.as_deref().map_or(0, verbatim::count)
+            + self.requester.cwd.as_deref().map_or(0, verbatim::count);
         let n = verbatim::count_in_json(call) + raw + requester;
         u32::try_from(n).unwrap_or(u32::MAX)
     }
@@ -374,22 +373,8 @@ impl Console {
                     return Err(Error::NotGrantable(block));
                 }
                 let scope = scope.cloned().unwrap_or_else(|| default_scope(&a));
-                check_scope(&scope, &a, now).map_err(Error::Scope)?;
-                Some(Grant {
-                    id: GrantId::generate(),
-                    artifact_id: a.artifact_id.clone(),
-                    tool: a.tool.clone(),
-                    approval_id: a.id.clone(),
-                    effect,
-                    reach: scope.reach,
-                    project: scope.project,
-                    reason: decision.reason().map(str::to_owned),
-                    created_at: now,
-                    expires_at: scope.expires_at,
-                    uses: 0,
-                    last_used_at: None,
-                    revoked_at: None,
-                })
+                check_scope(&scope, effect, &a, now).map_err(Error::Scope)?;
+                Some(rule(&a, effect, &scope, decision.reason(), now))
             }
             None => None,
         };

@@ -4,15 +4,16 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{ChangeEvent, Console};
+use crate::domain::approval::Status;
 use crate::domain::approval::{Grant, GrantLists};
-use crate::domain::grant::{CallFacts, Effect, Scope, check_scope, command_segments, covers};
+use crate::domain::grant::{CallFacts, Effect, Scope, check_scope, command_segments, covers, rule};
 use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::domain::view::CallView;
 use crate::error::Error;
 use crate::store::{approvals, grants};
 
 /// How many earlier calls a preview looks through, newest first.
-const PREVIEW_SCAN: u32 = 5_000;
+const PREVIEW_SCAN: u32 = 1_000;
 /// How many of the covered calls a preview lists.
 const PREVIEW_EXAMPLES: usize = 5;
 
@@ -22,6 +23,8 @@ const PREVIEW_EXAMPLES: usize = 5;
 pub struct GrantPreview {
     /// Earlier calls to the same address (and artifact) the grant would have covered.
     pub covered: u32,
+    /// Of those, how many the person (or a grant) approved.
+    pub approved: u32,
     /// Earlier calls looked at.
     pub scanned: u32,
     /// The first few covered, newest first.
@@ -37,6 +40,7 @@ pub struct PreviewCall {
     pub created_at: i64,
     /// What ran, in a line: the command, the files, or the card's title.
     pub summary: String,
+    pub status: Status,
 }
 
 /// A call in a line, for a preview list.
@@ -64,28 +68,15 @@ impl Console {
     ) -> Result<GrantPreview, Error> {
         let a = self.approval(id).await?;
         let now = self.now();
-        check_scope(scope, &a, now).map_err(Error::Scope)?;
-        let probe = Grant {
-            id: GrantId::generate(),
-            artifact_id: a.artifact_id.clone(),
-            tool: a.tool.clone(),
-            approval_id: a.id.clone(),
-            effect,
-            reach: scope.reach.clone(),
-            project: scope.project.clone(),
-            reason: None,
-            created_at: now,
-            expires_at: None,
-            uses: 0,
-            last_used_at: None,
-            revoked_at: None,
-        };
+        check_scope(scope, effect, &a, now).map_err(Error::Scope)?;
+        let probe = rule(&a, effect, scope, None, now);
         let mut conn = self.inner.store.read().await?;
         let earlier =
             approvals::recent_for(&mut conn, &a.tool, a.artifact_id.as_ref(), PREVIEW_SCAN).await?;
         drop(conn);
         let mut preview = GrantPreview {
             covered: 0,
+            approved: 0,
             scanned: 0,
             examples: Vec::new(),
         };
@@ -94,11 +85,13 @@ impl Console {
             let segs = command_segments(&e.call);
             if covers(&probe, &CallFacts::new(e, segs.as_deref()), now).is_ok() {
                 preview.covered += 1;
+                preview.approved += u32::from(e.status == Status::Approved);
                 if preview.examples.len() < PREVIEW_EXAMPLES {
                     preview.examples.push(PreviewCall {
                         id: e.id.clone(),
                         created_at: e.created_at,
                         summary: summary(&e.call),
+                        status: e.status,
                     });
                 }
             }
@@ -138,15 +131,19 @@ impl Console {
         Ok(revoked.len())
     }
 
-    /// A person revokes a grant: the next matching call asks again.
+    /// A person revokes a grant: the next matching call asks again. Live grants identical to
+    /// it (made from other calls with the same choices) go with it, or it would go on
+    /// deciding.
     pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
+        let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let g = grants::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
-        if !grants::revoke(&mut tx, id, self.now()).await? {
+        if !grants::revoke(&mut tx, id, now).await? {
             return Err(Error::AlreadyRevoked);
         }
+        grants::revoke_identical(&mut tx, &g, now).await?;
         let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
         tx.commit().await?;
         self.emit(ChangeEvent::GrantsChanged);

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::approval::{Approval, Grant};
+use super::ids::GrantId;
 use super::limits::FieldError;
 use super::shell::{prefix_matches, prefix_refusal, segments};
 use super::view::CallView;
@@ -103,9 +104,17 @@ impl<'a> CallFacts<'a> {
 
 /// A terminal call's simple commands, when its command splits into plain words.
 pub fn command_segments(call: &CallView) -> Option<Vec<Vec<String>>> {
+    command_segments_why(call).ok()
+}
+
+/// [`command_segments`], or why there are none.
+fn command_segments_why(call: &CallView) -> Result<Vec<Vec<String>>, String> {
     match call {
-        CallView::Terminal(t) if t.args.is_none() => segments(&t.command).ok(),
-        _ => None,
+        CallView::Terminal(t) if t.args.is_none() => {
+            segments(&t.command).map_err(|e| e.to_string())
+        }
+        CallView::Terminal(_) => Err("its arguments are given apart from the command".into()),
+        _ => Err("it is not a terminal call".into()),
     }
 }
 
@@ -126,14 +135,29 @@ pub enum Miss {
     Call,
     #[error("a command that does not start with the granted words")]
     Command,
+    #[error("a command with environment variables or flags a prefix does not cover")]
+    Settings,
     #[error("a file outside the granted path")]
     Path,
     #[error("the call carries hidden characters or fields not on its card")]
     Blocked,
+    /// A deny rule that may cover the call but cannot tell (a command line that does not
+    /// split, a path that is not plain): a person decides.
+    #[error("a call a decline rule may cover")]
+    Unsure,
 }
+
+/// Directories and files that make tools run code (VCS hooks and config, direnv): a path
+/// prefix never approves an edit inside them.
+const CONTROL_PATHS: &[&str] = &[".git", ".hg", ".svn", ".husky", ".direnv", ".envrc"];
 
 /// Whether `grant` covers the call, at `now`. The one rule the batch writer, `decide` and the
 /// preview all use.
+///
+/// An approve grant covers a call only when all of it is inside the grant: every command of a
+/// command line, every file of an edit, the project it says it runs in. A deny rule covers a
+/// call when any part of it is: one command or one file is enough, whatever project the call
+/// names (a call cannot escape a decline by naming another one).
 pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss> {
     let a = call.approval;
     if grant.tool != a.tool {
@@ -148,47 +172,137 @@ pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss>
     if grant.expires_at.is_some_and(|t| t <= now) {
         return Err(Miss::Expired);
     }
-    if let Some(project) = &grant.project
-        && a.requester.cwd.as_ref() != Some(project)
-    {
-        return Err(Miss::Project);
+    match grant.effect {
+        Effect::Approve => approves(grant, call),
+        Effect::Deny => declines(grant, call),
     }
-    // Marks and fields not on the card keep a call from approval, never from a denial.
-    if grant.effect == Effect::Approve && a.grant_block().is_some() {
+}
+
+fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
+    let a = call.approval;
+    if let Some(project) = &grant.project {
+        let card_cwd = match &a.call {
+            CallView::Terminal(t) => t.cwd.as_ref(),
+            _ => None,
+        };
+        if a.requester.cwd.as_ref() != Some(project) || card_cwd.is_some_and(|c| c != project) {
+            return Err(Miss::Project);
+        }
+    }
+    // Marks and fields not on the card keep a call from approval.
+    if a.grant_block().is_some() {
         return Err(Miss::Blocked);
     }
     match &grant.reach {
         Reach::Any => Ok(()),
         Reach::Exact { digest } if *digest == a.digest => Ok(()),
         Reach::Exact { .. } => Err(Miss::Call),
-        Reach::Command { words } => match call.segments {
-            Some(segs) if prefix_matches(words, segs) => Ok(()),
-            _ => Err(Miss::Command),
-        },
+        Reach::Command { words } => {
+            let CallView::Terminal(t) = &a.call else {
+                return Err(Miss::Command);
+            };
+            // The words the person chose, not settings they never saw: a prefix covers a
+            // command run plainly (a timeout aside).
+            let plain_options = t
+                .options
+                .iter()
+                .flatten()
+                .all(|(name, _)| name == "timeout");
+            if t.env.as_ref().is_some_and(|e| !e.is_empty()) || !plain_options {
+                return Err(Miss::Settings);
+            }
+            match call.segments {
+                Some(segs) if prefix_matches(words, segs) => Ok(()),
+                _ => Err(Miss::Command),
+            }
+        }
         Reach::Path { prefix } => match &a.call {
-            CallView::Diff(d) if d.diffs.iter().all(|f| under(&f.path, prefix)) => Ok(()),
+            CallView::Diff(d)
+                if d.diffs
+                    .iter()
+                    .all(|f| under(&f.path, prefix) == Some(true) && !is_control(&f.path)) =>
+            {
+                Ok(())
+            }
             _ => Err(Miss::Path),
         },
     }
 }
 
-/// Whether `path` is `prefix` or lies under it, by whole path components.
-fn under(path: &str, prefix: &str) -> bool {
-    let prefix = prefix.trim_end_matches('/');
-    path == prefix
-        || path
-            .strip_prefix(prefix)
-            .is_some_and(|rest| rest.starts_with('/'))
+fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
+    let a = call.approval;
+    match &grant.reach {
+        Reach::Any => Ok(()),
+        Reach::Exact { digest } if *digest == a.digest => Ok(()),
+        Reach::Exact { .. } => Err(Miss::Call),
+        Reach::Command { words } => match (&a.call, call.segments) {
+            (CallView::Terminal(_), Some(segs)) => {
+                let one = segs
+                    .iter()
+                    .any(|s| prefix_matches(words, std::slice::from_ref(s)));
+                if one { Ok(()) } else { Err(Miss::Command) }
+            }
+            (CallView::Terminal(_), None) => Err(Miss::Unsure),
+            _ => Err(Miss::Command),
+        },
+        Reach::Path { prefix } => {
+            let CallView::Diff(d) = &a.call else {
+                return Err(Miss::Path);
+            };
+            let verdicts: Vec<Option<bool>> =
+                d.diffs.iter().map(|f| under(&f.path, prefix)).collect();
+            if verdicts.contains(&Some(true)) {
+                Ok(())
+            } else if verdicts.contains(&None) {
+                Err(Miss::Unsure)
+            } else {
+                Err(Miss::Path)
+            }
+        }
+    }
 }
 
-/// The grant that decides a call, if any: a matching deny rule beats any approve grant.
-pub fn deciding<'g>(grants: &'g [Grant], call: &CallFacts<'_>, now: i64) -> Option<&'g Grant> {
-    let mut matching = grants.iter().filter(|g| covers(g, call, now).is_ok());
-    let first = matching.next()?;
-    if first.effect == Effect::Deny {
-        return Some(first);
+/// Whether `path` is `prefix` or lies under it, by whole components; `None` when `path` is not
+/// plain enough to tell (`.` or `..` components, doubled or back slashes, relative), since the
+/// file it names depends on how it is resolved.
+fn under(path: &str, prefix: &str) -> Option<bool> {
+    let plain = |p: &str| {
+        p.starts_with('/')
+            && !p.contains('\\')
+            && p[1..]
+                .split('/')
+                .all(|c| !c.is_empty() && c != "." && c != "..")
+    };
+    let prefix = prefix.trim_end_matches('/');
+    if !plain(path) || !(prefix.is_empty() || plain(prefix)) {
+        return None;
     }
-    matching.find(|g| g.effect == Effect::Deny).or(Some(first))
+    Some(
+        path == prefix
+            || path
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/')),
+    )
+}
+
+/// Whether a path is inside a directory, or is a file, that makes tools run code.
+fn is_control(path: &str) -> bool {
+    path.split('/').any(|c| CONTROL_PATHS.contains(&c))
+}
+
+/// The grant that decides a call, if any: a deny rule that covers it beats any approve grant,
+/// and one that may cover it (but cannot tell) leaves it to a person.
+pub fn deciding<'g>(grants: &'g [Grant], call: &CallFacts<'_>, now: i64) -> Option<&'g Grant> {
+    let mut approve = None;
+    for g in grants {
+        match (g.effect, covers(g, call, now)) {
+            (Effect::Deny, Ok(())) => return Some(g),
+            (Effect::Deny, Err(Miss::Unsure)) => return None,
+            (Effect::Approve, Ok(())) if approve.is_none() => approve = Some(g),
+            _ => {}
+        }
+    }
+    approve
 }
 
 /// The narrowest sensible scope: for a call that names an artifact, any call to its address
@@ -237,6 +351,16 @@ pub fn offers(a: &Approval) -> Offers {
     match &a.call {
         CallView::Terminal(t) if t.args.is_some() => {
             o.no_prefix = Some("its arguments are given apart from the command".into());
+        }
+        CallView::Terminal(t)
+            if t.env.as_ref().is_some_and(|e| !e.is_empty())
+                || t.options
+                    .iter()
+                    .flatten()
+                    .any(|(name, _)| name != "timeout") =>
+        {
+            o.no_prefix =
+                Some("it sets environment variables or flags: grant the exact call".into());
         }
         CallView::Terminal(t) => match segments(&t.command) {
             Ok(segs) => {
@@ -290,9 +414,37 @@ fn common_dir(dirs: &[&str]) -> Option<String> {
     (!joined.trim_end_matches('/').is_empty()).then_some(joined)
 }
 
-/// Checks that `scope` fits the call it is made from, at `now`: the grant it makes must cover
-/// that very call, within what a scope may say.
-pub fn check_scope(scope: &Scope, a: &Approval, now: i64) -> Result<(), FieldError> {
+/// The rule a decision with `scope` makes from approval `a`, at `now`: a deny rule applies
+/// whatever project a call names, so its `project` is dropped.
+pub fn rule(a: &Approval, effect: Effect, scope: &Scope, reason: Option<&str>, now: i64) -> Grant {
+    Grant {
+        id: GrantId::generate(),
+        artifact_id: a.artifact_id.clone(),
+        tool: a.tool.clone(),
+        approval_id: a.id.clone(),
+        effect,
+        reach: scope.reach.clone(),
+        project: match effect {
+            Effect::Approve => scope.project.clone(),
+            Effect::Deny => None,
+        },
+        reason: reason.map(str::to_owned),
+        created_at: now,
+        expires_at: scope.expires_at,
+        uses: 0,
+        last_used_at: None,
+        revoked_at: None,
+    }
+}
+
+/// Checks that `scope` fits the call it is made from, at `now`: within what a scope may say,
+/// and such that the rule it makes covers that very call.
+pub fn check_scope(
+    scope: &Scope,
+    effect: Effect,
+    a: &Approval,
+    now: i64,
+) -> Result<(), FieldError> {
     let bad = |field: &str, why: String| Err(FieldError::new(format!("scope.{field}"), why));
     if let Some(t) = scope.expires_at
         && (t <= now || t - now > MAX_GRANT_MS)
@@ -315,46 +467,57 @@ pub fn check_scope(scope: &Scope, a: &Approval, now: i64) -> Result<(), FieldErr
         _ => {}
     }
     match &scope.reach {
-        Reach::Any => Ok(()),
-        Reach::Exact { digest } if *digest == a.digest => Ok(()),
-        Reach::Exact { .. } => bad("reach.digest", "is not this call's digest".into()),
+        Reach::Any | Reach::Exact { .. } => {}
         Reach::Command { words } => {
             let CallView::Terminal(_) = &a.call else {
                 return bad("reach", "a command prefix fits terminal calls only".into());
             };
-            let Some(segs) = command_segments(&a.call) else {
+            if let Err(why) = command_segments_why(&a.call) {
                 return bad(
                     "reach",
-                    "this command line cannot be split into plain words: grant the exact call"
-                        .into(),
+                    format!("this command line cannot be split ({why}): grant the exact call"),
                 );
-            };
+            }
             if let Some(why) = prefix_refusal(words) {
                 return bad("reach.words", why);
             }
-            if !prefix_matches(words, &segs) {
-                return bad(
-                    "reach.words",
-                    "every command of this call must start with these words".into(),
-                );
-            }
-            Ok(())
         }
         Reach::Path { prefix } => {
-            let CallView::Diff(d) = &a.call else {
+            let CallView::Diff(_) = &a.call else {
                 return bad("reach", "a path prefix fits diff calls only".into());
             };
-            if prefix.trim_end_matches('/').is_empty() {
-                return bad("reach.prefix", "a path prefix must name a directory".into());
-            }
-            if !d.diffs.iter().all(|f| under(&f.path, prefix)) {
+            if !prefix.starts_with('/') || prefix.trim_end_matches('/').is_empty() {
                 return bad(
                     "reach.prefix",
-                    "every file of this call must lie under it".into(),
+                    "a path prefix must name a directory by its full path".into(),
                 );
             }
-            Ok(())
         }
+    }
+    let segs = command_segments(&a.call);
+    let made = rule(a, effect, scope, None, now);
+    match covers(&made, &CallFacts::new(a, segs.as_deref()), now) {
+        Ok(()) => Ok(()),
+        Err(Miss::Call) => bad("reach.digest", "is not this call's digest".into()),
+        Err(Miss::Command) => bad(
+            "reach.words",
+            "every command of this call must start with these words".into(),
+        ),
+        Err(Miss::Settings) => bad(
+            "reach",
+            "a command with environment variables or flags can only be granted exactly".into(),
+        ),
+        Err(Miss::Path) => bad(
+            "reach.prefix",
+            "every file of this call must lie under it, outside version-control and tool \
+             directories, by a plain full path"
+                .into(),
+        ),
+        Err(Miss::Project) => bad(
+            "project",
+            "the call's own working directory is another one".into(),
+        ),
+        Err(other) => bad("reach", format!("it would not cover this call ({other})")),
     }
 }
 

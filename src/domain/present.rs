@@ -121,6 +121,9 @@ pub fn present(approval: Approval) -> Presented {
     if let Some(session) = &approval.requester.session {
         mark("requester.session".into(), session);
     }
+    if let Some(cwd) = &approval.requester.cwd {
+        mark("requester.cwd".into(), cwd);
+    }
     mark("call.title".into(), approval.call.title());
     let mut diffs = Vec::new();
     let mut raw = approval.raw_input.as_ref();

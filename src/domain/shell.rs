@@ -31,10 +31,27 @@ pub enum Unsplittable {
         "the word `{0}` is expanded by the shell (a variable, substitution, tilde, glob or brace)"
     )]
     Expansion(String),
+    #[error("it is too long or too deeply nested to split")]
+    TooComplex,
 }
+
+/// Longer command lines are not split (only the exact call can be granted): parsing them
+/// costs more than a grant saves, and nesting would cost the parser its stack.
+const MAX_SPLIT_BYTES: usize = 16 * 1024;
+/// More opening brackets than this and a command line is not split.
+const MAX_BRACKETS: usize = 32;
 
 /// The simple commands `command` runs, in order, each as its words with quoting removed.
 pub fn segments(command: &str) -> Result<Vec<Vec<String>>, Unsplittable> {
+    // Cheap refusals first: what would be refused anyway never reaches the parser.
+    if command.len() > MAX_SPLIT_BYTES || command.matches(['(', '{', '[']).count() > MAX_BRACKETS {
+        return Err(Unsplittable::TooComplex);
+    }
+    for substitution in ["$(", "`", "<(", ">("] {
+        if command.contains(substitution) {
+            return Err(Unsplittable::Expansion(substitution.to_owned()));
+        }
+    }
     let options = ParserOptions::default();
     let tokens = tokenize_str(command).map_err(|_| Unsplittable::Syntax)?;
     let program = parse_tokens(&tokens, &options).map_err(|_| Unsplittable::Syntax)?;
@@ -102,8 +119,10 @@ fn literal(raw: &str, options: &ParserOptions) -> Result<String, Unsplittable> {
     for piece in pieces {
         match piece.piece {
             WordPiece::Text(t) => {
-                // Unquoted, these expand: globs, braces, and a tilde the parser left as text.
-                if t.contains(['*', '?', '[', '{', '}', '~']) {
+                // Unquoted, these expand in some shell the agent may use: globs, braces, a
+                // tilde, extended globs (`!(…)`, `@(…)`), zsh's `^` and `=cmd`, history `!`.
+                let starts = text.is_empty() && t.starts_with(['=', '#']);
+                if starts || t.contains(['*', '?', '[', ']', '{', '}', '~', '(', ')', '!', '^']) {
                     return Err(expanded());
                 }
                 text.push_str(&t);
@@ -127,10 +146,8 @@ fn literal(raw: &str, options: &ParserOptions) -> Result<String, Unsplittable> {
     Ok(text)
 }
 
-/// Programs that run whatever follows them: a prefix may not end right after one, nor stop
-/// among its options, or it would approve any program.
-const RUNS_ANYTHING: &[&str] = &[
-    // Interpreters and shells.
+/// Interpreters and shells: a prefix may name one only with the script it runs after it.
+const INTERPRETERS: &[&str] = &[
     "sh",
     "bash",
     "zsh",
@@ -140,8 +157,7 @@ const RUNS_ANYTHING: &[&str] = &[
     "csh",
     "tcsh",
     "python",
-    "python2",
-    "python3",
+    "pypy",
     "node",
     "nodejs",
     "deno",
@@ -150,17 +166,24 @@ const RUNS_ANYTHING: &[&str] = &[
     "perl",
     "php",
     "lua",
+    "luajit",
     "pwsh",
     "powershell",
     "osascript",
     "awk",
     "gawk",
+    "mawk",
     "sed",
-    "eval",
-    "exec",
-    "source",
-    ".",
-    // Wrappers that run another program.
+    "tclsh",
+    "wish",
+    "expect",
+    "busybox",
+    "cmd",
+];
+
+/// Programs that run another program, fetch what may be run next, or run commands from their
+/// arguments: a prefix may not name one at all, since what runs depends on what follows.
+const RUNNERS: &[&str] = &[
     "env",
     "sudo",
     "doas",
@@ -179,48 +202,75 @@ const RUNS_ANYTHING: &[&str] = &[
     "unshare",
     "nsenter",
     "strace",
+    "ltrace",
     "command",
     "builtin",
+    "exec",
+    "eval",
+    "source",
+    ".",
     "npx",
     "bunx",
     "pnpx",
     "uvx",
     "pipx",
     "ssh",
-    // Fetchers: what they fetch is often run next.
+    "scp",
+    "rsync",
+    "find",
+    "parallel",
+    "script",
+    "runuser",
+    "systemd-run",
     "curl",
     "wget",
     "fetch",
     "aria2c",
 ];
 
-/// The program a word names, without its directory (`/usr/bin/env` is `env`).
-fn program(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+/// The program a word names: without its directory, `.exe` or version (`/usr/bin/python3.12`
+/// is `python`), lower-cased (file systems that ignore case run `Bash` as `bash`).
+fn program(word: &str) -> String {
+    let base = word
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(word)
+        .to_lowercase();
+    let base = base.strip_suffix(".exe").unwrap_or(&base);
+    base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-')
+        .to_owned()
 }
 
 /// Why `words` may not be a command prefix, in a sentence for the person; `None` when it may.
 pub fn prefix_refusal(words: &[String]) -> Option<String> {
-    let Some(last) = words.last() else {
+    if words.is_empty() {
         return Some("a prefix needs at least one word".into());
-    };
-    if RUNS_ANYTHING.contains(&program(last)) {
-        return Some(format!(
-            "`{}` runs whatever follows it: a prefix ending there would approve any program",
-            program(last)
-        ));
     }
-    let runner = words
-        .iter()
-        .position(|w| RUNS_ANYTHING.contains(&program(w)));
-    if let Some(at) = runner {
-        let name = program(&words[at]);
-        let after = &words[at + 1..];
-        // `sudo -u root …`, `python -c …`: options decide what runs next.
-        if after.first().is_some_and(|w| w.starts_with('-')) {
+    for (i, word) in words.iter().enumerate() {
+        let name = program(word);
+        if RUNNERS.contains(&name.as_str()) {
             return Some(format!(
-                "the options of `{name}` decide what it runs: grant this exact call instead"
+                "`{name}` runs, or fetches, whatever its arguments say: grant this exact call \
+                 instead"
             ));
+        }
+        if INTERPRETERS.contains(&name.as_str()) {
+            // `python3 manage.py` names a script; `python3`, `python3 -c` name anything.
+            match words.get(i + 1) {
+                None => {
+                    return Some(format!(
+                        "`{name}` runs whatever follows it: a prefix ending there would \
+                         approve any program"
+                    ));
+                }
+                Some(next) if next.starts_with('-') => {
+                    return Some(format!(
+                        "the options of `{name}` decide what it runs: grant this exact call \
+                         instead"
+                    ));
+                }
+                Some(_) => {}
+            }
         }
     }
     None
@@ -280,9 +330,29 @@ mod tests {
             "echo {a,b}",
             "echo \"$PATH\"",
             "cat <(curl x)",
+            "git log @(e:'id':)",
+            "ls !(zzz)",
+            "ls +(x|y)",
+            "ls ^x",
+            "echo =ls",
+            "git log !!",
         ] {
             assert!(segments(cmd).is_err(), "{cmd}");
         }
+        // Deep nesting and long lines are refused before the parser sees them.
+        let nested = format!("echo {}x{}", "$(".repeat(500), ")".repeat(500));
+        assert!(segments(&nested).is_err());
+        let subshells = format!("{}ls{}", "(".repeat(500), ")".repeat(500));
+        assert_eq!(segments(&subshells), Err(Unsplittable::TooComplex));
+        assert_eq!(
+            segments(&format!("echo {}", "a".repeat(MAX_SPLIT_BYTES))),
+            Err(Unsplittable::TooComplex)
+        );
+        assert_eq!(
+            segments("git log --format='%h (%s)'").unwrap(),
+            [words(&["git", "log", "--format=%h (%s)"])],
+            "quoted, a bracket is text"
+        );
     }
 
     #[test]
@@ -312,15 +382,26 @@ mod tests {
             &["curl"],
             &["python", "-c"],
             &["sudo", "-u", "root"],
+            &["sudo", "apt"],
             &["git", "status", "|", "sh"],
+            &["timeout", "10"],
+            &["chroot", "/"],
+            &["su", "root"],
+            &["ssh", "host"],
+            &["python3.12"],
+            &["Bash"],
+            &["C:\\Windows\\bash.exe"],
+            &["busybox"],
+            &["find", "."],
+            &["curl", "https://x.example/status"],
         ] {
             assert!(prefix_refusal(&words(p)).is_some(), "{p:?}");
         }
         for p in [
             &["git", "status"][..],
             &["python3", "manage.py"],
-            &["sudo", "apt"],
             &["cargo"],
+            &["npm", "test"],
         ] {
             assert_eq!(prefix_refusal(&words(p)), None, "{p:?}");
         }

@@ -179,6 +179,30 @@ pub async fn revoke(
     Ok(done.rows_affected() == 1)
 }
 
+/// Revokes the live grants identical to `g` (same key, effect, reach and project), returning
+/// their ids.
+pub async fn revoke_identical(
+    conn: &mut SqliteConnection,
+    g: &Grant,
+    now: i64,
+) -> Result<Vec<GrantId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE grants SET revoked_at = ?
+          WHERE revoked_at IS NULL AND tool = ? AND ifnull(artifact_id, '') = ?
+            AND effect = ? AND reach = ? AND ifnull(project, '') = ?
+         RETURNING id",
+    )
+    .bind(now)
+    .bind(g.tool.as_str())
+    .bind(g.artifact_id.as_ref().map_or("", ArtifactId::as_str))
+    .bind(g.effect.as_str())
+    .bind(to_json(g.id.as_str(), &g.reach)?)
+    .bind(g.project.as_deref().unwrap_or(""))
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, GrantId::parse)
+}
+
 /// Revokes every live grant of an artifact, returning their ids.
 pub async fn revoke_for_artifact(
     conn: &mut SqliteConnection,

@@ -117,19 +117,19 @@ async fn a_scope_the_call_does_not_fit_is_refused_and_nothing_is_saved() {
             Reach::Command {
                 words: words(&["curl"]),
             },
-            "runs whatever follows",
+            "whatever its arguments say",
         ),
         (
             Reach::Command {
                 words: words(&["curl", "-s"]),
             },
-            "options of `curl`",
+            "whatever its arguments say",
         ),
         (
             Reach::Command {
                 words: words(&["wget"]),
             },
-            "runs whatever follows",
+            "whatever its arguments say",
         ),
         (
             Reach::Path {
@@ -311,4 +311,137 @@ async fn a_grant_from_before_scopes_keeps_its_meaning() {
     );
     let (code, _) = ask(&s, &bash("anything at all", "/anywhere")).await;
     assert_eq!(code, StatusCode::OK, "any call to the address, everywhere");
+}
+
+#[tokio::test]
+async fn a_decline_rule_is_not_escaped_by_another_segment_or_project() {
+    let s = server().await;
+    let push = pending(&s, &bash("git push", APP)).await;
+    let deny = Decision::DeclineAlways {
+        reason: Some("no pushing from the agent".into()),
+        scope: Some(scope(
+            Reach::Command {
+                words: words(&["git", "push"]),
+            },
+            Some(APP),
+            None,
+        )),
+    };
+    s.console.decide_seen(&push, deny).await.unwrap();
+    let rule = &s.console.grants().await.unwrap()[0];
+    assert_eq!(rule.project, None, "a decline rule applies everywhere");
+    let status = pending(&s, &bash("git status", APP)).await;
+    let any_git = Decision::ApproveAlways {
+        scope: Some(scope(
+            Reach::Command {
+                words: words(&["git"]),
+            },
+            Some(APP),
+            None,
+        )),
+    };
+    s.console.decide_seen(&status, any_git).await.unwrap();
+    for (cmd, cwd) in [
+        ("git status && git push --force", APP),
+        ("git push; git status", APP),
+        ("git push", "/somewhere/else"),
+    ] {
+        let (code, a) = ask(&s, &bash(cmd, cwd)).await;
+        assert_eq!(
+            (code, a["status"].as_str()),
+            (StatusCode::OK, Some("declined")),
+            "{cmd}"
+        );
+    }
+    // A line that cannot be split might hide a push: a person decides.
+    pending(&s, &bash("git push > /dev/null", APP)).await;
+    let (code, a) = ask(&s, &bash("git log -1", APP)).await;
+    assert_eq!(
+        (code, a["status"].as_str()),
+        (StatusCode::OK, Some("approved"))
+    );
+}
+
+#[tokio::test]
+async fn revoking_a_grant_revokes_its_twins() {
+    let s = server().await;
+    for _ in 0..2 {
+        let id = pending(&s, &bash("make lint", APP)).await;
+        // Pending twice: the second call was asked before the first grant existed.
+        let _ = id;
+    }
+    let pending_ids: Vec<_> = s
+        .console
+        .pending()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id)
+        .collect();
+    for id in &pending_ids {
+        s.console.decide_seen(id, Decision::ALWAYS).await.unwrap();
+    }
+    let live = s.console.grants().await.unwrap();
+    assert_eq!(live.len(), 2, "two identical grants");
+    s.console.revoke_grant(&live[0].id).await.unwrap();
+    assert!(s.console.grants().await.unwrap().is_empty());
+    pending(&s, &bash("make lint", APP)).await;
+}
+
+/// A database written before migration 0003, with a grant in it, migrated: the grant keeps
+/// its meaning.
+#[tokio::test]
+async fn the_migration_keeps_what_an_old_grant_meant() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("countersign.db");
+    let all = sqlx::migrate!("./migrations");
+    let before = sqlx::migrate::Migrator {
+        migrations: std::borrow::Cow::Owned(
+            all.migrations
+                .iter()
+                .filter(|m| m.version < 3)
+                .cloned()
+                .collect(),
+        ),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    {
+        use sqlx::Connection as _;
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        before.run(&mut conn).await.unwrap();
+        sqlx::query(
+            "INSERT INTO approvals (id, tool, requester_name, call_view, digest, hidden_marks,
+                status, created_at, expires_at, decided_at)
+             VALUES ('apr_01JBZZZZZZZZZZZZZZZZZZZZZZ', 'claude-code.Bash', 'a',
+                '{\"card\":\"terminal\",\"title\":\"t\",\"command\":\"ls\"}',
+                'sha256:00', 0, 'approved', 1, 2, 2)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO grants (id, artifact_id, tool, approval_id, created_at)
+             VALUES ('grt_01JBZZZZZZZZZZZZZZZZZZZZZZ', NULL, 'claude-code.Bash',
+                'apr_01JBZZZZZZZZZZZZZZZZZZZZZZ', 1)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    }
+    let store = countersign::store::Store::open(&path).await.unwrap();
+    let console = countersign::console::Console::new(store);
+    let g = &console.grants().await.unwrap()[0];
+    assert_eq!(
+        (g.effect, &g.reach, &g.project, g.expires_at),
+        (Effect::Approve, &Reach::Any, &None, None)
+    );
+    let sub = serde_json::from_value(bash("anything at all", "/anywhere")).unwrap();
+    let a = console.submit(sub).await.unwrap();
+    assert_eq!(
+        a.status,
+        Status::Approved,
+        "any call to the address, everywhere"
+    );
 }

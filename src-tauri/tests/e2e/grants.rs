@@ -117,7 +117,7 @@ async fn n_command_and_path_prefixes() {
         .await;
     app.text_contains(
         &format!("{at} [data-testid=grant-refusal]"),
-        "options of `python3`",
+        "options of `python`",
     )
     .await;
     let save = app.el(&format!("{at} [data-testid=save-grant]")).await;

@@ -192,7 +192,7 @@ fn a_path_prefix_covers_files_under_it_only() {
 #[test]
 fn scopes_that_do_not_fit_the_call_are_refused() {
     let a = run("git status && git log");
-    let at = |s: Scope| check_scope(&s, &a, 0).map_err(|e| e.field);
+    let at = |s: Scope| check_scope(&s, Effect::Approve, &a, 0).map_err(|e| e.field);
     let scope = |reach| Scope {
         reach,
         project: None,
@@ -244,7 +244,7 @@ fn scopes_that_do_not_fit_the_call_are_refused() {
     let s = scope(Reach::Command {
         words: words(&["curl"]),
     });
-    assert!(check_scope(&s, &piped, 0).is_err());
+    assert!(check_scope(&s, Effect::Approve, &piped, 0).is_err());
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn the_default_scope_is_the_narrowest_sensible() {
     );
     assert_eq!(s.project.as_deref(), Some("/home/me/app"));
     assert_eq!(s.expires_at, None);
-    assert_eq!(check_scope(&s, &a, 0), Ok(()));
+    assert_eq!(check_scope(&s, Effect::Approve, &a, 0), Ok(()));
 }
 
 proptest! {
@@ -317,4 +317,148 @@ fn offers_follow_the_call() {
         None,
     );
     assert_eq!(offers(&top).dir, None, "no directory to offer");
+}
+
+fn diffs(paths: &[&str]) -> Approval {
+    let files: Vec<serde_json::Value> = paths
+        .iter()
+        .map(|p| json!({"path": p, "old_text": "a", "new_text": "b"}))
+        .collect();
+    approval(json!({"card": "diff", "title": "t", "diffs": files}), None)
+}
+
+#[test]
+fn a_deny_rule_covers_a_call_when_any_part_of_it_matches() {
+    let allow = grant(
+        Effect::Approve,
+        Reach::Command {
+            words: words(&["git"]),
+        },
+        None,
+        None,
+    );
+    let deny = grant(
+        Effect::Deny,
+        Reach::Command {
+            words: words(&["git", "push"]),
+        },
+        None,
+        None,
+    );
+    let both = [allow, deny];
+    let decide = |a: &Approval| {
+        let segs = command_segments(&a.call);
+        deciding(&both, &CallFacts::new(a, segs.as_deref()), 0).map(|g| g.effect)
+    };
+    assert_eq!(decide(&run("git status")), Some(Effect::Approve));
+    for hidden_push in [
+        "git status && git push --force",
+        "git push; git status",
+        "git log | git push",
+    ] {
+        assert_eq!(
+            decide(&run(hidden_push)),
+            Some(Effect::Deny),
+            "{hidden_push}"
+        );
+    }
+    // Cannot tell (a line that does not split): a person decides, not the approval.
+    assert_eq!(decide(&run("git status > out.txt")), None);
+    // Whatever project the call names.
+    let elsewhere = approval(
+        json!({"card": "terminal", "title": "t", "command": "git push"}),
+        Some("/somewhere/else"),
+    );
+    let scoped_deny = grant(
+        Effect::Deny,
+        Reach::Command {
+            words: words(&["git", "push"]),
+        },
+        Some("/home/me/app"),
+        None,
+    );
+    let segs = command_segments(&elsewhere.call);
+    assert_eq!(
+        covers(
+            &scoped_deny,
+            &CallFacts::new(&elsewhere, segs.as_deref()),
+            0
+        ),
+        Ok(())
+    );
+
+    let allow = grant(
+        Effect::Approve,
+        Reach::Path {
+            prefix: "/repo".into(),
+        },
+        None,
+        None,
+    );
+    let deny = grant(
+        Effect::Deny,
+        Reach::Path {
+            prefix: "/repo/secrets".into(),
+        },
+        None,
+        None,
+    );
+    let both = [allow, deny];
+    let decide = |a: &Approval| deciding(&both, &CallFacts::new(a, None), 0).map(|g| g.effect);
+    assert_eq!(decide(&diffs(&["/repo/a"])), Some(Effect::Approve));
+    assert_eq!(
+        decide(&diffs(&["/repo/a", "/repo/secrets/k"])),
+        Some(Effect::Deny)
+    );
+    assert_eq!(
+        decide(&diffs(&["/repo/a", "/repo/./secrets/k"])),
+        None,
+        "not plain: ask"
+    );
+    assert_eq!(decide(&diffs(&["/repo/x/../secrets/k"])), None);
+}
+
+#[test]
+fn a_prefix_never_covers_settings_the_person_did_not_see() {
+    let g = grant(
+        Effect::Approve,
+        Reach::Command {
+            words: words(&["git", "status"]),
+        },
+        Some("/home/me/app"),
+        None,
+    );
+    let with = |extra: serde_json::Value| {
+        let mut call = json!({"card": "terminal", "title": "t", "command": "git status"});
+        for (k, v) in extra.as_object().unwrap() {
+            call[k] = v.clone();
+        }
+        approval(call, Some("/home/me/app"))
+    };
+    assert_eq!(covers_call(&g, &with(json!({})), 0), Ok(()));
+    assert_eq!(
+        covers_call(&g, &with(json!({"options": {"timeout": 5000}})), 0),
+        Ok(())
+    );
+    assert_eq!(
+        covers_call(
+            &g,
+            &with(json!({"env": [{"name": "LD_PRELOAD", "value": "/tmp/x.so"}]})),
+            0
+        ),
+        Err(Miss::Settings)
+    );
+    assert_eq!(
+        covers_call(
+            &g,
+            &with(json!({"options": {"dangerouslyDisableSandbox": true}})),
+            0
+        ),
+        Err(Miss::Settings)
+    );
+    assert_eq!(
+        covers_call(&g, &with(json!({"cwd": "/home/victim/other"})), 0),
+        Err(Miss::Project),
+        "the card says it runs elsewhere"
+    );
 }

@@ -5,7 +5,8 @@ import type { Effect } from "../api/types/Effect";
 import type { GrantPreview } from "../api/types/GrantPreview";
 import type { Presented } from "../api/types/Presented";
 import type { Scope } from "../api/types/Scope";
-import { endOfDay, reachWords } from "../lib/grants";
+import { endOfDay, reachWords, shellWord } from "../lib/grants";
+import { Verbatim } from "./Verbatim";
 
 type What = "exact" | "command" | "path" | "any";
 type HowLong = "hour" | "day" | "forever";
@@ -42,7 +43,7 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
       : what === "command" ? { kind: "command", words: words.slice(0, n) }
       : what === "path" ? { kind: "path", prefix: offers.dir ?? "" }
       : { kind: "any" },
-    project: a.artifact_id || !here ? null : a.requester.cwd ?? null,
+    project: a.artifact_id || !here || effect === "deny" ? null : a.requester.cwd ?? null,
     // The expiry is fixed when saving; the preview does not depend on it.
     expires_at: null,
   }), [what, n, here, a, words, offers.dir]);
@@ -60,7 +61,7 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
   const save = async () => {
     if (!armed || refusal) return;
     const now = Date.now();
-    const expires_at = howLong === "hour" ? now + 3_600_000 : howLong === "day" ? endOfDay(now) : null;
+    const expires_at = howLong === "hour" ? now + 3_600_000 : howLong === "day" ? endOfDay(now + 60_000) : null;
     setBusy(true);
     try { await onSave({ ...scope, expires_at }, reason.trim() || undefined); } finally { setBusy(false); }
   };
@@ -89,8 +90,9 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
           offers.words ? (
             <span>Commands starting with{" "}
               <span className="prefix mono" data-testid="prefix">
-                {words.map((w, i) => <span key={i} className={i < n ? "in" : "out"}>{w}</span>)}
+                {words.map((w, i) => <span key={i} className={i < n ? "in" : "out"}>{shellWord(w)}</span>)}
               </span>
+              <span className="muted">, whatever follows</span>
               <button type="button" className="small" aria-label="One word fewer" disabled={n <= 1}
                 onClick={() => { setWhat("command"); setN(n - 1); }} data-testid="prefix-narrow">−</button>
               <button type="button" className="small" aria-label="One word more" disabled={n >= words.length}
@@ -106,9 +108,10 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
       </fieldset>
       <fieldset>
         <legend>Where</legend>
-        {a.artifact_id ? <p className="muted">For this call's artifact only.</p> : <>
+        {a.artifact_id ? <p className="muted">For this call's artifact only.</p>
+          : effect === "deny" ? <p className="muted">Everywhere: a call cannot escape a decline rule by naming another project.</p> : <>
           {option("where", "project", here, () => setHere(true),
-            a.requester.cwd ? <span>This project <code className="mono">{a.requester.cwd}</code></span>
+            a.requester.cwd ? <span>This project <code className="mono"><Verbatim text={a.requester.cwd} marks={p.marks["requester.cwd"]} /></code></span>
               : <span>This project <span className="muted">(the agent did not say which)</span></span>,
             !a.requester.cwd)}
           {option("where", "everywhere", !here, () => setHere(false), "Everywhere")}
@@ -128,10 +131,11 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
       <div className="preview" data-testid="grant-preview" aria-live="polite">
         {refusal ? <p className="error" data-testid="grant-refusal">{refusal}</p>
           : preview ? <>
-            <p>{verb === "Approve" ? "Would have approved" : "Would have declined"} <strong>{preview.covered}</strong> of
-              your {preview.scanned} earlier call{preview.scanned === 1 ? "" : "s"} to this address: {reachWords(scope.reach)}.</p>
+            <p>Covers <strong>{preview.covered}</strong> of your {preview.scanned} earlier
+              call{preview.scanned === 1 ? "" : "s"} to this address ({preview.approved} of them approved):
+              {" "}{reachWords(scope.reach)}.</p>
             {preview.examples.length > 0 && (
-              <ul className="mono">{preview.examples.map((x) => <li key={x.id}>{x.summary}</li>)}</ul>
+              <ul className="mono">{preview.examples.map((x) => <li key={x.id}>{x.summary} <span className="muted">· {x.status}</span></li>)}</ul>
             )}
           </> : <p className="muted">Checking earlier calls…</p>}
       </div>

@@ -10,7 +10,7 @@ export function reachWords(reach: Reach): string {
   switch (reach.kind) {
     case "any": return "any call";
     case "exact": return "this exact call";
-    case "command": return `commands starting with “${reach.words.join(" ")}”`;
+    case "command": return `commands starting with “${reach.words.map(shellWord).join(" ")}”`;
     case "path": return `files under ${reach.prefix}`;
   }
 }
@@ -37,4 +37,10 @@ export function endOfDay(now: number): number {
   const d = new Date(now);
   d.setHours(23, 59, 59, 999);
   return d.getTime();
+}
+
+/** A word as a shell would need it written: quoted when it holds spaces or quotes, so the
+ * words `a b` and the one word `'a b'` never read alike. */
+export function shellWord(w: string): string {
+  return w === "" || /[\s'"\\]/.test(w) ? `'${w.replace(/'/g, "'\\''")}'` : w;
 }

@@ -109,10 +109,13 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
   const bringIn = () => dispatch({ kind: "bring_in", ids: held });
 
   useScrollAnchor(view.selected, view.layout);
+  // A chooser belongs to the card it was opened on: another selection closes it.
+  useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      // While a chooser is open, the page's keys wait: it has its own.
+      if (choosing || isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
       // Letters by what they type, Shift by itself: Caps Lock never turns `a` into a grant.
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       const decides = key === "a" || key === "d";

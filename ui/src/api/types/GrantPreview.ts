@@ -10,6 +10,10 @@ export type GrantPreview = {
  */
 covered: number, 
 /**
+ * Of those, how many the person (or a grant) approved.
+ */
+approved: number, 
+/**
  * Earlier calls looked at.
  */
 scanned: number, 
