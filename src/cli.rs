@@ -104,8 +104,10 @@ pub enum ArtifactCommand {
 
 #[derive(Debug, Args)]
 pub struct SaveArgs {
-    #[arg(long)]
-    title: String,
+    /// The title; with --id, leave it out to keep the stored one.
+    #[arg(long, required_unless_present = "id")]
+    title: Option<String>,
+    /// The description agents match requests by; with --id, leave it out to keep the stored one.
     #[arg(long)]
     description: Option<String>,
     /// The JSX source file.
@@ -114,7 +116,7 @@ pub struct SaveArgs {
     /// Read the JSX source from standard input.
     #[arg(value_name = "-", value_parser = clap::builder::PossibleValuesParser::new(["-"]))]
     stdin: Option<String>,
-    /// Overwrite this artifact in place, keeping its id.
+    /// Save a new version of this artifact in place, keeping its id, link and grants.
     #[arg(long)]
     id: Option<String>,
 }
@@ -207,7 +209,10 @@ async fn artifact(dir: &DataDir, cmd: ArtifactCommand) -> Result<ExitCode, CliEr
                     code
                 }
             };
-            let mut body = serde_json::json!({ "title": args.title, "code": code });
+            let mut body = serde_json::json!({ "code": code });
+            if let Some(t) = args.title {
+                body["title"] = t.into();
+            }
             if let Some(d) = args.description {
                 body["description"] = d.into();
             }
@@ -216,8 +221,8 @@ async fn artifact(dir: &DataDir, cmd: ArtifactCommand) -> Result<ExitCode, CliEr
             }
             let saved = client.post("/v1/artifacts", &body).await?;
             serde_json::json!({
-                "id": saved["id"], "title": saved["title"], "link": saved["link"],
-                "updated_at": saved["updated_at"],
+                "id": saved["id"], "title": saved["title"], "version": saved["version"],
+                "link": saved["link"], "updated_at": saved["updated_at"],
             })
         }
         ArtifactCommand::List { query: Some(q) } => {

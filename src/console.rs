@@ -2,6 +2,7 @@
 
 mod batch;
 mod clock;
+mod library;
 mod rules;
 mod watchers;
 
@@ -15,12 +16,10 @@ use ts_rs::TS;
 use self::batch::Batcher;
 pub use self::batch::DEFAULT_MAX_BATCH;
 pub use self::clock::Clock;
+pub use self::library::Saved;
 pub use self::rules::{GrantPreview, PreviewCall};
 use self::watchers::Watchers;
 use crate::domain::approval::{Approval, DecidedBy, Decision, PermissionOption, Requester, Status};
-use crate::domain::artifact::{
-    Artifact, ArtifactDraft, ArtifactSummary, OwnerTier, validate_title,
-};
 use crate::domain::digest::digest_of_json;
 use crate::domain::grant::{Effect, check_scope, default_scope, rule};
 use crate::domain::ids::{ApprovalId, ArtifactId};
@@ -31,14 +30,12 @@ use crate::domain::verbatim;
 use crate::domain::view::{CallView, GenericCall, ResultView};
 use crate::error::Error;
 use crate::store::approvals::HistoryCursor;
-use crate::store::{Store, StoreError, approvals, artifacts, grants};
+use crate::store::{Store, StoreError, approvals, grants};
 
 /// The name under which change events are forwarded to the UI.
 pub const CHANGE_EVENT: &str = "countersign://change";
 /// The name under which the window is told to open a page (deep links, notifications).
 pub const NAVIGATE_EVENT: &str = "countersign://navigate";
-/// How many artifacts a list or search returns at most.
-const ARTIFACT_PAGE: u32 = 500;
 /// Room for change events a slow listener has not read yet.
 const EVENT_BUFFER: usize = 1024;
 /// How often pending approvals are checked for expiry.
@@ -152,6 +149,8 @@ pub struct Console {
 
 struct Inner {
     store: Store,
+    /// The first-render check artifacts pass before they are saved.
+    checker: crate::render_check::RenderCheck,
     batcher: Batcher,
     clock: Clock,
     watchers: Watchers,
@@ -180,6 +179,7 @@ impl Console {
         Self {
             inner: Arc::new(Inner {
                 store,
+                checker: crate::render_check::RenderCheck::new(),
                 batcher,
                 clock,
                 watchers: Watchers::default(),
@@ -514,98 +514,6 @@ impl Console {
     ) -> Result<Vec<Approval>, Error> {
         let mut conn = self.inner.store.read().await?;
         Ok(approvals::list_history(&mut conn, after, limit).await?)
-    }
-
-    /// Creates an artifact, or overwrites one in place (keeping its id) when `artifact_id` is set.
-    pub async fn save_artifact(&self, draft: ArtifactDraft) -> Result<Artifact, Error> {
-        draft.validate()?;
-        let now = self.now();
-        let description = draft.description.unwrap_or_default();
-        let mut tx = self.inner.store.write().await?;
-        let id = match draft.artifact_id {
-            Some(id) => {
-                if !artifacts::update(&mut tx, &id, &draft.title, &description, &draft.code, now)
-                    .await?
-                {
-                    return Err(Error::ArtifactNotFound(id.to_string()));
-                }
-                id
-            }
-            None => {
-                let a = Artifact {
-                    id: ArtifactId::generate(),
-                    owner: OwnerTier::User,
-                    subject: String::new(),
-                    title: draft.title,
-                    description,
-                    code: draft.code,
-                    created_at: now,
-                    updated_at: now,
-                };
-                artifacts::insert(&mut tx, &a).await?;
-                a.id
-            }
-        };
-        let saved = artifacts::get(&mut tx, &id)
-            .await?
-            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-        tx.commit().await?;
-        self.emit(ChangeEvent::ArtifactSaved { id });
-        Ok(saved)
-    }
-
-    /// A person renames an artifact.
-    pub async fn rename_artifact(&self, id: &ArtifactId, title: &str) -> Result<Artifact, Error> {
-        validate_title("title", title)?;
-        let mut tx = self.inner.store.write().await?;
-        if !artifacts::rename(&mut tx, id, title, self.now()).await? {
-            return Err(Error::ArtifactNotFound(id.to_string()));
-        }
-        let saved = artifacts::get(&mut tx, id)
-            .await?
-            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-        tx.commit().await?;
-        self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
-        Ok(saved)
-    }
-
-    /// A person deletes an artifact: its grants are revoked and its pending approvals cancelled
-    /// in the same transaction.
-    pub async fn delete_artifact(&self, id: &ArtifactId) -> Result<(), Error> {
-        let now = self.now();
-        let mut tx = self.inner.store.write().await?;
-        if !artifacts::delete(&mut tx, id).await? {
-            return Err(Error::ArtifactNotFound(id.to_string()));
-        }
-        let revoked = grants::revoke_for_artifact(&mut tx, id, now).await?;
-        let cancelled =
-            approvals::cancel_for_artifact(&mut tx, id, "artifact deleted", now).await?;
-        tx.commit().await?;
-        for a in &cancelled {
-            self.finished(a, Status::Cancelled);
-        }
-        if !revoked.is_empty() {
-            self.emit(ChangeEvent::GrantsChanged);
-        }
-        self.emit(ChangeEvent::ArtifactDeleted { id: id.clone() });
-        Ok(())
-    }
-
-    /// One artifact with its code.
-    pub async fn artifact(&self, id: &ArtifactId) -> Result<Artifact, Error> {
-        let mut conn = self.inner.store.read().await?;
-        artifacts::get(&mut conn, id)
-            .await?
-            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))
-    }
-
-    /// Artifacts, newest first; with a query, those whose title or description match it.
-    pub async fn artifacts(&self, query: Option<&str>) -> Result<Vec<ArtifactSummary>, Error> {
-        let mut conn = self.inner.store.read().await?;
-        Ok(match query {
-            Some(q) => artifacts::search(&mut conn, q, ARTIFACT_PAGE).await?,
-            None => artifacts::list(&mut conn, ARTIFACT_PAGE).await?,
-        })
     }
 }
 

@@ -22,12 +22,14 @@ pub enum ErrorCode {
     PayloadTooLarge,
     ApprovalNotFound,
     ArtifactNotFound,
+    VersionNotFound,
     GrantNotFound,
     AlreadyDecided,
     AlreadyRevoked,
     HiddenCharacters,
     FieldsNotOnCard,
     ScopeNotFitting,
+    ArtifactRenderFailed,
     DigestMismatch,
     ResultNotAccepted,
     KeyringUnavailable,
@@ -49,12 +51,14 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::ApprovalNotFound => "approval_not_found",
             ErrorCode::ArtifactNotFound => "artifact_not_found",
+            ErrorCode::VersionNotFound => "version_not_found",
             ErrorCode::GrantNotFound => "grant_not_found",
             ErrorCode::AlreadyDecided => "already_decided",
             ErrorCode::AlreadyRevoked => "already_revoked",
             ErrorCode::HiddenCharacters => "hidden_characters",
             ErrorCode::FieldsNotOnCard => "fields_not_on_card",
             ErrorCode::ScopeNotFitting => "scope_not_fitting",
+            ErrorCode::ArtifactRenderFailed => "artifact_render_failed",
             ErrorCode::DigestMismatch => "digest_mismatch",
             ErrorCode::KeyringUnavailable => "keyring_unavailable",
             ErrorCode::ResultNotAccepted => "result_not_accepted",
@@ -70,6 +74,10 @@ impl ErrorCode {
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,
+    /// For `artifact_render_failed`: React's component stack of the throw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub component_stack: Option<String>,
 }
 
 /// Why a use case refused or failed.
@@ -81,6 +89,8 @@ pub enum Error {
     ApprovalNotFound(String),
     #[error("no artifact {0}: save the artifact first, then ask for its actions")]
     ArtifactNotFound(String),
+    #[error("artifact {0} has no version {1}")]
+    VersionNotFound(String, u32),
     #[error("no grant {0}")]
     GrantNotFound(String),
     #[error("approval is already {0}: a decision is final")]
@@ -91,6 +101,8 @@ pub enum Error {
     NotGrantable(GrantBlock),
     #[error("this rule does not fit the call: {}", .0.message)]
     Scope(FieldError),
+    #[error("the artifact's first render failed, so it was not saved: {message}")]
+    RenderFailed { message: String, stack: String },
     #[error(
         "the decision names another call than this approval (digest mismatch): nothing was \
          decided; look at the card again"
@@ -140,6 +152,7 @@ impl Error {
             Error::Invalid(_) => ErrorCode::InvalidRequest,
             Error::ApprovalNotFound(_) => ErrorCode::ApprovalNotFound,
             Error::ArtifactNotFound(_) => ErrorCode::ArtifactNotFound,
+            Error::VersionNotFound(..) => ErrorCode::VersionNotFound,
             Error::GrantNotFound(_) => ErrorCode::GrantNotFound,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked => ErrorCode::AlreadyRevoked,
@@ -147,6 +160,7 @@ impl Error {
             Error::NotGrantable(GrantBlock::NotOnCard(_)) => ErrorCode::FieldsNotOnCard,
             Error::DigestMismatch => ErrorCode::DigestMismatch,
             Error::Scope(_) => ErrorCode::ScopeNotFitting,
+            Error::RenderFailed { .. } => ErrorCode::ArtifactRenderFailed,
             Error::Keyring(_) => ErrorCode::KeyringUnavailable,
             Error::Settings(_) => ErrorCode::StorageUnavailable,
             Error::ResultNotAccepted { .. } => ErrorCode::ResultNotAccepted,
@@ -164,9 +178,14 @@ impl Error {
             Error::Internal(_) => "internal error; see the console's log".to_owned(),
             other => other.to_string(),
         };
+        let component_stack = match self {
+            Error::RenderFailed { stack, .. } => Some(stack.clone()),
+            _ => None,
+        };
         ErrorBody {
             code: self.code(),
             message,
+            component_stack,
         }
     }
 }

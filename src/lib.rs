@@ -8,6 +8,7 @@ pub mod data_dir;
 pub mod domain;
 pub mod error;
 pub mod integrations;
+pub mod render_check;
 pub mod server;
 pub mod store;
 pub mod token;

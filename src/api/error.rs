@@ -22,6 +22,7 @@ impl ApiError {
             body: ErrorBody {
                 code,
                 message: message.into(),
+                component_stack: None,
             },
         }
     }
@@ -49,6 +50,7 @@ impl From<Error> for ApiError {
             ErrorCode::NotFound
             | ErrorCode::ApprovalNotFound
             | ErrorCode::ArtifactNotFound
+            | ErrorCode::VersionNotFound
             | ErrorCode::GrantNotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -59,6 +61,7 @@ impl From<Error> for ApiError {
             | ErrorCode::FieldsNotOnCard
             | ErrorCode::DigestMismatch
             | ErrorCode::ResultNotAccepted => StatusCode::CONFLICT,
+            ErrorCode::ArtifactRenderFailed => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::StorageUnavailable | ErrorCode::KeyringUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }

@@ -72,18 +72,24 @@ impl From<Approval> for ApprovalPage {
     }
 }
 
-/// An artifact with its link.
+/// An artifact with its link, and after a save how its first-render check went.
 #[derive(Serialize)]
 pub struct ArtifactPage {
     #[serde(flatten)]
     artifact: Artifact,
     link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    render_check: Option<crate::render_check::CheckReport>,
 }
 
 impl From<Artifact> for ArtifactPage {
     fn from(artifact: Artifact) -> Self {
         let link = artifact_link(&artifact.id);
-        Self { artifact, link }
+        Self {
+            artifact,
+            link,
+            render_check: None,
+        }
     }
 }
 
@@ -217,13 +223,15 @@ pub async fn save_artifact(
     JsonBody(draft): JsonBody<ArtifactDraft>,
 ) -> Result<(StatusCode, Json<ArtifactPage>), ApiError> {
     let created = draft.artifact_id.is_none();
-    let a = s.console.save_artifact(draft).await?;
+    let saved = s.console.save_artifact(draft).await?;
     let code = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((code, Json(a.into())))
+    let mut page = ArtifactPage::from(saved.artifact);
+    page.render_check = Some(saved.check);
+    Ok((code, Json(page)))
 }
 
 #[derive(Deserialize)]

@@ -44,10 +44,54 @@ pub struct Artifact {
     pub title: String,
     pub description: String,
     pub code: String,
+    /// The number of the current version of `code`; 1 when created, one more at each save.
+    pub version: u32,
     #[ts(type = "number")]
     pub created_at: i64,
     #[ts(type = "number")]
     pub updated_at: i64,
+}
+
+/// Who saved a version: an agent (create, update) or a person (restore).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Author {
+    Agent,
+    Person,
+}
+
+impl Author {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Author::Agent => "agent",
+            Author::Person => "person",
+        }
+    }
+
+    /// Parses the stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "agent" => Some(Author::Agent),
+            "person" => Some(Author::Person),
+            _ => None,
+        }
+    }
+}
+
+/// One saved version of an artifact's source, immutable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct ArtifactVersion {
+    pub version: u32,
+    #[ts(type = "number")]
+    pub saved_at: i64,
+    pub saved_by: Author,
+    /// The version a person's restore brought back.
+    pub restored_from: Option<u32>,
+    /// How many lines the source has.
+    pub lines: u32,
 }
 
 /// An artifact in a list: everything but the code.
@@ -71,17 +115,31 @@ pub struct ArtifactDraft {
     #[serde(default)]
     #[ts(optional)]
     pub artifact_id: Option<ArtifactId>,
-    pub title: String,
+    /// Required to create; on an update, absent keeps the stored title.
+    #[serde(default)]
+    #[ts(optional)]
+    pub title: Option<String>,
+    /// On an update, absent keeps the stored description.
     #[serde(default)]
     #[ts(optional)]
     pub description: Option<String>,
+    /// The whole source: on an update it replaces the stored one.
     pub code: String,
 }
 
 impl ArtifactDraft {
-    /// A title is required; every field is bounded (the code by the request size).
+    /// A title is required to create; every field is bounded (the code by the request size).
     pub fn validate(&self) -> Result<(), FieldError> {
-        validate_title("title", &self.title)?;
+        match (&self.title, &self.artifact_id) {
+            (Some(t), _) => validate_title("title", t)?,
+            (None, None) => {
+                return Err(FieldError::new(
+                    "title",
+                    "is required to create an artifact (an update may leave it out)",
+                ));
+            }
+            (None, Some(_)) => {}
+        }
         if let Some(d) = &self.description {
             check_len("description", d, MAX_DESCRIPTION_BYTES)?;
         }

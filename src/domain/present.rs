@@ -291,6 +291,7 @@ mod tests {
             title: "Sales\u{200B}".into(),
             description: "weekly".into(),
             code: "<A/>\r\nconst x = 1;\u{E0041}\r\n".into(),
+            version: 1,
             created_at: 0,
             updated_at: 0,
         };

@@ -3,7 +3,7 @@
 use sqlx::SqliteConnection;
 
 use super::{StoreError, parse_ids, to_json};
-use crate::domain::artifact::{Artifact, ArtifactSummary, OwnerTier};
+use crate::domain::artifact::{Artifact, ArtifactSummary, ArtifactVersion, Author, OwnerTier};
 use crate::domain::ids::ArtifactId;
 
 #[derive(sqlx::FromRow)]
@@ -14,6 +14,7 @@ struct Row {
     title: String,
     description: String,
     code: String,
+    version: i64,
     created_at: i64,
     updated_at: i64,
 }
@@ -37,6 +38,7 @@ impl TryFrom<Row> for Artifact {
             title: r.title,
             description: r.description,
             code: r.code,
+            version: u32::try_from(r.version).map_err(|_| StoreError::corrupt(&r.id, "version"))?,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })
@@ -56,11 +58,12 @@ impl TryFrom<SummaryRow> for ArtifactSummary {
     }
 }
 
-/// Stores a new artifact.
+/// Stores a new artifact, and its source as version 1.
 pub async fn insert(conn: &mut SqliteConnection, a: &Artifact) -> Result<(), StoreError> {
     sqlx::query(
-        "INSERT INTO artifacts (id, owner, subject, title, description, code, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO artifacts (id, owner, subject, title, description, code, version, created_at,
+            updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(a.id.as_str())
     .bind(a.owner.as_str())
@@ -68,33 +71,148 @@ pub async fn insert(conn: &mut SqliteConnection, a: &Artifact) -> Result<(), Sto
     .bind(&a.title)
     .bind(&a.description)
     .bind(&a.code)
+    .bind(i64::from(a.version))
     .bind(a.created_at)
     .bind(a.updated_at)
+    .execute(&mut *conn)
+    .await?;
+    insert_version(
+        conn,
+        &a.id,
+        a.version,
+        &a.code,
+        a.created_at,
+        Author::Agent,
+        None,
+    )
+    .await
+}
+
+async fn insert_version(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+    version: u32,
+    code: &str,
+    at: i64,
+    by: Author,
+    restored_from: Option<u32>,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO artifact_versions (artifact_id, version, code, saved_at, saved_by,
+            restored_from)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id.as_str())
+    .bind(i64::from(version))
+    .bind(code)
+    .bind(at)
+    .bind(by.as_str())
+    .bind(restored_from.map(i64::from))
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Overwrites title, description and code in place; `false` when there is no such artifact.
+/// What a save changes: the source always, title and description when given.
+pub struct Save<'a> {
+    pub title: Option<&'a str>,
+    pub description: Option<&'a str>,
+    pub code: &'a str,
+    pub by: Author,
+    pub restored_from: Option<u32>,
+}
+
+/// Saves a new version of an artifact's source in place (same id), keeping the previous
+/// versions; the new version's number, or `None` when there is no such artifact.
 pub async fn update(
     conn: &mut SqliteConnection,
     id: &ArtifactId,
-    title: &str,
-    description: &str,
-    code: &str,
+    save: &Save<'_>,
     now: i64,
-) -> Result<bool, StoreError> {
-    let done = sqlx::query(
-        "UPDATE artifacts SET title = ?, description = ?, code = ?, updated_at = ? WHERE id = ?",
+) -> Result<Option<u32>, StoreError> {
+    let version: Option<(i64,)> = sqlx::query_as(
+        "UPDATE artifacts SET title = ifnull(?, title), description = ifnull(?, description),
+            code = ?, version = version + 1, updated_at = ?
+         WHERE id = ? RETURNING version",
     )
-    .bind(title)
-    .bind(description)
-    .bind(code)
+    .bind(save.title)
+    .bind(save.description)
+    .bind(save.code)
     .bind(now)
     .bind(id.as_str())
-    .execute(conn)
+    .fetch_optional(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    let Some((version,)) = version else {
+        return Ok(None);
+    };
+    let version =
+        u32::try_from(version).map_err(|_| StoreError::corrupt(id.as_str(), "version"))?;
+    insert_version(
+        conn,
+        id,
+        version,
+        save.code,
+        now,
+        save.by,
+        save.restored_from,
+    )
+    .await?;
+    Ok(Some(version))
+}
+
+#[derive(sqlx::FromRow)]
+struct VersionRow {
+    version: i64,
+    saved_at: i64,
+    saved_by: String,
+    restored_from: Option<i64>,
+    lines: i64,
+}
+
+/// An artifact's versions, newest first, without their source.
+pub async fn versions(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+) -> Result<Vec<ArtifactVersion>, StoreError> {
+    let rows: Vec<VersionRow> = sqlx::query_as(
+        "SELECT version, saved_at, saved_by, restored_from,
+                length(code) - length(replace(code, char(10), '')) + 1 AS lines
+         FROM artifact_versions WHERE artifact_id = ? ORDER BY version DESC",
+    )
+    .bind(id.as_str())
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            let bad = |what: &str| StoreError::corrupt(id.as_str(), what);
+            Ok(ArtifactVersion {
+                version: u32::try_from(r.version).map_err(|_| bad("version"))?,
+                saved_at: r.saved_at,
+                saved_by: Author::parse(&r.saved_by).ok_or_else(|| bad("saved_by"))?,
+                restored_from: r
+                    .restored_from
+                    .map(u32::try_from)
+                    .transpose()
+                    .map_err(|_| bad("restored_from"))?,
+                lines: u32::try_from(r.lines).unwrap_or(u32::MAX),
+            })
+        })
+        .collect()
+}
+
+/// The source of one version, if the artifact has it.
+pub async fn version_code(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+    version: u32,
+) -> Result<Option<String>, StoreError> {
+    let row: Option<(String,)> =
+        sqlx::query_as("SELECT code FROM artifact_versions WHERE artifact_id = ? AND version = ?")
+            .bind(id.as_str())
+            .bind(i64::from(version))
+            .fetch_optional(conn)
+            .await?;
+    Ok(row.map(|(c,)| c))
 }
 
 /// Changes the title only; `false` when there is no such artifact.
@@ -128,7 +246,7 @@ pub async fn get(
     id: &ArtifactId,
 ) -> Result<Option<Artifact>, StoreError> {
     let row: Option<Row> = sqlx::query_as(
-        "SELECT id, owner, subject, title, description, code, created_at, updated_at
+        "SELECT id, owner, subject, title, description, code, version, created_at, updated_at
          FROM artifacts WHERE id = ?",
     )
     .bind(id.as_str())

@@ -28,7 +28,7 @@ async fn create_update_in_place_list_search_rename_delete() {
     let (_, other) = s
         .post(
             "/v1/artifacts",
-            &json!({ "title": "Todo list", "code": "<Todo/>" }),
+            &json!({ "title": "Todo list", "code": "export default () => <p>Todo</p>" }),
         )
         .await;
     assert_eq!(other["description"], "");
@@ -41,12 +41,12 @@ async fn create_update_in_place_list_search_rename_delete() {
     let (status, updated) = s
         .post(
             "/v1/artifacts",
-            &json!({ "artifact_id": id, "title": "Sales dashboard v2", "description": "weekly revenue by region", "code": "<V2/>" }),
+            &json!({ "artifact_id": id, "title": "Sales dashboard v2", "description": "weekly revenue by region", "code": "export default () => <p>V2</p>" }),
         )
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(updated["id"], id.as_str(), "the id is kept");
-    assert_eq!(updated["code"], "<V2/>");
+    assert_eq!(updated["code"], "export default () => <p>V2</p>");
     assert_eq!(updated["created_at"], created["created_at"]);
 
     let (_, list) = s.get("/v1/artifacts").await;
@@ -124,11 +124,14 @@ async fn deleting_an_artifact_revokes_its_grants_and_cancels_its_requests() {
     let (_, art) = s
         .post(
             "/v1/artifacts",
-            &json!({ "title": "Board", "code": "<B/>" }),
+            &json!({ "title": "Board", "code": "export default () => <p>B</p>" }),
         )
         .await;
     let (_, keep) = s
-        .post("/v1/artifacts", &json!({ "title": "Keep", "code": "<K/>" }))
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Keep", "code": "export default () => <p>K</p>" }),
+        )
         .await;
     let for_art = |artifact: &serde_json::Value, cmd: &str| {
         let mut b = terminal("github.user.me.issues.create", cmd);
@@ -181,4 +184,98 @@ async fn deleting_an_artifact_revokes_its_grants_and_cancels_its_requests() {
     let got = s.post("/v1/approvals", &for_art(&art, "one")).await;
     assert_error(&got, StatusCode::NOT_FOUND, "artifact_not_found");
     assert_eq!(s.fingerprint().await, before);
+}
+
+/// An update in place replaces the code, keeps what it leaves out, keeps the id, link and
+/// grants, and keeps every earlier source as a version a person can restore.
+#[tokio::test]
+async fn an_update_keeps_what_it_leaves_out_and_every_version() {
+    let s = server().await;
+    let (code, created) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Revenue", "description": "weekly revenue", "code": "export default () => <p>V1</p>" }),
+        )
+        .await;
+    assert_eq!(code, StatusCode::CREATED);
+    assert_eq!(created["version"], 1);
+    let id = created["id"].as_str().unwrap().to_owned();
+    // A title is required to create, not to update.
+    let got = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "code": "export default () => <p>X</p>" }),
+        )
+        .await;
+    let msg = assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
+    assert!(msg.starts_with("title:"), "{msg}");
+
+    let (code, updated) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "artifact_id": id, "code": "export default () => <p>V2</p>" }),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{updated}");
+    assert_eq!(
+        (
+            &updated["title"],
+            &updated["description"],
+            &updated["code"],
+            &updated["version"],
+            &updated["link"]
+        ),
+        (
+            &json!("Revenue"),
+            &json!("weekly revenue"),
+            &json!("export default () => <p>V2</p>"),
+            &json!(2),
+            &created["link"]
+        )
+    );
+    let (_, renamed) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "artifact_id": id, "title": "Revenue 2", "code": "export default () => <p>V3</p>" }),
+        )
+        .await;
+    assert_eq!(
+        (
+            &renamed["title"],
+            &renamed["description"],
+            &renamed["version"]
+        ),
+        (&json!("Revenue 2"), &json!("weekly revenue"), &json!(3))
+    );
+    let (_, got) = s.get(&format!("/v1/artifacts/{id}")).await;
+    assert_eq!(
+        (&got["code"], &got["version"]),
+        (&json!("export default () => <p>V3</p>"), &json!(3))
+    );
+
+    let art = countersign::domain::ids::ArtifactId::parse(&id).unwrap();
+    let versions: Vec<u32> = s
+        .console
+        .artifact_versions(&art)
+        .await
+        .unwrap()
+        .iter()
+        .map(|v| v.version)
+        .collect();
+    assert_eq!(versions, [3, 2, 1]);
+    let diff = s.console.version_diff(&art, 1, 3).await.unwrap();
+    assert_eq!((diff.added, diff.removed), (1, 1));
+    let restored = s.console.restore_version(&art, 1).await.unwrap();
+    assert_eq!(
+        (restored.code.as_str(), restored.version),
+        ("export default () => <p>V1</p>", 4)
+    );
+    let latest = &s.console.artifact_versions(&art).await.unwrap()[0];
+    assert_eq!(latest.restored_from, Some(1));
+    assert_eq!(
+        latest.saved_by,
+        countersign::domain::artifact::Author::Person
+    );
+    let err = s.console.restore_version(&art, 9).await.unwrap_err();
+    assert_eq!(err.code().as_str(), "version_not_found");
 }

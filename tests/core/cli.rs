@@ -292,7 +292,12 @@ async fn artifact_commands() {
         .spawn()
         .unwrap();
     use std::io::Write as _;
-    child.stdin.take().unwrap().write_all(b"<V2/>").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"export default () => <p>V2</p>")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     assert_eq!(json_out(&out)["id"], id, "updated in place");
@@ -300,8 +305,49 @@ async fn artifact_commands() {
     let shown = json_out(&cli(&dir, &["artifact", "show", &id]));
     assert_eq!(
         (shown["title"].as_str(), shown["code"].as_str()),
-        (Some("Sales board v2"), Some("<V2/>"))
+        (
+            Some("Sales board v2"),
+            Some("export default () => <p>V2</p>")
+        )
     );
+    // With --id, a title and description left out are kept.
+    std::fs::write(&file, "export default () => <p>V3</p>").unwrap();
+    let out = cli(
+        &dir,
+        &[
+            "artifact",
+            "save",
+            "--id",
+            &id,
+            "--file",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_out(&out)["version"], 3);
+    let shown = json_out(&cli(&dir, &["artifact", "show", &id]));
+    assert_eq!(
+        (
+            shown["title"].as_str(),
+            shown["description"].as_str(),
+            shown["code"].as_str()
+        ),
+        (
+            Some("Sales board v2"),
+            Some("weekly revenue"),
+            Some("export default () => <p>V3</p>")
+        )
+    );
+    // Without --id, a title is required.
+    let out = cli(
+        &dir,
+        &["artifact", "save", "--file", file.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
     let found = json_out(&cli(&dir, &["artifact", "list", "--query", "board"]));
     assert_eq!(found["artifacts"].as_array().unwrap().len(), 1);
     let none = json_out(&cli(&dir, &["artifact", "list", "--query", "nothing here"]));

@@ -62,7 +62,7 @@ async fn burst(url: String, token: String, acked: Arc<Mutex<Acknowledged>>, work
         if i % 4 == 0 {
             let Ok(resp) = post(
                 "/v1/artifacts",
-                &json!({ "title": format!("a{worker}-{i}"), "code": "<X/>" }),
+                &json!({ "title": format!("a{worker}-{i}"), "code": "export default () => <p>X</p>" }),
             )
             .await
             else {

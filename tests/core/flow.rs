@@ -87,7 +87,7 @@ async fn approve_and_dont_ask_again_then_revoke() {
 #[tokio::test]
 async fn grants_match_exactly_on_artifact_and_canonical_address() {
     let s = server().await;
-    let art = |title: &str| json!({ "title": title, "code": "<App/>" });
+    let art = |title: &str| json!({ "title": title, "code": "export default () => <p>App</p>" });
     let (_, a1) = s.post("/v1/artifacts", &art("one")).await;
     let (_, a2) = s.post("/v1/artifacts", &art("two")).await;
     let with_artifact = |tool: &str, artifact: &serde_json::Value| {
@@ -226,7 +226,10 @@ async fn every_change_is_announced() {
     let s = server().await;
     let mut events = s.console.subscribe();
     let (_, art) = s
-        .post("/v1/artifacts", &json!({ "title": "A", "code": "<A/>" }))
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "A", "code": "export default () => <p>A</p>" }),
+        )
         .await;
     let (_, a) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
     let id = ApprovalId::parse(a["id"].as_str().unwrap()).unwrap();
@@ -298,7 +301,7 @@ async fn waiting_agents_hold_no_database_connection() {
         read.await.expect("a read while agents wait").unwrap().len(),
         24
     );
-    let artifact = json!({ "title": "t", "code": "c" });
+    let artifact = json!({ "title": "t", "code": "export default () => <p>c</p>" });
     let write = s.post("/v1/artifacts", &artifact);
     assert_eq!(
         tokio::time::timeout(std::time::Duration::from_secs(5), write)

@@ -296,12 +296,17 @@ async fn a_batch_matches_grants_per_submission() {
     let s = server().await;
     let c = &s.console;
     let art = c
-        .save_artifact(serde_json::from_value(json!({"title": "Deploy", "code": "<X/>"})).unwrap())
+        .save_artifact(
+            serde_json::from_value(
+                json!({"title": "Deploy", "code": "export default () => <p>X</p>"}),
+            )
+            .unwrap(),
+        )
         .await
         .unwrap();
     let on_art = |command: &str| {
         let mut body = terminal("x.deploy", command);
-        body["artifact_id"] = json!(art.id);
+        body["artifact_id"] = json!(art.artifact.id);
         body
     };
     // Two grants: (no artifact, x.run) and (art, x.deploy).

@@ -19,6 +19,7 @@ mod hook;
 mod lifecycle;
 mod load;
 mod promise;
+mod render_check;
 mod restart;
 mod store;
 mod support;

@@ -121,7 +121,7 @@ async fn everything_survives_a_restart_and_one_console_serves_a_directory() {
         &first.url,
         &t1,
         "/v1/artifacts",
-        Some(&json!({ "title": "Board", "code": "<B/>" })),
+        Some(&json!({ "title": "Board", "code": "export default () => <p>B</p>" })),
     )
     .await;
     let mut linked = terminal("github.user.me.issues.create", "one");
@@ -166,7 +166,7 @@ async fn everything_survives_a_restart_and_one_console_serves_a_directory() {
     )
     .await;
     assert_eq!(code, StatusCode::OK);
-    assert_eq!(stored_art["code"], "<B/>");
+    assert_eq!(stored_art["code"], "export default () => <p>B</p>");
     let (code, by_grant) = call(&http, &again.url, &t1, "/v1/approvals", Some(&to_grant)).await;
     assert_eq!(code, StatusCode::OK, "{by_grant}");
     assert!(

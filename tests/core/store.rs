@@ -1,7 +1,7 @@
 //! Every store query against a real temp file.
 
 use countersign::domain::approval::{Approval, DecidedBy, Grant, Requester, Status};
-use countersign::domain::artifact::{Artifact, OwnerTier};
+use countersign::domain::artifact::{Artifact, Author, OwnerTier};
 use countersign::domain::grant::{Effect, Reach};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign::domain::tool::ToolAddress;
@@ -58,7 +58,8 @@ fn artifact(title: &str, description: &str, t: i64) -> Artifact {
         subject: String::new(),
         title: title.into(),
         description: description.into(),
-        code: "<X/>".into(),
+        code: "export default () => <p>X</p>".into(),
+        version: 1,
         created_at: t,
         updated_at: t,
     }
@@ -633,20 +634,78 @@ async fn artifact_queries() {
     assert_eq!(list, [b.id.clone(), a.id.clone()]);
     assert_eq!(artifacts::list(&mut tx, 1).await.unwrap().len(), 1);
 
-    assert!(
-        artifacts::update(&mut tx, &a.id, "Sales", "quarterly", "<Y/>", 5)
-            .await
-            .unwrap()
+    let save = |title, description, code| artifacts::Save {
+        title,
+        description,
+        code,
+        by: Author::Agent,
+        restored_from: None,
+    };
+    assert_eq!(
+        artifacts::update(
+            &mut tx,
+            &a.id,
+            &save(
+                Some("Sales"),
+                Some("quarterly"),
+                "export default () => <p>Y</p>"
+            ),
+            5
+        )
+        .await
+        .unwrap(),
+        Some(2)
     );
-    assert!(
-        !artifacts::update(&mut tx, &ArtifactId::generate(), "t", "d", "c", 5)
+    assert_eq!(
+        artifacts::update(&mut tx, &ArtifactId::generate(), &save(None, None, "c"), 5)
             .await
-            .unwrap()
+            .unwrap(),
+        None
     );
     let got = artifacts::get(&mut tx, &a.id).await.unwrap().unwrap();
     assert_eq!(
-        (got.code.as_str(), got.updated_at, got.created_at),
-        ("<Y/>", 5, 1)
+        (
+            got.code.as_str(),
+            got.updated_at,
+            got.created_at,
+            got.version
+        ),
+        ("export default () => <p>Y</p>", 5, 1, 2)
+    );
+    // Absent title and description keep the stored ones; every save is a version.
+    assert_eq!(
+        artifacts::update(
+            &mut tx,
+            &a.id,
+            &save(None, None, "export default () => <p>Z</p>"),
+            6
+        )
+        .await
+        .unwrap(),
+        Some(3)
+    );
+    let got = artifacts::get(&mut tx, &a.id).await.unwrap().unwrap();
+    assert_eq!(
+        (got.title.as_str(), got.description.as_str()),
+        ("Sales", "quarterly")
+    );
+    let versions: Vec<_> = artifacts::versions(&mut tx, &a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.version, v.saved_at))
+        .collect();
+    assert_eq!(versions, [(3, 6), (2, 5), (1, 1)]);
+    assert_eq!(
+        artifacts::version_code(&mut tx, &a.id, 1)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("export default () => <p>X</p>")
+    );
+    assert_eq!(
+        artifacts::version_code(&mut tx, &a.id, 9).await.unwrap(),
+        None
     );
     assert_eq!(
         artifacts::search(&mut tx, "weekly", 10)

@@ -192,7 +192,7 @@ async fn d_rename_restart_delete() {
     let (_, art) = app
         .post(
             "/v1/artifacts",
-            &json!({ "title": "Sales board", "code": "<Board/>" }),
+            &json!({ "title": "Sales board", "code": "export default () => <p>Board</p>" }),
         )
         .await;
     let item = format!("[data-testid=artifact-item][data-id='{}']", id(&art));
@@ -268,7 +268,7 @@ async fn e_deep_links() {
     let (_, art) = app
         .post(
             "/v1/artifacts",
-            &json!({ "title": "Linked board", "code": "<L/>" }),
+            &json!({ "title": "Linked board", "code": "export default () => <p>L</p>" }),
         )
         .await;
     let (_, a) = app.submit(&terminal("x.y", "echo linked")).await;
@@ -646,7 +646,7 @@ async fn j_keyboard_settings_revoke_all() {
     let (_, art) = app
         .post(
             "/v1/artifacts",
-            &json!({ "title": "Grants board", "code": "<G/>" }),
+            &json!({ "title": "Grants board", "code": "export default () => <p>G</p>" }),
         )
         .await;
     for tool in ["a.user.me.one", "a.user.me.two"] {

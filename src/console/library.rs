@@ -1,0 +1,204 @@
+//! The artifact library: save (create, or a new version in place), rename, delete, read, list,
+//! versions, restore.
+
+use super::{ChangeEvent, Console};
+use crate::domain::artifact::{
+    Artifact, ArtifactDraft, ArtifactSummary, ArtifactVersion, Author, OwnerTier, validate_title,
+};
+use crate::domain::diff::{RenderedDiff, render};
+use crate::domain::ids::ArtifactId;
+use crate::domain::view::FileDiff;
+use crate::error::Error;
+use crate::render_check::{CheckReport, Outcome};
+use crate::store::artifacts::Save;
+use crate::store::{approvals, artifacts, grants};
+
+/// A saved artifact, and how its first-render check went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Saved {
+    pub artifact: Artifact,
+    pub check: CheckReport,
+}
+
+/// How many artifacts a list or search returns at most.
+const ARTIFACT_PAGE: u32 = 500;
+
+impl Console {
+    /// Creates an artifact, or saves a new version of one in place (keeping its id, link and
+    /// grants) when `artifact_id` is set: the code replaces the stored source, and an absent
+    /// title or description keeps the stored one.
+    pub async fn save_artifact(&self, draft: ArtifactDraft) -> Result<Saved, Error> {
+        draft.validate()?;
+        if let Some(id) = &draft.artifact_id {
+            // An update of nothing says so before any rendering.
+            let mut conn = self.inner.store.read().await?;
+            if !artifacts::exists(&mut conn, id).await? {
+                return Err(Error::ArtifactNotFound(id.to_string()));
+            }
+        }
+        // The first render, before anything is written: a throw refuses the save.
+        let check = match self.inner.checker.check(&draft.code).await {
+            Outcome::Passed => CheckReport::Passed,
+            Outcome::Skipped(reason) => {
+                tracing::warn!(%reason, "artifact saved without its render check");
+                CheckReport::Skipped { reason }
+            }
+            Outcome::Failed { message, stack } => {
+                return Err(Error::RenderFailed { message, stack });
+            }
+        };
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let id = match draft.artifact_id {
+            Some(id) => {
+                let save = Save {
+                    title: draft.title.as_deref(),
+                    description: draft.description.as_deref(),
+                    code: &draft.code,
+                    by: Author::Agent,
+                    restored_from: None,
+                };
+                if artifacts::update(&mut tx, &id, &save, now).await?.is_none() {
+                    return Err(Error::ArtifactNotFound(id.to_string()));
+                }
+                id
+            }
+            None => {
+                let a = Artifact {
+                    id: ArtifactId::generate(),
+                    owner: OwnerTier::User,
+                    subject: String::new(),
+                    title: draft.title.unwrap_or_default(),
+                    description: draft.description.unwrap_or_default(),
+                    code: draft.code,
+                    version: 1,
+                    created_at: now,
+                    updated_at: now,
+                };
+                artifacts::insert(&mut tx, &a).await?;
+                a.id
+            }
+        };
+        let saved = artifacts::get(&mut tx, &id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        tx.commit().await?;
+        self.emit(ChangeEvent::ArtifactSaved { id });
+        Ok(Saved {
+            artifact: saved,
+            check,
+        })
+    }
+
+    /// A person renames an artifact.
+    pub async fn rename_artifact(&self, id: &ArtifactId, title: &str) -> Result<Artifact, Error> {
+        validate_title("title", title)?;
+        let mut tx = self.inner.store.write().await?;
+        if !artifacts::rename(&mut tx, id, title, self.now()).await? {
+            return Err(Error::ArtifactNotFound(id.to_string()));
+        }
+        let saved = artifacts::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        tx.commit().await?;
+        self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
+        Ok(saved)
+    }
+
+    /// A person deletes an artifact: its versions go with it, its grants are revoked and its
+    /// pending approvals cancelled, in one transaction.
+    pub async fn delete_artifact(&self, id: &ArtifactId) -> Result<(), Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        if !artifacts::delete(&mut tx, id).await? {
+            return Err(Error::ArtifactNotFound(id.to_string()));
+        }
+        let revoked = grants::revoke_for_artifact(&mut tx, id, now).await?;
+        let cancelled =
+            approvals::cancel_for_artifact(&mut tx, id, "artifact deleted", now).await?;
+        tx.commit().await?;
+        for a in &cancelled {
+            self.finished(a, crate::domain::approval::Status::Cancelled);
+        }
+        if !revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        self.emit(ChangeEvent::ArtifactDeleted { id: id.clone() });
+        Ok(())
+    }
+
+    /// One artifact with its current code and version number.
+    pub async fn artifact(&self, id: &ArtifactId) -> Result<Artifact, Error> {
+        let mut conn = self.inner.store.read().await?;
+        artifacts::get(&mut conn, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))
+    }
+
+    /// Artifacts, newest first; with a query, those whose title or description match it.
+    pub async fn artifacts(&self, query: Option<&str>) -> Result<Vec<ArtifactSummary>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(match query {
+            Some(q) => artifacts::search(&mut conn, q, ARTIFACT_PAGE).await?,
+            None => artifacts::list(&mut conn, ARTIFACT_PAGE).await?,
+        })
+    }
+
+    /// An artifact's versions, newest first.
+    pub async fn artifact_versions(&self, id: &ArtifactId) -> Result<Vec<ArtifactVersion>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let versions = artifacts::versions(&mut conn, id).await?;
+        if versions.is_empty() {
+            return Err(Error::ArtifactNotFound(id.to_string()));
+        }
+        Ok(versions)
+    }
+
+    /// How version `to` differs from version `from`, rendered like a call's diff.
+    pub async fn version_diff(
+        &self,
+        id: &ArtifactId,
+        from: u32,
+        to: u32,
+    ) -> Result<RenderedDiff, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let code = async |n: u32, conn: &mut sqlx::SqliteConnection| {
+            artifacts::version_code(conn, id, n)
+                .await?
+                .ok_or_else(|| Error::VersionNotFound(id.to_string(), n))
+        };
+        let old = code(from, &mut conn).await?;
+        let new = code(to, &mut conn).await?;
+        Ok(render(&FileDiff {
+            path: format!("version {from} → version {to}"),
+            old_text: Some(old),
+            new_text: new,
+            replace_all: None,
+        }))
+    }
+
+    /// A person makes an old version current again, as a new version (nothing is lost).
+    pub async fn restore_version(&self, id: &ArtifactId, version: u32) -> Result<Artifact, Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let code = artifacts::version_code(&mut tx, id, version)
+            .await?
+            .ok_or_else(|| Error::VersionNotFound(id.to_string(), version))?;
+        let save = Save {
+            title: None,
+            description: None,
+            code: &code,
+            by: Author::Person,
+            restored_from: Some(version),
+        };
+        if artifacts::update(&mut tx, id, &save, now).await?.is_none() {
+            return Err(Error::ArtifactNotFound(id.to_string()));
+        }
+        let saved = artifacts::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        tx.commit().await?;
+        self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
+        Ok(saved)
+    }
+}

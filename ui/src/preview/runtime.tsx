@@ -1,0 +1,104 @@
+// The artifact preview: runs inside a sandboxed frame (an opaque origin with its own CSP, no
+// network), compiles the artifact the window sends, renders it with the artifact scope and
+// runtime Tailwind, and reports only its height and its errors back.
+import "@tailwindcss/browser";
+import { Component, type ErrorInfo, type ReactNode } from "react";
+import { createRoot } from "react-dom/client";
+
+import { compile } from "../artifact/compile";
+import { NO_TOOLS, modules, requireFrom, scope, toolsProxy } from "../artifact/scope";
+
+type Render = { type: "render"; code: string; theme: "light" | "dark" };
+
+const parent = window.parent;
+const post = parent.postMessage.bind(parent);
+const tools = toolsProxy(() => Promise.reject(new Error(NO_TOOLS)));
+const table = modules(tools);
+const names = Object.keys(scope(tools));
+const root = createRoot(document.getElementById("root")!);
+
+class Boundary extends Component<{ children: ReactNode }, { error: Error | null; stack: string }> {
+  state = { error: null as Error | null, stack: "" };
+  static getDerivedStateFromError(error: Error) { return { error, stack: "" }; }
+  componentDidCatch(error: Error, info: ErrorInfo) {
+    const stack = info.componentStack ?? "";
+    this.setState({ error, stack });
+    post({ type: "error", message: String(error?.message ?? error), stack }, "*");
+  }
+  render() {
+    const { error, stack } = this.state;
+    if (!error) return this.props.children;
+    return <Failure title="This artifact failed to render" message={String(error.message ?? error)} stack={stack} />;
+  }
+}
+
+function Failure({ title, message, stack }: { title: string; message: string; stack?: string }) {
+  return (
+    <div data-testid="artifact-error" style={{ border: "1px solid #e3b341", background: "#fff4d6", color: "#6b4a00", borderRadius: 8, padding: 12, font: "13px system-ui" }}>
+      <strong>{title}</strong>
+      <pre style={{ whiteSpace: "pre-wrap", margin: "8px 0 0", font: "12px ui-monospace, monospace" }}>{message}</pre>
+      {stack && <pre style={{ whiteSpace: "pre-wrap", margin: "8px 0 0", font: "11px ui-monospace, monospace", opacity: 0.8 }}>{stack.trim()}</pre>}
+    </div>
+  );
+}
+
+/** Runs the compiled body as an inline script (the frame's CSP allows inline scripts, never
+ * `eval`), and returns what it defines. */
+function evaluate(body: string): unknown {
+  const slot = `__artifact${Math.random().toString(36).slice(2)}`;
+  const script = document.createElement("script");
+  script.textContent = `window.${slot} = function (require, exports, module, __scope) {\n${body}\n};`;
+  document.head.appendChild(script);
+  script.remove();
+  const run = (window as unknown as Record<string, unknown>)[slot] as
+    ((r: unknown, e: unknown, m: unknown, s: unknown) => unknown) | undefined;
+  delete (window as unknown as Record<string, unknown>)[slot];
+  if (typeof run !== "function") throw new Error("the artifact did not compile to a script");
+  const exports: Record<string, unknown> = {};
+  return run(requireFrom(table), exports, { exports }, scope(tools));
+}
+
+function show(msg: Render) {
+  document.documentElement.classList.toggle("dark", msg.theme === "dark");
+  document.documentElement.style.colorScheme = msg.theme;
+  const compiled = compile(msg.code, names);
+  switch (compiled.kind) {
+    case "json":
+      root.render(<pre data-testid="artifact-json" style={{ font: "12px ui-monospace, monospace", whiteSpace: "pre-wrap" }}>{JSON.stringify(compiled.value, null, 2)}</pre>);
+      return;
+    case "error":
+      root.render(<Failure title="This artifact does not compile" message={compiled.message} />);
+      post({ type: "error", message: compiled.message, stack: "" }, "*");
+      return;
+    case "module": {
+      let Artifact: unknown;
+      try {
+        Artifact = evaluate(compiled.body);
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        root.render(<Failure title="This artifact failed to load" message={message} />);
+        post({ type: "error", message, stack: "" }, "*");
+        return;
+      }
+      if (typeof Artifact !== "function" && typeof Artifact !== "object") {
+        const message = "the artifact defines no component: export one as default, or name it App";
+        root.render(<Failure title="Nothing to render" message={message} />);
+        return;
+      }
+      const El = Artifact as React.ComponentType;
+      // A new key: an update replaces the component's state with a fresh render.
+      root.render(<Boundary key={Math.random()}><div data-testid="artifact-root"><El /></div></Boundary>);
+    }
+  }
+}
+
+window.addEventListener("message", (e: MessageEvent) => {
+  if (e.source !== parent) return;
+  const msg = e.data as Partial<Render> | null;
+  if (!msg || msg.type !== "render" || typeof msg.code !== "string") return;
+  show({ type: "render", code: msg.code, theme: msg.theme === "dark" ? "dark" : "light" });
+});
+
+new ResizeObserver(() => post({ type: "resize", height: document.documentElement.scrollHeight }, "*"))
+  .observe(document.body);
+post({ type: "ready" }, "*");

@@ -1,0 +1,17 @@
+import { defineConfig } from "vite";
+
+// The artifact preview's runtime: one script, served to the sandboxed frame by the shell's
+// `preview:` scheme with the frame's own CSP. Nothing in it is fetched at run time.
+export default defineConfig({
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  // Component stacks name the scope's components, not their minified names.
+  esbuild: { keepNames: true },
+  build: {
+    outDir: "dist-preview",
+    emptyOutDir: true,
+    target: "es2021",
+    sourcemap: false,
+    lib: { entry: "src/preview/runtime.tsx", formats: ["iife"], name: "CountersignPreview", fileName: () => "runtime.js" },
+  },
+  clearScreen: false,
+});
