@@ -2,12 +2,12 @@
 
 use countersign::console::GrantPreview;
 use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
-use countersign::domain::artifact::Artifact;
+use countersign::domain::artifact::{Artifact, ArtifactVersion};
 use countersign::domain::deeplink::LinkTarget;
 use countersign::domain::grant::{Effect, Scope};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign::domain::present::{
-    Presented, ShownArtifact, ShownSummary, show_artifact, show_summary,
+    Presented, ShownArtifact, ShownDiff, ShownSummary, show_artifact, show_summary,
 };
 use countersign::error::Error;
 use countersign::store::approvals::HistoryCursor;
@@ -117,6 +117,45 @@ pub async fn rename_artifact(
 #[tauri::command]
 pub async fn delete_artifact(d: State<'_, Desktop>, id: String) -> CommandResult<()> {
     Ok(d.server.console.delete_artifact(&artifact_id(&id)?).await?)
+}
+
+/// An artifact's versions, newest first.
+#[tauri::command]
+pub async fn artifact_versions(
+    d: State<'_, Desktop>,
+    id: String,
+) -> CommandResult<Vec<ArtifactVersion>> {
+    Ok(d.server
+        .console
+        .artifact_versions(&artifact_id(&id)?)
+        .await?)
+}
+
+/// How version `to` of an artifact differs from version `from`.
+#[tauri::command]
+pub async fn version_diff(
+    d: State<'_, Desktop>,
+    id: String,
+    from: u32,
+    to: u32,
+) -> CommandResult<ShownDiff> {
+    Ok(d.server
+        .console
+        .version_diff(&artifact_id(&id)?, from, to)
+        .await?)
+}
+
+/// Makes an old version current again, as a new version.
+#[tauri::command]
+pub async fn restore_version(
+    d: State<'_, Desktop>,
+    id: String,
+    version: u32,
+) -> CommandResult<Artifact> {
+    Ok(d.server
+        .console
+        .restore_version(&artifact_id(&id)?, version)
+        .await?)
 }
 
 #[tauri::command]

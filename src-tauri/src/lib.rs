@@ -6,6 +6,7 @@ mod commands;
 mod error;
 mod links;
 mod notify;
+mod preview;
 mod settings;
 mod state;
 mod tray;
@@ -56,6 +57,9 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::artifact,
         commands::rename_artifact,
         commands::delete_artifact,
+        commands::artifact_versions,
+        commands::version_diff,
+        commands::restore_version,
         commands::grants,
         commands::artifact_grants,
         commands::revoke_grant,
@@ -97,6 +101,7 @@ pub fn run() -> ExitCode {
         }))
         .plugin(tauri_plugin_deep_link::init())
         .invoke_handler(handler())
+        .register_uri_scheme_protocol(preview::SCHEME, |_ctx, request| preview::respond(&request))
         .setup(move |app| setup(app, &dir, &args))
         .on_window_event(|window, event| {
             // Closing the window keeps the app in the tray, so notifications still arrive.

@@ -5,8 +5,8 @@ use super::{ChangeEvent, Console};
 use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, ArtifactVersion, Author, OwnerTier, validate_title,
 };
-use crate::domain::diff::{RenderedDiff, render};
 use crate::domain::ids::ArtifactId;
+use crate::domain::present::{ShownDiff, show_diff};
 use crate::domain::view::FileDiff;
 use crate::error::Error;
 use crate::render_check::{CheckReport, Outcome};
@@ -160,7 +160,7 @@ impl Console {
         id: &ArtifactId,
         from: u32,
         to: u32,
-    ) -> Result<RenderedDiff, Error> {
+    ) -> Result<ShownDiff, Error> {
         let mut conn = self.inner.store.read().await?;
         let code = async |n: u32, conn: &mut sqlx::SqliteConnection| {
             artifacts::version_code(conn, id, n)
@@ -169,7 +169,7 @@ impl Console {
         };
         let old = code(from, &mut conn).await?;
         let new = code(to, &mut conn).await?;
-        Ok(render(&FileDiff {
+        Ok(show_diff(FileDiff {
             path: format!("version {from} → version {to}"),
             old_text: Some(old),
             new_text: new,

@@ -12,7 +12,7 @@ use super::diff::{RenderedDiff, render};
 use super::grant::{Offers, offers};
 use super::shown::{Coverage, coverage};
 use super::verbatim::{Mark, scan};
-use super::view::{CallView, ContentBlock, ResultView};
+use super::view::{CallView, ContentBlock, FileDiff, ResultView};
 
 /// An approval ready to show.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -106,6 +106,34 @@ pub fn show_summary(artifact: ArtifactSummary) -> ShownSummary {
         ("description", &artifact.description),
     ]);
     ShownSummary { artifact, marks }
+}
+
+/// A change between two texts ready to show: the diff, the texts, and their marks when the
+/// diff falls back to whole texts (`old_text`, `new_text`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct ShownDiff {
+    pub file: FileDiff,
+    pub rendered: RenderedDiff,
+    pub marks: BTreeMap<String, Vec<Mark>>,
+}
+
+/// Renders one file's change with the marks its whole-text fallback needs.
+pub fn show_diff(file: FileDiff) -> ShownDiff {
+    let rendered = render(&file);
+    let marks = if rendered.fallback.is_some() {
+        marks_of(&[
+            ("old_text", file.old_text.as_deref().unwrap_or_default()),
+            ("new_text", &file.new_text),
+        ])
+    } else {
+        BTreeMap::new()
+    };
+    ShownDiff {
+        file,
+        rendered,
+        marks,
+    }
 }
 
 /// Renders an approval for the person deciding on it.

@@ -264,7 +264,7 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
         .collect();
     assert_eq!(versions, [3, 2, 1]);
     let diff = s.console.version_diff(&art, 1, 3).await.unwrap();
-    assert_eq!((diff.added, diff.removed), (1, 1));
+    assert_eq!((diff.rendered.added, diff.rendered.removed), (1, 1));
     let restored = s.console.restore_version(&art, 1).await.unwrap();
     assert_eq!(
         (restored.code.as_str(), restored.version),

@@ -382,6 +382,11 @@ fn free_port() -> u16 {
     l.local_addr().unwrap().port()
 }
 
+/// The `id` of an API answer.
+pub fn id(v: &Value) -> String {
+    v["id"].as_str().unwrap().to_owned()
+}
+
 /// A terminal call as an agent sends it.
 pub fn terminal(tool: &str, command: &str) -> Value {
     json!({

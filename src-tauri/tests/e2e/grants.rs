@@ -8,13 +8,9 @@ use countersign::store::Store;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::app::App;
+use crate::app::{App, id};
 
 const APP: &str = "/home/me/app";
-
-fn id(v: &Value) -> String {
-    v["id"].as_str().unwrap().to_owned()
-}
 
 fn card(id: &str) -> String {
     format!("[data-testid=approval-card][data-id='{id}']")

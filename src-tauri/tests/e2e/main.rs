@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod app;
+mod artifacts;
 mod grants;
 mod promise;
 mod scenarios;

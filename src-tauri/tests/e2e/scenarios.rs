@@ -8,11 +8,7 @@ use fantoccini::key::Key;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::app::{App, app_bin, notifications, terminal};
-
-fn id(v: &serde_json::Value) -> String {
-    v["id"].as_str().unwrap().to_owned()
-}
+use crate::app::{App, app_bin, id, notifications, terminal};
 
 /// a. Approve & don't ask again → the agent gets the digest → the same call is approved without
 /// a card → revoke on the Grants page → the next call shows a card again.
@@ -663,6 +659,7 @@ async fn j_keyboard_settings_revoke_all() {
         id(&art)
     ))
     .await;
+    app.click("[data-testid=tab-grants]").await;
     app.text_contains("[data-testid=revoke-all]", "Revoke all 2")
         .await;
     app.click("[data-testid=revoke-all]").await;

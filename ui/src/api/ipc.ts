@@ -4,6 +4,7 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type { Approval } from "./types/Approval";
 import type { Artifact } from "./types/Artifact";
+import type { ArtifactVersion } from "./types/ArtifactVersion";
 import type { ChangeEvent } from "./types/ChangeEvent";
 import type { Decision } from "./types/Decision";
 import type { Effect } from "./types/Effect";
@@ -17,6 +18,7 @@ import type { Presented } from "./types/Presented";
 import type { Scope } from "./types/Scope";
 import type { Settings } from "./types/Settings";
 import type { ShownArtifact } from "./types/ShownArtifact";
+import type { ShownDiff } from "./types/ShownDiff";
 import type { ShownSummary } from "./types/ShownSummary";
 import { CHANGE_EVENT, NAVIGATE_EVENT } from "./types/names";
 
@@ -53,6 +55,10 @@ export const api = {
   artifact: (id: string) => call<ShownArtifact>("artifact", { id }),
   renameArtifact: (id: string, title: string) => call<Artifact>("rename_artifact", { id, title }),
   deleteArtifact: (id: string) => call<void>("delete_artifact", { id }),
+  artifactVersions: (id: string) => call<ArtifactVersion[]>("artifact_versions", { id }),
+  versionDiff: (id: string, from: number, to: number) => call<ShownDiff>("version_diff", { id, from, to }),
+  /** Makes an old version current again, as a new version. */
+  restoreVersion: (id: string, version: number) => call<Artifact>("restore_version", { id, version }),
   grants: () => call<GrantLists>("grants"),
   artifactGrants: (id: string) => call<Grant[]>("artifact_grants", { id }),
   revokeGrant: (id: string) => call<Grant>("revoke_grant", { id }),

@@ -12,7 +12,7 @@ const cx = (...parts: (string | false | null | undefined)[]) => parts.filter(Boo
 type Div = HTMLAttributes<HTMLDivElement>;
 
 export const Card = forwardRef<HTMLDivElement, Div>(({ className, ...p }, ref) =>
-  <div ref={ref} className={cx("rounded-xl border bg-white text-slate-900 shadow-sm dark:bg-slate-900 dark:text-slate-100 dark:border-slate-700", className)} {...p} />);
+  <div ref={ref} className={cx("rounded-xl border border-slate-200 bg-white text-slate-900 shadow-sm dark:bg-slate-900 dark:text-slate-100 dark:border-slate-700", className)} {...p} />);
 export const CardHeader = ({ className, ...p }: Div) => <div className={cx("flex flex-col gap-1.5 p-6", className)} {...p} />;
 export const CardTitle = ({ className, ...p }: Div) => <div className={cx("font-semibold leading-none tracking-tight", className)} {...p} />;
 export const CardDescription = ({ className, ...p }: Div) => <div className={cx("text-sm text-slate-500 dark:text-slate-400", className)} {...p} />;
@@ -43,10 +43,10 @@ export const Badge = ({ className, variant = "default", ...p }: HTMLAttributes<H
 
 export const Table = ({ className, ...p }: HTMLAttributes<HTMLTableElement>) =>
   <div className="relative w-full overflow-auto"><table className={cx("w-full caption-bottom text-sm", className)} {...p} /></div>;
-export const TableHeader = ({ className, ...p }: HTMLAttributes<HTMLTableSectionElement>) => <thead className={cx("border-b", className)} {...p} />;
+export const TableHeader = ({ className, ...p }: HTMLAttributes<HTMLTableSectionElement>) => <thead className={cx("border-b border-slate-200 dark:border-slate-700", className)} {...p} />;
 export const TableBody = (p: HTMLAttributes<HTMLTableSectionElement>) => <tbody {...p} />;
-export const TableFooter = ({ className, ...p }: HTMLAttributes<HTMLTableSectionElement>) => <tfoot className={cx("border-t font-medium", className)} {...p} />;
-export const TableRow = ({ className, ...p }: HTMLAttributes<HTMLTableRowElement>) => <tr className={cx("border-b transition-colors", className)} {...p} />;
+export const TableFooter = ({ className, ...p }: HTMLAttributes<HTMLTableSectionElement>) => <tfoot className={cx("border-t border-slate-200 font-medium dark:border-slate-700", className)} {...p} />;
+export const TableRow = ({ className, ...p }: HTMLAttributes<HTMLTableRowElement>) => <tr className={cx("border-b border-slate-200 transition-colors dark:border-slate-700", className)} {...p} />;
 export const TableHead = ({ className, ...p }: ThHTMLAttributes<HTMLTableCellElement>) => <th className={cx("h-10 px-2 text-left align-middle font-medium text-slate-500", className)} {...p} />;
 export const TableCell = ({ className, ...p }: TdHTMLAttributes<HTMLTableCellElement>) => <td className={cx("p-2 align-middle", className)} {...p} />;
 export const TableCaption = ({ className, ...p }: HTMLAttributes<HTMLTableCaptionElement>) => <caption className={cx("mt-4 text-sm text-slate-500", className)} {...p} />;
@@ -118,7 +118,7 @@ export function ChartTooltipContent({ active, payload, label }: { active?: boole
   const config = useChart("ChartTooltipContent");
   if (!active || !payload?.length) return null;
   return (
-    <div className="rounded-lg border bg-white px-3 py-2 text-xs shadow dark:bg-slate-900 dark:border-slate-700">
+    <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 text-xs shadow dark:bg-slate-900 dark:border-slate-700">
       {label !== undefined && <div className="mb-1 font-medium">{label}</div>}
       {payload.map((p, i) => (
         <div key={i} className="flex items-center gap-2">

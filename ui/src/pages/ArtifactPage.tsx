@@ -1,13 +1,20 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import { api, CommandError } from "../api/ipc";
-import type { ShownArtifact } from "../api/types/ShownArtifact";
-import { Verbatim } from "../components/Verbatim";
+import type { ArtifactVersion } from "../api/types/ArtifactVersion";
 import type { Grant } from "../api/types/Grant";
+import type { ShownArtifact } from "../api/types/ShownArtifact";
+import type { ShownDiff } from "../api/types/ShownDiff";
+import { ArtifactPreview } from "../components/ArtifactPreview";
+import { DiffView } from "../components/DiffView";
+import { Verbatim } from "../components/Verbatim";
 import { stamp } from "../lib/time";
 import { GrantTable } from "./Grants";
 
-/** One artifact: its details, its JSX source verbatim, its grants; rename and delete. */
+const TABS = ["preview", "source", "versions", "grants"] as const;
+type Tab = (typeof TABS)[number];
+
+/** One artifact: rendered live, its source verbatim, its versions and its grants. */
 export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   id: string;
   version: number;
@@ -20,7 +27,10 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   const [missing, setMissing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
+  const [tab, setTab] = useState<Tab>("preview");
+  const tabs = useRef<Record<Tab, HTMLButtonElement | null>>({ preview: null, source: null, versions: null, grants: null });
 
+  useEffect(() => { setTab("preview"); setEditing(null); }, [id]);
   useEffect(() => {
     setMissing(false);
     api.artifact(id).then((a) => { setShown(a); setError(null); }).catch((e: unknown) => {
@@ -38,16 +48,32 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       </div>
     );
   }
-  if (!shown) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
+  if (!shown || shown.artifact.id !== id) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
   const { artifact, marks, code_marks: codeMarks, hidden_marks: hidden } = shown;
   const live = grants.filter((g) => g.revoked_at === null);
-  const lines = artifact.code.split("\n");
   const save = async () => {
     if (editing === null) return;
     try { await rename(id, editing); setEditing(null); } catch (e) { setError(e instanceof Error ? e.message : String(e)); }
   };
+  const label: Record<Tab, string> = {
+    preview: "Preview",
+    source: "Source",
+    versions: `Versions (${artifact.version})`,
+    grants: `Grants (${live.length})`,
+  };
+  // Arrow keys, Home and End move between tabs, as in any tab list.
+  const onTabKey = (e: KeyboardEvent) => {
+    const i = TABS.indexOf(tab);
+    const next = e.key === "ArrowRight" ? TABS[(i + 1) % TABS.length]
+      : e.key === "ArrowLeft" ? TABS[(i + TABS.length - 1) % TABS.length]
+      : e.key === "Home" ? TABS[0] : e.key === "End" ? TABS[TABS.length - 1] : null;
+    if (!next) return;
+    e.preventDefault();
+    setTab(next);
+    tabs.current[next]?.focus();
+  };
   return (
-    <div className="page artifact" data-testid="artifact-page" data-id={artifact.id}>
+    <div className="page artifact" data-testid="artifact-page" data-id={artifact.id} data-version={artifact.version}>
       {editing === null ? (
         <h1 data-testid="artifact-title" onDoubleClick={() => setEditing(artifact.title)}><Verbatim text={artifact.title} marks={marks["title"]} /></h1>
       ) : (
@@ -61,38 +87,134 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       {error && <p className="error">{error}</p>}
       {hidden > 0 && (
         <div className="warning" role="alert" data-testid="hidden-warning">
-          ⚠ This artifact carries {hidden} hidden character{hidden === 1 ? "" : "s"}, shown as ⟨labelled marks⟩.
+          ⚠ This artifact carries {hidden} hidden character{hidden === 1 ? "" : "s"}, shown as ⟨labelled marks⟩ in its title, description and source.
         </div>
       )}
-      <p className="description">{artifact.description ? <Verbatim text={artifact.description} marks={marks["description"]} /> : <span className="muted">No description.</span>}</p>
-      <p className="muted">Created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
-      <div className="row">
-        <button onClick={() => setEditing(artifact.title)}>Rename</button>
-        <button className="danger" onClick={() => void remove(artifact.id, artifact.title)}>Delete…</button>
+      <p className="description" data-testid="artifact-description">{artifact.description ? <Verbatim text={artifact.description} marks={marks["description"]} /> : <span className="muted">No description.</span>}</p>
+      <div className="row spread">
+        <p className="muted meta">Version {artifact.version} · created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
+        <div className="row">
+          <button onClick={() => setEditing(artifact.title)}>Rename</button>
+          <button className="danger" onClick={() => void remove(artifact.id, artifact.title)}>Delete…</button>
+        </div>
       </div>
-      <h2>Grants</h2>
-      {live.length > 0 && (
-        <button className="danger small" data-testid="revoke-all" onClick={() => void api.revokeArtifactGrants(id).then(() => api.artifactGrants(id)).then(setGrants).catch((e: Error) => setError(e.message))}>
-          Revoke all {live.length}
-        </button>
-      )}
-      {live.length === 0 ? (
-        <p className="muted" data-testid="no-artifact-grants">
-          {grants.length === 0 ? "No grants for this artifact." : "No live grants; the revoked ones are on the Grants page."}
-        </p>
-      ) : (
-        <GrantTable grants={live} now={Date.now()} artifactTitle={() => ({ title: artifact.title, marks: marks["title"] })} openArtifact={openArtifact}
-          revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
-      )}
-      <h2>Source</h2>
-      <p className="muted">The JSX source, exactly as saved. Rendering it here is not available yet.</p>
-      <table className="source mono" data-testid="artifact-source">
+      <div className="tabs" role="tablist" aria-label="Artifact" onKeyDown={onTabKey}>
+        {TABS.map((t) => (
+          <button key={t} role="tab" id={`tab-${t}`} aria-selected={tab === t} aria-controls={`panel-${t}`}
+            tabIndex={tab === t ? 0 : -1} className={tab === t ? "tab active" : "tab"} data-testid={`tab-${t}`}
+            ref={(el) => { tabs.current[t] = el; }} onClick={() => setTab(t)}>
+            {label[t]}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
+        {tab === "preview" && <ArtifactPreview code={artifact.code} version={artifact.version} />}
+        {tab === "source" && <Source code={artifact.code} marks={codeMarks} />}
+        {tab === "versions" && <Versions id={id} current={artifact.version} version={version} onError={setError} />}
+        {tab === "grants" && (
+          <>
+            {live.length > 0 && (
+              <button className="danger small" data-testid="revoke-all" onClick={() => void api.revokeArtifactGrants(id).then(() => api.artifactGrants(id)).then(setGrants).catch((e: Error) => setError(e.message))}>
+                Revoke all {live.length}
+              </button>
+            )}
+            {live.length === 0 ? (
+              <p className="muted" data-testid="no-artifact-grants">
+                {grants.length === 0 ? "No grants for this artifact." : "No live grants; the revoked ones are on the Grants page."}
+              </p>
+            ) : (
+              <GrantTable grants={live} now={Date.now()} artifactTitle={() => ({ title: artifact.title, marks: marks["title"] })} openArtifact={openArtifact}
+                revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
+            )}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The source exactly as saved, with line numbers and hidden-character marks. */
+function Source({ code, marks }: { code: string; marks: ShownArtifact["code_marks"] }) {
+  const lines = code.split("\n");
+  return (
+    <table className="source mono" data-testid="artifact-source">
+      <tbody>
+        {lines.map((l, i) => (
+          <tr key={i}><td className="ln">{i + 1}</td><td className="code"><Verbatim text={l} marks={marks[i]} /></td></tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const WHO = { agent: "the agent", person: "you" } as const;
+
+/** Every saved version, who saved it and when; the change between any two; restore. */
+function Versions({ id, current, version, onError }: {
+  id: string;
+  current: number;
+  version: number;
+  onError: (message: string) => void;
+}) {
+  const [versions, setVersions] = useState<ArtifactVersion[] | null>(null);
+  const [pair, setPair] = useState<[number, number]>([Math.max(1, current - 1), current]);
+  const [diff, setDiff] = useState<ShownDiff | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    api.artifactVersions(id).then(setVersions).catch((e: Error) => onError(e.message));
+  }, [id, version]);
+  useEffect(() => { setPair([Math.max(1, current - 1), current]); }, [current]);
+  const [from, to] = pair;
+  useEffect(() => {
+    setDiff(null);
+    api.versionDiff(id, from, to).then(setDiff).catch((e: Error) => onError(e.message));
+  }, [id, from, to, version]);
+
+  if (!versions) return <p className="muted">Loading versions…</p>;
+  const restore = async (v: number) => {
+    setBusy(true);
+    try { await api.restoreVersion(id, v); } catch (e) { onError(e instanceof Error ? e.message : String(e)); } finally { setBusy(false); }
+  };
+  const pick = (which: 0 | 1) => (
+    <select aria-label={which === 0 ? "Compare from version" : "Compare to version"} data-testid={which === 0 ? "diff-from" : "diff-to"}
+      value={pair[which]} onChange={(e) => { const n = Number(e.target.value); setPair(which === 0 ? [n, to] : [from, n]); }}>
+      {versions.map((v) => <option key={v.version} value={v.version}>version {v.version}</option>)}
+    </select>
+  );
+  return (
+    <div className="versions" data-testid="versions">
+      <table className="grid" data-testid="version-list">
+        <thead><tr><th>Version</th><th>Saved by</th><th>When</th><th>Lines</th><th /></tr></thead>
         <tbody>
-          {lines.map((l, i) => (
-            <tr key={i}><td className="ln">{i + 1}</td><td className="code"><Verbatim text={l} marks={codeMarks[i]} /></td></tr>
+          {versions.map((v) => (
+            <tr key={v.version} data-testid="version-row" data-version={v.version}>
+              <td>
+                {v.version}{v.version === current && <span className="pill pill-new">current</span>}
+              </td>
+              <td>{WHO[v.saved_by]}{v.restored_from !== null && <span className="muted"> (restored version {v.restored_from})</span>}</td>
+              <td>{stamp(v.saved_at)}</td>
+              <td>{v.lines}</td>
+              <td className="end">
+                {v.version !== current && (
+                  <button className="small" disabled={busy} data-testid="restore" onClick={() => void restore(v.version)}
+                    title={`Make version ${v.version} current again, as version ${current + 1}; nothing is lost`}>
+                    Restore
+                  </button>
+                )}
+              </td>
+            </tr>
           ))}
         </tbody>
       </table>
+      {versions.length > 1 ? (
+        <>
+          <div className="row compare">Compare {pick(0)} with {pick(1)}</div>
+          {diff === null ? <p className="muted">Comparing…</p> : (
+            <DiffView rendered={diff.rendered} file={diff.file} marks={(f) => diff.marks[f]} />
+          )}
+        </>
+      ) : <p className="muted">One version so far: an agent's update keeps this one and adds the next.</p>}
     </div>
   );
 }

@@ -8,7 +8,8 @@ import { createRoot } from "react-dom/client";
 import { compile } from "../artifact/compile";
 import { NO_TOOLS, modules, requireFrom, scope, toolsProxy } from "../artifact/scope";
 
-type Render = { type: "render"; code: string; theme: "light" | "dark" };
+type Theme = "light" | "dark";
+type Render = { type: "render"; code: string; theme: Theme };
 
 const parent = window.parent;
 const post = parent.postMessage.bind(parent);
@@ -58,9 +59,13 @@ function evaluate(body: string): unknown {
   return run(requireFrom(table), exports, { exports }, scope(tools));
 }
 
+function setTheme(theme: Theme) {
+  document.documentElement.classList.toggle("dark", theme === "dark");
+  document.documentElement.style.colorScheme = theme;
+}
+
 function show(msg: Render) {
-  document.documentElement.classList.toggle("dark", msg.theme === "dark");
-  document.documentElement.style.colorScheme = msg.theme;
+  setTheme(msg.theme);
   const compiled = compile(msg.code, names);
   switch (compiled.kind) {
     case "json":
@@ -94,9 +99,11 @@ function show(msg: Render) {
 
 window.addEventListener("message", (e: MessageEvent) => {
   if (e.source !== parent) return;
-  const msg = e.data as Partial<Render> | null;
-  if (!msg || msg.type !== "render" || typeof msg.code !== "string") return;
-  show({ type: "render", code: msg.code, theme: msg.theme === "dark" ? "dark" : "light" });
+  const msg = e.data as { type?: unknown; code?: unknown; theme?: unknown } | null;
+  if (!msg) return;
+  const theme: Theme = msg.theme === "dark" ? "dark" : "light";
+  if (msg.type === "theme") setTheme(theme);
+  else if (msg.type === "render" && typeof msg.code === "string") show({ type: "render", code: msg.code, theme });
 });
 
 new ResizeObserver(() => post({ type: "resize", height: document.documentElement.scrollHeight }, "*"))

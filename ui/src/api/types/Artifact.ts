@@ -5,4 +5,8 @@ import type { OwnerTier } from "./OwnerTier";
 /**
  * A stored artifact; `code` is kept byte for byte.
  */
-export type Artifact = { id: ArtifactId, owner: OwnerTier, subject: string, title: string, description: string, code: string, created_at: number, updated_at: number, };
+export type Artifact = { id: ArtifactId, owner: OwnerTier, subject: string, title: string, description: string, code: string, 
+/**
+ * The number of the current version of `code`; 1 when created, one more at each save.
+ */
+version: number, created_at: number, updated_at: number, };

@@ -4,4 +4,16 @@ import type { ArtifactId } from "./ArtifactId";
 /**
  * What an agent sends to create an artifact, or to update one in place with `artifact_id`.
  */
-export type ArtifactDraft = { artifact_id?: ArtifactId, title: string, description?: string, code: string, };
+export type ArtifactDraft = { artifact_id?: ArtifactId, 
+/**
+ * Required to create; on an update, absent keeps the stored title.
+ */
+title?: string, 
+/**
+ * On an update, absent keeps the stored description.
+ */
+description?: string, 
+/**
+ * The whole source: on an update it replaces the stored one.
+ */
+code: string, };

@@ -4,4 +4,8 @@ import type { ErrorCode } from "./ErrorCode";
 /**
  * What crosses a front door: a code and a sentence for a person.
  */
-export type ErrorBody = { code: ErrorCode, message: string, };
+export type ErrorBody = { code: ErrorCode, message: string, 
+/**
+ * For `artifact_render_failed`: React's component stack of the throw.
+ */
+component_stack?: string, };
