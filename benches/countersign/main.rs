@@ -30,6 +30,9 @@ async fn main() {
     if want("diff") {
         rows.extend(scenarios::diff());
     }
+    if want("render_check") {
+        rows.extend(scenarios::render_check().await);
+    }
     if want("hook") {
         rows.extend(scenarios::hook().await);
     }

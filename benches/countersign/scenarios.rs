@@ -8,6 +8,7 @@ use countersign::console::{Clock, Console, DEFAULT_MAX_BATCH, Submission};
 use countersign::domain::approval::Decision;
 use countersign::domain::diff::{DIFF_DEADLINE, Fallback, render, render_with_deadline};
 use countersign::domain::view::FileDiff;
+use countersign::render_check::{Outcome, RenderCheck};
 use countersign::store::Store;
 use countersign::token::Token;
 use serde_json::{Value, json};
@@ -559,6 +560,42 @@ pub fn diff() -> Vec<Row> {
             took <= budget * 1.2 && fell_back,
         )
         .against("deadline", budget),
+    ]
+}
+
+/// The first-render check of a 300-line Recharts dashboard: the engine's start (loading the
+/// check's script, once per console), then warm checks.
+pub async fn render_check() -> Vec<Row> {
+    let dashboard = include_str!("../../tests/fixtures/dashboard.jsx");
+    let check = RenderCheck::new();
+    let t = Instant::now();
+    assert_eq!(check.check(dashboard).await, Outcome::Passed);
+    let cold = t.elapsed().as_secs_f64() * 1000.0;
+    // An unoptimised build (the smoke run of `cargo test`) only shows it works.
+    let rounds = if cfg!(debug_assertions) { 3 } else { 50 };
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        assert_eq!(check.check(dashboard).await, Outcome::Passed);
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let p50 = quantile_ms(&times, 0.5);
+    vec![
+        Row::new(
+            "render_check_dashboard_p50",
+            p50,
+            "ms",
+            "≤ 100 ms",
+            p50 <= 100.0,
+        ),
+        Row::new(
+            "render_check_engine_start",
+            cold,
+            "ms",
+            "informational",
+            true,
+        ),
     ]
 }
 

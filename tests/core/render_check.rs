@@ -76,7 +76,8 @@ export default function Sales() {
     </Card>
   );
 }"##;
-    for code in [dashboard, r#"{"rows": [1, 2, 3]}"#] {
+    let fixture = include_str!("../fixtures/dashboard.jsx");
+    for code in [dashboard, fixture, r#"{"rows": [1, 2, 3]}"#] {
         let (status, a) = s
             .post("/v1/artifacts", &json!({ "title": "Sales", "code": code }))
             .await;
