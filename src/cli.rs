@@ -223,6 +223,7 @@ async fn artifact(dir: &DataDir, cmd: ArtifactCommand) -> Result<ExitCode, CliEr
             serde_json::json!({
                 "id": saved["id"], "title": saved["title"], "version": saved["version"],
                 "link": saved["link"], "updated_at": saved["updated_at"],
+                "render_check": saved["render_check"],
             })
         }
         ArtifactCommand::List { query: Some(q) } => {

@@ -1,9 +1,13 @@
 import { defineConfig } from "vite";
 
+import { lucideIcons } from "./lucide-icons.mjs";
+
 // Vite compiles TSX itself; the app needs no plugin. Paths stay relative so the bundle
 // loads from tauri://localhost.
 export default defineConfig({
   base: "./",
+  // The artifact scope's icons, for the tests that import it.
+  plugins: [lucideIcons()],
   build: { outDir: "dist", emptyOutDir: true, target: "es2021", sourcemap: false },
   clearScreen: false,
 });

@@ -1,8 +1,11 @@
 import { defineConfig } from "vite";
 
+import { lucideIcons } from "./lucide-icons.mjs";
+
 // The artifact preview's runtime: one script, served to the sandboxed frame by the shell's
 // `preview:` scheme with the frame's own CSP. Nothing in it is fetched at run time.
 export default defineConfig({
+  plugins: [lucideIcons()],
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
   // Component stacks name the scope's components, not their minified names.
   esbuild: { keepNames: true },

@@ -289,34 +289,56 @@ async fn open_preview(client: &Client, dir: &Path) -> f64 {
         .unwrap()
         .as_f64()
         .unwrap();
+    // The page records its own times: nothing polls it while it loads (WebDriver commands
+    // compete for the page's one thread, and inside a frame still laying out its first render
+    // they can stall the display).
+    tokio::time::sleep(Duration::from_secs(3)).await;
     wait_for(
         client,
         "return !!document.querySelector('[data-testid=artifact-preview][data-ready=true]');",
     )
     .await;
-    // WebDriver inside a frame still laying out its first render can stall the display.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
     let frame = client
         .find(fantoccini::Locator::Css("[data-testid=artifact-frame]"))
         .await
         .unwrap();
     frame.enter_frame().await.unwrap();
+    // The runtime marks the frame after its first render, once painted (WebKit records no
+    // paint timing for frames).
     wait_for(
         client,
         "return !!document.querySelector('.recharts-surface') &&
-            performance.getEntriesByName('first-contentful-paint').length > 0;",
+            performance.getEntriesByName('artifact-painted').length > 0;",
     )
     .await;
     let painted = client
         .execute(
             "return performance.timeOrigin +
-                performance.getEntriesByName('first-contentful-paint')[0].startTime;",
+                performance.getEntriesByName('artifact-painted')[0].startTime;",
             vec![],
         )
         .await
         .unwrap()
         .as_f64()
         .unwrap();
+    let marks = client
+        .execute(
+            "return [performance.timeOrigin, ...['runtime-start', 'render-asked', 'compiled',
+                'artifact-painted'].map((n) => Math.round(performance.getEntriesByName(n)[0].startTime))];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    eprintln!(
+        "  preview: frame navigation {:.0} ms after the click; runtime ready, render asked, \
+         compiled, painted at {} ms after it",
+        marks[0].as_f64().unwrap() - clicked,
+        marks.as_array().unwrap()[1..]
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     client.enter_parent_frame().await.unwrap();
     painted - clicked
 }

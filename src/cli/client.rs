@@ -192,10 +192,17 @@ impl Client {
             return Ok(body);
         }
         let field = |k: &str| body["error"][k].as_str().unwrap_or("unknown").to_owned();
+        let mut message = field("message");
+        // A refused artifact says where its first render threw.
+        if let Some(stack) = body["error"]["component_stack"].as_str()
+            && !stack.trim().is_empty()
+        {
+            message = format!("{message}\ncomponent stack:\n{}", stack.trim_end());
+        }
         Err(ClientError::Api {
             status,
             code: field("code"),
-            message: field("message"),
+            message,
         })
     }
 

@@ -278,4 +278,9 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
     );
     let err = s.console.restore_version(&art, 9).await.unwrap_err();
     assert_eq!(err.code().as_str(), "version_not_found");
+
+    // Versions go with their artifact (the list is empty, which reads as not found).
+    s.console.delete_artifact(&art).await.unwrap();
+    let err = s.console.artifact_versions(&art).await.unwrap_err();
+    assert_eq!(err.code().as_str(), "artifact_not_found");
 }

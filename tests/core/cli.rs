@@ -329,6 +329,7 @@ async fn artifact_commands() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(json_out(&out)["version"], 3);
+    assert_eq!(json_out(&out)["render_check"]["status"], "passed");
     let shown = json_out(&cli(&dir, &["artifact", "show", &id]));
     assert_eq!(
         (
@@ -348,6 +349,36 @@ async fn artifact_commands() {
         &["artifact", "save", "--file", file.to_str().unwrap()],
     );
     assert_eq!(out.status.code(), Some(2));
+    // A first render that throws is refused, with where it threw; the stored one stays.
+    std::fs::write(
+        &file,
+        "function Rows({ rows }) { return <p>{rows.length}</p>; }\n\
+         export default function Board() { return <Card><Rows /></Card>; }\n",
+    )
+    .unwrap();
+    let out = cli(
+        &dir,
+        &[
+            "artifact",
+            "save",
+            "--id",
+            &id,
+            "--file",
+            file.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("artifact_render_failed") && err.contains("length"),
+        "{err}"
+    );
+    assert!(
+        err.contains("component stack") && err.contains("Rows") && err.contains("Board"),
+        "{err}"
+    );
+    let shown = json_out(&cli(&dir, &["artifact", "show", &id]));
+    assert_eq!(shown["version"], 3);
     let found = json_out(&cli(&dir, &["artifact", "list", "--query", "board"]));
     assert_eq!(found["artifacts"].as_array().unwrap().len(), 1);
     let none = json_out(&cli(&dir, &["artifact", "list", "--query", "nothing here"]));

@@ -15,7 +15,8 @@ type Outcome =
 
 const tools = toolsProxy(() => new Promise<never>(() => {}));
 const table = modules(tools);
-const names = Object.keys(scope(tools));
+const shared = scope(tools);
+const names = Object.keys(shared);
 
 function check(source: string): Outcome {
   const compiled = compile(source, names);
@@ -26,7 +27,7 @@ function check(source: string): Outcome {
     const run = new Function("require", "exports", "module", "__scope", compiled.body) as
       (r: unknown, e: unknown, m: unknown, s: unknown) => unknown;
     const exports: Record<string, unknown> = {};
-    Artifact = run(requireFrom(table), exports, { exports }, scope(tools));
+    Artifact = run(requireFrom(table), exports, { exports }, shared);
   } catch (e) {
     return { ok: false, message: e instanceof Error ? e.message : String(e), stack: "" };
   }

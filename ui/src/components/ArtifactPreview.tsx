@@ -22,7 +22,7 @@ function useTheme(): Theme {
 /** The artifact rendered live in a sandboxed frame: an opaque origin served by the shell's
  * `preview:` scheme with its own CSP, so the agent's code reaches nothing of the window.
  * The window sends it the source; it answers only with its height and its errors. */
-export function ArtifactPreview({ code, version }: { code: string; version: number }) {
+export function ArtifactPreview({ code, version }: { code: string | null; version: number }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const theme = useTheme();
   const [height, setHeight] = useState(MIN_HEIGHT);
@@ -32,7 +32,11 @@ export function ArtifactPreview({ code, version }: { code: string; version: numb
   latest.current = { code, theme };
 
   const send = (msg: object) => frame.current?.contentWindow?.postMessage(msg, "*");
-  const render = () => { setFailed(false); send({ type: "render", ...latest.current }); };
+  const render = () => {
+    if (latest.current.code === null) return;
+    setFailed(false);
+    send({ type: "render", ...latest.current });
+  };
 
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {

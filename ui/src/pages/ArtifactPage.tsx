@@ -48,8 +48,10 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       </div>
     );
   }
-  if (!shown || shown.artifact.id !== id) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
-  const { artifact, marks, code_marks: codeMarks, hidden_marks: hidden } = shown;
+  // The page is drawn in the same shape before the artifact arrives, so its preview frame
+  // starts loading its runtime at once and is not made twice.
+  const loaded = shown && shown.artifact.id === id ? shown : null;
+  const artifact = loaded?.artifact ?? null;
   const live = grants.filter((g) => g.revoked_at === null);
   const save = async () => {
     if (editing === null) return;
@@ -58,7 +60,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   const label: Record<Tab, string> = {
     preview: "Preview",
     source: "Source",
-    versions: `Versions (${artifact.version})`,
+    versions: artifact ? `Versions (${artifact.version})` : "Versions",
     grants: `Grants (${live.length})`,
   };
   // Arrow keys, Home and End move between tabs, as in any tab list.
@@ -72,32 +74,39 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
     setTab(next);
     tabs.current[next]?.focus();
   };
+  const waiting = <p className="muted">{error ?? "Loading…"}</p>;
   return (
-    <div className="page artifact" data-testid="artifact-page" data-id={artifact.id} data-version={artifact.version}>
-      {editing === null ? (
-        <h1 data-testid="artifact-title" onDoubleClick={() => setEditing(artifact.title)}><Verbatim text={artifact.title} marks={marks["title"]} /></h1>
+    <div className="page artifact" data-testid={loaded ? "artifact-page" : "artifact-loading"} data-id={id} data-version={artifact?.version}>
+      {loaded && artifact ? (
+        <header>
+          {editing === null ? (
+            <h1 data-testid="artifact-title" onDoubleClick={() => setEditing(artifact.title)}><Verbatim text={artifact.title} marks={loaded.marks["title"]} /></h1>
+          ) : (
+            <form onSubmit={(e) => { e.preventDefault(); void save(); }} className="rename">
+              <input autoFocus value={editing} onChange={(e) => setEditing(e.target.value)} maxLength={1000}
+                onKeyDown={(e) => { if (e.key === "Escape") setEditing(null); }} aria-label="Title" />
+              <button type="submit" className="primary">Save</button>
+              <button type="button" onClick={() => setEditing(null)}>Cancel</button>
+            </form>
+          )}
+          {error && <p className="error">{error}</p>}
+          {loaded.hidden_marks > 0 && (
+            <div className="warning" role="alert" data-testid="hidden-warning">
+              ⚠ This artifact carries {loaded.hidden_marks} hidden character{loaded.hidden_marks === 1 ? "" : "s"}, shown as ⟨labelled marks⟩ in its title, description and source.
+            </div>
+          )}
+          <p className="description" data-testid="artifact-description">{artifact.description ? <Verbatim text={artifact.description} marks={loaded.marks["description"]} /> : <span className="muted">No description.</span>}</p>
+          <div className="row spread">
+            <p className="muted meta">Version {artifact.version} · created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
+            <div className="row">
+              <button onClick={() => setEditing(artifact.title)}>Rename</button>
+              <button className="danger" onClick={() => void remove(artifact.id, artifact.title)}>Delete…</button>
+            </div>
+          </div>
+        </header>
       ) : (
-        <form onSubmit={(e) => { e.preventDefault(); void save(); }} className="rename">
-          <input autoFocus value={editing} onChange={(e) => setEditing(e.target.value)} maxLength={1000}
-            onKeyDown={(e) => { if (e.key === "Escape") setEditing(null); }} aria-label="Title" />
-          <button type="submit" className="primary">Save</button>
-          <button type="button" onClick={() => setEditing(null)}>Cancel</button>
-        </form>
+        <header><h1 className="muted">{error ? "Artifact" : "Opening…"}</h1>{waiting}</header>
       )}
-      {error && <p className="error">{error}</p>}
-      {hidden > 0 && (
-        <div className="warning" role="alert" data-testid="hidden-warning">
-          ⚠ This artifact carries {hidden} hidden character{hidden === 1 ? "" : "s"}, shown as ⟨labelled marks⟩ in its title, description and source.
-        </div>
-      )}
-      <p className="description" data-testid="artifact-description">{artifact.description ? <Verbatim text={artifact.description} marks={marks["description"]} /> : <span className="muted">No description.</span>}</p>
-      <div className="row spread">
-        <p className="muted meta">Version {artifact.version} · created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
-        <div className="row">
-          <button onClick={() => setEditing(artifact.title)}>Rename</button>
-          <button className="danger" onClick={() => void remove(artifact.id, artifact.title)}>Delete…</button>
-        </div>
-      </div>
       <div className="tabs" role="tablist" aria-label="Artifact" onKeyDown={onTabKey}>
         {TABS.map((t) => (
           <button key={t} role="tab" id={`tab-${t}`} aria-selected={tab === t} aria-controls={`panel-${t}`}
@@ -108,9 +117,9 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
         ))}
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
-        {tab === "preview" && <ArtifactPreview code={artifact.code} version={artifact.version} />}
-        {tab === "source" && <Source code={artifact.code} marks={codeMarks} />}
-        {tab === "versions" && <Versions id={id} current={artifact.version} version={version} onError={setError} />}
+        {tab === "preview" && <ArtifactPreview code={artifact?.code ?? null} version={artifact?.version ?? 0} />}
+        {tab === "source" && (loaded && artifact ? <Source code={artifact.code} marks={loaded.code_marks} /> : waiting)}
+        {tab === "versions" && (artifact ? <Versions id={id} current={artifact.version} version={version} onError={setError} /> : waiting)}
         {tab === "grants" && (
           <>
             {live.length > 0 && (
@@ -123,7 +132,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
                 {grants.length === 0 ? "No grants for this artifact." : "No live grants; the revoked ones are on the Grants page."}
               </p>
             ) : (
-              <GrantTable grants={live} now={Date.now()} artifactTitle={() => ({ title: artifact.title, marks: marks["title"] })} openArtifact={openArtifact}
+              <GrantTable grants={live} now={Date.now()} artifactTitle={() => ({ title: artifact?.title ?? id, marks: loaded?.marks["title"] })} openArtifact={openArtifact}
                 revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
             )}
           </>

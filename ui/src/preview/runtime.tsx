@@ -11,11 +11,13 @@ import { NO_TOOLS, modules, requireFrom, scope, toolsProxy } from "../artifact/s
 type Theme = "light" | "dark";
 type Render = { type: "render"; code: string; theme: Theme };
 
+performance.mark("runtime-start");
 const parent = window.parent;
 const post = parent.postMessage.bind(parent);
 const tools = toolsProxy(() => Promise.reject(new Error(NO_TOOLS)));
 const table = modules(tools);
-const names = Object.keys(scope(tools));
+const shared = scope(tools);
+const names = Object.keys(shared);
 const root = createRoot(document.getElementById("root")!);
 
 class Boundary extends Component<{ children: ReactNode }, { error: Error | null; stack: string }> {
@@ -56,7 +58,7 @@ function evaluate(body: string): unknown {
   delete (window as unknown as Record<string, unknown>)[slot];
   if (typeof run !== "function") throw new Error("the artifact did not compile to a script");
   const exports: Record<string, unknown> = {};
-  return run(requireFrom(table), exports, { exports }, scope(tools));
+  return run(requireFrom(table), exports, { exports }, shared);
 }
 
 function setTheme(theme: Theme) {
@@ -66,7 +68,9 @@ function setTheme(theme: Theme) {
 
 function show(msg: Render) {
   setTheme(msg.theme);
+  performance.mark("render-asked");
   const compiled = compile(msg.code, names);
+  performance.mark("compiled");
   switch (compiled.kind) {
     case "json":
       root.render(<pre data-testid="artifact-json" style={{ font: "12px ui-monospace, monospace", whiteSpace: "pre-wrap" }}>{JSON.stringify(compiled.value, null, 2)}</pre>);
@@ -93,6 +97,8 @@ function show(msg: Render) {
       const El = Artifact as React.ComponentType;
       // A new key: an update replaces the component's state with a fresh render.
       root.render(<Boundary key={Math.random()}><div data-testid="artifact-root"><El /></div></Boundary>);
+      // When the render reached the screen: the frame after it, once painted.
+      requestAnimationFrame(() => setTimeout(() => performance.mark("artifact-painted"), 0));
     }
   }
 }
