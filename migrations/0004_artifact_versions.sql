@@ -10,6 +10,11 @@ CREATE TABLE artifact_versions (
     saved_by      TEXT NOT NULL CHECK (saved_by IN ('agent', 'person')),
     -- A person's restore: the version whose source this one brought back.
     restored_from INTEGER,
+    -- The source as the first-render check compiled it, which the preview runs as is, and
+    -- which check script compiled it (the preview ignores what another one compiled); NULL
+    -- when the check did not run (the preview then compiles the source itself).
+    compiled      TEXT,
+    compiled_by   TEXT,
     PRIMARY KEY (artifact_id, version)
 ) STRICT;
 

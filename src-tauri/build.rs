@@ -5,12 +5,17 @@
 use std::path::Path;
 
 fn main() {
-    let built = Path::new("../ui/dist-preview/runtime.js");
-    println!("cargo:rerun-if-changed={}", built.display());
     let out = std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into());
-    let script = std::fs::read(built).unwrap_or_else(|_| MISSING.as_bytes().to_vec());
-    if let Err(e) = std::fs::write(Path::new(&out).join("preview-runtime.js"), script) {
-        println!("cargo:warning=could not embed the preview runtime: {e}");
+    for (name, embedded) in [
+        ("runtime.js", "preview-runtime.js"),
+        ("compiler.js", "preview-compiler.js"),
+    ] {
+        let built = Path::new("../ui/dist-preview").join(name);
+        println!("cargo:rerun-if-changed={}", built.display());
+        let script = std::fs::read(&built).unwrap_or_else(|_| MISSING.as_bytes().to_vec());
+        if let Err(e) = std::fs::write(Path::new(&out).join(embedded), script) {
+            println!("cargo:warning=could not embed the preview's {name}: {e}");
+        }
     }
     tauri_build::build();
 }

@@ -16,6 +16,17 @@ use ts_rs::TS;
 
 /// The check's script, embedded at build time (empty when `ui/` was not built).
 const SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/check.js"));
+/// Which check script compiled a stored artifact: the first 16 hex digits of its SHA-256.
+/// What another script compiled (before an upgrade) is not run; the preview compiles afresh.
+pub fn compiler_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        use sha2::{Digest as _, Sha256};
+        let digest = Sha256::digest(SCRIPT.as_bytes());
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    })
+}
+
 /// Time a first render may take.
 pub const RENDER_BUDGET: Duration = Duration::from_secs(2);
 /// Time loading the script may take.
@@ -26,8 +37,9 @@ const MEMORY_CAP: usize = 256 * 1024 * 1024;
 /// What the check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// The first render finished without a throw.
-    Passed,
+    /// The first render finished without a throw; the source as compiled for it (a data
+    /// source has none).
+    Passed { compiled: Option<String> },
     /// The first render threw (or did not finish): refuse the save.
     Failed { message: String, stack: String },
     /// The check could not run; the save goes through.
@@ -54,6 +66,8 @@ struct Answer {
     message: String,
     #[serde(default)]
     stack: String,
+    #[serde(default)]
+    body: Option<String>,
 }
 
 struct Job {
@@ -202,7 +216,7 @@ fn run(slot: &mut Option<Engine>, code: &str) -> Outcome {
     let timed_out = started.elapsed() >= RENDER_BUDGET;
     match answer {
         Ok(json) => match serde_json::from_str::<Answer>(&json) {
-            Ok(a) if a.ok => Outcome::Passed,
+            Ok(a) if a.ok => Outcome::Passed { compiled: a.body },
             // The engine's cap, not the artifact's fault as far as anyone can tell: fail open.
             Ok(a) if a.message.contains("out of memory") => {
                 *slot = None;

@@ -3,7 +3,8 @@ import { defineConfig } from "vite";
 import { lucideIcons } from "./lucide-icons.mjs";
 
 // The artifact preview's runtime: one script, served to the sandboxed frame by the shell's
-// `preview:` scheme with the frame's own CSP. Nothing in it is fetched at run time.
+// `preview:` scheme with the frame's own CSP. Nothing in it is fetched at run time but the
+// compiler (vite.compiler.config.ts), from the same scheme, for artifacts the check did not compile.
 export default defineConfig({
   plugins: [lucideIcons()],
   define: { "process.env.NODE_ENV": JSON.stringify("production") },

@@ -569,14 +569,20 @@ pub async fn render_check() -> Vec<Row> {
     let dashboard = include_str!("../../tests/fixtures/dashboard.jsx");
     let check = RenderCheck::new();
     let t = Instant::now();
-    assert_eq!(check.check(dashboard).await, Outcome::Passed);
+    assert!(matches!(
+        check.check(dashboard).await,
+        Outcome::Passed { .. }
+    ));
     let cold = t.elapsed().as_secs_f64() * 1000.0;
     // An unoptimised build (the smoke run of `cargo test`) only shows it works.
     let rounds = if cfg!(debug_assertions) { 3 } else { 50 };
     let mut times = Vec::new();
     for _ in 0..rounds {
         let t = Instant::now();
-        assert_eq!(check.check(dashboard).await, Outcome::Passed);
+        assert!(matches!(
+            check.check(dashboard).await,
+            Outcome::Passed { .. }
+        ));
         times.push(t.elapsed());
     }
     times.sort();

@@ -323,15 +323,15 @@ async fn open_preview(client: &Client, dir: &Path) -> f64 {
         .unwrap();
     let marks = client
         .execute(
-            "return [performance.timeOrigin, ...['runtime-start', 'render-asked', 'compiled',
-                'artifact-painted'].map((n) => Math.round(performance.getEntriesByName(n)[0].startTime))];",
+            "return [performance.timeOrigin, ...['runtime-start', 'render-asked',
+                'artifact-committed', 'artifact-painted'].map((n) => Math.round(performance.getEntriesByName(n)[0].startTime))];",
             vec![],
         )
         .await
         .unwrap();
     eprintln!(
         "  preview: frame navigation {:.0} ms after the click; runtime ready, render asked, \
-         compiled, painted at {} ms after it",
+         committed, painted at {} ms after it",
         marks[0].as_f64().unwrap() - clicked,
         marks.as_array().unwrap()[1..]
             .iter()

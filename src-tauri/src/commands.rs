@@ -7,7 +7,7 @@ use countersign::domain::deeplink::LinkTarget;
 use countersign::domain::grant::{Effect, Scope};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign::domain::present::{
-    Presented, ShownArtifact, ShownDiff, ShownSummary, show_artifact, show_summary,
+    Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
 };
 use countersign::error::Error;
 use countersign::store::approvals::HistoryCursor;
@@ -97,9 +97,7 @@ pub async fn artifacts(
 
 #[tauri::command]
 pub async fn artifact(d: State<'_, Desktop>, id: String) -> CommandResult<ShownArtifact> {
-    Ok(show_artifact(
-        d.server.console.artifact(&artifact_id(&id)?).await?,
-    ))
+    Ok(d.server.console.shown_artifact(&artifact_id(&id)?).await?)
 }
 
 #[tauri::command]

@@ -1,5 +1,5 @@
-//! The `preview:` scheme: the sandboxed frame an artifact renders in. It serves one page and
-//! the runtime built from `ui/`, each with the frame's own Content-Security-Policy: inline and
+//! The `preview:` scheme: the sandboxed frame an artifact renders in. It serves one page, the
+//! runtime and the compiler built from `ui/`, each with the frame's own Content-Security-Policy: inline and
 //! shipped scripts only, no network, no frames, forms or plugins, images from `data:` only.
 //! The window embeds the page as `<iframe sandbox="allow-scripts">`, an opaque origin.
 
@@ -20,6 +20,8 @@ pub const CSP: &str = "default-src 'none'; \
     media-src 'none'; manifest-src 'none'; form-action 'none'; base-uri 'none'";
 
 const RUNTIME: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/preview-runtime.js"));
+/// Sucrase, which the frame loads only for an artifact the first-render check did not compile.
+const COMPILER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/preview-compiler.js"));
 
 /// The page: the runtime, a root, and Tailwind's dark variant keyed to the `dark` class the
 /// window's theme sets.
@@ -35,7 +37,16 @@ html, body {{ margin: 0; background: transparent; }}
 body {{ padding: 16px; font: 14px/1.45 system-ui, sans-serif; color: #1c2128; }}
 html.dark body {{ color: #e6edf3; }}
 </style>
-</head><body><div id="root"></div><script src="runtime.js"></script></body></html>
+</head><body><div id="root"></div>
+<script>
+// Ask for the artifact at once and keep what the window sends until the runtime has loaded.
+window.countersignInbox = [];
+addEventListener("message", function keep(e) {{
+  if (e.source === parent && window.countersignInbox) window.countersignInbox.push(e.data);
+}});
+parent.postMessage({{ type: "ready" }}, "*");
+</script>
+<script src="runtime.js"></script></body></html>
 "#
     )
 }
@@ -52,6 +63,11 @@ pub fn respond(request: &Request<Vec<u8>>) -> Response<Cow<'static, [u8]>> {
             StatusCode::OK,
             "text/javascript; charset=utf-8",
             RUNTIME.into(),
+        ),
+        "/compiler.js" => (
+            StatusCode::OK,
+            "text/javascript; charset=utf-8",
+            COMPILER.into(),
         ),
         _ => (
             StatusCode::NOT_FOUND,
@@ -84,7 +100,7 @@ mod tests {
 
     #[test]
     fn the_page_and_the_runtime_carry_the_frames_policy() {
-        for path in ["/", "/runtime.js"] {
+        for path in ["/", "/runtime.js", "/compiler.js"] {
             let r = get(path);
             assert_eq!(r.status(), StatusCode::OK, "{path}");
             let csp = r.headers()[header::CONTENT_SECURITY_POLICY]
@@ -116,12 +132,15 @@ mod tests {
     }
 
     #[test]
-    fn the_runtime_is_the_one_built_from_the_ui() {
-        let built = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../ui/dist-preview/runtime.js"
-        ))
-        .expect("make ui builds the preview runtime");
-        assert_eq!(get("/runtime.js").body().as_ref(), built.as_slice());
+    fn the_scripts_are_the_ones_built_from_the_ui() {
+        for name in ["runtime.js", "compiler.js"] {
+            let built = std::fs::read(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../ui/dist-preview")
+                    .join(name),
+            )
+            .expect("make ui builds the preview's scripts");
+            assert_eq!(get(&format!("/{name}")).body().as_ref(), built.as_slice());
+        }
     }
 }

@@ -6,10 +6,10 @@ use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, ArtifactVersion, Author, OwnerTier, validate_title,
 };
 use crate::domain::ids::ArtifactId;
-use crate::domain::present::{ShownDiff, show_diff};
+use crate::domain::present::{ShownArtifact, ShownDiff, show_artifact, show_diff};
 use crate::domain::view::FileDiff;
 use crate::error::Error;
-use crate::render_check::{CheckReport, Outcome};
+use crate::render_check::{CheckReport, Outcome, compiler_id};
 use crate::store::artifacts::Save;
 use crate::store::{approvals, artifacts, grants};
 
@@ -37,11 +37,11 @@ impl Console {
             }
         }
         // The first render, before anything is written: a throw refuses the save.
-        let check = match self.inner.checker.check(&draft.code).await {
-            Outcome::Passed => CheckReport::Passed,
+        let (check, compiled) = match self.inner.checker.check(&draft.code).await {
+            Outcome::Passed { compiled } => (CheckReport::Passed, compiled),
             Outcome::Skipped(reason) => {
                 tracing::warn!(%reason, "artifact saved without its render check");
-                CheckReport::Skipped { reason }
+                (CheckReport::Skipped { reason }, None)
             }
             Outcome::Failed { message, stack } => {
                 return Err(Error::RenderFailed { message, stack });
@@ -49,7 +49,7 @@ impl Console {
         };
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let id = match draft.artifact_id {
+        let (id, version) = match draft.artifact_id {
             Some(id) => {
                 let save = Save {
                     title: draft.title.as_deref(),
@@ -58,10 +58,10 @@ impl Console {
                     by: Author::Agent,
                     restored_from: None,
                 };
-                if artifacts::update(&mut tx, &id, &save, now).await?.is_none() {
+                let Some(version) = artifacts::update(&mut tx, &id, &save, now).await? else {
                     return Err(Error::ArtifactNotFound(id.to_string()));
-                }
-                id
+                };
+                (id, version)
             }
             None => {
                 let a = Artifact {
@@ -76,9 +76,13 @@ impl Console {
                     updated_at: now,
                 };
                 artifacts::insert(&mut tx, &a).await?;
-                a.id
+                (a.id, a.version)
             }
         };
+        // The preview runs what the check rendered.
+        if let Some(compiled) = &compiled {
+            artifacts::set_compiled(&mut tx, &id, version, compiled, compiler_id()).await?;
+        }
         let saved = artifacts::get(&mut tx, &id)
             .await?
             .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
@@ -144,6 +148,18 @@ impl Console {
         })
     }
 
+    /// An artifact ready to show, with what its current version was compiled to when the
+    /// first-render check ran (the preview runs that as is).
+    pub async fn shown_artifact(&self, id: &ArtifactId) -> Result<ShownArtifact, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let artifact = artifacts::get(&mut conn, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        let compiled =
+            artifacts::version_compiled(&mut conn, id, artifact.version, compiler_id()).await?;
+        Ok(show_artifact(artifact, compiled))
+    }
+
     /// An artifact's versions, newest first.
     pub async fn artifact_versions(&self, id: &ArtifactId) -> Result<Vec<ArtifactVersion>, Error> {
         let mut conn = self.inner.store.read().await?;
@@ -191,8 +207,12 @@ impl Console {
             by: Author::Person,
             restored_from: Some(version),
         };
-        if artifacts::update(&mut tx, id, &save, now).await?.is_none() {
+        let Some(new) = artifacts::update(&mut tx, id, &save, now).await? else {
             return Err(Error::ArtifactNotFound(id.to_string()));
+        };
+        let by = compiler_id();
+        if let Some(compiled) = artifacts::version_compiled(&mut tx, id, version, by).await? {
+            artifacts::set_compiled(&mut tx, id, new, &compiled, by).await?;
         }
         let saved = artifacts::get(&mut tx, id)
             .await?

@@ -48,6 +48,9 @@ pub struct ShownArtifact {
     pub code_marks: BTreeMap<u32, Vec<Mark>>,
     /// How many marks in all; the page warns when there are any.
     pub hidden_marks: u32,
+    /// The source as the first-render check compiled it, which the preview runs; `None` when
+    /// the check did not run (the preview compiles the source itself).
+    pub compiled: Option<String>,
 }
 
 /// An artifact in a list, with the marks of its title and description.
@@ -67,7 +70,7 @@ fn marks_of(fields: &[(&str, &str)]) -> BTreeMap<String, Vec<Mark>> {
 }
 
 /// Marks an artifact's title, description and source for the person reading it.
-pub fn show_artifact(artifact: Artifact) -> ShownArtifact {
+pub fn show_artifact(artifact: Artifact, compiled: Option<String>) -> ShownArtifact {
     let marks = marks_of(&[
         ("title", &artifact.title),
         ("description", &artifact.description),
@@ -96,6 +99,7 @@ pub fn show_artifact(artifact: Artifact) -> ShownArtifact {
         marks,
         code_marks,
         hidden_marks: u32::try_from(n).unwrap_or(u32::MAX),
+        compiled,
     }
 }
 
@@ -323,7 +327,7 @@ mod tests {
             created_at: 0,
             updated_at: 0,
         };
-        let shown = show_artifact(a);
+        let shown = show_artifact(a, None);
         assert_eq!(
             shown.marks["title"][0].kind,
             crate::domain::verbatim::MarkKind::ZeroWidth

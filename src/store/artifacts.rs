@@ -215,6 +215,47 @@ pub async fn version_code(
     Ok(row.map(|(c,)| c))
 }
 
+/// Keeps what the first-render check compiled a version's source to, and which check
+/// script compiled it.
+pub async fn set_compiled(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+    version: u32,
+    compiled: &str,
+    by: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE artifact_versions SET compiled = ?, compiled_by = ?
+         WHERE artifact_id = ? AND version = ?",
+    )
+    .bind(compiled)
+    .bind(by)
+    .bind(id.as_str())
+    .bind(i64::from(version))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// What check script `by` compiled a version's source to, if it did.
+pub async fn version_compiled(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+    version: u32,
+    by: &str,
+) -> Result<Option<String>, StoreError> {
+    let row: Option<(Option<String>,)> = sqlx::query_as(
+        "SELECT compiled FROM artifact_versions
+         WHERE artifact_id = ? AND version = ? AND compiled_by = ?",
+    )
+    .bind(id.as_str())
+    .bind(i64::from(version))
+    .bind(by)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.and_then(|(c,)| c))
+}
+
 /// Changes the title only; `false` when there is no such artifact.
 pub async fn rename(
     conn: &mut SqliteConnection,

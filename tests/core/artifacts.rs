@@ -284,3 +284,69 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
     let err = s.console.artifact_versions(&art).await.unwrap_err();
     assert_eq!(err.code().as_str(), "artifact_not_found");
 }
+
+/// The preview runs what the first-render check rendered: the compiled source is kept with its
+/// version and handed out with the artifact, a restore brings it back with the source, and what
+/// another check script compiled (before an upgrade) is not handed out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_preview_gets_what_the_check_compiled() {
+    use countersign::domain::artifact::ArtifactDraft;
+    let t = crate::support::console().await;
+    let draft = |id: Option<ArtifactId>, code: &str| ArtifactDraft {
+        artifact_id: id,
+        title: Some("Board".into()),
+        description: None,
+        code: code.into(),
+    };
+    let v1 = t
+        .console
+        .save_artifact(draft(None, "export default () => <Card>One</Card>;"))
+        .await
+        .unwrap();
+    let id = v1.artifact.id.clone();
+    let first = t.console.shown_artifact(&id).await.unwrap();
+    let compiled = first.compiled.expect("the check compiled it");
+    assert!(
+        compiled.contains("__scope") && compiled.contains("One"),
+        "{compiled}"
+    );
+
+    t.console
+        .save_artifact(draft(
+            Some(id.clone()),
+            "export default () => <Card>Two</Card>;",
+        ))
+        .await
+        .unwrap();
+    let second = t.console.shown_artifact(&id).await.unwrap();
+    assert!(second.compiled.as_deref().unwrap().contains("Two"));
+
+    t.console.restore_version(&id, 1).await.unwrap();
+    let restored = t.console.shown_artifact(&id).await.unwrap();
+    assert_eq!(restored.artifact.version, 3);
+    assert_eq!(restored.compiled.as_deref(), Some(compiled.as_str()));
+
+    // Data is shown as data: nothing compiled.
+    let data = t
+        .console
+        .save_artifact(draft(None, r#"{"rows": [1, 2]}"#))
+        .await
+        .unwrap();
+    let shown = t.console.shown_artifact(&data.artifact.id).await.unwrap();
+    assert_eq!(shown.compiled, None);
+
+    // Compiled by another check script: the preview compiles afresh.
+    let store = countersign::store::Store::open(&t.dir.path().join("countersign.db"))
+        .await
+        .unwrap();
+    {
+        let mut tx = store.write().await.unwrap();
+        sqlx::query("UPDATE artifact_versions SET compiled_by = 'an older check'")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+    }
+    store.close().await;
+    assert_eq!(t.console.shown_artifact(&id).await.unwrap().compiled, None);
+}

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use countersign::store::Store;
 use fantoccini::Locator;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -176,6 +177,27 @@ export default function Report() {
     app.el("[data-testid=artifact-preview][data-failed=true] [data-testid=preview-failed]")
         .await;
     app.screenshot("q-error-boundary").await;
+
+    // Saved when the check did not run (or by another check script): the frame loads its
+    // compiler and shows the same.
+    let store = Store::open(&tmp.path().join("countersign.db"))
+        .await
+        .unwrap();
+    {
+        let mut tx = store.write().await.unwrap();
+        sqlx::query("UPDATE artifact_versions SET compiled = NULL, compiled_by = NULL")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+    }
+    store.close().await;
+    app.click("[data-testid=nav-inbox]").await;
+    app.click(&item(&art)).await;
+    app.enter_preview(1).await;
+    let again = app.text("[data-testid=artifact-error]").await;
+    assert_eq!(again, shown, "compiled in the frame, the same failure");
+    app.leave_frame().await;
     app.quit().await;
 }
 

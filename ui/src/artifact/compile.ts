@@ -2,17 +2,12 @@
 // the scope's names are in reach without imports and the artifact's own declarations win.
 import { transform } from "sucrase";
 
+import { asJson } from "./source";
+
 export type Compiled =
   | { kind: "json"; value: unknown }
   | { kind: "module"; body: string }
   | { kind: "error"; message: string };
-
-/** A source that is data, not a component: shown as JSON. */
-function asJson(source: string): { value: unknown } | null {
-  const t = source.trim();
-  if (!/^[[{"]/.test(t) && !/^(true|false|null|-?\d)/.test(t)) return null;
-  try { return { value: JSON.parse(t) as unknown }; } catch { return null; }
-}
 
 /** The component a source defines when it exports none: `App`, else its last capitalised
  * top-level function or constant. */

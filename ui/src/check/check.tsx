@@ -10,7 +10,8 @@ import { compile } from "../artifact/compile";
 import { modules, requireFrom, scope, toolsProxy } from "../artifact/scope";
 
 type Outcome =
-  | { ok: true; kind: "component" | "json" }
+  | { ok: true; kind: "json" }
+  | { ok: true; kind: "component"; body: string }
   | { ok: false; message: string; stack: string };
 
 const tools = toolsProxy(() => new Promise<never>(() => {}));
@@ -46,7 +47,8 @@ function check(source: string): Outcome {
     onError: (error: unknown, info?: { componentStack?: string }) => { fail(error, info?.componentStack); },
   }).catch((e: unknown) => fail(e));
   drain();
-  return failure ?? { ok: true, kind: "component" };
+  // The preview runs this body as is, so what renders there is what rendered here.
+  return failure ?? { ok: true, kind: "component", body: compiled.body };
 }
 
 (globalThis as unknown as Record<string, unknown>).countersignCheck = (source: string) =>

@@ -22,14 +22,20 @@ function useTheme(): Theme {
 /** The artifact rendered live in a sandboxed frame: an opaque origin served by the shell's
  * `preview:` scheme with its own CSP, so the agent's code reaches nothing of the window.
  * The window sends it the source; it answers only with its height and its errors. */
-export function ArtifactPreview({ code, version }: { code: string | null; version: number }) {
+export function ArtifactPreview({ code, compiled, version }: {
+  code: string | null;
+  /** The source as the first-render check compiled it, run as is; `null` when the check did
+   * not run (the frame compiles it). */
+  compiled: string | null;
+  version: number;
+}) {
   const frame = useRef<HTMLIFrameElement>(null);
   const theme = useTheme();
   const [height, setHeight] = useState(MIN_HEIGHT);
   const [ready, setReady] = useState(false);
   const [failed, setFailed] = useState(false);
-  const latest = useRef({ code, theme });
-  latest.current = { code, theme };
+  const latest = useRef({ code, compiled, theme });
+  latest.current = { code, compiled, theme };
 
   const send = (msg: object) => frame.current?.contentWindow?.postMessage(msg, "*");
   const render = () => {

@@ -117,7 +117,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
         ))}
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
-        {tab === "preview" && <ArtifactPreview code={artifact?.code ?? null} version={artifact?.version ?? 0} />}
+        {tab === "preview" && <ArtifactPreview code={artifact?.code ?? null} compiled={loaded?.compiled ?? null} version={artifact?.version ?? 0} />}
         {tab === "source" && (loaded && artifact ? <Source code={artifact.code} marks={loaded.code_marks} /> : waiting)}
         {tab === "versions" && (artifact ? <Versions id={id} current={artifact.version} version={version} onError={setError} /> : waiting)}
         {tab === "grants" && (

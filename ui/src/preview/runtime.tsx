@@ -1,15 +1,17 @@
 // The artifact preview: runs inside a sandboxed frame (an opaque origin with its own CSP, no
-// network), compiles the artifact the window sends, renders it with the artifact scope and
-// runtime Tailwind, and reports only its height and its errors back.
+// network), renders the artifact the window sends (as the first-render check compiled it, or
+// compiled here when the check did not run) with the artifact scope and runtime Tailwind, and
+// reports only its height and its errors back.
 import "@tailwindcss/browser";
-import { Component, type ErrorInfo, type ReactNode } from "react";
+import { Component, useLayoutEffect, type ErrorInfo, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
 
-import { compile } from "../artifact/compile";
+import type { Compiled, compile } from "../artifact/compile";
+import { asJson } from "../artifact/source";
 import { NO_TOOLS, modules, requireFrom, scope, toolsProxy } from "../artifact/scope";
 
 type Theme = "light" | "dark";
-type Render = { type: "render"; code: string; theme: Theme };
+type Render = { type: "render"; code: string; compiled: string | null; theme: Theme };
 
 performance.mark("runtime-start");
 const parent = window.parent;
@@ -66,14 +68,65 @@ function setTheme(theme: Theme) {
   document.documentElement.style.colorScheme = theme;
 }
 
-function show(msg: Render) {
+/** The compiler, loaded from the preview's own scheme the first time it is needed. */
+let compiler: Promise<typeof compile> | null = null;
+function loadCompiler(): Promise<typeof compile> {
+  compiler ??= new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = "compiler.js";
+    script.onload = () => {
+      const w = window as unknown as { countersignCompile?: typeof compile };
+      const found = w.countersignCompile;
+      delete w.countersignCompile;
+      if (typeof found === "function") resolve(found);
+      else reject(new Error("the preview's compiler did not load"));
+    };
+    script.onerror = () => reject(new Error("the preview's compiler did not load"));
+    document.head.appendChild(script);
+  });
+  return compiler;
+}
+
+/** Marks when the artifact's first render reached the screen: the frame after its commit,
+ * once painted (benchmarks read the mark). */
+function Painted() {
+  useLayoutEffect(() => {
+    performance.mark("artifact-committed");
+    requestAnimationFrame(() => setTimeout(() => performance.mark("artifact-painted"), 0));
+  }, []);
+  return null;
+}
+
+function showJson(value: unknown) {
+  root.render(<pre data-testid="artifact-json" style={{ font: "12px ui-monospace, monospace", whiteSpace: "pre-wrap" }}>{JSON.stringify(value, null, 2)}</pre>);
+}
+
+/** The render asked for last: an older one still compiling is dropped. */
+let latest = 0;
+
+async function show(msg: Render) {
+  const ask = ++latest;
   setTheme(msg.theme);
   performance.mark("render-asked");
-  const compiled = compile(msg.code, names);
+  const json = asJson(msg.code);
+  if (json) {
+    showJson(json.value);
+    return;
+  }
+  let compiled: Compiled;
+  if (msg.compiled !== null) compiled = { kind: "module", body: msg.compiled };
+  else {
+    try {
+      compiled = (await loadCompiler())(msg.code, names);
+    } catch (e) {
+      compiled = { kind: "error", message: e instanceof Error ? e.message : String(e) };
+    }
+    if (ask !== latest) return;
+  }
   performance.mark("compiled");
   switch (compiled.kind) {
     case "json":
-      root.render(<pre data-testid="artifact-json" style={{ font: "12px ui-monospace, monospace", whiteSpace: "pre-wrap" }}>{JSON.stringify(compiled.value, null, 2)}</pre>);
+      showJson(compiled.value);
       return;
     case "error":
       root.render(<Failure title="This artifact does not compile" message={compiled.message} />);
@@ -96,22 +149,31 @@ function show(msg: Render) {
       }
       const El = Artifact as React.ComponentType;
       // A new key: an update replaces the component's state with a fresh render.
-      root.render(<Boundary key={Math.random()}><div data-testid="artifact-root"><El /></div></Boundary>);
-      // When the render reached the screen: the frame after it, once painted.
-      requestAnimationFrame(() => setTimeout(() => performance.mark("artifact-painted"), 0));
+      root.render(<Boundary key={Math.random()}><Painted /><div data-testid="artifact-root"><El /></div></Boundary>);
     }
   }
 }
 
-window.addEventListener("message", (e: MessageEvent) => {
-  if (e.source !== parent) return;
-  const msg = e.data as { type?: unknown; code?: unknown; theme?: unknown } | null;
+function receive(data: unknown) {
+  const msg = data as { type?: unknown; code?: unknown; compiled?: unknown; theme?: unknown } | null;
   if (!msg) return;
   const theme: Theme = msg.theme === "dark" ? "dark" : "light";
   if (msg.type === "theme") setTheme(theme);
-  else if (msg.type === "render" && typeof msg.code === "string") show({ type: "render", code: msg.code, theme });
+  else if (msg.type === "render" && typeof msg.code === "string") {
+    const compiled = typeof msg.compiled === "string" ? msg.compiled : null;
+    void show({ type: "render", code: msg.code, compiled, theme });
+  }
+}
+
+window.addEventListener("message", (e: MessageEvent) => {
+  if (e.source === parent) receive(e.data);
 });
 
 new ResizeObserver(() => post({ type: "resize", height: document.documentElement.scrollHeight }, "*"))
   .observe(document.body);
-post({ type: "ready" }, "*");
+// The page asked for the artifact before this script loaded, and kept what came back.
+const w = window as unknown as { countersignInbox?: unknown[] };
+const early = w.countersignInbox;
+delete w.countersignInbox;
+if (Array.isArray(early)) early.forEach(receive);
+else post({ type: "ready" }, "*");

@@ -10,4 +10,9 @@ export type ShownArtifact = { artifact: Artifact, marks: { [key in string]?: Arr
 /**
  * How many marks in all; the page warns when there are any.
  */
-hidden_marks: number, };
+hidden_marks: number, 
+/**
+ * The source as the first-render check compiled it, which the preview runs; `None` when
+ * the check did not run (the preview compiles the source itself).
+ */
+compiled: string | null, };
