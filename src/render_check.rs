@@ -225,6 +225,15 @@ fn run(slot: &mut Option<Engine>, code: &str) -> Outcome {
                     MEMORY_CAP / (1024 * 1024)
                 ))
             }
+            // QuickJS throws null when it cannot even allocate the out-of-memory error.
+            Ok(a) if a.message == "null" && a.stack.is_empty() => {
+                *slot = None;
+                Outcome::Skipped(
+                    "the render threw null, which is what the check's engine throws when it \
+                     runs out of memory"
+                        .into(),
+                )
+            }
             Ok(a) => Outcome::Failed {
                 message: a.message,
                 stack: a.stack,

@@ -10,6 +10,7 @@ mod preview;
 mod settings;
 mod state;
 mod tray;
+mod watchdog;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -159,6 +160,15 @@ fn setup(
             None
         }
     };
+    if let Some(window) = app.get_webview_window("main") {
+        let handle = app.handle().clone();
+        let watching = std::sync::Arc::new(move || {
+            handle
+                .try_state::<Desktop>()
+                .is_some_and(|d| d.view() == "artifact")
+        });
+        watchdog::install(&window, watching);
+    }
     forward(app.handle().clone(), console, events, pending_line);
     notify::spawn(app.handle().clone(), notifications);
 

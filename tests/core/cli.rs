@@ -252,7 +252,11 @@ async fn artifact_commands() {
     let (server, tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let file = tmp.path().join("Board.jsx");
-    std::fs::write(&file, "export default () => <Board/>;\n").unwrap();
+    std::fs::write(
+        &file,
+        "export default function Board() {\n  return <Card>Sales</Card>;\n}\n",
+    )
+    .unwrap();
     let out = cli(
         &dir,
         &[

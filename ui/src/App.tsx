@@ -22,6 +22,14 @@ type Page =
   | { kind: "artifact"; id: string }
   | { kind: "approval"; id: string };
 
+/** Said once when the shell reloaded a window an artifact's preview had frozen. */
+const recovered = (() => {
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("recovered") !== "unresponsive") return null;
+  window.history.replaceState(null, "", url.pathname);
+  return "The window stopped responding while an artifact's preview was open (its code did not yield), so it was reloaded. Nothing was decided; the artifact is in the library.";
+})();
+
 export function App() {
   return (
     <ConfirmProvider>
@@ -38,7 +46,7 @@ function Console() {
   const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
   const [query, setQuery] = useState("");
   const [version, setVersion] = useState(0);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(recovered);
   const [now, setNow] = useState(Date.now());
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);

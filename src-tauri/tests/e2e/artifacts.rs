@@ -387,3 +387,98 @@ async fn s_hostile_artifact() {
     assert!(started.elapsed() < Duration::from_secs(15));
     app.quit().await;
 }
+
+/// t. An artifact whose effect never yields freezes the page it runs in (WebKitGTK runs the
+/// frame in the page's web process and thread): the shell notices, ends that web process and
+/// loads the app again on the inbox, which says why. WebKitWebDriver ends its session with the
+/// process it was driving, so after the freeze the test watches the processes and the API: the
+/// frozen web process is gone, a new one serves the window, the console answered throughout
+/// and the pending approval still waits for the person.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn t_frozen_window_is_reloaded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let (_, pending) = app.submit(&terminal("x.user.me.deploy", "deploy")).await;
+    let code = "export default function Spin() {\n  useEffect(() => { for (;;) {} }, []);\n  return <p>Spinning</p>;\n}\n";
+    let art = app
+        .save_artifact(&json!({ "title": "Spinner", "code": code }))
+        .await;
+    assert_eq!(
+        art["render_check"]["status"], "passed",
+        "effects do not run in the check"
+    );
+    app.el(&item(&art)).await;
+    let before = web_processes(app.pid);
+    assert!(!before.is_empty(), "the window has a web process");
+    // Clicked from a timer, so this command returns before the page freezes.
+    app.client
+        .execute(
+            &format!(
+                "setTimeout(() => document.querySelector(\"{}\").click(), 50); return true;",
+                item(&art)
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let after = loop {
+        // The console lives in the shell: it answers while the page is frozen.
+        let (status, got) = app.get(&format!("/v1/approvals/{}", id(&pending))).await;
+        assert_eq!(
+            (status, &got["status"]),
+            (StatusCode::OK, &json!("pending"))
+        );
+        let now = web_processes(app.pid);
+        if !now.is_empty() && now.iter().all(|p| !before.contains(p)) {
+            break now;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(40),
+            "the frozen page was not ended: web processes {before:?} then {now:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    // The new page stays up, and the app with it.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(web_processes(app.pid), after);
+    let (status, got) = app.get(&format!("/v1/approvals/{}", id(&pending))).await;
+    assert_eq!(
+        (status, &got["status"]),
+        (StatusCode::OK, &json!("pending"))
+    );
+    app.quit().await;
+}
+
+/// The WebKit web processes below `pid`.
+fn web_processes(pid: u32) -> Vec<u32> {
+    let stat = |p: u32| -> Option<(String, u32)> {
+        let s = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        let (head, rest) = s.rsplit_once(')')?;
+        let comm = head.split_once('(')?.1.to_owned();
+        Some((comm, rest.split_whitespace().nth(1)?.parse().ok()?))
+    };
+    let all: Vec<(u32, String, u32)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(|p: u32| stat(p).map(|(comm, parent)| (p, comm, parent)))
+        .collect();
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            all.iter()
+                .filter(|(_, _, pp)| *pp == parent)
+                .map(|(p, _, _)| *p),
+        );
+        i += 1;
+    }
+    let mut web: Vec<u32> = all
+        .iter()
+        .filter(|(p, comm, _)| tree.contains(p) && comm.starts_with("WebKitWebProces"))
+        .map(|(p, _, _)| *p)
+        .collect();
+    web.sort_unstable();
+    web
+}
