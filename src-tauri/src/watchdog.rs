@@ -14,10 +14,14 @@ use std::time::Duration;
 pub const EVERY: Duration = Duration::from_secs(2);
 /// How long the page may take to answer.
 pub const PATIENCE: Duration = Duration::from_secs(4);
-/// The query the reloaded page reads to say why it was reloaded.
+/// The query the reloaded page reads to say why it was reloaded: it stopped answering with an
+/// artifact open, it ran out of memory, or its process ended for another reason.
 pub const RECOVERED: &str = "recovered=unresponsive";
+pub const RECOVERED_MEMORY: &str = "recovered=memory";
+pub const RECOVERED_CRASH: &str = "recovered=crashed";
 
-/// Watches the main window's page while `watching` says an artifact page is shown.
+/// Watches the main window's page while `watching` says an artifact page is shown, and loads
+/// the app again whenever its web process ends.
 #[cfg(target_os = "linux")]
 pub fn install(
     window: &tauri::WebviewWindow,
@@ -35,10 +39,18 @@ pub fn install(
             let uri = v.uri().map(|u| u.to_string()).unwrap_or_default();
             let base = uri.split(['?', '#']).next().unwrap_or_default();
             let base = if base.is_empty() { "tauri://localhost/" } else { base };
-            v.load_uri(&format!("{base}?{RECOVERED}"));
+            // Only an end this watch asked for is blamed on the artifact.
+            let why = match reason {
+                webkit2gtk::WebProcessTerminationReason::TerminatedByApi => RECOVERED,
+                webkit2gtk::WebProcessTerminationReason::ExceededMemoryLimit => RECOVERED_MEMORY,
+                _ => RECOVERED_CRASH,
+            };
+            v.load_uri(&format!("{base}?{why}"));
         });
-        // The question in flight, if any: when it was asked, and whether it was answered.
-        let pending: Rc<Cell<Option<(std::time::Instant, Rc<Cell<bool>>)>>> = Rc::new(Cell::new(None));
+        // The question in flight, if any.
+        /// When the question was asked, and whether it was answered.
+        type Question = (std::time::Instant, Rc<Cell<bool>>);
+        let pending: Rc<Cell<Option<Question>>> = Rc::new(Cell::new(None));
         let weak = view.downgrade();
         glib::timeout_add_local(EVERY, move || {
             let Some(view) = weak.upgrade() else {

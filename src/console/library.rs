@@ -32,8 +32,26 @@ impl Console {
         if let Some(id) = &draft.artifact_id {
             // An update of nothing says so before any rendering.
             let mut conn = self.inner.store.read().await?;
-            if !artifacts::exists(&mut conn, id).await? {
-                return Err(Error::ArtifactNotFound(id.to_string()));
+            let current = artifacts::get(&mut conn, id)
+                .await?
+                .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+            drop(conn);
+            // The same code again is no new version and needs no check: only the labels change.
+            if current.code == draft.code {
+                let mut tx = self.inner.store.write().await?;
+                let labels = (draft.title.as_deref(), draft.description.as_deref());
+                if !artifacts::relabel(&mut tx, id, labels, self.now()).await? {
+                    return Err(Error::ArtifactNotFound(id.to_string()));
+                }
+                let saved = artifacts::get(&mut tx, id)
+                    .await?
+                    .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+                tx.commit().await?;
+                self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
+                return Ok(Saved {
+                    artifact: saved,
+                    check: CheckReport::NotRun,
+                });
             }
         }
         // The first render, before anything is written: a throw refuses the save.

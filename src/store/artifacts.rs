@@ -160,6 +160,27 @@ pub async fn update(
     Ok(Some(version))
 }
 
+/// Sets the title and description where given (`None` keeps the stored one), code unchanged;
+/// false when there is no such artifact.
+pub async fn relabel(
+    conn: &mut SqliteConnection,
+    id: &ArtifactId,
+    (title, description): (Option<&str>, Option<&str>),
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE artifacts SET title = ifnull(?, title), description = ifnull(?, description),
+            updated_at = ? WHERE id = ?",
+    )
+    .bind(title)
+    .bind(description)
+    .bind(now)
+    .bind(id.as_str())
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 #[derive(sqlx::FromRow)]
 struct VersionRow {
     version: i64,

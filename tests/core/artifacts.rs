@@ -252,6 +252,28 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
         (&got["code"], &got["version"]),
         (&json!("export default () => <p>V3</p>"), &json!(3))
     );
+    // The same code again is no new version and needs no check; the new labels are kept.
+    let (code, same) = s
+        .post(
+            "/v1/artifacts",
+            &json!({ "artifact_id": id, "description": "by week", "code": "export default () => <p>V3</p>" }),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{same}");
+    assert_eq!(
+        (
+            &same["title"],
+            &same["description"],
+            &same["version"],
+            &same["render_check"]["status"]
+        ),
+        (
+            &json!("Revenue 2"),
+            &json!("by week"),
+            &json!(3),
+            &json!("not_run")
+        )
+    );
 
     let art = countersign::domain::ids::ArtifactId::parse(&id).unwrap();
     let versions: Vec<u32> = s

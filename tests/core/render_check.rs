@@ -142,3 +142,81 @@ async fn an_engine_that_cannot_finish_lets_the_save_through() {
         "{a}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recursion_without_end_is_refused_and_the_console_lives() {
+    let s = server().await;
+    let code = "function Deep({ n }) { return <Deep n={n + 1} />; }\n\
+                function down(n) { return down(n + 1) + 1; }\n\
+                export default function App() { return <p>{down(0)}<Deep n={0} /></p>; }";
+    let got = s
+        .post("/v1/artifacts", &json!({ "title": "Deep", "code": code }))
+        .await;
+    let msg = assert_error(
+        &got,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "artifact_render_failed",
+    );
+    assert!(msg.to_lowercase().contains("stack"), "{msg}");
+    let (status, _) = s.get("/v1/artifacts").await;
+    assert_eq!(status, StatusCode::OK, "the console still answers");
+}
+
+/// An artifact's code runs in the check's engine, which stays warm for later checks: what it
+/// changes there never reaches what a later save compiles (the preview runs that), nor the
+/// check's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_artifact_cannot_change_what_later_checks_compile_or_answer() {
+    use countersign::domain::artifact::ArtifactDraft;
+    let t = crate::support::console().await;
+    let draft = |code: &str| ArtifactDraft {
+        artifact_id: None,
+        title: Some("Board".into()),
+        description: None,
+        code: code.into(),
+    };
+    let clean = "export default () => <Card>Clean</Card>;";
+    let first = t.console.save_artifact(draft(clean)).await.unwrap();
+    let expected = t
+        .console
+        .shown_artifact(&first.artifact.id)
+        .await
+        .unwrap()
+        .compiled
+        .expect("compiled");
+
+    let poison = r#"
+const evil = '{"ok":true,"kind":"component"}';
+const tries = [
+  () => { String.prototype.replace = function () { return "poisoned"; }; },
+  () => { Array.prototype.join = function () { return "poisoned"; }; },
+  () => { JSON.stringify = () => evil; },
+  () => { JSON.parse = () => ({ kind: "module", body: "poisoned" }); },
+  () => { globalThis.countersignCheck = () => evil; },
+  () => { Object.defineProperty(globalThis, "countersignCheck", { value: () => evil }); },
+  () => { globalThis.countersignCompileJson = () => '{"kind":"module","body":"poisoned"}'; },
+  () => { globalThis.countersignCompile = () => ({ kind: "module", body: "poisoned" }); },
+];
+for (const t of tries) { try { t(); } catch (e) {} }
+export default () => <p>Innocent</p>;"#;
+    t.console.save_artifact(draft(poison)).await.unwrap();
+
+    let again = t.console.save_artifact(draft(clean)).await.unwrap();
+    let compiled = t
+        .console
+        .shown_artifact(&again.artifact.id)
+        .await
+        .unwrap()
+        .compiled
+        .expect("compiled");
+    assert_eq!(compiled, expected, "the same source compiles the same");
+    // A render that throws is still refused: the answer is not the poisoned one.
+    let broken = t
+        .console
+        .save_artifact(draft(
+            "export default () => { throw new Error('really broken'); };",
+        ))
+        .await;
+    let err = broken.expect_err("refused");
+    assert!(format!("{err:?}").contains("really broken"), "{err:?}");
+}

@@ -22,12 +22,18 @@ type Page =
   | { kind: "artifact"; id: string }
   | { kind: "approval"; id: string };
 
-/** Said once when the shell reloaded a window an artifact's preview had frozen. */
+/** Said once when the shell loaded the window again after its page stopped. */
+const RECOVERED: Record<string, string> = {
+  unresponsive: "The window stopped responding while an artifact's preview was open (its code did not yield), so it was reloaded. Nothing was decided; the artifact is in the library.",
+  memory: "The window ran out of memory and was reloaded. Nothing was decided.",
+  crashed: "The window's page stopped unexpectedly and was reloaded. Nothing was decided.",
+};
 const recovered = (() => {
   const url = new URL(window.location.href);
-  if (url.searchParams.get("recovered") !== "unresponsive") return null;
+  const why = url.searchParams.get("recovered");
+  if (why === null) return null;
   window.history.replaceState(null, "", url.pathname);
-  return "The window stopped responding while an artifact's preview was open (its code did not yield), so it was reloaded. Nothing was decided; the artifact is in the library.";
+  return RECOVERED[why] ?? null;
 })();
 
 export function App() {
@@ -129,7 +135,7 @@ function Console() {
       case "grants": return <Grants version={version} now={now} artifactTitle={(id) => titles.get(id)}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
       case "settings": return <Settings />;
-      case "artifact": return <ArtifactPage id={page.id} version={version} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
+      case "artifact": return <ArtifactPage key={page.id} id={page.id} version={version} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
       case "approval": return <ApprovalPage id={page.id} version={version} actions={actions} now={now} />;
       default: return assertNever(page);
     }

@@ -34,6 +34,8 @@ pub struct App {
     pub http: reqwest::Client,
     /// Set once `quit` has seen the app gone.
     stopped: bool,
+    /// What the driver and the app wrote to stderr.
+    log: tempfile::NamedTempFile,
 }
 
 /// A scenario that fails leaves no app behind: a running one would take the next launch over
@@ -61,6 +63,11 @@ impl Drop for App {
 }
 
 impl App {
+    /// What the driver, and the app under it, have written to stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
+    }
+
     /// Starts tauri-driver and the app on `dir`, and waits until its API answers.
     pub async fn launch(dir: &Path) -> App {
         Self::launch_with(dir, &[]).await
@@ -71,6 +78,7 @@ impl App {
         // A killed app leaves connection.json behind; wait for the new one.
         let _ = std::fs::remove_file(dir.join("connection.json"));
         let (port, native_port) = (free_port(), free_port());
+        let log = tempfile::NamedTempFile::new().unwrap();
         // Its own process group, so quitting ends WebKitWebDriver with it.
         let driver = Command::new("tauri-driver")
             .process_group(0)
@@ -81,7 +89,7 @@ impl App {
                 &native_port.to_string(),
             ])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log.reopen().unwrap())
             .spawn()
             .expect("tauri-driver on PATH (cargo install tauri-driver)");
         let mut args = vec![json!("--data-dir"), json!(dir)];
@@ -141,6 +149,7 @@ impl App {
             token,
             http: reqwest::Client::new(),
             stopped: false,
+            log,
         };
         app.el("[data-testid=nav-inbox]").await;
         app

@@ -359,6 +359,14 @@ async fn s_hostile_artifact() {
     let (_, status) = app.get(&format!("/v1/approvals/{}", id(&pending))).await;
     assert_eq!(status["status"], "pending", "{status}");
     assert_eq!(app.fingerprint().await, before, "nothing changed");
+    // The shell refused the forged messages and said so, without writing down the key they
+    // lacked (a process that reads the log could otherwise forge them with it).
+    let log = app.stderr();
+    assert!(
+        log.contains("without the window's key"),
+        "the refusal is logged: {log}"
+    );
+    assert!(!log.contains("__TAURI_INVOKE_KEY__"), "{log}");
     app.el(&format!(
         "[data-testid=artifact-page][data-id='{}']",
         id(&art)

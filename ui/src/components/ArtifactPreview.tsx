@@ -8,7 +8,7 @@ const DARK = "(prefers-color-scheme: dark)";
 
 /** The app's theme, which follows the system's. */
 function useTheme(): Theme {
-  const query = typeof window.matchMedia === "function" ? window.matchMedia(DARK) : null;
+  const [query] = useState(() => typeof window.matchMedia === "function" ? window.matchMedia(DARK) : null);
   const [theme, setTheme] = useState<Theme>(query?.matches ? "dark" : "light");
   useEffect(() => {
     if (!query) return;
@@ -34,6 +34,7 @@ export function ArtifactPreview({ code, compiled, version }: {
   const [height, setHeight] = useState(MIN_HEIGHT);
   const [ready, setReady] = useState(false);
   const [failed, setFailed] = useState(false);
+  const asked = useRef(false);
   const latest = useRef({ code, compiled, theme });
   latest.current = { code, compiled, theme };
 
@@ -50,7 +51,14 @@ export function ArtifactPreview({ code, compiled, version }: {
       if (!frame.current || e.source !== frame.current.contentWindow) return;
       const m = readFrameMessage(e.data);
       if (!m) return;
-      if (m.type === "ready") { setReady(true); render(); }
+      // One `ready` per frame: the artifact runs in the frame too, and cannot have its
+      // source sent again and again.
+      if (m.type === "ready") {
+        if (asked.current) return;
+        asked.current = true;
+        setReady(true);
+        render();
+      }
       else if (m.type === "resize") setHeight(m.height);
       else setFailed(true);
     };
