@@ -9,6 +9,7 @@ mod notify;
 mod preview;
 mod settings;
 mod state;
+mod stderr_filter;
 mod tray;
 mod watchdog;
 
@@ -74,57 +75,17 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
     ]
 }
 
-/// Keeps the window's invoke key out of the log. Tauri logs it with every message that reached
-/// the shell without it (a page or an artifact's frame that tried to call the shell); a process
-/// that can read the log could then forge calls with it. The refusal is logged without the key.
-struct NoInvokeKey;
-
-impl<S> tracing_subscriber::layer::Filter<S> for NoInvokeKey {
-    fn enabled(
-        &self,
-        _: &tracing::Metadata<'_>,
-        _: &tracing_subscriber::layer::Context<'_, S>,
-    ) -> bool {
-        true
-    }
-
-    fn event_enabled(
-        &self,
-        event: &tracing::Event<'_>,
-        _: &tracing_subscriber::layer::Context<'_, S>,
-    ) -> bool {
-        struct Find(bool);
-        impl tracing::field::Visit for Find {
-            fn record_debug(&mut self, _: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                self.0 |= format!("{value:?}").contains("__TAURI_INVOKE_KEY__");
-            }
-        }
-        let mut found = Find(false);
-        event.record(&mut found);
-        if found.0 {
-            eprintln!(
-                "WARN countersign: a message reached the shell without the window's key \
-                 (from a page or an artifact's frame); it was refused"
-            );
-        }
-        !found.0
-    }
-}
-
 /// Runs the window until it quits.
 pub fn run() -> ExitCode {
-    {
-        use tracing_subscriber::Layer as _;
-        use tracing_subscriber::filter::FilterExt as _;
-        use tracing_subscriber::layer::SubscriberExt as _;
-        use tracing_subscriber::util::SubscriberInitExt as _;
-        let level =
-            EnvFilter::try_from_env("COUNTERSIGN_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-        let layer = tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
-            .with_filter(level.and(NoInvokeKey));
-        tracing_subscriber::registry().with(layer).init();
+    if let Err(e) = stderr_filter::install() {
+        eprintln!("countersign-desktop: the log is not filtered: {e}");
     }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_env("COUNTERSIGN_LOG").unwrap_or_else(|_| EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {

@@ -14,8 +14,20 @@ type Theme = "light" | "dark";
 type Render = { type: "render"; code: string; compiled: string | null; theme: Theme };
 
 performance.mark("runtime-start");
+
+type Outgoing =
+  | { type: "ready" }
+  | { type: "resize"; height: number }
+  | { type: "error"; message: string; stack: string };
+/** Where the runtime runs other than the window's frame (an MCP Apps view), the page sets a
+ * host that carries its messages; the window's frame talks to its parent. */
+type Host = { post(message: Outgoing): void; listen(receive: (data: unknown) => void): void };
+const w = window as unknown as { countersignHost?: Host; countersignInbox?: unknown[] };
+const host = w.countersignHost;
+delete w.countersignHost;
 const parent = window.parent;
-const post = parent.postMessage.bind(parent);
+const toParent = parent.postMessage.bind(parent);
+const post = (message: Outgoing) => (host ? host.post(message) : toParent(message, "*"));
 const tools = toolsProxy(() => Promise.reject(new Error(NO_TOOLS)));
 const table = modules(tools);
 const shared = scope(tools);
@@ -28,7 +40,7 @@ class Boundary extends Component<{ children: ReactNode }, { error: Error | null;
   componentDidCatch(error: Error, info: ErrorInfo) {
     const stack = info.componentStack ?? "";
     this.setState({ error, stack });
-    post({ type: "error", message: String(error?.message ?? error), stack }, "*");
+    post({ type: "error", message: String(error?.message ?? error), stack });
   }
   render() {
     const { error, stack } = this.state;
@@ -130,7 +142,7 @@ async function show(msg: Render) {
       return;
     case "error":
       root.render(<Failure title="This artifact does not compile" message={compiled.message} />);
-      post({ type: "error", message: compiled.message, stack: "" }, "*");
+      post({ type: "error", message: compiled.message, stack: "" });
       return;
     case "module": {
       let Artifact: unknown;
@@ -139,7 +151,7 @@ async function show(msg: Render) {
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         root.render(<Failure title="This artifact failed to load" message={message} />);
-        post({ type: "error", message, stack: "" }, "*");
+        post({ type: "error", message, stack: "" });
         return;
       }
       if (typeof Artifact !== "function" && typeof Artifact !== "object") {
@@ -165,15 +177,16 @@ function receive(data: unknown) {
   }
 }
 
-window.addEventListener("message", (e: MessageEvent) => {
-  if (e.source === parent) receive(e.data);
-});
-
-new ResizeObserver(() => post({ type: "resize", height: document.documentElement.scrollHeight }, "*"))
+new ResizeObserver(() => post({ type: "resize", height: document.documentElement.scrollHeight }))
   .observe(document.body);
-// The page asked for the artifact before this script loaded, and kept what came back.
-const w = window as unknown as { countersignInbox?: unknown[] };
-const early = w.countersignInbox;
-delete w.countersignInbox;
-if (Array.isArray(early)) early.forEach(receive);
-else post({ type: "ready" }, "*");
+if (host) host.listen(receive);
+else {
+  window.addEventListener("message", (e: MessageEvent) => {
+    if (e.source === parent) receive(e.data);
+  });
+  // The page asked for the artifact before this script loaded, and kept what came back.
+  const early = w.countersignInbox;
+  delete w.countersignInbox;
+  if (Array.isArray(early)) early.forEach(receive);
+  else post({ type: "ready" });
+}
