@@ -1,5 +1,5 @@
-//! Embeds the first-render check's scripts (built from `ui/` by `make ui`) when they are there:
-//! the check itself and the preview's compiler. Without them the core still builds, and every
+//! Embeds the scripts built from `ui/` by `make ui` when they are there: the first-render
+//! check, the preview's compiler, and the preview's runtime (for the MCP Apps view). Without them the core still builds, and every
 //! check answers "skipped": the check fails open.
 
 use std::path::Path;
@@ -9,6 +9,7 @@ fn main() {
     for (built, name) in [
         ("ui/dist-check/check.js", "check.js"),
         ("ui/dist-preview/compiler.js", "compiler.js"),
+        ("ui/dist-preview/runtime.js", "runtime.js"),
     ] {
         println!("cargo:rerun-if-changed={built}");
         let script = std::fs::read_to_string(built).unwrap_or_default();

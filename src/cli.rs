@@ -1,7 +1,8 @@
-//! The `countersign` command line: `serve`, `request`, `artifact`, `token`.
+//! The `countersign` command line: `serve`, `request`, `artifact`, `hook`, `mcp`, `token`.
 
 mod client;
 mod hook;
+mod mcp;
 mod request;
 mod serve;
 
@@ -44,6 +45,9 @@ pub enum Command {
     /// Agent integrations: answer hook calls, install and remove the hooks.
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Serve MCP on stdin/stdout for an MCP client (Claude Code, Claude Desktop, Cursor, Zed):
+    /// `permission-prompt` always, the artifact tools with --artifacts. Also `mcp install`.
+    Mcp(McpArgs),
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
@@ -81,6 +85,49 @@ pub enum HookCommand {
         #[arg(long)]
         settings: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct McpArgs {
+    /// Also serve the artifact tools: create-artifact, list-artifacts, show-artifact,
+    /// render-artifact.
+    #[arg(long)]
+    artifacts: bool,
+    #[command(subcommand)]
+    action: Option<McpAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Add `countersign mcp` to an MCP client's user configuration (keeps everything else;
+    /// writes a backup; running it again changes nothing).
+    Install {
+        #[arg(value_enum)]
+        client: McpClient,
+        /// The configuration file (default: the client's own).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Serve the artifact tools too.
+        #[arg(long)]
+        artifacts: bool,
+    },
+    /// Remove only Countersign's server from an MCP client's configuration.
+    Uninstall {
+        #[arg(value_enum)]
+        client: McpClient,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+}
+
+/// MCP clients whose configuration Countersign edits.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum McpClient {
+    /// Claude Code's user scope (`~/.claude.json`), as `claude mcp add --scope user` writes it.
+    ClaudeCode,
+    /// Claude Desktop's `claude_desktop_config.json`.
+    ClaudeDesktop,
 }
 
 /// Agents whose hooks Countersign installs.
@@ -178,6 +225,23 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Serve { port } => serve::run(&dir, port).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,
+        Command::Mcp(McpArgs {
+            artifacts,
+            action: None,
+        }) => mcp::run(&dir, artifacts).await,
+        Command::Mcp(McpArgs {
+            action:
+                Some(McpAction::Install {
+                    client,
+                    config,
+                    artifacts,
+                }),
+            ..
+        }) => mcp::install(client, config, explicit_dir.as_deref(), artifacts),
+        Command::Mcp(McpArgs {
+            action: Some(McpAction::Uninstall { client, config }),
+            ..
+        }) => mcp::uninstall(client, config),
         Command::Token { rotate } => token(&dir, rotate),
     }
 }

@@ -101,7 +101,7 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> CliError {
     move |source| CliError::Io { what, source }
 }
 
-fn read_settings(path: &Path) -> Result<(Value, Option<String>), CliError> {
+pub(super) fn read_settings(path: &Path) -> Result<(Value, Option<String>), CliError> {
     match std::fs::read_to_string(path) {
         Ok(text) => {
             let v: Value = serde_json::from_str(&text).map_err(|e| {
@@ -124,7 +124,7 @@ fn read_settings(path: &Path) -> Result<(Value, Option<String>), CliError> {
 }
 
 /// Keeps the old file beside the new one, then writes the new one atomically.
-fn write_settings(
+pub(super) fn write_settings(
     path: &Path,
     old: Option<&str>,
     new: &Value,

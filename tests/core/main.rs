@@ -18,6 +18,7 @@ mod grants;
 mod hook;
 mod lifecycle;
 mod load;
+mod mcp;
 mod promise;
 mod render_check;
 mod restart;

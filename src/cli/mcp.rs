@@ -1,0 +1,732 @@
+//! `countersign mcp`: the MCP front door over stdio, built on the official Rust SDK (rmcp).
+//! It is a client of the running console, found and verified as the hook finds it
+//! ([`Client::connect`]), on every call: a console started later is found, and when none runs
+//! every tool answers a clear tool error while the server keeps running.
+//!
+//! Always served: `permission-prompt`, the shape of Claude Code's `--permission-prompt-tool`.
+//! With `--artifacts`: `create-artifact`, `list-artifacts`, `show-artifact`, `render-artifact`.
+//! How an artifact is shown is negotiated per client (decision record 0010): a client that
+//! declares the MCP Apps extension gets `render-artifact` linked to the `ui://` view; every
+//! other client gets the deep link. The model's calls are the same either way.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt as _};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::CliError;
+use super::client::{Client, ClientError};
+use crate::data_dir::DataDir;
+use crate::domain::approval::Status;
+use crate::domain::ids::ArtifactId;
+use crate::domain::limits::DEFAULT_EXPIRY_S;
+use crate::integrations::claude_code::HookPayload;
+
+/// What every tool says when no console answers.
+pub const NOT_RUNNING: &str = "Countersign is not running: open the app or run `countersign serve`";
+/// The MCP Apps extension (SEP-1865).
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP Apps view.
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
+/// The view that renders an artifact in an MCP Apps client.
+pub const VIEW_URI: &str = "ui://countersign/artifact";
+
+/// The preview's runtime and compiler, embedded at build time (empty when `ui/` was not built).
+const RUNTIME: &str = include_str!(concat!(env!("OUT_DIR"), "/runtime.js"));
+const COMPILER: &str = include_str!(concat!(env!("OUT_DIR"), "/compiler.js"));
+
+/// The server: which data directory's console it asks, and whether artifact tools are served.
+#[derive(Clone)]
+pub struct Front {
+    dir: DataDir,
+    artifacts: bool,
+}
+
+/// Runs the server on stdin/stdout until the client goes away.
+pub async fn run(dir: &DataDir, artifacts: bool) -> Result<ExitCode, CliError> {
+    let front = Front {
+        dir: dir.clone(),
+        artifacts,
+    };
+    let running = front
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| CliError::Usage(format!("the MCP client did not start a session: {e}")))?;
+    // The client closing stdin ends the session; that is a normal end.
+    let _ = running.waiting().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A tool's answer: text for the model, and structured content beside it.
+fn answer(text: impl Into<String>, structured: Option<Value>) -> CallToolResult {
+    let mut v = json!({ "content": [{ "type": "text", "text": text.into() }], "isError": false });
+    if let Some(s) = structured {
+        v["structuredContent"] = s;
+    }
+    // Our own literal, in the shape the SDK defines: it always parses.
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+/// A tool error: the model reads it; nothing changed.
+fn failure(text: impl Into<String>) -> CallToolResult {
+    let v = json!({ "content": [{ "type": "text", "text": text.into() }], "isError": true });
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+fn shaped<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+/// The tool's arguments, or a tool error naming what is wrong with them.
+fn arguments<T: DeserializeOwned>(request: &CallToolRequestParams) -> Result<T, String> {
+    let given = request
+        .arguments
+        .clone()
+        .map(Value::Object)
+        .unwrap_or_else(|| json!({}));
+    serde_json::from_value(given).map_err(|e| format!("bad arguments for {}: {e}", request.name))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CreateArtifact {
+    title: Option<String>,
+    description: Option<String>,
+    code: String,
+    artifact_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListArtifacts {
+    query: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArtifactRef {
+    id: String,
+}
+
+/// What Claude Code's `--permission-prompt-tool` sends (it may add fields; they are ignored).
+#[derive(Deserialize)]
+struct PermissionPrompt {
+    tool_name: String,
+    input: Value,
+    #[serde(default)]
+    tool_use_id: Option<String>,
+}
+
+/// The artifact rules the preview and the first-render check enforce, for tool descriptions.
+const JSX_RULES: &str = "Code is one JSX/TSX module whose default export (or `App`) is a React \
+component. In scope without imports: React 19 and its hooks, Recharts, lucide-react icons, \
+shadcn-style Card, Button, Badge, Table, Tabs, Input, Select and the Chart family \
+(ChartContainer, ChartTooltip, ChartLegend: every Recharts chart goes inside a ChartContainer), \
+`cn`, and Tailwind classes. There is no network: do not fetch, and do not hard-code live data \
+as if it were current; take data the user gives you or show an empty state. `tools.*()` calls \
+reject in the preview. The first render is checked when saved: a render that throws is refused \
+with its message and component stack.";
+
+impl Front {
+    /// Whether the client declared the MCP Apps extension with its HTML views.
+    fn apps(context: &RequestContext<RoleServer>) -> bool {
+        let Some(info) = context.peer.peer_info() else {
+            return false;
+        };
+        let Ok(info) = serde_json::to_value(&*info) else {
+            return false;
+        };
+        let ext = &info["capabilities"]["extensions"][UI_EXTENSION];
+        if !ext.is_object() {
+            return false;
+        }
+        match ext["mimeTypes"].as_array() {
+            Some(types) => types.iter().any(|t| t == APP_MIME),
+            None => true,
+        }
+    }
+
+    fn tools(&self, apps: bool) -> Value {
+        let mut tools = vec![json!({
+            "name": "permission-prompt",
+            "description": "Asks the person at Countersign whether a tool call may run, and waits \
+                for their decision (for Claude Code's --permission-prompt-tool). Answers \
+                {\"behavior\":\"allow\",\"updatedInput\":…} or {\"behavior\":\"deny\",\"message\":…}; \
+                any failure denies.",
+            "inputSchema": { "type": "object", "properties": {
+                "tool_name": { "type": "string", "description": "The tool about to run." },
+                "input": { "type": "object", "description": "Its input, exactly as it would run." },
+                "tool_use_id": { "type": "string" } },
+                "required": ["tool_name", "input"] },
+            "annotations": { "readOnlyHint": false, "openWorldHint": false },
+        })];
+        if self.artifacts {
+            let render_meta =
+                apps.then(|| json!({ "ui": { "resourceUri": VIEW_URI, "visibility": ["model"] } }));
+            let mut render = json!({
+                "name": "render-artifact",
+                "description": "Shows a saved artifact to the user. Use list-artifacts to find \
+                    it first (\"show me my dashboard\"); use show-artifact when you need its \
+                    source.",
+                "inputSchema": { "type": "object", "properties": {
+                    "id": { "type": "string", "description": "The artifact's id." } },
+                    "required": ["id"], "additionalProperties": false },
+                "annotations": { "readOnlyHint": true, "openWorldHint": false },
+            });
+            if let Some(meta) = render_meta {
+                render["_meta"] = meta;
+            }
+            tools.extend([
+                json!({
+                    "name": "create-artifact",
+                    "description": format!("Saves an interactive React artifact (a dashboard, a \
+                        form) in the user's Countersign library, or with artifactId a new \
+                        version of one in place (title and description may then be left out to \
+                        keep them). Answers its id and link; call render-artifact to show it. \
+                        {JSX_RULES}"),
+                    "inputSchema": { "type": "object", "properties": {
+                        "title": { "type": "string", "description": "Required when creating." },
+                        "description": { "type": "string", "description": "What it shows; \
+                            list-artifacts matches requests against it." },
+                        "code": { "type": "string", "description": "The JSX source." },
+                        "artifactId": { "type": "string", "description": "Update this artifact \
+                            in place (same id, link and grants)." } },
+                        "required": ["code"], "additionalProperties": false },
+                    "annotations": { "readOnlyHint": false, "destructiveHint": false,
+                        "openWorldHint": false },
+                }),
+                json!({
+                    "name": "list-artifacts",
+                    "description": "Finds saved artifacts by words in their title or \
+                        description (\"active users dashboard\"), newest first; without a query, \
+                        lists them all. Answers id, title and description; then call \
+                        render-artifact to show one, or show-artifact to edit it.",
+                    "inputSchema": { "type": "object", "properties": {
+                        "query": { "type": "string" } }, "additionalProperties": false },
+                    "annotations": { "readOnlyHint": true, "openWorldHint": false },
+                }),
+                json!({
+                    "name": "show-artifact",
+                    "description": "Answers a saved artifact's current source, title, \
+                        description, version and link, so it can be edited and saved back \
+                        with create-artifact and its artifactId.",
+                    "inputSchema": { "type": "object", "properties": {
+                        "id": { "type": "string" } }, "required": ["id"],
+                        "additionalProperties": false },
+                    "annotations": { "readOnlyHint": true, "openWorldHint": false },
+                }),
+                render,
+            ]);
+        }
+        json!({ "tools": tools })
+    }
+
+    /// The running console, or the tool error that says why there is none.
+    async fn console(&self) -> Result<Client, String> {
+        Client::connect(&self.dir).await.map_err(|e| match e {
+            ClientError::DataDir(_)
+            | ClientError::Stale { .. }
+            | ClientError::Unreachable { .. } => format!("{NOT_RUNNING} ({e})"),
+            other => format!("Countersign could not be reached safely: {other}"),
+        })
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let apps = Self::apps(&context);
+        let outcome = match request.name.as_ref() {
+            "permission-prompt" => Ok(self.permission(&request, context).await),
+            "create-artifact" if self.artifacts => self.create(&request).await,
+            "list-artifacts" if self.artifacts => self.list(&request).await,
+            "show-artifact" if self.artifacts => self.show(&request).await,
+            "render-artifact" if self.artifacts => self.render(&request, apps).await,
+            other => Err(format!("no tool named {other:?}")),
+        };
+        outcome.unwrap_or_else(failure)
+    }
+
+    async fn create(&self, request: &CallToolRequestParams) -> Result<CallToolResult, String> {
+        let args: CreateArtifact = arguments(request)?;
+        let mut body = json!({ "code": args.code });
+        if let Some(t) = args.title {
+            body["title"] = t.into();
+        }
+        if let Some(d) = args.description {
+            body["description"] = d.into();
+        }
+        if let Some(id) = args.artifact_id {
+            body["artifact_id"] = checked_id(&id)?.into();
+        }
+        let saved = self
+            .console()
+            .await?
+            .post("/v1/artifacts", &body)
+            .await
+            .map_err(refusal)?;
+        let mut text = format!(
+            "Saved “{}” as version {} ({}). Call render-artifact with id {} to show it.",
+            saved["title"].as_str().unwrap_or_default(),
+            saved["version"],
+            saved["link"].as_str().unwrap_or_default(),
+            saved["id"].as_str().unwrap_or_default(),
+        );
+        if saved["render_check"]["status"] == "skipped" {
+            text.push_str(&format!(
+                " Its first render was not checked: {}.",
+                saved["render_check"]["reason"]
+                    .as_str()
+                    .unwrap_or("unknown")
+            ));
+        }
+        let structured = json!({
+            "id": saved["id"], "title": saved["title"], "version": saved["version"],
+            "link": saved["link"], "render_check": saved["render_check"],
+        });
+        Ok(answer(text, Some(structured)))
+    }
+
+    async fn list(&self, request: &CallToolRequestParams) -> Result<CallToolResult, String> {
+        let args: ListArtifacts = arguments(request)?;
+        let console = self.console().await?;
+        let got = match args
+            .query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+        {
+            Some(q) => console.get_query("/v1/artifacts", &[("q", q)]).await,
+            None => console.get("/v1/artifacts").await,
+        }
+        .map_err(refusal)?;
+        let found: Vec<Value> = got["artifacts"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .map(|a| json!({ "id": a["id"], "title": a["title"], "description": a["description"] }))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let text = if found.is_empty() {
+            "No artifacts match.".to_owned()
+        } else {
+            found
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}: {} — {}",
+                        a["id"].as_str().unwrap_or_default(),
+                        a["title"].as_str().unwrap_or_default(),
+                        a["description"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        Ok(answer(text, Some(json!({ "artifacts": found }))))
+    }
+
+    async fn fetch(&self, request: &CallToolRequestParams) -> Result<Value, String> {
+        let args: ArtifactRef = arguments(request)?;
+        let id = checked_id(&args.id)?;
+        self.console()
+            .await?
+            .get(&format!("/v1/artifacts/{id}"))
+            .await
+            .map_err(refusal)
+    }
+
+    async fn show(&self, request: &CallToolRequestParams) -> Result<CallToolResult, String> {
+        let a = self.fetch(request).await?;
+        let structured = json!({
+            "id": a["id"], "title": a["title"], "description": a["description"],
+            "version": a["version"], "link": a["link"], "code": a["code"],
+        });
+        let text = serde_json::to_string_pretty(&structured).unwrap_or_default();
+        Ok(answer(text, Some(structured)))
+    }
+
+    async fn render(
+        &self,
+        request: &CallToolRequestParams,
+        apps: bool,
+    ) -> Result<CallToolResult, String> {
+        let a = self.fetch(request).await?;
+        let title = a["title"].as_str().unwrap_or_default();
+        let link = a["link"].as_str().unwrap_or_default();
+        if apps {
+            let structured = json!({
+                "id": a["id"], "title": a["title"], "version": a["version"],
+                "link": a["link"], "code": a["code"],
+            });
+            return Ok(answer(
+                format!("Showing “{title}” (version {}).", a["version"]),
+                Some(structured),
+            ));
+        }
+        let structured =
+            json!({ "id": a["id"], "title": a["title"], "version": a["version"], "link": link });
+        Ok(answer(
+            format!("“{title}” is ready to open in Countersign: {link}"),
+            Some(structured),
+        ))
+    }
+
+    /// Puts the call to the person and answers Claude Code's permission JSON. Anything but an
+    /// approval of exactly this call denies.
+    async fn permission(
+        &self,
+        request: &CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let deny = |message: String| {
+            answer(
+                json!({ "behavior": "deny", "message": message }).to_string(),
+                None,
+            )
+        };
+        let args: PermissionPrompt = match arguments(request) {
+            Ok(a) => a,
+            Err(_) => {
+                return deny(
+                    "Countersign: the permission request was not {tool_name, input}; denied".into(),
+                );
+            }
+        };
+        let payload = HookPayload {
+            session_id: None,
+            cwd: std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string()),
+            hook_event_name: "PermissionRequest".into(),
+            tool_name: args.tool_name,
+            tool_input: args.input.clone(),
+            tool_use_id: args.tool_use_id,
+        };
+        let submission = match payload.submission(DEFAULT_EXPIRY_S) {
+            Ok(s) => s,
+            Err(e) => return deny(format!("Countersign: {e}; denied")),
+        };
+        let console = match Client::connect(&self.dir).await {
+            Ok(c) => c,
+            Err(e) => return deny(format!("{NOT_RUNNING} ({e}); denied")),
+        };
+        let asked = console
+            .ask(
+                &submission,
+                Duration::from_secs(DEFAULT_EXPIRY_S),
+                |_| {},
+                context.ct.cancelled_owned(),
+            )
+            .await;
+        match asked {
+            Ok(a) if a.status == Status::Approved => answer(
+                json!({ "behavior": "allow", "updatedInput": args.input }).to_string(),
+                None,
+            ),
+            Ok(a) => deny(match (a.status, a.reason) {
+                (Status::Declined, Some(r)) if !r.trim().is_empty() => {
+                    format!("Declined in Countersign: {r}")
+                }
+                (Status::Declined, _) => "Declined in Countersign".into(),
+                (Status::Expired, _) => "Nobody decided in Countersign in time; denied".into(),
+                (Status::Cancelled, _) => "The request was withdrawn; denied".into(),
+                (Status::Pending, _) => {
+                    "Countersign is still waiting for a decision; denied".into()
+                }
+                (Status::Approved, _) => "Countersign: unexpected answer; denied".into(),
+            }),
+            Err(e) => deny(format!("Countersign: {e}; denied")),
+        }
+    }
+}
+
+/// An artifact id as given, checked before it goes into a path.
+fn checked_id(id: &str) -> Result<String, String> {
+    ArtifactId::parse(id)
+        .map(|i| i.to_string())
+        .map_err(|_| format!("{id:?} is not an artifact id; list-artifacts gives them"))
+}
+
+/// What the console's refusal says, for the model.
+fn refusal(e: ClientError) -> String {
+    match e {
+        ClientError::Api { message, code, .. } => {
+            format!("Countersign refused it ({code}): {message}")
+        }
+        other => format!("{NOT_RUNNING} ({other})"),
+    }
+}
+
+/// The view's own policy, the same as the window's preview frame: inline scripts (the runtime,
+/// the compiler and the artifact), no network, images and fonts `data:` only.
+const VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; \
+    style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; \
+    frame-src 'none'; child-src 'none'; worker-src 'none'; object-src 'none'; \
+    media-src 'none'; form-action 'none'; base-uri 'none'";
+
+/// What the client is told about the view: no domains at all, and a border.
+fn view_meta() -> Value {
+    json!({ "ui": { "csp": { "connectDomains": [], "resourceDomains": [], "frameDomains": [],
+        "baseUriDomains": [] }, "prefersBorder": true } })
+}
+
+/// Script text made safe to sit inside `<script>…</script>`.
+fn inline(script: &str) -> String {
+    script
+        .replace("</script", "<\\/script")
+        .replace("</SCRIPT", "<\\/SCRIPT")
+        .replace("<!--", "<\\!--")
+}
+
+/// The MCP Apps view: the preview's runtime and compiler inline, and a bridge that speaks the
+/// MCP Apps handshake with the host and hands the tool result's source to the runtime.
+pub fn view_html() -> String {
+    if RUNTIME.is_empty() || COMPILER.is_empty() {
+        return format!(
+            "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\
+             \"Content-Security-Policy\" content=\"{VIEW_CSP}\"></head><body><p>This Countersign \
+             was built without its preview runtime: open the artifact's link instead.</p>\
+             </body></html>"
+        );
+    }
+    format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{VIEW_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style type="text/tailwindcss">@custom-variant dark (&:where(.dark, .dark *));</style>
+<style>
+html, body {{ margin: 0; background: transparent; }}
+body {{ padding: 16px; font: 14px/1.45 system-ui, sans-serif; color: #1c2128; }}
+html.dark body {{ color: #e6edf3; }}
+</style>
+</head><body><div id="root"><p>Loading the artifact…</p></div>
+<script>{BRIDGE}</script>
+<script>{compiler}</script>
+<script>{runtime}</script></body></html>
+"#,
+        compiler = inline(COMPILER),
+        runtime = inline(RUNTIME),
+    )
+}
+
+/// Speaks MCP Apps for the runtime: `ui/initialize`, then the tool result's `code` becomes a
+/// render; the runtime's height becomes `ui/notifications/size-changed`.
+const BRIDGE: &str = r#"
+(function () {
+  var host = window.parent, next = 1, waiting = {}, listeners = [], kept = [], theme = "light";
+  function send(m) { m.jsonrpc = "2.0"; host.postMessage(m, "*"); }
+  function deliver(m) { if (listeners.length) listeners.forEach(function (f) { f(m); }); else kept.push(m); }
+  addEventListener("message", function (e) {
+    if (e.source !== host) return;
+    var d = e.data;
+    if (!d || d.jsonrpc !== "2.0") return;
+    if (d.id !== undefined && !d.method && waiting[d.id]) { var w = waiting[d.id]; delete waiting[d.id]; w(d.result || {}); return; }
+    if (d.method === "ui/notifications/tool-result") {
+      var s = d.params && d.params.structuredContent;
+      if (s && typeof s.code === "string") deliver({ type: "render", code: s.code, compiled: null, theme: theme });
+    } else if (d.method === "ui/notifications/host-context-changed" && d.params && d.params.theme) {
+      theme = d.params.theme === "dark" ? "dark" : "light";
+      deliver({ type: "theme", theme: theme });
+    } else if (d.id !== undefined && (d.method === "ui/resource-teardown" || d.method === "ping")) {
+      send({ id: d.id, result: {} });
+    }
+  });
+  window.countersignHost = {
+    post: function (m) {
+      if (m && m.type === "resize") send({ method: "ui/notifications/size-changed", params: { width: document.documentElement.scrollWidth, height: m.height } });
+    },
+    listen: function (f) { listeners.push(f); kept.splice(0).forEach(f); }
+  };
+  var id = next++;
+  waiting[id] = function (result) {
+    var t = result.hostContext && result.hostContext.theme;
+    if (t) theme = t === "dark" ? "dark" : "light";
+    send({ method: "ui/notifications/initialized", params: {} });
+  };
+  send({ id: id, method: "ui/initialize", params: { protocolVersion: "2025-06-18",
+    appInfo: { name: "Countersign artifact", version: "1" }, appCapabilities: {} } });
+})();
+"#;
+
+impl ServerHandler for Front {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = json!({ "tools": {} });
+        if self.artifacts {
+            capabilities["resources"] = json!({});
+            capabilities["extensions"] = json!({ UI_EXTENSION: { "mimeTypes": [APP_MIME] } });
+        }
+        let info = json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": capabilities,
+            "serverInfo": { "name": "countersign", "version": env!("CARGO_PKG_VERSION") },
+            "instructions": if self.artifacts {
+                "Countersign keeps the user's artifacts and asks the user before tool calls run. \
+                 To show an artifact the user asks for, call list-artifacts with their words, \
+                 then render-artifact with its id; to change one, show-artifact, edit the code, \
+                 and create-artifact with its artifactId."
+            } else {
+                "Countersign asks the user before tool calls run (permission-prompt)."
+            },
+        });
+        serde_json::from_value(info).unwrap_or_default()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        shaped(self.tools(Self::apps(&context)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResponse::Complete(
+            self.call(request, context).await,
+        ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = if self.artifacts {
+            json!([{ "uri": VIEW_URI, "name": "artifact", "title": "Countersign artifact",
+                "description": "Renders an artifact render-artifact answers, with the same \
+                    runtime as the Countersign window's preview, and no network.",
+                "mimeType": APP_MIME, "_meta": view_meta() }])
+        } else {
+            json!([])
+        };
+        shaped(json!({ "resources": resources }))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !self.artifacts || request.uri != VIEW_URI {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {:?}", request.uri),
+                None,
+            ));
+        }
+        let result: rmcp::model::ReadResourceResult = shaped(json!({ "contents": [{
+            "uri": VIEW_URI, "mimeType": APP_MIME, "text": view_html(), "_meta": view_meta() }] }))?;
+        Ok(ReadResourceResponse::Complete(result))
+    }
+}
+
+/// The name Countersign's server has in a client's configuration.
+const SERVER_NAME: &str = "countersign";
+
+/// The client's own configuration file.
+fn default_config(client: super::McpClient) -> Result<std::path::PathBuf, CliError> {
+    let missing = || CliError::Usage("no home directory: pass --config".into());
+    match client {
+        super::McpClient::ClaudeCode => dirs::home_dir()
+            .map(|h| h.join(".claude.json"))
+            .ok_or_else(missing),
+        // ~/.config on Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows.
+        super::McpClient::ClaudeDesktop => dirs::config_dir()
+            .map(|c| c.join("Claude").join("claude_desktop_config.json"))
+            .ok_or_else(missing),
+    }
+}
+
+/// Adds (or updates) our server under `mcpServers`, keeping everything else. Running it again
+/// with the same options writes nothing.
+pub fn install(
+    client: super::McpClient,
+    config: Option<std::path::PathBuf>,
+    data_dir: Option<&std::path::Path>,
+    artifacts: bool,
+) -> Result<ExitCode, CliError> {
+    let path = match config {
+        Some(p) => p,
+        None => default_config(client)?,
+    };
+    let (mut v, old) = super::hook::read_settings(&path)?;
+    let exe = std::env::current_exe().map_err(|source| CliError::Io {
+        what: "cannot find this program's path".into(),
+        source,
+    })?;
+    let mut args = vec![json!("mcp")];
+    if artifacts {
+        args.push(json!("--artifacts"));
+    }
+    if let Some(d) = data_dir {
+        args.extend([json!("--data-dir"), json!(d)]);
+    }
+    let entry = match client {
+        super::McpClient::ClaudeCode => {
+            json!({ "type": "stdio", "command": exe, "args": args, "env": {} })
+        }
+        super::McpClient::ClaudeDesktop => json!({ "command": exe, "args": args }),
+    };
+    let servers = v.as_object_mut().and_then(|o| {
+        o.entry("mcpServers")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+    });
+    let Some(servers) = servers else {
+        return Err(CliError::Usage(format!(
+            "{}: \"mcpServers\" is not an object; nothing was changed",
+            path.display()
+        )));
+    };
+    let changed = servers.get(SERVER_NAME) != Some(&entry);
+    servers.insert(SERVER_NAME.into(), entry.clone());
+    let backup = if changed {
+        super::hook::write_settings(&path, old.as_deref(), &v)?
+    } else {
+        None
+    };
+    super::print_json(&json!({
+        "config": path, "backup": backup, "server": SERVER_NAME, "entry": entry,
+        "changed": changed,
+    }));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Removes only our server; everything else stays as it was.
+pub fn uninstall(
+    client: super::McpClient,
+    config: Option<std::path::PathBuf>,
+) -> Result<ExitCode, CliError> {
+    let path = match config {
+        Some(p) => p,
+        None => default_config(client)?,
+    };
+    let (mut v, old) = super::hook::read_settings(&path)?;
+    let removed = v
+        .get_mut("mcpServers")
+        .and_then(Value::as_object_mut)
+        .and_then(|servers| servers.remove(SERVER_NAME))
+        .is_some();
+    let backup = if removed {
+        super::hook::write_settings(&path, old.as_deref(), &v)?
+    } else {
+        None
+    };
+    super::print_json(&json!({ "config": path, "backup": backup, "removed": removed }));
+    Ok(ExitCode::SUCCESS)
+}
