@@ -2,7 +2,7 @@
 
 mod client;
 mod hook;
-mod mcp;
+pub mod mcp;
 mod request;
 mod serve;
 

@@ -386,7 +386,7 @@ impl App {
 }
 
 /// A port nothing listens on right now.
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }

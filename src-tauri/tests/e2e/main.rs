@@ -6,5 +6,6 @@
 mod app;
 mod artifacts;
 mod grants;
+mod mcp_view;
 mod promise;
 mod scenarios;

@@ -83,6 +83,12 @@ function setTheme(theme: Theme) {
 /** The compiler, loaded from the preview's own scheme the first time it is needed. */
 let compiler: Promise<typeof compile> | null = null;
 function loadCompiler(): Promise<typeof compile> {
+  // A page that carries the compiler inline (the MCP Apps view) has it already.
+  const present = (window as unknown as { countersignCompile?: typeof compile }).countersignCompile;
+  if (compiler === null && typeof present === "function") {
+    delete (window as unknown as { countersignCompile?: typeof compile }).countersignCompile;
+    compiler = Promise.resolve(present);
+  }
   compiler ??= new Promise((resolve, reject) => {
     const script = document.createElement("script");
     script.src = "compiler.js";
