@@ -62,6 +62,8 @@ pub struct Client {
     base: String,
     token: Token,
     http: reqwest::Client,
+    /// The console process that proved itself.
+    pid: u32,
 }
 
 /// The `host:port` of a loopback `http://` URL, as the console names itself in its proofs.
@@ -84,20 +86,11 @@ impl Client {
         let addr = loopback(&conn.url)?;
         // Only the process holding the directory's lock serves it, and only where it listens:
         // a connection.json left by a console that died names a port anyone may hold now.
-        let stale = || ClientError::Stale {
-            url: conn.url.clone(),
-            pid: conn.pid,
-        };
-        match dir.lock_holder() {
-            LockHolder::Pid(pid) if pid == conn.pid => {
-                #[cfg(target_os = "linux")]
-                if crate::data_dir::listens(pid, addr.port()) == Some(false) {
-                    return Err(stale());
-                }
-            }
-            // Held by a process this one cannot see (another pid namespace): the proof decides.
-            LockHolder::Unknown => {}
-            LockHolder::Pid(_) | LockHolder::Nobody => return Err(stale()),
+        if !serves(&dir, conn.pid, addr) {
+            return Err(ClientError::Stale {
+                url: conn.url.clone(),
+                pid: conn.pid,
+            });
         }
         let token = match std::env::var(TOKEN_ENV)
             .ok()
@@ -116,9 +109,32 @@ impl Client {
             base: format!("http://{addr}"),
             token,
             http,
+            pid: conn.pid,
         };
         client.verify(&addr.to_string()).await?;
         Ok(client)
+    }
+
+    /// Whether the console this client verified still serves `dir` where it did: the same
+    /// `connection.json`, its process holding the lock and listening there. A client kept
+    /// between calls checks this before each, so a console that stopped (and whatever took its
+    /// port since) is never sent the token.
+    pub fn still_serves(&self, dir: &DataDir) -> bool {
+        let Ok(dir) = dir.checked() else {
+            return false;
+        };
+        let Ok(conn) = dir.connection() else {
+            return false;
+        };
+        let Ok(addr) = loopback(&conn.url) else {
+            return false;
+        };
+        // Seen holding the lock: without a fresh proof, a holder this process cannot see is
+        // not enough.
+        conn.pid == self.pid
+            && format!("http://{addr}") == self.base
+            && matches!(dir.lock_holder(), LockHolder::Pid(p) if p == self.pid)
+            && serves(&dir, conn.pid, addr)
     }
 
     /// Asks for a proof over a fresh nonce, without the token.
@@ -248,6 +264,25 @@ impl Client {
             answer = checked(got, Some(&id), &expected)?;
         }
         Ok(answer)
+    }
+}
+
+/// Whether `pid` holds the directory's lock and (where this can be seen) listens at `addr`:
+/// only that process serves the directory, and only where it listens. A `connection.json` left
+/// by a console that died names a port anyone may hold now.
+#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
+fn serves(dir: &DataDir, pid: u32, addr: SocketAddr) -> bool {
+    match dir.lock_holder() {
+        LockHolder::Pid(holder) if holder == pid => {
+            #[cfg(target_os = "linux")]
+            if crate::data_dir::listens(pid, addr.port()) == Some(false) {
+                return false;
+            }
+            true
+        }
+        // Held by a process this one cannot see (another pid namespace): the proof decides.
+        LockHolder::Unknown => true,
+        LockHolder::Pid(_) | LockHolder::Nobody => false,
     }
 }
 

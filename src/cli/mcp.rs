@@ -9,7 +9,9 @@
 //! declares the MCP Apps extension gets `render-artifact` linked to the `ui://` view; every
 //! other client gets the deep link. The model's calls are the same either way.
 
+use std::future::Future;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -49,6 +51,9 @@ const COMPILER: &str = include_str!(concat!(env!("OUT_DIR"), "/compiler.js"));
 pub struct Front {
     dir: DataDir,
     artifacts: bool,
+    /// The console found last, kept while it still serves the directory where it proved
+    /// itself (checked before every call).
+    found: Arc<tokio::sync::Mutex<Option<Arc<Client>>>>,
 }
 
 /// Runs the server on stdin/stdout until the client goes away.
@@ -56,6 +61,7 @@ pub async fn run(dir: &DataDir, artifacts: bool) -> Result<ExitCode, CliError> {
     let front = Front {
         dir: dir.clone(),
         artifacts,
+        found: Arc::default(),
     };
     let running = front
         .serve(rmcp::transport::stdio())
@@ -231,13 +237,40 @@ impl Front {
     }
 
     /// The running console, or the tool error that says why there is none.
-    async fn console(&self) -> Result<Client, String> {
-        Client::connect(&self.dir).await.map_err(|e| match e {
+    async fn console(&self) -> Result<Arc<Client>, String> {
+        let mut found = self.found.lock().await;
+        if let Some(c) = found.as_ref()
+            && c.still_serves(&self.dir)
+        {
+            return Ok(c.clone());
+        }
+        *found = None;
+        let client = Arc::new(Client::connect(&self.dir).await.map_err(|e| match e {
             ClientError::DataDir(_)
             | ClientError::Stale { .. }
-            | ClientError::Unreachable { .. } => format!("{NOT_RUNNING} ({e})"),
+            | ClientError::Unreachable { .. } => {
+                format!("{NOT_RUNNING} ({e})")
+            }
             other => format!("Countersign could not be reached safely: {other}"),
-        })
+        })?);
+        *found = Some(client.clone());
+        Ok(client)
+    }
+
+    /// One request to the console; when the token changed since the console was found (a
+    /// 401), finds it again and asks once more.
+    async fn request<F, Fut>(&self, op: F) -> Result<Value, String>
+    where
+        F: Fn(Arc<Client>) -> Fut,
+        Fut: Future<Output = Result<Value, ClientError>>,
+    {
+        match op(self.console().await?).await {
+            Err(ClientError::Api { status, .. }) if status.as_u16() == 401 => {
+                *self.found.lock().await = None;
+                op(self.console().await?).await.map_err(refusal)
+            }
+            other => other.map_err(refusal),
+        }
     }
 
     async fn call(
@@ -270,11 +303,11 @@ impl Front {
             body["artifact_id"] = checked_id(&id)?.into();
         }
         let saved = self
-            .console()
-            .await?
-            .post("/v1/artifacts", &body)
-            .await
-            .map_err(refusal)?;
+            .request(|c| {
+                let body = body.clone();
+                async move { c.post("/v1/artifacts", &body).await }
+            })
+            .await?;
         let mut text = format!(
             "Saved “{}” as version {} ({}). Call render-artifact with id {} to show it.",
             saved["title"].as_str().unwrap_or_default(),
@@ -299,17 +332,23 @@ impl Front {
 
     async fn list(&self, request: &CallToolRequestParams) -> Result<CallToolResult, String> {
         let args: ListArtifacts = arguments(request)?;
-        let console = self.console().await?;
-        let got = match args
+        let query = args
             .query
             .as_deref()
             .map(str::trim)
             .filter(|q| !q.is_empty())
-        {
-            Some(q) => console.get_query("/v1/artifacts", &[("q", q)]).await,
-            None => console.get("/v1/artifacts").await,
-        }
-        .map_err(refusal)?;
+            .map(str::to_owned);
+        let got = self
+            .request(|c| {
+                let query = query.clone();
+                async move {
+                    match query {
+                        Some(q) => c.get_query("/v1/artifacts", &[("q", &q)]).await,
+                        None => c.get("/v1/artifacts").await,
+                    }
+                }
+            })
+            .await?;
         let found: Vec<Value> = got["artifacts"]
             .as_array()
             .map(|list| {
@@ -340,11 +379,12 @@ impl Front {
     async fn fetch(&self, request: &CallToolRequestParams) -> Result<Value, String> {
         let args: ArtifactRef = arguments(request)?;
         let id = checked_id(&args.id)?;
-        self.console()
-            .await?
-            .get(&format!("/v1/artifacts/{id}"))
-            .await
-            .map_err(refusal)
+        let path = format!("/v1/artifacts/{id}");
+        self.request(|c| {
+            let path = path.clone();
+            async move { c.get(&path).await }
+        })
+        .await
     }
 
     async fn show(&self, request: &CallToolRequestParams) -> Result<CallToolResult, String> {
@@ -418,9 +458,9 @@ impl Front {
             Ok(s) => s,
             Err(e) => return deny(format!("Countersign: {e}; denied")),
         };
-        let console = match Client::connect(&self.dir).await {
+        let console = match self.console().await {
             Ok(c) => c,
-            Err(e) => return deny(format!("{NOT_RUNNING} ({e}); denied")),
+            Err(e) => return deny(format!("{e}; denied")),
         };
         let asked = console
             .ask(

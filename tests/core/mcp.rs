@@ -386,3 +386,50 @@ async fn install_adds_the_server_once_and_uninstall_keeps_the_rest() {
         json!({ "numStartups": 3, "mcpServers": { "other": { "command": "x" } } })
     );
 }
+
+/// A session keeps the console it found, but checks before every call that it still serves the
+/// directory: once it stops, whatever listens on its old port is sent nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_that_stopped_is_not_asked_again_and_its_port_gets_nothing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let s = session(&dir, true, false).await;
+    let r = call(&s, "list-artifacts", json!({})).await;
+    assert!(!failed(&r), "{}", text(&r));
+    let url = server.url.clone();
+    server.stop().await;
+
+    let listener = tokio::net::TcpListener::bind(url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let hits = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = hits.clone();
+    tokio::spawn(async move {
+        while listener.accept().await.is_ok() {
+            count.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let conn = json!({ "url": url, "pid": std::process::id() });
+    countersign::token::write_private(
+        &dir.join("connection.json"),
+        &serde_json::to_vec(&conn).unwrap(),
+    )
+    .unwrap();
+    for tool in ["list-artifacts", "permission-prompt"] {
+        let args = if tool == "list-artifacts" {
+            json!({})
+        } else {
+            json!({ "tool_name": "Bash", "input": { "command": "ls" } })
+        };
+        let r = call(&s, tool, args).await;
+        assert!(text(&r).contains("not running"), "{tool}: {}", text(&r));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the old port was sent nothing"
+    );
+    s.cancel().await.unwrap();
+}
