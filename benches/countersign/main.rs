@@ -36,5 +36,8 @@ async fn main() {
     if want("hook") {
         rows.extend(scenarios::hook().await);
     }
+    if want("mcp") {
+        rows.extend(scenarios::mcp().await);
+    }
     measure::write(&rows);
 }

@@ -688,3 +688,90 @@ fn which_true() -> std::path::PathBuf {
         .find(|p| p.exists())
         .unwrap()
 }
+
+/// `countersign mcp --artifacts` over stdio with rmcp's client: start to initialized, and a
+/// `list-artifacts` round trip with the console running (the session keeps the console it
+/// found, so calls after the first do not read the token or ask for a proof again).
+pub async fn mcp() -> Vec<Row> {
+    use rmcp::model::{CallToolRequestParams, ClientConfig};
+    use rmcp::service::ServiceExt as _;
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/countersign");
+    if !bin.exists() {
+        eprintln!("mcp: build target/release/countersign first (make bench does)");
+        return Vec::new();
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = countersign::data_dir::DataDir::at(tmp.path().join("data"));
+    let server = countersign::server::Server::start(&dir, 0).await.unwrap();
+    let root = server.dir().root().to_owned();
+    for i in 0..20 {
+        server
+            .console
+            .save_artifact(countersign::domain::artifact::ArtifactDraft {
+                artifact_id: None,
+                title: Some(format!("Dashboard {i}")),
+                description: Some("weekly active users".into()),
+                code: format!("export default () => <p>{i}</p>;"),
+            })
+            .await
+            .unwrap();
+    }
+    let config: ClientConfig = serde_json::from_value(json!({
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": { "name": "bench", "version": "1" },
+    }))
+    .unwrap();
+    let start = || {
+        let mut cmd = tokio::process::Command::new(&bin);
+        cmd.args(["mcp", "--artifacts", "--data-dir"]).arg(&root);
+        cmd.env_remove("COUNTERSIGN_DATA_DIR");
+        rmcp::transport::TokioChildProcess::new(cmd).unwrap()
+    };
+    let rounds = if cfg!(debug_assertions) { 3 } else { 30 };
+    let mut starts = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let session = config.clone().serve(start()).await.unwrap();
+        starts.push(t.elapsed());
+        session.cancel().await.unwrap();
+    }
+    starts.sort();
+    let session = config.clone().serve(start()).await.unwrap();
+    let params: CallToolRequestParams = serde_json::from_value(
+        json!({ "name": "list-artifacts", "arguments": { "query": "active users" } }),
+    )
+    .unwrap();
+    // The first call finds the console (token, proof); the rest are what an agent waits for.
+    assert_ne!(
+        session.call_tool(params.clone()).await.unwrap().is_error,
+        Some(true)
+    );
+    let calls = if cfg!(debug_assertions) { 5 } else { 300 };
+    let mut trips = Vec::new();
+    for _ in 0..calls {
+        let t = Instant::now();
+        let r = session.call_tool(params.clone()).await.unwrap();
+        trips.push(t.elapsed());
+        assert_ne!(r.is_error, Some(true));
+    }
+    trips.sort();
+    session.cancel().await.unwrap();
+    server.stop().await;
+    let (start_p50, trip_p50) = (quantile_ms(&starts, 0.5), quantile_ms(&trips, 0.5));
+    vec![
+        Row::new(
+            "mcp_start_to_initialized_p50",
+            start_p50,
+            "ms",
+            "≤ 50 ms",
+            start_p50 <= 50.0,
+        ),
+        Row::new(
+            "mcp_list_artifacts_round_trip_p50",
+            trip_p50,
+            "ms",
+            "≤ 5 ms",
+            trip_p50 <= 5.0,
+        ),
+    ]
+}
