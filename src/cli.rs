@@ -94,6 +94,10 @@ pub struct McpArgs {
     /// render-artifact.
     #[arg(long)]
     artifacts: bool,
+    /// Seconds `permission-prompt` waits for a person before it denies.
+    #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
+    wait: u64,
     #[command(subcommand)]
     action: Option<McpAction>,
 }
@@ -227,8 +231,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Artifact(cmd) => artifact(&dir, cmd).await,
         Command::Mcp(McpArgs {
             artifacts,
+            wait,
             action: None,
-        }) => mcp::run(&dir, artifacts).await,
+        }) => mcp::run(&dir, artifacts, wait).await,
         Command::Mcp(McpArgs {
             action:
                 Some(McpAction::Install {

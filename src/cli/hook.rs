@@ -164,7 +164,9 @@ fn our_command(data_dir: Option<&Path>, wait: u64) -> Result<String, CliError> {
     let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', r"'\''"));
     let mut cmd = format!("{} {MARKER} --wait {wait}", quote(&exe));
     if let Some(d) = data_dir {
-        cmd.push_str(&format!(" --data-dir {}", quote(d)));
+        // Absolute: Claude Code runs the hook from the project's directory.
+        let d = std::path::absolute(d).map_err(io(format!("cannot resolve {}", d.display())))?;
+        cmd.push_str(&format!(" --data-dir {}", quote(&d)));
     }
     Ok(cmd)
 }
@@ -217,7 +219,7 @@ pub fn install(
     }
     let backup = write_settings(&path, old.as_deref(), &v)?;
     print_json(&json!({
-        "settings": path, "backup": backup,
+        "settings": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()),
         "hook": { "event": "PreToolUse", "matcher": "*", "command": command },
         "changed": old.is_none_or(|o| serde_json::from_str::<Value>(&o).ok() != Some(v.clone())),
     }));
@@ -269,6 +271,8 @@ pub fn uninstall(settings: Option<PathBuf>) -> Result<ExitCode, CliError> {
     } else {
         None
     };
-    print_json(&json!({ "settings": path, "backup": backup, "removed": removed }));
+    print_json(
+        &json!({ "settings": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()), "removed": removed }),
+    );
     Ok(ExitCode::SUCCESS)
 }

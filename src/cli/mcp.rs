@@ -30,8 +30,11 @@ use super::client::{Client, ClientError};
 use crate::data_dir::DataDir;
 use crate::domain::approval::Status;
 use crate::domain::ids::ArtifactId;
-use crate::domain::limits::DEFAULT_EXPIRY_S;
 use crate::integrations::claude_code::HookPayload;
+
+/// Who the cards from `permission-prompt` are shown as: the model can call this tool itself, so
+/// its cards say they came through MCP, not from Claude Code's own hook.
+const REQUESTER: &str = "Claude Code (via MCP permission-prompt)";
 
 /// What every tool says when no console answers.
 pub const NOT_RUNNING: &str = "Countersign is not running: open the app or run `countersign serve`";
@@ -51,24 +54,37 @@ const COMPILER: &str = include_str!(concat!(env!("OUT_DIR"), "/compiler.js"));
 pub struct Front {
     dir: DataDir,
     artifacts: bool,
+    /// How long `permission-prompt` waits for a person.
+    wait: u64,
+    /// Permission requests in flight, withdrawn before the server exits.
+    asking: Arc<std::sync::atomic::AtomicUsize>,
     /// The console found last, kept while it still serves the directory where it proved
     /// itself (checked before every call).
     found: Arc<tokio::sync::Mutex<Option<Arc<Client>>>>,
 }
 
 /// Runs the server on stdin/stdout until the client goes away.
-pub async fn run(dir: &DataDir, artifacts: bool) -> Result<ExitCode, CliError> {
+pub async fn run(dir: &DataDir, artifacts: bool, wait: u64) -> Result<ExitCode, CliError> {
     let front = Front {
         dir: dir.clone(),
         artifacts,
+        wait,
+        asking: Arc::default(),
         found: Arc::default(),
     };
+    let asking = front.asking.clone();
     let running = front
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| CliError::Usage(format!("the MCP client did not start a session: {e}")))?;
-    // The client closing stdin ends the session; that is a normal end.
+    // The client closing stdin ends the session; that is a normal end. Requests still waiting
+    // for a person are withdrawn (their calls were cancelled) before the process goes.
     let _ = running.waiting().await;
+    let until = std::time::Instant::now() + Duration::from_secs(3);
+    while asking.load(std::sync::atomic::Ordering::SeqCst) > 0 && std::time::Instant::now() < until
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -145,13 +161,13 @@ with its message and component stack.";
 impl Front {
     /// Whether the client declared the MCP Apps extension with its HTML views.
     fn apps(context: &RequestContext<RoleServer>) -> bool {
-        let Some(info) = context.peer.peer_info() else {
+        let Some(capabilities) = context.client_capabilities() else {
             return false;
         };
-        let Ok(info) = serde_json::to_value(&*info) else {
+        let Ok(capabilities) = serde_json::to_value(&capabilities) else {
             return false;
         };
-        let ext = &info["capabilities"]["extensions"][UI_EXTENSION];
+        let ext = &capabilities["extensions"][UI_EXTENSION];
         if !ext.is_object() {
             return false;
         }
@@ -176,8 +192,9 @@ impl Front {
             "annotations": { "readOnlyHint": false, "openWorldHint": false },
         })];
         if self.artifacts {
-            let render_meta =
-                apps.then(|| json!({ "ui": { "resourceUri": VIEW_URI, "visibility": ["model"] } }));
+            // `ui/resourceUri` too, for hosts that read the older key.
+            let render_meta = apps
+                .then(|| json!({ "ui": { "resourceUri": VIEW_URI }, "ui/resourceUri": VIEW_URI }));
             let mut render = json!({
                 "name": "render-artifact",
                 "description": "Shows a saved artifact to the user. Use list-artifacts to find \
@@ -232,6 +249,12 @@ impl Front {
                 }),
                 render,
             ]);
+        }
+        if apps {
+            // A view runs artifact code: a host refuses a view's call to any of these.
+            for t in &mut tools {
+                t["_meta"]["ui"]["visibility"] = json!(["model"]);
+            }
         }
         json!({ "tools": tools })
     }
@@ -301,6 +324,13 @@ impl Front {
         }
         if let Some(id) = args.artifact_id {
             body["artifact_id"] = checked_id(&id)?.into();
+        }
+        let size = body.to_string().len();
+        if size > crate::api::MAX_BODY_BYTES {
+            return Err(format!(
+                "the artifact is {size} bytes as JSON; Countersign takes at most {} bytes",
+                crate::api::MAX_BODY_BYTES
+            ));
         }
         let saved = self
             .request(|c| {
@@ -444,32 +474,33 @@ impl Front {
                 );
             }
         };
+        if !args.input.is_object() {
+            return deny("Countersign: the tool's input is not a JSON object; denied".into());
+        }
+        // No working directory for the card: Claude Code's shell may have moved since it
+        // started this server, so the server's own directory is not where the call runs.
         let payload = HookPayload {
             session_id: None,
-            cwd: std::env::current_dir()
-                .ok()
-                .map(|d| d.display().to_string()),
+            cwd: None,
             hook_event_name: "PermissionRequest".into(),
             tool_name: args.tool_name,
             tool_input: args.input.clone(),
             tool_use_id: args.tool_use_id,
         };
-        let submission = match payload.submission(DEFAULT_EXPIRY_S) {
+        let mut submission = match payload.submission(self.wait) {
             Ok(s) => s,
             Err(e) => return deny(format!("Countersign: {e}; denied")),
         };
-        let console = match self.console().await {
-            Ok(c) => c,
-            Err(e) => return deny(format!("{e}; denied")),
-        };
-        let asked = console
-            .ask(
-                &submission,
-                Duration::from_secs(DEFAULT_EXPIRY_S),
-                |_| {},
-                context.ct.cancelled_owned(),
-            )
-            .await;
+        // The project, for "this project" grants: where the client started this server.
+        submission.requester.cwd = std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string());
+        submission.requester.name = REQUESTER.into();
+        self.asking
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let asked = self.ask(&submission, &context).await;
+        self.asking
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
         match asked {
             Ok(a) if a.status == Status::Approved => answer(
                 json!({ "behavior": "allow", "updatedInput": args.input }).to_string(),
@@ -487,16 +518,52 @@ impl Front {
                 }
                 (Status::Approved, _) => "Countersign: unexpected answer; denied".into(),
             }),
-            Err(e) => deny(format!("Countersign: {e}; denied")),
+            Err(e) => deny(format!("{e}; denied")),
+        }
+    }
+
+    /// Puts the submission to the person; when the token changed since the console was found
+    /// (a 401 before anything was asked), finds it again and asks once more.
+    async fn ask(
+        &self,
+        submission: &crate::console::Submission,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<crate::api::Answer, String> {
+        let wait = Duration::from_secs(self.wait);
+        let console = self.console().await?;
+        match console
+            .ask(
+                submission,
+                wait,
+                |_| {},
+                context.ct.clone().cancelled_owned(),
+            )
+            .await
+        {
+            Err(ClientError::Api { status, .. }) if status.as_u16() == 401 => {
+                *self.found.lock().await = None;
+                self.console()
+                    .await?
+                    .ask(
+                        submission,
+                        wait,
+                        |_| {},
+                        context.ct.clone().cancelled_owned(),
+                    )
+                    .await
+                    .map_err(|e| format!("Countersign: {e}"))
+            }
+            other => other.map_err(|e| format!("Countersign: {e}")),
         }
     }
 }
 
 /// An artifact id as given, checked before it goes into a path.
 fn checked_id(id: &str) -> Result<String, String> {
-    ArtifactId::parse(id)
-        .map(|i| i.to_string())
-        .map_err(|_| format!("{id:?} is not an artifact id; list-artifacts gives them"))
+    ArtifactId::parse(id).map(|i| i.to_string()).map_err(|_| {
+        let shown: String = id.chars().take(64).collect();
+        format!("{shown:?} is not an artifact id; list-artifacts gives them")
+    })
 }
 
 /// What the console's refusal says, for the model.
@@ -505,7 +572,10 @@ fn refusal(e: ClientError) -> String {
         ClientError::Api { message, code, .. } => {
             format!("Countersign refused it ({code}): {message}")
         }
-        other => format!("{NOT_RUNNING} ({other})"),
+        e @ (ClientError::DataDir(_)
+        | ClientError::Stale { .. }
+        | ClientError::Unreachable { .. }) => format!("{NOT_RUNNING} ({e})"),
+        other => format!("Countersign answered something unexpected: {other}"),
     }
 }
 
@@ -524,10 +594,21 @@ fn view_meta() -> Value {
 
 /// Script text made safe to sit inside `<script>…</script>`.
 fn inline(script: &str) -> String {
-    script
-        .replace("</script", "<\\/script")
-        .replace("</SCRIPT", "<\\/SCRIPT")
-        .replace("<!--", "<\\!--")
+    // `</script`, in any case, ends the element: `<\/` is the same text in a string, a
+    // template or a regular expression. (The bundles have no `<!--`; a test holds them to it.)
+    let mut out = String::with_capacity(script.len());
+    let mut rest = script;
+    while let Some(at) = rest.find("</") {
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        let ends = tail
+            .get(2..8)
+            .is_some_and(|w| w.eq_ignore_ascii_case("script"));
+        out.push_str(if ends { "<\\/" } else { "</" });
+        rest = &tail[2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The MCP Apps view: the preview's runtime and compiler inline, and a bridge that speaks the
@@ -596,7 +677,7 @@ const BRIDGE: &str = r#"
     if (t) theme = t === "dark" ? "dark" : "light";
     send({ method: "ui/notifications/initialized", params: {} });
   };
-  send({ id: id, method: "ui/initialize", params: { protocolVersion: "2025-06-18",
+  send({ id: id, method: "ui/initialize", params: { protocolVersion: "2026-01-26",
     appInfo: { name: "Countersign artifact", version: "1" }, appCapabilities: {} } });
 })();
 "#;
@@ -709,12 +790,26 @@ pub fn install(
         what: "cannot find this program's path".into(),
         source,
     })?;
+    // Absolute and text: the client starts the server from a directory of its own.
+    let text = |p: &std::path::Path| -> Result<String, CliError> {
+        let abs = std::path::absolute(p).map_err(|source| CliError::Io {
+            what: format!("cannot resolve {}", p.display()),
+            source,
+        })?;
+        abs.to_str().map(str::to_owned).ok_or_else(|| {
+            CliError::Usage(format!(
+                "{} is not valid UTF-8; pass another path",
+                abs.display()
+            ))
+        })
+    };
+    let exe = text(&exe)?;
     let mut args = vec![json!("mcp")];
     if artifacts {
         args.push(json!("--artifacts"));
     }
     if let Some(d) = data_dir {
-        args.extend([json!("--data-dir"), json!(d)]);
+        args.extend([json!("--data-dir"), json!(text(d)?)]);
     }
     let entry = match client {
         super::McpClient::ClaudeCode => {
@@ -741,7 +836,7 @@ pub fn install(
         None
     };
     super::print_json(&json!({
-        "config": path, "backup": backup, "server": SERVER_NAME, "entry": entry,
+        "config": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()), "server": SERVER_NAME, "entry": entry,
         "changed": changed,
     }));
     Ok(ExitCode::SUCCESS)
@@ -767,6 +862,28 @@ pub fn uninstall(
     } else {
         None
     };
-    super::print_json(&json!({ "config": path, "backup": backup, "removed": removed }));
+    super::print_json(
+        &json!({ "config": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()), "removed": removed }),
+    );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_scripts_cannot_end_their_element() {
+        let got = inline(r#"a = "</script>"; b = "</SCRIPT >"; c = "</Script"; d = "</div>";"#);
+        assert!(!got.to_ascii_lowercase().contains("</script"), "{got}");
+        assert!(got.contains("</div>"), "{got}");
+        // The embedded bundles have no `<!--`, which `inline` leaves as it is.
+        assert!(!RUNTIME.contains("<!--") && !COMPILER.contains("<!--"));
+        let html = view_html();
+        assert_eq!(
+            html.matches("</script>").count(),
+            3,
+            "bridge, compiler, runtime"
+        );
+    }
 }

@@ -198,7 +198,7 @@ async fn bad_arguments_are_tool_errors_that_change_nothing() {
         (
             "create-artifact",
             json!({ "title": "X", "code": "x".repeat(2 * 1024 * 1024) }),
-            "larger",
+            "at most",
         ),
         (
             "create-artifact",
@@ -260,6 +260,13 @@ async fn the_permission_tool_allows_only_what_the_person_approved() {
     let pending = ask(s.clone(), input.clone());
     let a = next_pending(&server.console).await;
     assert_eq!(a.tool.to_string(), "claude-code.Bash");
+    // The card says it came through MCP (the model can call this tool itself), and claims no
+    // working directory for the command: Claude Code's shell may have moved.
+    assert!(a.requester.name.contains("MCP"), "{}", a.requester.name);
+    let countersign::domain::view::CallView::Terminal(t) = &a.call else {
+        panic!("a terminal card: {:?}", a.call)
+    };
+    assert_eq!((t.command.as_str(), t.cwd.as_deref()), ("git push", None));
     decide(&server.console, &a, Decision::Approve).await;
     let allowed = behaviour(&pending.await.unwrap());
     assert_eq!(
@@ -431,5 +438,49 @@ async fn a_console_that_stopped_is_not_asked_again_and_its_port_gets_nothing() {
         0,
         "the old port was sent nothing"
     );
+    s.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_nobody_decides_expires_and_is_denied() {
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["mcp", "--wait", "1", "--data-dir"]).arg(&dir);
+    cmd.env_remove("COUNTERSIGN_DATA_DIR")
+        .env_remove("COUNTERSIGN_TOKEN");
+    let info: ClientConfig = serde_json::from_value(json!({
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": { "name": "countersign-tests", "version": "1" },
+    }))
+    .unwrap();
+    let s = info
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let r = call(
+        &s,
+        "permission-prompt",
+        json!({ "tool_name": "Bash", "input": { "command": "make release" } }),
+    )
+    .await;
+    let answer = behaviour(&r);
+    assert_eq!(answer["behavior"], "deny");
+    assert!(
+        answer["message"].as_str().unwrap().contains("in time"),
+        "{answer}"
+    );
+    s.cancel().await.unwrap();
+}
+
+/// With MCP Apps, every tool is for the model only: a view (which runs artifact code) cannot
+/// have the host call them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_mcp_apps_no_tool_is_callable_from_a_view() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = session(&tmp.path().join("data"), true, true).await;
+    for t in tools(&s).await.as_array().unwrap() {
+        assert_eq!(t["_meta"]["ui"]["visibility"], json!(["model"]), "{t}");
+    }
     s.cancel().await.unwrap();
 }
