@@ -8,6 +8,7 @@ pub mod data_dir;
 pub mod domain;
 pub mod error;
 pub mod integrations;
+pub mod preview_page;
 pub mod render_check;
 pub mod server;
 pub mod store;

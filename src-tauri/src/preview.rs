@@ -23,31 +23,20 @@ const RUNTIME: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/preview-runtime
 /// Sucrase, which the frame loads only for an artifact the first-render check did not compile.
 const COMPILER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/preview-compiler.js"));
 
-/// The page: the runtime, a root, and Tailwind's dark variant keyed to the `dark` class the
-/// window's theme sets.
+/// The page: the runtime, and an inline script that asks for the artifact at once and keeps
+/// what the window sends until the runtime has loaded.
 fn page() -> String {
-    format!(
-        r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style type="text/tailwindcss">@custom-variant dark (&:where(.dark, .dark *));</style>
-<style>
-html, body {{ margin: 0; background: transparent; }}
-body {{ padding: 16px; font: 14px/1.45 system-ui, sans-serif; color: #1c2128; }}
-html.dark body {{ color: #e6edf3; }}
-</style>
-</head><body><div id="root"></div>
-<script>
-// Ask for the artifact at once and keep what the window sends until the runtime has loaded.
+    countersign::preview_page::page(
+        CSP,
+        "",
+        r#"<script>
 window.countersignInbox = [];
-addEventListener("message", function keep(e) {{
+addEventListener("message", function keep(e) {
   if (e.source === parent && window.countersignInbox) window.countersignInbox.push(e.data);
-}});
-parent.postMessage({{ type: "ready" }}, "*");
+});
+parent.postMessage({ type: "ready" }, "*");
 </script>
-<script src="runtime.js"></script></body></html>
-"#
+<script src="runtime.js"></script>"#,
     )
 }
 

@@ -530,30 +530,17 @@ impl Front {
         context: &RequestContext<RoleServer>,
     ) -> Result<crate::api::Answer, String> {
         let wait = Duration::from_secs(self.wait);
-        let console = self.console().await?;
-        match console
-            .ask(
-                submission,
-                wait,
-                |_| {},
-                context.ct.clone().cancelled_owned(),
-            )
-            .await
-        {
-            Err(ClientError::Api { status, .. }) if status.as_u16() == 401 => {
-                *self.found.lock().await = None;
-                self.console()
-                    .await?
-                    .ask(
-                        submission,
-                        wait,
-                        |_| {},
-                        context.ct.clone().cancelled_owned(),
-                    )
-                    .await
-                    .map_err(|e| format!("Countersign: {e}"))
+        let mut found_again = false;
+        loop {
+            let console = self.console().await?;
+            let stop = context.ct.clone().cancelled_owned();
+            match console.ask(submission, wait, |_| {}, stop).await {
+                Err(ClientError::Api { status, .. }) if status.as_u16() == 401 && !found_again => {
+                    *self.found.lock().await = None;
+                    found_again = true;
+                }
+                other => return other.map_err(|e| format!("Countersign: {e}")),
             }
-            other => other.map_err(|e| format!("Countersign: {e}")),
         }
     }
 }
@@ -622,24 +609,14 @@ pub fn view_html() -> String {
              </body></html>"
         );
     }
-    format!(
-        r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{VIEW_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style type="text/tailwindcss">@custom-variant dark (&:where(.dark, .dark *));</style>
-<style>
-html, body {{ margin: 0; background: transparent; }}
-body {{ padding: 16px; font: 14px/1.45 system-ui, sans-serif; color: #1c2128; }}
-html.dark body {{ color: #e6edf3; }}
-</style>
-</head><body><div id="root"><p>Loading the artifact…</p></div>
-<script>{BRIDGE}</script>
-<script>{compiler}</script>
-<script>{runtime}</script></body></html>
-"#,
-        compiler = inline(COMPILER),
-        runtime = inline(RUNTIME),
+    crate::preview_page::page(
+        VIEW_CSP,
+        "<p>Loading the artifact…</p>",
+        &format!(
+            "<script>{BRIDGE}</script>\n<script>{}</script>\n<script>{}</script>",
+            inline(COMPILER),
+            inline(RUNTIME)
+        ),
     )
 }
 
