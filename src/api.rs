@@ -47,6 +47,15 @@ pub fn router(state: ApiState) -> Router {
             post(routes::save_artifact).get(routes::artifacts),
         )
         .route("/v1/artifacts/{id}", get(routes::artifact))
+        .route(
+            "/v1/acp/request_permission",
+            post(routes::acp_request_permission),
+        )
+        .route("/v1/acp/request_permission/{id}", get(routes::acp_poll))
+        .route(
+            "/v1/acp/sessions/{session}/cancel",
+            post(routes::acp_cancel_session),
+        )
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(

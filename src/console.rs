@@ -417,6 +417,19 @@ impl Console {
         Ok(done)
     }
 
+    /// ACP's `session/cancel`: every pending ACP request of the session is withdrawn, in one
+    /// transaction; answers their ids.
+    pub async fn cancel_acp_session(&self, session: &str) -> Result<Vec<ApprovalId>, Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let cancelled = approvals::cancel_acp_session(&mut tx, session, now).await?;
+        tx.commit().await?;
+        for id in &cancelled {
+            self.finished(id, Status::Cancelled);
+        }
+        Ok(cancelled)
+    }
+
     /// Attaches what the call returned, once, to an approved call.
     pub async fn attach_result(
         &self,

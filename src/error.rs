@@ -132,6 +132,10 @@ fn not_grantable(block: &GrantBlock) -> String {
              approved once with the raw input in view, never granted",
             fields.join(", ")
         ),
+        GrantBlock::Unreadable(n) => format!(
+            "{n} item(s) of the request could not be read into the card and are shown as sent: \
+             the call can be approved once, never granted"
+        ),
     }
 }
 
@@ -157,7 +161,9 @@ impl Error {
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked => ErrorCode::AlreadyRevoked,
             Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,
-            Error::NotGrantable(GrantBlock::NotOnCard(_)) => ErrorCode::FieldsNotOnCard,
+            Error::NotGrantable(GrantBlock::NotOnCard(_) | GrantBlock::Unreadable(_)) => {
+                ErrorCode::FieldsNotOnCard
+            }
             Error::DigestMismatch => ErrorCode::DigestMismatch,
             Error::Scope(_) => ErrorCode::ScopeNotFitting,
             Error::RenderFailed { .. } => ErrorCode::ArtifactRenderFailed,

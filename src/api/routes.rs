@@ -276,3 +276,101 @@ pub async fn method_not_allowed() -> ApiError {
         "method not allowed on this route",
     )
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcpQuery {
+    wait: Option<u64>,
+    agent: Option<String>,
+}
+
+/// The header that names the ACP agent asking (the `agent` query parameter does too).
+pub const AGENT_HEADER: &str = "x-countersign-agent";
+
+fn wait_at_most(wait: Option<u64>) -> Result<Duration, ApiError> {
+    match wait {
+        Some(w) if w > MAX_WAIT_S => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            format!("wait: at most {MAX_WAIT_S} seconds"),
+        )),
+        w => Ok(Duration::from_secs(w.unwrap_or(MAX_WAIT_S))),
+    }
+}
+
+/// The ACP answer for an approval: 200 with the response (in its JSON-RPC envelope when the
+/// request came in one) once decided; 202 with where to poll while it waits for a person.
+fn acp_answer(
+    a: &Approval,
+    rpc_id: Option<&serde_json::Value>,
+) -> (StatusCode, Json<serde_json::Value>) {
+    match acp::response(a) {
+        Some(r) => (StatusCode::OK, Json(acp::answer(rpc_id, &r))),
+        None => (
+            StatusCode::ACCEPTED,
+            Json(serde_json::json!({ "pending": {
+                "id": a.id, "link": approval_link(&a.id),
+                "poll": format!("/v1/acp/request_permission/{}", a.id),
+            } })),
+        ),
+    }
+}
+
+/// `POST /v1/acp/request_permission?wait=S&agent=NAME`: a `session/request_permission` as an
+/// ACP client sends it (the JSON-RPC envelope or its bare params); answers the
+/// `RequestPermissionResponse` once decided (within `wait`, default and at most 60 s).
+pub async fn acp_request_permission(
+    State(s): State<ApiState>,
+    headers: axum::http::HeaderMap,
+    query: Result<Query<AcpQuery>, QueryRejection>,
+    JsonBody(body): JsonBody<serde_json::Value, MAX_SUBMISSION_BYTES>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let Query(q) = query.map_err(bad_query)?;
+    let wait = wait_at_most(q.wait)?;
+    let from_header = match headers.get(AGENT_HEADER) {
+        Some(v) => Some(v.to_str().map_err(|_| {
+            Error::from(crate::domain::limits::FieldError::new(
+                AGENT_HEADER,
+                "must be UTF-8 text",
+            ))
+        })?),
+        None => None,
+    };
+    let agent = from_header
+        .or(q.agent.as_deref())
+        .unwrap_or(acp::DEFAULT_AGENT)
+        .to_owned();
+    let ask = acp::parse(body).map_err(Error::from)?;
+    let (sub, options) = acp::submission(&ask, &agent, None).map_err(Error::from)?;
+    let mut a = s.console.submit_acp(sub, options).await?;
+    if a.status == Status::Pending {
+        a = s.console.wait(&a.id, wait).await?;
+    }
+    Ok(acp_answer(&a, ask.rpc_id.as_ref()))
+}
+
+/// `GET /v1/acp/request_permission/{id}?wait=S`: the bare `RequestPermissionResponse` once
+/// decided, 202 while it still waits.
+pub async fn acp_poll(
+    State(s): State<ApiState>,
+    Path(id): Path<String>,
+    query: Result<Query<WaitQuery>, QueryRejection>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let id = approval_id(&id)?;
+    let Query(q) = query.map_err(bad_query)?;
+    let a = s.console.wait(&id, wait_at_most(q.wait)?).await?;
+    if a.acp_options.is_none() {
+        return Err(Error::ApprovalNotFound(id.to_string()).into());
+    }
+    Ok(acp_answer(&a, None))
+}
+
+/// `POST /v1/acp/sessions/{sessionId}/cancel`: ACP's `session/cancel`; every pending request
+/// of the session answers `cancelled`.
+pub async fn acp_cancel_session(
+    State(s): State<ApiState>,
+    Path(session): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let cancelled = s.console.cancel_acp_session(&session).await?;
+    Ok(Json(serde_json::json!({ "cancelled": cancelled })))
+}

@@ -245,6 +245,8 @@ pub enum GrantBlock {
     HiddenCharacters(u32),
     /// These raw-input fields are not on the card, or disagree with it.
     NotOnCard(Vec<String>),
+    /// This many items of the request could not be read into the card (it shows them as sent).
+    Unreadable(u32),
 }
 
 impl Approval {
@@ -253,6 +255,12 @@ impl Approval {
     pub fn grant_block(&self) -> Option<GrantBlock> {
         if self.hidden_marks > 0 {
             return Some(GrantBlock::HiddenCharacters(self.hidden_marks));
+        }
+        let unreadable = self.call.unreadable();
+        if unreadable > 0 {
+            return Some(GrantBlock::Unreadable(
+                u32::try_from(unreadable).unwrap_or(u32::MAX),
+            ));
         }
         let c = coverage(&self.call, self.raw_input.as_ref());
         if c.is_complete() {

@@ -12,7 +12,7 @@ use super::diff::{RenderedDiff, render};
 use super::grant::{Offers, offers};
 use super::shown::{Coverage, coverage};
 use super::verbatim::{Mark, scan};
-use super::view::{CallView, ContentBlock, FileDiff, ResultView};
+use super::view::{CallView, FileDiff, ResultView};
 
 /// An approval ready to show.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -184,8 +184,8 @@ pub fn present(approval: Approval) -> Presented {
         }
         CallView::Diff(d) => {
             for (i, block) in d.content.iter().flatten().enumerate() {
-                if let ContentBlock::Text(t) = block {
-                    mark(format!("call.content[{i}].text"), &t.text);
+                if let Some(text) = block.text() {
+                    mark(format!("call.content[{i}].text"), text);
                 }
             }
             for (i, loc) in d.locations.iter().flatten().enumerate() {
@@ -208,8 +208,8 @@ pub fn present(approval: Approval) -> Presented {
                 mark("call.kind".into(), kind);
             }
             for (i, block) in g.content.iter().flatten().enumerate() {
-                if let ContentBlock::Text(t) = block {
-                    mark(format!("call.content[{i}].text"), &t.text);
+                if let Some(text) = block.text() {
+                    mark(format!("call.content[{i}].text"), text);
                 }
             }
             for (i, loc) in g.locations.iter().flatten().enumerate() {
@@ -233,8 +233,8 @@ pub fn present(approval: Approval) -> Presented {
         }
         Some(ResultView::Generic(g)) => {
             for (i, block) in g.content.iter().flatten().enumerate() {
-                if let ContentBlock::Text(t) = block {
-                    mark(format!("result.content[{i}].text"), &t.text);
+                if let Some(text) = block.text() {
+                    mark(format!("result.content[{i}].text"), text);
                 }
             }
             if let Some(title) = &g.title {
@@ -263,6 +263,10 @@ pub fn present(approval: Approval) -> Presented {
         GrantBlock::NotOnCard(_) => "“Don't ask again” is off for this call: its raw input has \
             fields the card does not show as sent. Approve it once, with the raw input in view."
             .to_owned(),
+        GrantBlock::Unreadable(n) => format!(
+            "“Don't ask again” is off for this call: {n} item(s) of the request could not be \
+             read and are shown as sent. Approve it once, with them in view."
+        ),
     });
     let offers = offers(&approval);
     Presented {

@@ -174,13 +174,25 @@ pub struct FileLocation {
     pub line: Option<u32>,
 }
 
-/// Text or an image carried by a generic card.
+/// Text or an image carried by a card; or an item of the request that could not be read into
+/// the card, shown as sent (the call cannot then be granted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[ts(export)]
 pub enum ContentBlock {
     Text(TextBlock),
     Image(ImageBlock),
+    Unreadable(TextBlock),
+}
+
+impl ContentBlock {
+    /// The block's text, where it has one.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Text(t) | ContentBlock::Unreadable(t) => Some(&t.text),
+            ContentBlock::Image(_) => None,
+        }
+    }
 }
 
 /// A text content block.
@@ -288,12 +300,33 @@ impl<'de> Deserialize<'de> for ContentBlock {
         Ok(match tag.as_str() {
             "text" => ContentBlock::Text(variant::<D, _>(fields, "text block")?),
             "image" => ContentBlock::Image(variant::<D, _>(fields, "image block")?),
-            other => return Err(unknown("content type", other, &["text", "image"])),
+            "unreadable" => ContentBlock::Unreadable(variant::<D, _>(fields, "unreadable block")?),
+            other => {
+                return Err(unknown(
+                    "content type",
+                    other,
+                    &["text", "image", "unreadable"],
+                ));
+            }
         })
     }
 }
 
 impl CallView {
+    /// How many items of the request the card could not read (shown as sent).
+    pub fn unreadable(&self) -> usize {
+        let content = match self {
+            CallView::Generic(g) => g.content.as_deref(),
+            CallView::Diff(d) => d.content.as_deref(),
+            CallView::Terminal(_) => None,
+        };
+        content
+            .unwrap_or_default()
+            .iter()
+            .filter(|b| matches!(b, ContentBlock::Unreadable(_)))
+            .count()
+    }
+
     /// The card's title (advisory: not part of the digest).
     pub fn title(&self) -> &str {
         match self {

@@ -1,6 +1,9 @@
-//! Agent Client Protocol `session/request_permission` requests mapped onto the card union, and
-//! the person's decision mapped back to one of the request's own options.
+//! Agent Client Protocol `session/request_permission`, parsed and answered with the official
+//! schema types (`agent-client-protocol-schema`): the request as an ACP client sends it (the
+//! JSON-RPC envelope or its bare params) mapped onto the card union, and the person's decision
+//! mapped back to one of the request's own options. Everything ACP lives here.
 
+use agent_client_protocol_schema::v1 as schema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -8,159 +11,162 @@ use crate::console::Submission;
 use crate::domain::approval::{Approval, DecidedBy, Requester, Status};
 pub use crate::domain::approval::{OptionKind, PermissionOption};
 use crate::domain::ids::ArtifactId;
-use crate::domain::limits::FieldError;
+use crate::domain::limits::{FieldError, MAX_TITLE_BYTES};
 use crate::domain::tool::ToolAddress;
 use crate::domain::view::{
     CallView, ContentBlock, DiffCall, EnvVar, FileDiff, FileLocation, GenericCall, ImageBlock,
-    TerminalCall, TextBlock, unknown, untag, variant,
+    TerminalCall, TextBlock,
 };
 
-/// A submission in ACP form: `{"requester", "acp": {"toolCall", "options"}}`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AcpSubmission {
-    /// The tool address; `acp.<kind>` when absent.
-    #[serde(default)]
-    pub tool: Option<ToolAddress>,
-    #[serde(default)]
-    pub artifact_id: Option<ArtifactId>,
-    pub requester: Requester,
-    pub acp: PermissionRequest,
-    #[serde(default)]
-    pub expires_in_s: Option<u64>,
-}
+/// The method this module answers.
+pub const METHOD: &str = "session/request_permission";
+/// The requester name when the agent gives none.
+pub const DEFAULT_AGENT: &str = "ACP agent";
 
-/// The `params` of `session/request_permission` (the session id is the requester's session).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionRequest {
-    pub tool_call: ToolCall,
-    pub options: Vec<PermissionOption>,
-}
-
-/// What the agent is about to do. ACP allows more fields (`_meta`, `status`, `rawOutput`):
-/// they are accepted and not shown.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCall {
-    pub tool_call_id: String,
-    #[serde(default)]
-    pub title: Option<String>,
-    #[serde(default)]
-    pub kind: Option<ToolKind>,
-    #[serde(default)]
-    pub content: Option<Vec<ToolCallContent>>,
-    #[serde(default)]
-    pub locations: Option<Vec<Location>>,
-    #[serde(default)]
-    pub raw_input: Option<Value>,
-}
-
-/// ACP's tool kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolKind {
-    Read,
-    Edit,
-    Delete,
-    Move,
-    Search,
-    Execute,
-    Think,
-    Fetch,
-    SwitchMode,
-    Other,
-}
-
-impl ToolKind {
-    fn name(self) -> &'static str {
-        match self {
-            ToolKind::Read => "read",
-            ToolKind::Edit => "edit",
-            ToolKind::Delete => "delete",
-            ToolKind::Move => "move",
-            ToolKind::Search => "search",
-            ToolKind::Execute => "execute",
-            ToolKind::Think => "think",
-            ToolKind::Fetch => "fetch",
-            ToolKind::SwitchMode => "switch_mode",
-            ToolKind::Other => "other",
-        }
-    }
-}
-
-/// A place the tool call touches.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Location {
-    pub path: String,
-    #[serde(default)]
-    pub line: Option<u32>,
-}
-
-/// What a tool call produces or shows: content, a diff, or a terminal.
+/// A `session/request_permission` as the console takes it.
 #[derive(Debug, Clone)]
-pub enum ToolCallContent {
-    Content(ContentWrapper),
-    Diff(AcpDiff),
-    Terminal(TerminalRef),
+pub struct Ask {
+    /// The request, as the official types read it.
+    pub request: schema::RequestPermissionRequest,
+    /// Items of `toolCall.content` and `toolCall.locations` the official types skip (they do
+    /// not read as any item the schema defines), as sent.
+    pub unreadable: Vec<Value>,
+    /// The JSON-RPC id, when the request came in its envelope.
+    pub rpc_id: Option<Value>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContentWrapper {
-    /// An ACP content block, kept as sent; text and images are shown as such, anything else
-    /// as its JSON.
-    pub content: Value,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AcpDiff {
-    pub path: String,
-    #[serde(default)]
-    pub old_text: Option<String>,
-    pub new_text: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TerminalRef {
-    pub terminal_id: String,
-}
-
-impl<'de> Deserialize<'de> for ToolCallContent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (tag, fields) = untag(d, "type")?;
-        Ok(match tag.as_str() {
-            "content" => ToolCallContent::Content(variant::<D, _>(fields, "content")?),
-            "diff" => ToolCallContent::Diff(variant::<D, _>(fields, "diff")?),
-            "terminal" => ToolCallContent::Terminal(variant::<D, _>(fields, "terminal")?),
-            other => {
-                return Err(unknown(
-                    "content type",
-                    other,
-                    &["content", "diff", "terminal"],
+/// Reads a request: the JSON-RPC envelope `{jsonrpc, id, method, params}` or the bare params.
+pub fn parse(body: Value) -> Result<Ask, FieldError> {
+    let (params, rpc_id, at) = if body.get("jsonrpc").is_some() || body.get("method").is_some() {
+        if body.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(FieldError::new("jsonrpc", "must be \"2.0\""));
+        }
+        if body.get("method").and_then(Value::as_str) != Some(METHOD) {
+            return Err(FieldError::new("method", format!("must be \"{METHOD}\"")));
+        }
+        let id = match body.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+            _ => {
+                return Err(FieldError::new(
+                    "id",
+                    "is required: a request without one cannot be answered",
                 ));
             }
-        })
+        };
+        (
+            body.get("params").cloned().unwrap_or(Value::Null),
+            Some(id),
+            "params.",
+        )
+    } else {
+        (body, None, "")
+    };
+    if !params.is_object() {
+        let field = if at.is_empty() { "request" } else { "params" };
+        return Err(FieldError::new(field, "must be an object"));
     }
+    match params.get("sessionId").and_then(Value::as_str) {
+        Some(s) if !s.is_empty() => {}
+        _ => {
+            return Err(FieldError::new(
+                format!("{at}sessionId"),
+                "is required: the session the request belongs to",
+            ));
+        }
+    }
+    let Some(tool_call) = params.get("toolCall").filter(|t| t.is_object()) else {
+        return Err(FieldError::new(
+            format!("{at}toolCall"),
+            "must be an object",
+        ));
+    };
+    let mut unreadable = Vec::new();
+    for key in ["content", "locations"] {
+        if let Some(Value::Array(items)) = tool_call.get(key) {
+            for item in items {
+                let reads = if key == "content" {
+                    serde_json::from_value::<schema::ToolCallContent>(item.clone()).is_ok()
+                } else {
+                    serde_json::from_value::<schema::ToolCallLocation>(item.clone()).is_ok()
+                };
+                if !reads {
+                    unreadable.push(item.clone());
+                }
+            }
+        }
+    }
+    let request: schema::RequestPermissionRequest = serde_path_to_error::deserialize(params)
+        .map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." {
+                format!("{at}toolCall")
+            } else {
+                format!("{at}{path}")
+            };
+            FieldError::new(field, e.into_inner().to_string())
+        })?;
+    Ok(Ask {
+        request,
+        unreadable,
+        rpc_id,
+    })
 }
 
+/// `text` when it fits in `max` bytes, else its head and tail around a note of what was left
+/// out (ACP agents put whole shell commands in titles).
+fn head_tail(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let keep = max / 2 - 40;
+    let mut head = keep;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - keep;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} … ({} bytes not shown) … {}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
+/// An ACP content block as a card block: text and images as such, anything else as its JSON.
 fn block(content: &Value) -> ContentBlock {
     let text = |t: &str| ContentBlock::Text(TextBlock { text: t.to_owned() });
     match content["type"].as_str() {
-        Some("text") if content["text"].is_string() => {
+        Some("text") if content["text"].is_string() && content.get("annotations").is_none() => {
             text(content["text"].as_str().unwrap_or_default())
         }
-        Some("image") if content["data"].is_string() && content["mimeType"].is_string() => {
+        Some("image")
+            if content["data"].is_string()
+                && content["mimeType"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("image/")) =>
+        {
             ContentBlock::Image(ImageBlock {
                 mime_type: content["mimeType"].as_str().unwrap_or_default().to_owned(),
                 data: content["data"].as_str().unwrap_or_default().to_owned(),
             })
         }
-        // Audio, resources, links: shown as sent.
+        // Audio, resources, links, annotated text, other media types: shown as sent.
         _ => text(&serde_json::to_string_pretty(content).unwrap_or_default()),
     }
+}
+
+/// An object's `_meta`, shown as sent so what the agent attached is on the card (and bound).
+fn meta_block(what: &str, meta: Option<&schema::Meta>) -> Option<ContentBlock> {
+    let meta = meta.filter(|m| !m.is_empty())?;
+    Some(ContentBlock::Text(TextBlock {
+        text: format!(
+            "_meta of {what}: {}",
+            serde_json::to_string_pretty(meta).unwrap_or_default()
+        ),
+    }))
 }
 
 /// Environment variables as ACP sends them (`[{name, value}]`), or as a map of name to value.
@@ -179,150 +185,298 @@ fn env_vars(v: &Value) -> Option<Vec<EnvVar>> {
     }
 }
 
-impl AcpSubmission {
-    /// Checks what serde cannot.
-    pub fn validate(&self) -> Result<(), FieldError> {
-        if self.acp.options.is_empty() {
-            return Err(FieldError::new("acp.options", "needs at least one option"));
-        }
-        if self.acp.tool_call.tool_call_id.is_empty() {
-            return Err(FieldError::new("acp.toolCall.toolCallId", "is empty"));
-        }
-        Ok(())
-    }
+fn kind_name(kind: schema::ToolKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "other".into())
+}
 
+/// The command an execute call's raw input names: a string, or an argv array (Codex) of which
+/// the first word is the program and the rest its arguments.
+fn command(raw: Option<&Value>) -> Option<(String, Option<Vec<String>>)> {
+    match raw?.get("command")? {
+        Value::String(c) => Some((c.clone(), None)),
+        Value::Array(words) => {
+            let words: Option<Vec<String>> = words
+                .iter()
+                .map(|w| w.as_str().map(str::to_owned))
+                .collect();
+            let mut words = words?;
+            if words.is_empty() {
+                return None;
+            }
+            let program = words.remove(0);
+            Some((program, Some(words)))
+        }
+        _ => None,
+    }
+}
+
+/// The card for a request, and the tool address it goes under (`acp.<kind>` unless given).
+pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallView), FieldError> {
+    let call = &ask.request.tool_call;
+    let fields = &call.fields;
+    let kind = fields.kind.unwrap_or_default();
+    let kind_name = kind_name(kind);
+    let tool = match tool {
+        Some(t) => t,
+        None => ToolAddress::parse(&format!("acp.{kind_name}"))
+            .map_err(|e| FieldError::new("tool", e.to_string()))?,
+    };
+    let title = head_tail(
+        fields
+            .title
+            .as_deref()
+            .unwrap_or(&format!("{kind_name} tool call")),
+        MAX_TITLE_BYTES,
+    );
+    let content = fields.content.as_deref().unwrap_or_default();
+    let locations: Vec<FileLocation> = fields
+        .locations
+        .iter()
+        .flatten()
+        .map(|l| FileLocation {
+            path: l.path.to_string_lossy().into_owned(),
+            line: l.line,
+        })
+        .collect();
+    let diffs: Vec<FileDiff> = content
+        .iter()
+        .filter_map(|c| match c {
+            schema::ToolCallContent::Diff(d) => Some(FileDiff {
+                path: d.path.to_string_lossy().into_owned(),
+                old_text: d.old_text.clone(),
+                new_text: d.new_text.clone(),
+                replace_all: None,
+            }),
+            _ => None,
+        })
+        .collect();
+    // What the agent said with the call, its `_meta` included, then what could not be read.
+    let mut said: Vec<ContentBlock> = Vec::new();
+    let mut terminals = 0;
+    for (i, c) in content.iter().enumerate() {
+        match c {
+            schema::ToolCallContent::Content(w) => {
+                said.push(block(&serde_json::to_value(&w.content).unwrap_or_default()));
+                said.extend(meta_block(
+                    &format!("content item {}", i + 1),
+                    w.meta.as_ref(),
+                ));
+            }
+            schema::ToolCallContent::Terminal(t) => {
+                said.push(ContentBlock::Text(TextBlock {
+                    text: format!("terminal {}", t.terminal_id),
+                }));
+                terminals += 1;
+                said.extend(meta_block(
+                    &format!("terminal item {}", i + 1),
+                    t.meta.as_ref(),
+                ));
+            }
+            schema::ToolCallContent::Diff(d) => {
+                said.extend(meta_block(
+                    &format!("the diff of {}", d.path.display()),
+                    d.meta.as_ref(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    for (i, l) in fields.locations.iter().flatten().enumerate() {
+        said.extend(meta_block(&format!("location {}", i + 1), l.meta.as_ref()));
+    }
+    said.extend(meta_block("the tool call", call.meta.as_ref()));
+    said.extend(meta_block("the request", ask.request.meta.as_ref()));
+    said.extend(ask.unreadable.iter().map(|item| {
+        ContentBlock::Unreadable(TextBlock {
+            text: serde_json::to_string_pretty(item).unwrap_or_default(),
+        })
+    }));
+    let raw = fields.raw_input.as_ref();
+    let has_terminal = content
+        .iter()
+        .any(|c| matches!(c, schema::ToolCallContent::Terminal(_)));
+    let locations = (!locations.is_empty()).then_some(locations);
+    let view = if !diffs.is_empty() {
+        CallView::Diff(DiffCall {
+            title,
+            diffs,
+            locations,
+            content: (!said.is_empty()).then_some(said),
+        })
+    } else if let (Some((command, argv)), true) = (
+        command(raw),
+        (has_terminal || kind == schema::ToolKind::Execute) && said.len() == terminals,
+    ) {
+        // A terminal card has nothing to hold more than the command: with anything else to
+        // show, the call is shown as a generic card with its raw input.
+        let field = |k: &str| raw.and_then(|r| r.get(k));
+        let args =
+            argv.or_else(|| field("args").and_then(|a| serde_json::from_value(a.clone()).ok()));
+        CallView::Terminal(TerminalCall {
+            title,
+            command,
+            args,
+            description: None,
+            cwd: field("cwd").and_then(Value::as_str).map(str::to_owned),
+            env: field("env").and_then(env_vars),
+            options: None,
+        })
+    } else {
+        CallView::Generic(GenericCall {
+            title,
+            kind: Some(kind_name),
+            raw_input: None,
+            content: (!said.is_empty()).then_some(said),
+            locations,
+        })
+    };
+    Ok((tool, view))
+}
+
+/// The request's options, as the console keeps them to answer with.
+fn options(ask: &Ask) -> Vec<PermissionOption> {
+    ask.request
+        .options
+        .iter()
+        .map(|o| PermissionOption {
+            option_id: o.option_id.to_string(),
+            name: o.name.clone(),
+            kind: match o.kind {
+                schema::PermissionOptionKind::AllowOnce => OptionKind::AllowOnce,
+                schema::PermissionOptionKind::AllowAlways => OptionKind::AllowAlways,
+                schema::PermissionOptionKind::RejectOnce => OptionKind::RejectOnce,
+                _ => OptionKind::RejectAlways,
+            },
+        })
+        .collect()
+}
+
+/// The submission for a request through `/v1/acp/request_permission`: the session is the
+/// request's, the agent's name comes with the request (a header or the query).
+pub fn submission(
+    ask: &Ask,
+    agent: &str,
+    expires_in_s: Option<u64>,
+) -> Result<(Submission, Vec<PermissionOption>), FieldError> {
+    let (tool, call) = card(ask, None)?;
+    let requester = Requester {
+        name: agent.to_owned(),
+        session: Some(ask.request.session_id.to_string()),
+        cwd: None,
+    };
+    let submission = Submission {
+        tool,
+        artifact_id: None,
+        requester,
+        call,
+        raw_input: ask.request.tool_call.fields.raw_input.clone(),
+        expires_in_s,
+    };
+    Ok((submission, options(ask)))
+}
+
+/// A submission in the older Countersign form on `POST /v1/approvals`:
+/// `{"requester", "acp": {"toolCall", "options"}}` (kept for compatibility; the `acp` params
+/// are read as ACP's, with the requester's session as `sessionId` when they have none).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcpSubmission {
+    /// The tool address; `acp.<kind>` when absent.
+    #[serde(default)]
+    pub tool: Option<ToolAddress>,
+    #[serde(default)]
+    pub artifact_id: Option<ArtifactId>,
+    pub requester: Requester,
+    pub acp: Value,
+    #[serde(default)]
+    pub expires_in_s: Option<u64>,
+}
+
+impl AcpSubmission {
     /// The submission the console stores, and the options kept to answer with.
     pub fn into_submission(self) -> Result<(Submission, Vec<PermissionOption>), FieldError> {
-        self.validate()?;
-        let call = self.acp.tool_call;
-        let kind = call.kind.unwrap_or(ToolKind::Other);
-        let tool = match self.tool {
-            Some(t) => t,
-            None => ToolAddress::parse(&format!("acp.{}", kind.name()))
-                .map_err(|e| FieldError::new("tool", e.to_string()))?,
-        };
-        let title = call
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("{} tool call", kind.name()));
-        let content = call.content.unwrap_or_default();
-        let locations: Vec<FileLocation> = call
-            .locations
-            .unwrap_or_default()
-            .into_iter()
-            .map(|l| FileLocation {
-                path: l.path,
-                line: l.line,
-            })
-            .collect();
-        let diffs: Vec<FileDiff> = content
-            .iter()
-            .filter_map(|c| match c {
-                ToolCallContent::Diff(d) => Some(FileDiff {
-                    path: d.path.clone(),
-                    old_text: d.old_text.clone(),
-                    new_text: d.new_text.clone(),
-                    replace_all: None,
-                }),
-                _ => None,
-            })
-            .collect();
-        let raw = call.raw_input.as_ref();
-        let command = raw.and_then(|r| r.get("command")).and_then(Value::as_str);
-        let has_terminal = content
-            .iter()
-            .any(|c| matches!(c, ToolCallContent::Terminal(_)));
-        let blocks: Vec<ContentBlock> = content
-            .iter()
-            .filter_map(|c| match c {
-                ToolCallContent::Content(w) => Some(block(&w.content)),
-                ToolCallContent::Terminal(t) => Some(ContentBlock::Text(TextBlock {
-                    text: format!("terminal {}", t.terminal_id),
-                })),
-                ToolCallContent::Diff(_) => None,
-            })
-            .collect();
-        let view = if !diffs.is_empty() {
-            // The text that came with the change is kept under it.
-            let said: Vec<ContentBlock> = content
-                .iter()
-                .filter_map(|c| match c {
-                    ToolCallContent::Content(w) => Some(block(&w.content)),
-                    _ => None,
-                })
-                .collect();
-            CallView::Diff(DiffCall {
-                title,
-                diffs,
-                locations: (!locations.is_empty()).then_some(locations),
-                content: (!said.is_empty()).then_some(said),
-            })
-        } else if let (Some(command), true) = (command, has_terminal || kind == ToolKind::Execute) {
-            let field = |k: &str| raw.and_then(|r| r.get(k));
-            let args = field("args").and_then(|a| serde_json::from_value(a.clone()).ok());
-            let env = field("env").and_then(env_vars);
-            CallView::Terminal(TerminalCall {
-                title,
-                command: command.to_owned(),
-                args,
-                description: None,
-                cwd: field("cwd").and_then(Value::as_str).map(str::to_owned),
-                env,
-                options: None,
-            })
-        } else {
-            CallView::Generic(GenericCall {
-                title,
-                kind: Some(kind.name().to_owned()),
-                raw_input: None,
-                content: (!blocks.is_empty()).then_some(blocks),
-                locations: (!locations.is_empty()).then_some(locations),
-            })
-        };
+        let mut params = self.acp;
+        if let Some(p) = params.as_object_mut() {
+            let session = self
+                .requester
+                .session
+                .clone()
+                .unwrap_or_else(|| "countersign".into());
+            p.entry("sessionId")
+                .or_insert_with(|| Value::String(session));
+        }
+        let ask =
+            parse(params).map_err(|e| FieldError::new(format!("acp.{}", e.field), e.message))?;
+        let (tool, call) = card(&ask, self.tool)?;
         let submission = Submission {
             tool,
             artifact_id: self.artifact_id,
             requester: self.requester,
-            call: view,
-            raw_input: call.raw_input,
+            call,
+            raw_input: ask.request.tool_call.fields.raw_input.clone(),
             expires_in_s: self.expires_in_s,
         };
-        Ok((submission, self.acp.options))
+        Ok((submission, options(&ask)))
     }
 }
 
-/// The ACP outcome for an approval's current state: the request's own option that matches what
-/// the person did (`allow_always` only for "don't ask again"), `cancelled` when it expired or
-/// was withdrawn, nothing while pending.
-pub fn outcome(a: &Approval) -> Option<Value> {
+/// The ACP response for an approval's current state, nothing while pending. The option named
+/// is the request's own that matches what was decided without granting more: approved once
+/// answers `allow_once`, else a reject option (never `allow_always`); declined answers a
+/// reject option. `cancelled` when the request expired or was withdrawn, or when no offered
+/// option grants no more than the decision. A decline's reason travels in
+/// `_meta.countersign.reason`.
+pub fn response(a: &Approval) -> Option<schema::RequestPermissionResponse> {
     let options = a.acp_options.as_ref()?;
     let pick = |kinds: &[OptionKind]| {
         kinds
             .iter()
             .find_map(|k| options.iter().find(|o| o.kind == *k))
-            .map(|o| json!({ "outcome": "selected", "optionId": o.option_id }))
+            .map(|o| {
+                schema::RequestPermissionOutcome::Selected(schema::SelectedPermissionOutcome::new(
+                    o.option_id.clone(),
+                ))
+            })
     };
-    let cancelled = || Some(json!({ "outcome": "cancelled" }));
-    match a.status {
-        Status::Pending => None,
-        Status::Approved => {
-            let always = a.granted.is_some() && a.decided_by == Some(DecidedBy::Person);
-            let chosen = if always {
-                pick(&[OptionKind::AllowAlways, OptionKind::AllowOnce])
-            } else {
-                pick(&[OptionKind::AllowOnce])
-            };
-            chosen.or_else(cancelled)
-        }
-        Status::Declined => {
-            let always = a.granted.is_some() && a.decided_by == Some(DecidedBy::Person);
-            let chosen = if always {
-                pick(&[OptionKind::RejectAlways, OptionKind::RejectOnce])
-            } else {
-                pick(&[OptionKind::RejectOnce, OptionKind::RejectAlways])
-            };
-            chosen.or_else(cancelled)
-        }
-        Status::Expired | Status::Cancelled => cancelled(),
+    let always = a.granted.is_some() && a.decided_by == Some(DecidedBy::Person);
+    let outcome = match a.status {
+        Status::Pending => return None,
+        Status::Approved if always => pick(&[OptionKind::AllowAlways, OptionKind::AllowOnce]),
+        // Only "always" is offered: a reject grants less than the person chose, "always" more.
+        Status::Approved => pick(&[
+            OptionKind::AllowOnce,
+            OptionKind::RejectOnce,
+            OptionKind::RejectAlways,
+        ]),
+        Status::Declined if always => pick(&[OptionKind::RejectAlways, OptionKind::RejectOnce]),
+        Status::Declined => pick(&[OptionKind::RejectOnce, OptionKind::RejectAlways]),
+        Status::Expired | Status::Cancelled => None,
+    }
+    .unwrap_or(schema::RequestPermissionOutcome::Cancelled);
+    let mut response = schema::RequestPermissionResponse::new(outcome);
+    if a.status == Status::Declined
+        && let Some(reason) = a.reason.as_ref().filter(|r| !r.is_empty())
+    {
+        let mut meta = schema::Meta::new();
+        meta.insert("countersign".into(), json!({ "reason": reason }));
+        response = response.meta(meta);
+    }
+    Some(response)
+}
+
+/// The response as JSON, for the older `acp_outcome` field (the outcome alone).
+pub fn outcome(a: &Approval) -> Option<Value> {
+    response(a).and_then(|r| serde_json::to_value(r.outcome).ok())
+}
+
+/// The JSON-RPC response to a request that came in its envelope, else the bare response.
+pub fn answer(rpc_id: Option<&Value>, response: &schema::RequestPermissionResponse) -> Value {
+    let result = serde_json::to_value(response).unwrap_or_default();
+    match rpc_id {
+        Some(id) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+        None => result,
     }
 }

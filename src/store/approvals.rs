@@ -227,6 +227,24 @@ pub async fn cancel_for_artifact(
     super::parse_ids(ids, ApprovalId::parse)
 }
 
+/// Withdraws every pending ACP request of `session` (ACP's `session/cancel`).
+pub async fn cancel_acp_session(
+    conn: &mut SqliteConnection,
+    session: &str,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE approvals SET status = 'cancelled', reason = 'session cancelled', decided_at = ?
+         WHERE status = 'pending' AND requester_session = ? AND acp_options IS NOT NULL
+         RETURNING id",
+    )
+    .bind(now)
+    .bind(session)
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, ApprovalId::parse)
+}
+
 /// Attaches the result of an approved call, once. `false` when it was not approved or
 /// already had one.
 pub async fn attach_result(

@@ -26,7 +26,7 @@ fn execute(command: &str) -> Value {
     request(json!({
         "toolCallId": "call_1", "title": "Run tests", "kind": "execute", "status": "pending",
         "content": [{ "type": "terminal", "terminalId": "term_1" }],
-        "rawInput": { "command": command, "cwd": "/repo" }, "_meta": { "x": 1 },
+        "rawInput": { "command": command, "cwd": "/repo" },
     }))
 }
 
@@ -211,18 +211,6 @@ async fn malformed_acp_requests_name_the_field() {
         "{msg}"
     );
 
-    let bad_diff =
-        request(json!({ "toolCallId": "x", "content": [{ "type": "diff", "path": "a" }] }));
-    let msg = assert_error(
-        &s.post("/v1/approvals", &bad_diff).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_request",
-    );
-    assert!(
-        msg.contains("acp.toolCall.content[0]") && msg.contains("newText"),
-        "{msg}"
-    );
-
     let bad_type = request(json!({ "toolCallId": 7 }));
     let msg = assert_error(
         &s.post("/v1/approvals", &bad_type).await,
@@ -240,21 +228,6 @@ async fn malformed_acp_requests_name_the_field() {
     );
     assert!(msg.contains("toolCall"), "{msg}");
 
-    let mut no_options = execute("ls");
-    no_options["acp"]["options"] = json!([]);
-    let msg = assert_error(
-        &s.post("/v1/approvals", &no_options).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_request",
-    );
-    assert!(msg.contains("acp.options"), "{msg}");
-
-    let unknown_content = request(json!({ "toolCallId": "x", "content": [{ "type": "video" }] }));
-    assert_error(
-        &s.post("/v1/approvals", &unknown_content).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_request",
-    );
     let mut with_call = execute("ls");
     with_call["call"] = json!({ "card": "terminal", "title": "t", "command": "ls" });
     let msg = assert_error(

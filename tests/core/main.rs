@@ -7,6 +7,7 @@
 )]
 
 mod acp;
+mod acp_wire;
 mod api_guard;
 mod artifacts;
 mod bad_input;

@@ -139,6 +139,13 @@ function Content({ blocks, m }: { blocks: ContentBlock[]; m: Marks }) {
         switch (block.type) {
           case "text":
             return <pre key={i} className="content-text"><Verbatim text={block.text} marks={m(`call.content[${i}].text`)} /></pre>;
+          case "unreadable":
+            return (
+              <div key={i} className="warning" role="alert" data-testid="content-unreadable">
+                ⚠ This item of the request could not be read into the card; here it is as sent.
+                <pre className="content-text"><Verbatim text={block.text} marks={m(`call.content[${i}].text`)} /></pre>
+              </div>
+            );
           case "image":
             return (
               <figure key={i} className="content-image" data-testid="content-image">

@@ -33,7 +33,8 @@ export function ResultBody({ result, diffs, marks }: {
           {content.length === 0 && <p className="muted" data-testid="no-output">No output.</p>}
           {content.map((block, i) => {
             switch (block.type) {
-              case "text": return <LongText key={i} text={block.text} marks={marks(`result.content[${i}].text`)} />;
+              case "text":
+              case "unreadable": return <LongText key={i} text={block.text} marks={marks(`result.content[${i}].text`)} />;
               case "image": return (
                 <figure key={i} className="content-image">
                   <figcaption className="muted">Image supplied by the agent ({block.mime_type})</figcaption>

@@ -3,6 +3,7 @@ import type { ImageBlock } from "./ImageBlock";
 import type { TextBlock } from "./TextBlock";
 
 /**
- * Text or an image carried by a generic card.
+ * Text or an image carried by a card; or an item of the request that could not be read into
+ * the card, shown as sent (the call cannot then be granted).
  */
-export type ContentBlock = { "type": "text" } & TextBlock | { "type": "image" } & ImageBlock;
+export type ContentBlock = { "type": "text" } & TextBlock | { "type": "image" } & ImageBlock | { "type": "unreadable" } & TextBlock;
