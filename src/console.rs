@@ -417,12 +417,17 @@ impl Console {
         Ok(done)
     }
 
-    /// ACP's `session/cancel`: every pending ACP request of the session is withdrawn, in one
-    /// transaction; answers their ids.
-    pub async fn cancel_acp_session(&self, session: &str) -> Result<Vec<ApprovalId>, Error> {
+    /// ACP's `session/cancel`: every pending ACP request of that agent's session is withdrawn,
+    /// in one transaction (session ids are the agents' own, so another agent's are not
+    /// touched); answers their ids.
+    pub async fn cancel_acp_session(
+        &self,
+        agent: &str,
+        session: &str,
+    ) -> Result<Vec<ApprovalId>, Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let cancelled = approvals::cancel_acp_session(&mut tx, session, now).await?;
+        let cancelled = approvals::cancel_acp_session(&mut tx, agent, session, now).await?;
         tx.commit().await?;
         for id in &cancelled {
             self.finished(id, Status::Cancelled);

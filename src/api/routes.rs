@@ -160,7 +160,16 @@ pub async fn submit(
         let (sub, options) = acp.into_submission().map_err(Error::from)?;
         s.console.submit_acp(sub, options).await?
     } else {
-        s.console.submit(from_value::<Submission>(body)?).await?
+        let sub = from_value::<Submission>(body)?;
+        // The "could not be read" block is Countersign's own, from what an ACP request sent.
+        if sub.call.unreadable() > 0 {
+            return Err(Error::from(crate::domain::limits::FieldError::new(
+                "call.content",
+                "an unreadable block is Countersign's own; send text or an image",
+            ))
+            .into());
+        }
+        s.console.submit(sub).await?
     };
     let code = if a.status == Status::Pending {
         StatusCode::ACCEPTED
@@ -287,6 +296,29 @@ pub struct AcpQuery {
 /// The header that names the ACP agent asking (the `agent` query parameter does too).
 pub const AGENT_HEADER: &str = "x-countersign-agent";
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentQuery {
+    agent: Option<String>,
+}
+
+/// The ACP agent's name: the header, else the query, else a default.
+fn agent(headers: &axum::http::HeaderMap, query: Option<&str>) -> Result<String, ApiError> {
+    let from_header = match headers.get(AGENT_HEADER) {
+        Some(v) => Some(std::str::from_utf8(v.as_bytes()).map_err(|_| {
+            Error::from(crate::domain::limits::FieldError::new(
+                AGENT_HEADER,
+                "must be UTF-8 text",
+            ))
+        })?),
+        None => None,
+    };
+    Ok(from_header
+        .or(query)
+        .unwrap_or(acp::DEFAULT_AGENT)
+        .to_owned())
+}
+
 fn wait_at_most(wait: Option<u64>) -> Result<Duration, ApiError> {
     match wait {
         Some(w) if w > MAX_WAIT_S => Err(ApiError::new(
@@ -327,19 +359,7 @@ pub async fn acp_request_permission(
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let Query(q) = query.map_err(bad_query)?;
     let wait = wait_at_most(q.wait)?;
-    let from_header = match headers.get(AGENT_HEADER) {
-        Some(v) => Some(v.to_str().map_err(|_| {
-            Error::from(crate::domain::limits::FieldError::new(
-                AGENT_HEADER,
-                "must be UTF-8 text",
-            ))
-        })?),
-        None => None,
-    };
-    let agent = from_header
-        .or(q.agent.as_deref())
-        .unwrap_or(acp::DEFAULT_AGENT)
-        .to_owned();
+    let agent = agent(&headers, q.agent.as_deref())?;
     let ask = acp::parse(body).map_err(Error::from)?;
     let (sub, options) = acp::submission(&ask, &agent, None).map_err(Error::from)?;
     let mut a = s.console.submit_acp(sub, options).await?;
@@ -358,10 +378,11 @@ pub async fn acp_poll(
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let id = approval_id(&id)?;
     let Query(q) = query.map_err(bad_query)?;
-    let a = s.console.wait(&id, wait_at_most(q.wait)?).await?;
-    if a.acp_options.is_none() {
+    let wait = wait_at_most(q.wait)?;
+    if s.console.approval(&id).await?.acp_options.is_none() {
         return Err(Error::ApprovalNotFound(id.to_string()).into());
     }
+    let a = s.console.wait(&id, wait).await?;
     Ok(acp_answer(&a, None))
 }
 
@@ -369,8 +390,12 @@ pub async fn acp_poll(
 /// of the session answers `cancelled`.
 pub async fn acp_cancel_session(
     State(s): State<ApiState>,
+    headers: axum::http::HeaderMap,
+    query: Result<Query<AgentQuery>, QueryRejection>,
     Path(session): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let cancelled = s.console.cancel_acp_session(&session).await?;
+    let Query(q) = query.map_err(bad_query)?;
+    let agent = agent(&headers, q.agent.as_deref())?;
+    let cancelled = s.console.cancel_acp_session(&agent, &session).await?;
     Ok(Json(serde_json::json!({ "cancelled": cancelled })))
 }

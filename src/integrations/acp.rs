@@ -28,8 +28,15 @@ pub const DEFAULT_AGENT: &str = "ACP agent";
 pub struct Ask {
     /// The request, as the official types read it.
     pub request: schema::RequestPermissionRequest,
-    /// Items of `toolCall.content` and `toolCall.locations` the official types skip (they do
-    /// not read as any item the schema defines), as sent.
+    /// The items of `toolCall.content` the card shows: those the official types read whole.
+    pub content: Vec<schema::ToolCallContent>,
+    /// The items of `toolCall.locations` the card shows, likewise.
+    pub locations: Vec<schema::ToolCallLocation>,
+    /// The kind as sent, when it is text (an unknown kind reads as `other`).
+    pub kind_sent: Option<String>,
+    /// Everything else that was sent and the official types would not keep whole (an item
+    /// they skip or read in part, a field of the wrong type, a field they do not know), as
+    /// sent: the card shows it, and the call can then never be granted.
     pub unreadable: Vec<Value>,
     /// The JSON-RPC id, when the request came in its envelope.
     pub rpc_id: Option<Value>,
@@ -80,19 +87,70 @@ pub fn parse(body: Value) -> Result<Ask, FieldError> {
             "must be an object",
         ));
     };
+    let tool_call = tool_call.clone();
     let mut unreadable = Vec::new();
-    for key in ["content", "locations"] {
-        if let Some(Value::Array(items)) = tool_call.get(key) {
-            for item in items {
-                let reads = if key == "content" {
-                    serde_json::from_value::<schema::ToolCallContent>(item.clone()).is_ok()
-                } else {
-                    serde_json::from_value::<schema::ToolCallLocation>(item.clone()).is_ok()
-                };
-                if !reads {
-                    unreadable.push(item.clone());
+    let mut content = Vec::new();
+    let mut locations = Vec::new();
+    for (key, value) in tool_call.as_object().into_iter().flatten() {
+        match (key.as_str(), value) {
+            ("toolCallId" | "rawInput" | "status", _) | (_, Value::Null) => {}
+            ("content", Value::Array(items)) => {
+                for item in items {
+                    match whole::<schema::ToolCallContent>(item) {
+                        Some(
+                            c @ (schema::ToolCallContent::Content(_)
+                            | schema::ToolCallContent::Diff(_)
+                            | schema::ToolCallContent::Terminal(_)),
+                        ) => content.push(c),
+                        _ => unreadable.push(item.clone()),
+                    }
                 }
             }
+            ("locations", Value::Array(items)) => {
+                for item in items {
+                    match whole::<schema::ToolCallLocation>(item) {
+                        Some(l) => locations.push(l),
+                        None => unreadable.push(item.clone()),
+                    }
+                }
+            }
+            ("title", Value::String(_)) | ("kind", Value::String(_)) => {}
+            ("_meta", Value::Object(_)) => {}
+            _ => unreadable.push(json!({ key.clone(): value.clone() })),
+        }
+    }
+    for (key, value) in params.as_object().into_iter().flatten() {
+        match (key.as_str(), value) {
+            ("sessionId" | "toolCall" | "options", _) | ("_meta", Value::Object(_)) => {}
+            (_, Value::Null) => {}
+            _ => unreadable.push(json!({ key.clone(): value.clone() })),
+        }
+    }
+    let kind_sent = tool_call
+        .get("kind")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    // Every option read whole, each id once: the answer names one, and must name only it.
+    let mut ids = std::collections::HashSet::new();
+    for (i, option) in params
+        .get("options")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if whole::<schema::PermissionOption>(option).is_none() {
+            return Err(FieldError::new(
+                format!("{at}options[{i}]"),
+                "is not a permission option the schema defines (optionId, name, and a kind: \
+                 allow_once, allow_always, reject_once or reject_always)",
+            ));
+        }
+        if !ids.insert(option.get("optionId").map(Value::to_string)) {
+            return Err(FieldError::new(
+                format!("{at}options[{i}].optionId"),
+                "names an option already offered",
+            ));
         }
     }
     let request: schema::RequestPermissionRequest = serde_path_to_error::deserialize(params)
@@ -107,9 +165,34 @@ pub fn parse(body: Value) -> Result<Ask, FieldError> {
         })?;
     Ok(Ask {
         request,
+        content,
+        locations,
+        kind_sent,
         unreadable,
         rpc_id,
     })
+}
+
+/// `value` read as `T`, only when `T` keeps all of it: written back, it is what was sent
+/// (nulls aside). The official types read leniently (a field of the wrong type becomes its
+/// default); the card must not show less than was sent.
+fn whole<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Option<T> {
+    let read: T = serde_json::from_value(value.clone()).ok()?;
+    let back = serde_json::to_value(&read).ok()?;
+    (without_nulls(&back) == without_nulls(value)).then_some(read)
+}
+
+fn without_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `text` when it fits in `max` bytes, else its head and tail around a note of what was left
@@ -118,7 +201,7 @@ fn head_tail(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
-    let keep = max / 2 - 40;
+    let keep = (max / 2).saturating_sub(40).max(1);
     let mut head = keep;
     while !text.is_char_boundary(head) {
         head -= 1;
@@ -138,12 +221,18 @@ fn head_tail(text: &str, max: usize) -> String {
 /// An ACP content block as a card block: text and images as such, anything else as its JSON.
 fn block(content: &Value) -> ContentBlock {
     let text = |t: &str| ContentBlock::Text(TextBlock { text: t.to_owned() });
+    let only = |keys: &[&str]| {
+        content
+            .as_object()
+            .is_some_and(|m| m.keys().all(|k| keys.contains(&k.as_str())))
+    };
     match content["type"].as_str() {
-        Some("text") if content["text"].is_string() && content.get("annotations").is_none() => {
+        Some("text") if content["text"].is_string() && only(&["type", "text"]) => {
             text(content["text"].as_str().unwrap_or_default())
         }
         Some("image")
             if content["data"].is_string()
+                && only(&["type", "data", "mimeType"])
                 && content["mimeType"]
                     .as_str()
                     .is_some_and(|m| m.starts_with("image/")) =>
@@ -153,7 +242,8 @@ fn block(content: &Value) -> ContentBlock {
                 data: content["data"].as_str().unwrap_or_default().to_owned(),
             })
         }
-        // Audio, resources, links, annotated text, other media types: shown as sent.
+        // Audio, resources, links, anything annotated or with `_meta`, other media types:
+        // shown as sent.
         _ => text(&serde_json::to_string_pretty(content).unwrap_or_default()),
     }
 }
@@ -218,7 +308,9 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
     let call = &ask.request.tool_call;
     let fields = &call.fields;
     let kind = fields.kind.unwrap_or_default();
+    // An unknown kind reads as `other`: the address says `other`, the card the kind sent.
     let kind_name = kind_name(kind);
+    let kind_shown = ask.kind_sent.clone().unwrap_or_else(|| kind_name.clone());
     let tool = match tool {
         Some(t) => t,
         None => ToolAddress::parse(&format!("acp.{kind_name}"))
@@ -228,14 +320,13 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
         fields
             .title
             .as_deref()
-            .unwrap_or(&format!("{kind_name} tool call")),
+            .unwrap_or(&format!("{kind_shown} tool call")),
         MAX_TITLE_BYTES,
     );
-    let content = fields.content.as_deref().unwrap_or_default();
-    let locations: Vec<FileLocation> = fields
+    let content = ask.content.as_slice();
+    let locations: Vec<FileLocation> = ask
         .locations
         .iter()
-        .flatten()
         .map(|l| FileLocation {
             path: l.path.to_string_lossy().into_owned(),
             line: l.line,
@@ -284,7 +375,7 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
             _ => {}
         }
     }
-    for (i, l) in fields.locations.iter().flatten().enumerate() {
+    for (i, l) in ask.locations.iter().enumerate() {
         said.extend(meta_block(&format!("location {}", i + 1), l.meta.as_ref()));
     }
     said.extend(meta_block("the tool call", call.meta.as_ref()));
@@ -327,7 +418,7 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
     } else {
         CallView::Generic(GenericCall {
             title,
-            kind: Some(kind_name),
+            kind: Some(kind_shown),
             raw_input: None,
             content: (!said.is_empty()).then_some(said),
             locations,
@@ -399,14 +490,28 @@ impl AcpSubmission {
     /// The submission the console stores, and the options kept to answer with.
     pub fn into_submission(self) -> Result<(Submission, Vec<PermissionOption>), FieldError> {
         let mut params = self.acp;
+        if params.get("jsonrpc").is_some() || params.get("method").is_some() {
+            return Err(FieldError::new(
+                "acp",
+                "takes the request's params; send the JSON-RPC request to \
+                 /v1/acp/request_permission",
+            ));
+        }
         if let Some(p) = params.as_object_mut() {
-            let session = self
-                .requester
-                .session
-                .clone()
-                .unwrap_or_else(|| "countersign".into());
-            p.entry("sessionId")
-                .or_insert_with(|| Value::String(session));
+            match (p.get("sessionId"), &self.requester.session) {
+                (Some(given), Some(session)) if given.as_str() != Some(session) => {
+                    return Err(FieldError::new(
+                        "acp.sessionId",
+                        "differs from requester.session",
+                    ));
+                }
+                (Some(_), _) => {}
+                // Read as ACP's, which needs a session; the approval keeps the requester's.
+                (None, session) => {
+                    let session = session.clone().unwrap_or_else(|| "none".into());
+                    p.insert("sessionId".into(), Value::String(session));
+                }
+            }
         }
         let ask =
             parse(params).map_err(|e| FieldError::new(format!("acp.{}", e.field), e.message))?;
@@ -424,9 +529,9 @@ impl AcpSubmission {
 }
 
 /// The ACP response for an approval's current state, nothing while pending. The option named
-/// is the request's own that matches what was decided without granting more: approved once
-/// answers `allow_once`, else a reject option (never `allow_always`); declined answers a
-/// reject option. `cancelled` when the request expired or was withdrawn, or when no offered
+/// is the request's own that matches what was decided without granting more: approved (once,
+/// or with "don't ask again") answers `allow_once`, else a reject option, never
+/// `allow_always`; declined answers a reject option. `cancelled` when the request expired or was withdrawn, or when no offered
 /// option grants no more than the decision. A decline's reason travels in
 /// `_meta.countersign.reason`.
 pub fn response(a: &Approval) -> Option<schema::RequestPermissionResponse> {
@@ -444,8 +549,10 @@ pub fn response(a: &Approval) -> Option<schema::RequestPermissionResponse> {
     let always = a.granted.is_some() && a.decided_by == Some(DecidedBy::Person);
     let outcome = match a.status {
         Status::Pending => return None,
-        Status::Approved if always => pick(&[OptionKind::AllowAlways, OptionKind::AllowOnce]),
-        // Only "always" is offered: a reject grants less than the person chose, "always" more.
+        // Never `allow_always`, even for "don't ask again": the agent would remember it in its
+        // own terms, wider than the person's grant and past its expiry and revocation.
+        // Countersign's grant answers the repeats. With no `allow_once` offered, a reject
+        // grants less than the person chose.
         Status::Approved => pick(&[
             OptionKind::AllowOnce,
             OptionKind::RejectOnce,
@@ -456,15 +563,16 @@ pub fn response(a: &Approval) -> Option<schema::RequestPermissionResponse> {
         Status::Expired | Status::Cancelled => None,
     }
     .unwrap_or(schema::RequestPermissionOutcome::Cancelled);
-    let mut response = schema::RequestPermissionResponse::new(outcome);
+    // Which approval answered, the digest of the call it bound, and a decline's reason.
+    let mut ours = json!({ "approval": a.id, "digest": a.digest });
     if a.status == Status::Declined
         && let Some(reason) = a.reason.as_ref().filter(|r| !r.is_empty())
     {
-        let mut meta = schema::Meta::new();
-        meta.insert("countersign".into(), json!({ "reason": reason }));
-        response = response.meta(meta);
+        ours["reason"] = json!(reason);
     }
-    Some(response)
+    let mut meta = schema::Meta::new();
+    meta.insert("countersign".into(), ours);
+    Some(schema::RequestPermissionResponse::new(outcome).meta(meta))
 }
 
 /// The response as JSON, for the older `acp_outcome` field (the outcome alone).

@@ -227,18 +227,22 @@ pub async fn cancel_for_artifact(
     super::parse_ids(ids, ApprovalId::parse)
 }
 
-/// Withdraws every pending ACP request of `session` (ACP's `session/cancel`).
+/// Withdraws every pending ACP request of `agent`'s `session` (ACP's `session/cancel`).
 pub async fn cancel_acp_session(
     conn: &mut SqliteConnection,
+    agent: &str,
     session: &str,
     now: i64,
 ) -> Result<Vec<ApprovalId>, StoreError> {
     let ids: Vec<(String,)> = sqlx::query_as(
         "UPDATE approvals SET status = 'cancelled', reason = 'session cancelled', decided_at = ?
-         WHERE status = 'pending' AND requester_session = ? AND acp_options IS NOT NULL
+         WHERE status = 'pending' AND expires_at > ? AND requester_name = ?
+           AND requester_session = ? AND acp_options IS NOT NULL
          RETURNING id",
     )
     .bind(now)
+    .bind(now)
+    .bind(agent)
     .bind(session)
     .fetch_all(conn)
     .await?;

@@ -142,9 +142,10 @@ async fn the_answer_names_the_matching_option() {
             Decision::Decline { reason: None },
             json!({ "outcome": "selected", "optionId": "no" }),
         ),
+        // "Don't ask again" is Countersign's grant, not the agent's: the agent hears "once".
         (
             crate::support::always_any(),
-            json!({ "outcome": "selected", "optionId": "always" }),
+            json!({ "outcome": "selected", "optionId": "once" }),
         ),
     ];
     for (i, (decision, want)) in cases.into_iter().enumerate() {
@@ -207,7 +208,7 @@ async fn malformed_acp_requests_name_the_field() {
         "invalid_request",
     );
     assert!(
-        msg.contains("acp.options[1].kind") && msg.contains("allow_forever"),
+        msg.contains("acp.options[1]") && msg.contains("allow_once"),
         "{msg}"
     );
 

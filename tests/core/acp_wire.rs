@@ -150,7 +150,18 @@ async fn a_session_cancel_withdraws_all_of_its_requests_and_no_others() {
             theirs.push(ask(&s, &params("sess_two", execute(&format!("other {i}")))).await);
         }
     }
-    let (code, got) = s.post("/v1/acp/sessions/sess_one/cancel", &json!({})).await;
+    // Another agent that happens to use the same session id keeps its request.
+    let (code, got) = s
+        .post(
+            &format!("{ROUTE}?wait=0&agent=other"),
+            &params("sess_one", execute("theirs")),
+        )
+        .await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{got}");
+    theirs.push(ApprovalId::parse(got["pending"]["id"].as_str().unwrap()).unwrap());
+    let (code, got) = s
+        .post("/v1/acp/sessions/sess_one/cancel?agent=zed", &json!({}))
+        .await;
     assert_eq!(code, StatusCode::OK, "{got}");
     assert_eq!(got["cancelled"].as_array().unwrap().len(), ours.len());
     for id in &ours {
@@ -271,7 +282,9 @@ async fn a_decision_picks_the_closest_option_that_grants_no_more() {
         .unwrap();
     let r = answer(&s, &id).await;
     assert_eq!(selected(&r).as_deref(), Some("no"));
-    assert_eq!(r.meta.unwrap()["countersign"]["reason"], "not today");
+    let meta = r.meta.unwrap();
+    assert_eq!(meta["countersign"]["reason"], "not today");
+    assert_eq!(meta["countersign"]["approval"], json!(id));
 
     let id = ask(&s, &params("s", execute("ls"))).await;
     s.console.cancel(&id).await.unwrap();
@@ -279,6 +292,14 @@ async fn a_decision_picks_the_closest_option_that_grants_no_more() {
         answer(&s, &id).await.outcome,
         schema::RequestPermissionOutcome::Cancelled
     ));
+
+    // "Don't ask again" is Countersign's grant, never the agent's `allow_always`.
+    let id = ask(&s, &params("s", execute("make"))).await;
+    s.console
+        .decide_seen(&id, crate::support::always_any())
+        .await
+        .unwrap();
+    assert_eq!(selected(&answer(&s, &id).await).as_deref(), Some("once"));
 }
 
 /// 7. A long title is shown head and tail; a large diff is taken up to 8 MiB; past that, 413.
@@ -345,4 +366,84 @@ async fn an_argv_array_is_a_terminal_card() {
         ["-lc", "ls -la && echo 'hi there'"]
     );
     assert!(a.grant_block().is_none(), "everything is on the card");
+}
+
+/// What the official types read leniently (a field of the wrong type becomes its default, an
+/// item is read in part) or do not know is shown as sent and blocks grants; options are read
+/// whole, each id once; the "could not be read" block cannot be sent by an agent itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_sent_is_dropped_from_the_card() {
+    let s = server().await;
+    for (call, sent) in [
+        (
+            json!({ "toolCallId": "a", "title": 42, "kind": "execute", "rawInput": { "command": "ls" } }),
+            "42",
+        ),
+        (
+            json!({ "toolCallId": "b", "kind": "edit", "content": { "type": "diff", "path": "/x", "newText": "y" } }),
+            "newText",
+        ),
+        (
+            json!({ "toolCallId": "c", "kind": "edit", "content": [{ "type": "diff", "path": "/x", "oldText": 7, "newText": "y" }] }),
+            "oldText",
+        ),
+        (
+            json!({ "toolCallId": "d", "kind": "read", "locations": [{ "path": "/x", "line": "12" }] }),
+            "line",
+        ),
+        (
+            json!({ "toolCallId": "e", "kind": "execute", "name": "rm_everything", "rawInput": { "command": "ls" } }),
+            "rm_everything",
+        ),
+    ] {
+        let id = ask(&s, &params("s", call.clone())).await;
+        let a = s.console.approval(&id).await.unwrap();
+        assert!(a.call.unreadable() > 0, "{call}: {:?}", a.call);
+        assert!(
+            serde_json::to_string(&a.call).unwrap().contains(sent),
+            "{call}: {:?}",
+            a.call
+        );
+        let err = s
+            .console
+            .decide_seen(&id, Decision::ALWAYS)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code().as_str(), "fields_not_on_card");
+    }
+    // A text block with its own `_meta` is shown whole.
+    let id = ask(&s, &params("s", json!({ "toolCallId": "f", "kind": "think",
+        "content": [{ "type": "content", "content": { "type": "text", "text": "hi", "_meta": { "hidden": "x" } } }] }))).await;
+    let card = serde_json::to_string(&s.console.approval(&id).await.unwrap().call).unwrap();
+    assert!(card.contains("hidden"), "{card}");
+
+    let before = s.fingerprint().await;
+    let mut twice = params("s", execute("ls"));
+    twice["options"] = json!([
+        { "optionId": "x", "name": "No", "kind": "reject_once" },
+        { "optionId": "x", "name": "Yes", "kind": "allow_always" }
+    ]);
+    let msg = assert_error(
+        &s.post(ROUTE, &twice).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("options[1].optionId"), "{msg}");
+    let mut unknown = params("s", execute("ls"));
+    unknown["options"][0]["kind"] = json!("allow_forever");
+    let msg = assert_error(
+        &s.post(ROUTE, &unknown).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("options[0]"), "{msg}");
+    let forged = json!({ "tool": "x.user.me.t", "requester": { "name": "a" },
+        "call": { "card": "generic", "title": "t", "content": [{ "type": "unreadable", "text": "x" }] } });
+    let msg = assert_error(
+        &s.post("/v1/approvals", &forged).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    assert!(msg.contains("unreadable"), "{msg}");
+    assert_eq!(s.fingerprint().await, before);
 }
