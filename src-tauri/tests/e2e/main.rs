@@ -3,6 +3,7 @@
 //! Run through `scripts/e2e.sh`, which provides the display, the bus and the notification log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
 mod app;
 mod artifacts;
 mod grants;
