@@ -6,6 +6,7 @@ TS_TYPES := ui/src/api/types
 
 .PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_SOAK_SECONDS ?= 300
 FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters
 
 help: ## list the targets
@@ -52,8 +53,8 @@ bench: deps ui ## measure the goals against their baselines; writes target/bench
 	scripts/headless.sh $(CARGO) bench -p countersign-desktop --bench desktop
 	$(CARGO) bench -p countersign --bench countersign
 
-soak: deps ## the long reliability runs (1,000 SIGKILL cycles)
-	COUNTERSIGN_CRASH_CYCLES=1000 scripts/with-keyring.sh $(CARGO) test -p countersign --test core crash -- --nocapture
+soak: deps ## the long reliability runs: 1,000 SIGKILL cycles, then each fuzz target for FUZZ_SOAK_SECONDS; prints the figures
+	FUZZ_SECONDS=$(FUZZ_SOAK_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/soak.sh
 
 fuzz: deps ## run each cargo-fuzz target for FUZZ_SECONDS (libFuzzer; nightly flags via RUSTC_BOOTSTRAP)
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked

@@ -213,17 +213,24 @@ impl TokenStore {
 
     fn store(&self, token: &Token) -> Result<Backend, TokenError> {
         for backend in [Backend::SecretService, Backend::Keyutils] {
-            let Some(entry) = keyring_entry(backend, &self.user()) else {
-                continue;
-            };
-            let stored = entry.set_password(token.expose()).is_ok()
-                && keyring_entry(backend, &self.user())
-                    .and_then(|e| e.get_password().ok())
-                    .is_some_and(|back| token.matches(&back));
-            if stored {
-                return Ok(backend);
+            // A keyring daemon under load can miss one round trip: three tries, a moment
+            // apart, before the next backend.
+            for attempt in 0..3u64 {
+                let Some(entry) = keyring_entry(backend, &self.user()) else {
+                    break;
+                };
+                let stored = entry.set_password(token.expose()).is_ok()
+                    && keyring_entry(backend, &self.user())
+                        .and_then(|e| e.get_password().ok())
+                        .is_some_and(|back| token.matches(&back));
+                if stored {
+                    return Ok(backend);
+                }
+                tracing::debug!(%backend, attempt, "keyring backend failed its write-then-read check");
+                if attempt < 2 {
+                    std::thread::sleep(std::time::Duration::from_millis(100 * (attempt + 1)));
+                }
             }
-            tracing::debug!(%backend, "keyring backend failed its write-then-read check");
         }
         write_private(&self.file(), token.expose().as_bytes()).map_err(|source| {
             TokenError::File {
