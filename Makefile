@@ -38,7 +38,6 @@ lint: ## clippy on every crate with warnings denied
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 unit: ## core, desktop and UI tests, the core's on a private session bus with a real keyring
-	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too
 	scripts/with-keyring.sh $(CARGO) test -p countersign --all-targets
 	$(CARGO) test -p countersign-desktop --lib
 	cd ui && npm test
@@ -63,6 +62,9 @@ fuzz: deps ## run each cargo-fuzz target for FUZZ_SECONDS (libFuzzer; nightly fl
 	done
 
 types-fresh: ## the committed TypeScript types match the Rust types
+	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too
+	$(CARGO) test -q -p countersign --lib export_bindings >/dev/null
+	$(CARGO) test -q -p countersign-desktop --lib export_bindings >/dev/null
 	@if [ -n "$$(git status --porcelain -- $(TS_TYPES))" ]; then \
 	  echo "TypeScript types in $(TS_TYPES) are stale: commit what cargo test generated:"; \
 	  git status --porcelain -- $(TS_TYPES); exit 1; \
