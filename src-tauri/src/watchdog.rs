@@ -13,7 +13,8 @@ use std::time::Duration;
 /// How often the page is asked while an artifact is shown.
 pub const EVERY: Duration = Duration::from_secs(2);
 /// How long the page may take to answer.
-pub const PATIENCE: Duration = Duration::from_secs(4);
+/// (Generous: a busy machine can hold the page for seconds while a large preview loads.)
+pub const PATIENCE: Duration = Duration::from_secs(10);
 /// The query the reloaded page reads to say why it was reloaded: it stopped answering with an
 /// artifact open, it ran out of memory, or its process ended for another reason.
 pub const RECOVERED: &str = "recovered=unresponsive";
