@@ -63,8 +63,8 @@ fuzz: deps ## run each cargo-fuzz target for FUZZ_SECONDS (libFuzzer; nightly fl
 
 types-fresh: ## the committed TypeScript types match the Rust types
 	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too
-	$(CARGO) test -q -p countersign --lib export_bindings >/dev/null
-	$(CARGO) test -q -p countersign-desktop --lib export_bindings >/dev/null
+	$(CARGO) test -q -p countersign --lib export_ >/dev/null
+	$(CARGO) test -q -p countersign-desktop --lib export_ >/dev/null
 	@if [ -n "$$(git status --porcelain -- $(TS_TYPES))" ]; then \
 	  echo "TypeScript types in $(TS_TYPES) are stale: commit what cargo test generated:"; \
 	  git status --porcelain -- $(TS_TYPES); exit 1; \
