@@ -38,18 +38,9 @@ impl Console {
             drop(conn);
             // The same code again is no new version and needs no check: only the labels change.
             if current.code == draft.code {
-                let mut tx = self.inner.store.write().await?;
                 let labels = (draft.title.as_deref(), draft.description.as_deref());
-                if !artifacts::relabel(&mut tx, id, labels, self.now()).await? {
-                    return Err(Error::ArtifactNotFound(id.to_string()));
-                }
-                let saved = artifacts::get(&mut tx, id)
-                    .await?
-                    .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-                tx.commit().await?;
-                self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
                 return Ok(Saved {
-                    artifact: saved,
+                    artifact: self.relabel(id, labels).await?,
                     check: CheckReport::NotRun,
                 });
             }
@@ -115,8 +106,17 @@ impl Console {
     /// A person renames an artifact.
     pub async fn rename_artifact(&self, id: &ArtifactId, title: &str) -> Result<Artifact, Error> {
         validate_title("title", title)?;
+        self.relabel(id, (Some(title), None)).await
+    }
+
+    /// Sets the title and description given (`None` keeps the stored one), code unchanged.
+    async fn relabel(
+        &self,
+        id: &ArtifactId,
+        labels: (Option<&str>, Option<&str>),
+    ) -> Result<Artifact, Error> {
         let mut tx = self.inner.store.write().await?;
-        if !artifacts::rename(&mut tx, id, title, self.now()).await? {
+        if !artifacts::relabel(&mut tx, id, labels, self.now()).await? {
             return Err(Error::ArtifactNotFound(id.to_string()));
         }
         let saved = artifacts::get(&mut tx, id)
