@@ -92,13 +92,8 @@ impl Console {
         if let Some(compiled) = &compiled {
             artifacts::set_compiled(&mut tx, &id, version, compiled, compiler_id()).await?;
         }
-        let saved = artifacts::get(&mut tx, &id)
-            .await?
-            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-        tx.commit().await?;
-        self.emit(ChangeEvent::ArtifactSaved { id });
         Ok(Saved {
-            artifact: saved,
+            artifact: self.committed(tx, &id).await?,
             check,
         })
     }
@@ -119,6 +114,15 @@ impl Console {
         if !artifacts::relabel(&mut tx, id, labels, self.now()).await? {
             return Err(Error::ArtifactNotFound(id.to_string()));
         }
+        self.committed(tx, id).await
+    }
+
+    /// Commits a save of `id` and announces it: the artifact as it now stands.
+    async fn committed(
+        &self,
+        mut tx: crate::store::WriteTx,
+        id: &ArtifactId,
+    ) -> Result<Artifact, Error> {
         let saved = artifacts::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
@@ -232,11 +236,6 @@ impl Console {
         if let Some(compiled) = artifacts::version_compiled(&mut tx, id, version, by).await? {
             artifacts::set_compiled(&mut tx, id, new, &compiled, by).await?;
         }
-        let saved = artifacts::get(&mut tx, id)
-            .await?
-            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
-        tx.commit().await?;
-        self.emit(ChangeEvent::ArtifactSaved { id: id.clone() });
-        Ok(saved)
+        self.committed(tx, id).await
     }
 }
