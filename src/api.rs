@@ -38,7 +38,10 @@ pub fn router(state: ApiState) -> Router {
     Router::new()
         .route("/v1/health", get(routes::health))
         .route("/v1/proof", get(routes::proof))
-        .route("/v1/approvals", post(routes::submit))
+        .route(
+            "/v1/approvals",
+            post(routes::submit).get(routes::approvals_for_call),
+        )
         .route("/v1/approvals/{id}", get(routes::approval))
         .route("/v1/approvals/{id}/cancel", post(routes::cancel))
         .route("/v1/approvals/{id}/result", post(routes::attach_result))

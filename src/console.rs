@@ -23,8 +23,8 @@ use crate::domain::approval::{Approval, DecidedBy, Decision, PermissionOption, R
 use crate::domain::digest::digest_of_json;
 use crate::domain::grant::{Effect, check_scope, default_scope, rule};
 use crate::domain::ids::{ApprovalId, ArtifactId};
-use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
-use crate::domain::present::{Presented, present};
+use crate::domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_CALL_ID_BYTES, MAX_EXPIRY_S};
+use crate::domain::present::{ParentRef, Presented, present};
 use crate::domain::tool::ToolAddress;
 use crate::domain::verbatim;
 use crate::domain::view::{CallView, GenericCall, ResultView};
@@ -88,6 +88,16 @@ pub struct Submission {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub expires_in_s: Option<u64>,
+    /// The requester's own id for this call (Claude Code's `tool_use_id`), to attach the
+    /// call's result to this approval later. Printable ASCII, at most 256 bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub call_id: Option<String>,
+    /// The outer run this call is part of (the approval of a code-mode run): it is still put
+    /// to the person, named as part of that run, and History shows it inside the run's card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent: Option<ApprovalId>,
 }
 
 impl Submission {
@@ -110,6 +120,16 @@ impl Submission {
                      raw_input, or call.raw_input of a generic card)",
                 ));
             }
+        }
+        if let Some(id) = &self.call_id
+            && (id.is_empty()
+                || id.len() > MAX_CALL_ID_BYTES
+                || !id.bytes().all(|b| b.is_ascii_graphic()))
+        {
+            return Err(FieldError::new(
+                "call_id",
+                format!("1 to {MAX_CALL_ID_BYTES} printable ASCII characters, no spaces"),
+            ));
         }
         if let Some(s) = self.expires_in_s
             && (s == 0 || s > MAX_EXPIRY_S)
@@ -244,6 +264,9 @@ impl Console {
         acp_options: Option<Vec<PermissionOption>>,
     ) -> Result<Approval, Error> {
         s.validate()?;
+        if let Some(parent) = &s.parent {
+            self.check_parent(parent, &s.requester).await?;
+        }
         // The card as JSON once, for both the scan and the digest.
         let call_json = serde_json::to_value(&s.call).map_err(|e| {
             Error::Internal(StoreError::Corrupt {
@@ -286,6 +309,8 @@ impl Console {
             result: None,
             result_at: None,
             acp_options,
+            call_id: s.call_id,
+            parent: s.parent,
         };
         let (approval, by_grant) = self.inner.batcher.store(approval).await?;
         if by_grant {
@@ -295,6 +320,30 @@ impl Console {
             approval: Box::new(approval.clone()),
         });
         Ok(approval)
+    }
+
+    /// A nested call names a run of the same requester's session, and a run itself, not a call
+    /// nested in one: otherwise one agent could file its calls under another's run.
+    async fn check_parent(&self, parent: &ApprovalId, requester: &Requester) -> Result<(), Error> {
+        let mut conn = self.inner.store.read().await?;
+        let outer = approvals::get(&mut conn, parent)
+            .await?
+            .ok_or_else(|| FieldError::new("parent", format!("no approval {parent} exists")))?;
+        if outer.requester.name != requester.name || outer.requester.session != requester.session {
+            return Err(FieldError::new(
+                "parent",
+                format!("{parent} belongs to another requester session"),
+            )
+            .into());
+        }
+        if let Some(grand) = &outer.parent {
+            return Err(FieldError::new(
+                "parent",
+                format!("{parent} is itself part of the run {grand}: name the outer run"),
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// One approval; a pending one whose time ran out is expired first.
@@ -510,12 +559,67 @@ impl Console {
 
     /// The inbox: pending approvals, newest first, ready to show.
     pub async fn inbox(&self) -> Result<Vec<Presented>, Error> {
-        Ok(self.pending().await?.into_iter().map(present).collect())
+        let pending = self.pending().await?;
+        self.shown(pending, false).await
     }
 
-    /// One approval, ready to show.
+    /// One approval, ready to show, with the run it is part of or the calls made inside it.
     pub async fn presented(&self, id: &ApprovalId) -> Result<Presented, Error> {
-        Ok(present(self.approval(id).await?))
+        let a = self.approval(id).await?;
+        let mut shown = self.shown(vec![a], true).await?;
+        shown
+            .pop()
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))
+    }
+
+    /// Presents `list`, naming the run each nested call is part of, and with `nested` the
+    /// calls made inside each run.
+    async fn shown(&self, list: Vec<Approval>, nested: bool) -> Result<Vec<Presented>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let parent_ids: Vec<&ApprovalId> = list.iter().filter_map(|a| a.parent.as_ref()).collect();
+        let parents: std::collections::HashMap<ApprovalId, ParentRef> =
+            approvals::get_many(&mut conn, &parent_ids)
+                .await?
+                .iter()
+                .map(|p| (p.id.clone(), ParentRef::of(p)))
+                .collect();
+        let mut children: std::collections::HashMap<ApprovalId, Vec<Presented>> =
+            std::collections::HashMap::new();
+        if nested {
+            let outer: Vec<&ApprovalId> = list
+                .iter()
+                .filter(|a| a.parent.is_none())
+                .map(|a| &a.id)
+                .collect();
+            for inner in approvals::nested_in(&mut conn, &outer).await? {
+                if let Some(p) = inner.parent.clone() {
+                    children.entry(p).or_default().push(present(inner));
+                }
+            }
+        }
+        Ok(list
+            .into_iter()
+            .map(|a| {
+                let parent = a.parent.as_ref().and_then(|p| parents.get(p)).cloned();
+                let nested = children.remove(&a.id).unwrap_or_default();
+                let mut p = present(a);
+                p.parent = parent;
+                p.nested = nested;
+                p
+            })
+            .collect())
+    }
+
+    /// The approvals a requester's session made for its call `call_id`, newest first: how a
+    /// result that comes in later finds the approval of its call.
+    pub async fn for_call(
+        &self,
+        requester: &str,
+        session: &str,
+        call_id: &str,
+    ) -> Result<Vec<Approval>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(approvals::for_call(&mut conn, requester, session, call_id).await?)
     }
 
     /// How many approvals wait for a person.
@@ -524,7 +628,8 @@ impl Console {
         Ok(approvals::count_pending(&mut conn).await?)
     }
 
-    /// Decided approvals, most recent first, a page at a time.
+    /// Decided approvals, most recent first, a page at a time. A run's nested calls are not
+    /// listed on their own: see [`Console::history_shown`].
     pub async fn history(
         &self,
         after: Option<&HistoryCursor>,
@@ -532,6 +637,16 @@ impl Console {
     ) -> Result<Vec<Approval>, Error> {
         let mut conn = self.inner.store.read().await?;
         Ok(approvals::list_history(&mut conn, after, limit).await?)
+    }
+
+    /// A page of History ready to show: each run's card holds the calls made inside it.
+    pub async fn history_shown(
+        &self,
+        after: Option<&HistoryCursor>,
+        limit: u32,
+    ) -> Result<Vec<Presented>, Error> {
+        let page = self.history(after, limit).await?;
+        self.shown(page, true).await
     }
 }
 

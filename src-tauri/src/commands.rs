@@ -75,15 +75,10 @@ pub async fn history(
     d: State<'_, Desktop>,
     after: Option<HistoryCursor>,
 ) -> CommandResult<Vec<Presented>> {
-    let page = d
-        .server
+    Ok(d.server
         .console
-        .history(after.as_ref(), HISTORY_PAGE)
-        .await?;
-    Ok(page
-        .into_iter()
-        .map(countersign::domain::present::present)
-        .collect())
+        .history_shown(after.as_ref(), HISTORY_PAGE)
+        .await?)
 }
 
 #[tauri::command]

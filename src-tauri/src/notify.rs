@@ -158,6 +158,8 @@ mod tests {
             result: None,
             result_at: None,
             acp_options: None,
+            call_id: None,
+            parent: None,
         }
     }
 

@@ -207,6 +207,30 @@ pub async fn approval(
     Ok(Json(a.into()))
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallQuery {
+    requester: String,
+    session: String,
+    call_id: String,
+}
+
+/// `GET /v1/approvals?requester=R&session=S&call_id=C`: the approvals a requester's session
+/// made for one call, newest first (at most 16), so its result can find them. The caller
+/// checks the digest before it attaches anything.
+pub async fn approvals_for_call(
+    State(s): State<ApiState>,
+    query: Result<Query<CallQuery>, QueryRejection>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let Query(q) = query.map_err(bad_query)?;
+    let found = s
+        .console
+        .for_call(&q.requester, &q.session, &q.call_id)
+        .await?;
+    let pages: Vec<ApprovalPage> = found.into_iter().map(ApprovalPage::from).collect();
+    Ok(Json(serde_json::json!({ "approvals": pages })))
+}
+
 /// `POST /v1/approvals/{id}/cancel`: the requester withdraws a pending request.
 pub async fn cancel(
     State(s): State<ApiState>,

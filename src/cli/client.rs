@@ -267,6 +267,52 @@ impl Client {
     }
 }
 
+/// An approval as the console lists it for a call, with what finding the call needs.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Found {
+    pub id: ApprovalId,
+    pub status: Status,
+    pub digest: String,
+    pub requester: crate::domain::approval::Requester,
+    #[serde(default)]
+    pub result: Option<serde_json::Value>,
+}
+
+impl Client {
+    /// The approvals a requester's session made for its call `call_id`, newest first.
+    pub async fn approvals_for_call(
+        &self,
+        requester: &str,
+        session: &str,
+        call_id: &str,
+    ) -> Result<Vec<Found>, ClientError> {
+        let query = [
+            ("requester", requester),
+            ("session", session),
+            ("call_id", call_id),
+        ];
+        let body = self.get_query("/v1/approvals", &query).await?;
+        serde_json::from_value(body["approvals"].clone())
+            .map_err(|e| ClientError::Protocol(format!("not a list of approvals: {e}")))
+    }
+
+    /// Attaches what an approved call returned to approval `id`, whose digest must be
+    /// `digest`; the answer must name both.
+    pub async fn attach_result(
+        &self,
+        id: &ApprovalId,
+        digest: &str,
+        result: &crate::domain::view::ResultView,
+    ) -> Result<(), ClientError> {
+        let body =
+            serde_json::to_value(result).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let answer = self
+            .post(&format!("/v1/approvals/{id}/result"), &body)
+            .await?;
+        checked(answer, Some(id), digest).map(|_| ())
+    }
+}
+
 /// Whether `pid` holds the directory's lock and (where this can be seen) listens at `addr`:
 /// only that process serves the directory, and only where it listens. A `connection.json` left
 /// by a console that died names a port anyone may hold now.

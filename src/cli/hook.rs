@@ -3,6 +3,8 @@
 //!
 //! Fail safe: whatever goes wrong, it exits 0 with "ask" (PreToolUse) or no decision
 //! (PermissionRequest), so Claude Code's own prompt takes over. It never allows on its own.
+//! After a call ran (PostToolUse, PostToolUseFailure) it attaches what ran to the approval it
+//! asked about, and prints nothing.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use super::{CliError, print_json};
 use crate::api::Answer;
 use crate::data_dir::DataDir;
 use crate::domain::approval::Status;
+use crate::domain::digest::digest;
 use crate::integrations::claude_code::{self, HookEvent, HookPayload};
 use crate::token::write_private;
 
@@ -44,6 +47,12 @@ pub async fn claude_code(dir: &DataDir, wait: u64) -> Result<ExitCode, CliError>
             return Ok(ExitCode::SUCCESS);
         }
     };
+    if event.is_after() {
+        if let Err(why) = record(dir, &payload).await {
+            eprintln!("countersign: {why}; the result was not recorded");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     match decide(dir, &payload, wait).await {
         Ok(answer) => {
             if let Some(out) = claude_code::answer(
@@ -86,6 +95,44 @@ async fn decide(dir: &DataDir, payload: &HookPayload, wait: u64) -> Result<Answe
             |_| {},
             std::future::pending(),
         )
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Attaches what ran to the approval asked about: found by the session and the call's
+/// `tool_use_id`, and only when its digest is the digest of this very call (the tool and its
+/// input as they were asked about). A call never asked about, or not approved, gets nothing.
+async fn record(dir: &DataDir, payload: &HookPayload) -> Result<(), String> {
+    let (Some(session), Some(call_id)) = (&payload.session_id, &payload.tool_use_id) else {
+        return Ok(());
+    };
+    let Some(mut result) = payload.result() else {
+        return Ok(());
+    };
+    if !result.fit_within(crate::api::MAX_BODY_BYTES - 4096) {
+        return Err("the result is too large to record".into());
+    }
+    let client = Client::connect(dir).await.map_err(|e| e.to_string())?;
+    let found = client
+        .approvals_for_call(claude_code::REQUESTER, session, call_id)
+        .await
+        .map_err(|e| e.to_string())?;
+    // Asked from the directory the session was in then: the call may have moved it since.
+    let asked = found.into_iter().find(|a| {
+        payload
+            .submission_in(a.requester.cwd.as_deref(), 1)
+            .ok()
+            .and_then(|s| digest(&s.tool, None, s.raw_input.as_ref(), &s.call).ok())
+            .is_some_and(|d| d == a.digest)
+    });
+    let Some(asked) = asked else {
+        return Ok(());
+    };
+    if asked.status != Status::Approved || asked.result.is_some() {
+        return Ok(());
+    }
+    client
+        .attach_result(&asked.id, &asked.digest, &result)
         .await
         .map_err(|e| e.to_string())
 }
@@ -171,7 +218,18 @@ fn our_command(data_dir: Option<&Path>, wait: u64) -> Result<String, CliError> {
     Ok(cmd)
 }
 
-/// Adds our PreToolUse hook, keeping every other hook and setting. Idempotent.
+/// The events our hook answers, and how long Claude Code lets each run: asking waits for a
+/// person; recording a result takes a moment.
+fn events(wait: u64) -> [(&'static str, u64); 3] {
+    [
+        ("PreToolUse", wait + 30),
+        ("PostToolUse", 30),
+        ("PostToolUseFailure", 30),
+    ]
+}
+
+/// Adds our hooks (PreToolUse asks; PostToolUse and PostToolUseFailure record what ran),
+/// keeping every other hook and setting. Idempotent.
 pub fn install(
     settings: Option<PathBuf>,
     data_dir: Option<&Path>,
@@ -183,7 +241,6 @@ pub fn install(
     };
     let (mut v, old) = read_settings(&path)?;
     let command = our_command(data_dir, wait)?;
-    let entry = json!({ "type": "command", "command": command, "timeout": wait + 30 });
     let hooks = v.as_object_mut().and_then(|o| {
         o.entry("hooks")
             .or_insert_with(|| json!({}))
@@ -195,32 +252,36 @@ pub fn install(
             path.display()
         )));
     };
-    let Some(groups) = hooks
-        .entry("PreToolUse")
-        .or_insert_with(|| json!([]))
-        .as_array_mut()
-    else {
-        return Err(CliError::Usage(format!(
-            "{}: \"hooks.PreToolUse\" is not a list; nothing was changed",
-            path.display()
-        )));
-    };
-    let mut present = false;
-    for g in groups.iter_mut() {
-        if let Some(list) = g["hooks"].as_array_mut() {
-            for h in list.iter_mut().filter(|h| is_ours(h)) {
-                *h = entry.clone();
-                present = true;
+    for (event, timeout) in events(wait) {
+        let entry = json!({ "type": "command", "command": command, "timeout": timeout });
+        let Some(groups) = hooks
+            .entry(event)
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+        else {
+            return Err(CliError::Usage(format!(
+                "{}: \"hooks.{event}\" is not a list; nothing was changed",
+                path.display()
+            )));
+        };
+        let mut present = false;
+        for g in groups.iter_mut() {
+            if let Some(list) = g["hooks"].as_array_mut() {
+                for h in list.iter_mut().filter(|h| is_ours(h)) {
+                    *h = entry.clone();
+                    present = true;
+                }
             }
         }
-    }
-    if !present {
-        groups.push(json!({ "matcher": "*", "hooks": [entry] }));
+        if !present {
+            groups.push(json!({ "matcher": "*", "hooks": [entry] }));
+        }
     }
     let backup = write_settings(&path, old.as_deref(), &v)?;
+    let registered: Vec<&str> = events(wait).iter().map(|(e, _)| *e).collect();
     print_json(&json!({
         "settings": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()),
-        "hook": { "event": "PreToolUse", "matcher": "*", "command": command },
+        "hook": { "events": registered, "matcher": "*", "command": command },
         "changed": old.is_none_or(|o| serde_json::from_str::<Value>(&o).ok() != Some(v.clone())),
     }));
     Ok(ExitCode::SUCCESS)

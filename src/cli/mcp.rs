@@ -486,6 +486,9 @@ impl Front {
             tool_name: args.tool_name,
             tool_input: args.input.clone(),
             tool_use_id: args.tool_use_id,
+            tool_response: None,
+            error: None,
+            is_interrupt: None,
         };
         let mut submission = match payload.submission(self.wait) {
             Ok(s) => s,
@@ -496,6 +499,8 @@ impl Front {
             .ok()
             .map(|d| d.display().to_string());
         submission.requester.name = REQUESTER.into();
+        // No session to find the call by later, and no result comes back through this tool.
+        submission.call_id = None;
         self.asking
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let asked = self.ask(&submission, &context).await;

@@ -141,6 +141,8 @@ pub async fn run(dir: &DataDir, args: RequestArgs) -> Result<ExitCode, CliError>
         call: view,
         raw_input,
         expires_in_s: Some(args.wait),
+        call_id: None,
+        parent: None,
     };
     submission
         .validate()

@@ -235,6 +235,11 @@ pub struct Approval {
     pub result_at: Option<i64>,
     /// The options of an ACP permission request, to answer with one of them.
     pub acp_options: Option<Vec<PermissionOption>>,
+    /// The requester's own id for the call (Claude Code's `tool_use_id`), which finds the
+    /// approval again when the call's result comes in.
+    pub call_id: Option<String>,
+    /// The outer run this call is part of: a code-mode run's approval.
+    pub parent: Option<ApprovalId>,
 }
 
 /// Why no grant may cover a call: "don't ask again" is off for it, and a live grant for its

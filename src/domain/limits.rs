@@ -10,6 +10,8 @@ pub const MAX_REQUESTER_BYTES: usize = 500;
 pub const MAX_PATH_BYTES: usize = 4_096;
 /// Longest decline reason, in bytes.
 pub const MAX_REASON_BYTES: usize = 4_000;
+/// Longest call id a requester gives its call (Claude Code's `tool_use_id`), in bytes.
+pub const MAX_CALL_ID_BYTES: usize = 256;
 /// Longest JSON nesting accepted in raw input.
 pub const MAX_JSON_DEPTH: usize = 64;
 /// Default time an approval stays pending.

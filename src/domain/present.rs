@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::approval::{Approval, GrantBlock};
+use super::approval::{Approval, GrantBlock, Status};
 use super::artifact::{Artifact, ArtifactSummary};
 use super::diff::{RenderedDiff, render};
 use super::grant::{Offers, offers};
+use super::ids::ApprovalId;
 use super::shown::{Coverage, coverage};
 use super::verbatim::{Mark, scan};
 use super::view::{CallView, FileDiff, ResultView};
@@ -26,6 +27,13 @@ pub struct Presented {
     pub raw_input_json: Option<String>,
     /// The applied change of a diff result, rendered like the call's diffs.
     pub result_diffs: Vec<RenderedDiff>,
+    /// A generic result's return value as pretty JSON, shown after its logs.
+    pub result_value_json: Option<String>,
+    /// The outer run this call is part of (a code-mode run's nested call).
+    pub parent: Option<ParentRef>,
+    /// The calls made inside this run, oldest first (filled in History, where the outer card
+    /// holds them; empty elsewhere).
+    pub nested: Vec<Presented>,
     /// Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
     /// marks are left out. Offsets are byte offsets into the field's UTF-8 text.
     pub marks: BTreeMap<String, Vec<Mark>>,
@@ -36,6 +44,29 @@ pub struct Presented {
     pub no_grant: Option<String>,
     /// What the "don't ask again" chooser offers for this call.
     pub offers: Offers,
+}
+
+/// The outer run a nested call is part of, as its card names it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct ParentRef {
+    pub id: ApprovalId,
+    pub title: String,
+    pub status: Status,
+    /// Hidden-character marks of the title.
+    pub marks: Vec<Mark>,
+}
+
+impl ParentRef {
+    /// Names `outer` for the cards of its nested calls.
+    pub fn of(outer: &Approval) -> Self {
+        Self {
+            id: outer.id.clone(),
+            title: outer.call.title().to_owned(),
+            status: outer.status,
+            marks: scan(outer.call.title()),
+        }
+    }
 }
 
 /// An artifact ready to show: the marks of its title and description, and of each line of
@@ -227,6 +258,9 @@ pub fn present(approval: Approval) -> Presented {
             if let Some(output) = &t.output {
                 mark("result.output".into(), output);
             }
+            if let Some(stderr) = &t.stderr {
+                mark("result.stderr".into(), stderr);
+            }
             if let Some(title) = &t.title {
                 mark("result.title".into(), title);
             }
@@ -236,6 +270,12 @@ pub fn present(approval: Approval) -> Presented {
                 if let Some(text) = block.text() {
                     mark(format!("result.content[{i}].text"), text);
                 }
+            }
+            for (i, line) in g.logs.iter().flatten().enumerate() {
+                mark(format!("result.logs[{i}]"), line);
+            }
+            if let Some(error) = &g.error {
+                mark("result.error".into(), error);
             }
             if let Some(title) = &g.title {
                 mark("result.title".into(), title);
@@ -250,6 +290,17 @@ pub fn present(approval: Approval) -> Presented {
             }
         }
         None => {}
+    }
+    let result_value_json = match &approval.result {
+        Some(ResultView::Generic(g)) => g
+            .value
+            .as_ref()
+            .filter(|v| !v.is_null())
+            .and_then(|v| serde_json::to_string_pretty(v).ok()),
+        _ => None,
+    };
+    if let Some(json) = &result_value_json {
+        mark("result.value".into(), json);
     }
     let raw_input_json = raw.and_then(|v| serde_json::to_string_pretty(v).ok());
     if let Some(json) = &raw_input_json {
@@ -274,6 +325,9 @@ pub fn present(approval: Approval) -> Presented {
         diffs,
         raw_input_json,
         result_diffs,
+        result_value_json,
+        parent: None,
+        nested: Vec::new(),
         marks,
         coverage,
         no_grant,
@@ -315,6 +369,8 @@ mod tests {
             result: None,
             result_at: None,
             acp_options: None,
+            call_id: None,
+            parent: None,
         }
     }
 

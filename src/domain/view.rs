@@ -105,7 +105,7 @@ pub enum ResultView {
 }
 
 /// The fields of a generic result card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 #[ts(export)]
 pub struct GenericResult {
@@ -115,6 +115,18 @@ pub struct GenericResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub content: Option<Vec<ContentBlock>>,
+    /// What the run logged, line by line, in order (a code-mode run's `console.log`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub logs: Option<Vec<String>>,
+    /// What the run returned, shown after its logs; absent (or `null`) when it returned nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub value: Option<serde_json::Value>,
+    /// Why the call failed, as the tool said it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
 }
 
 /// The fields of a terminal result card.
@@ -125,12 +137,21 @@ pub struct TerminalResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub title: Option<String>,
+    /// What the command printed (its standard output, or both streams as a terminal shows them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub output: Option<String>,
+    /// Its standard error, when it was kept apart from `output`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub stderr: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub exit_code: Option<i32>,
+    /// The command was stopped before it finished (by the person or the agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub interrupted: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub signal: Option<String>,
@@ -410,7 +431,10 @@ impl ResultView {
     /// Checks the rules serde cannot.
     pub fn validate(&self, field: &str) -> Result<(), FieldError> {
         match self {
-            ResultView::Generic(GenericResult { content, .. }) => {
+            ResultView::Generic(GenericResult { content, value, .. }) => {
+                if let Some(v) = value {
+                    super::limits::check_depth(&format!("{field}.value"), v)?;
+                }
                 validate_content(&format!("{field}.content"), content.as_deref())
             }
             ResultView::Terminal(_) => Ok(()),
@@ -419,6 +443,117 @@ impl ResultView {
             }
         }
     }
+}
+
+impl ResultView {
+    /// Shrinks the result until its JSON is at most `max` bytes, by leaving out the middle of
+    /// its longest texts, each cut stated in place with the number of bytes left out: for a
+    /// result larger than the console accepts. `false` when it cannot be made to fit.
+    pub fn fit_within(&mut self, max: usize) -> bool {
+        for _ in 0..64 {
+            let size = serde_json::to_vec(self).map_or(usize::MAX, |v| v.len());
+            if size <= max {
+                return true;
+            }
+            // A large return value is shown as its JSON text, which can then be cut.
+            if let ResultView::Generic(g) = self
+                && let Some(v) = g.value.take()
+            {
+                let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+                g.content
+                    .get_or_insert_with(Vec::new)
+                    .push(ContentBlock::Text(TextBlock { text }));
+                continue;
+            }
+            // An image cannot be cut: it is left out whole, and said so.
+            if let ResultView::Generic(g) = self
+                && let Some(block) = g
+                    .content
+                    .iter_mut()
+                    .flatten()
+                    .filter(|b| matches!(b, ContentBlock::Image(_)))
+                    .max_by_key(|b| match b {
+                        ContentBlock::Image(i) => i.data.len(),
+                        _ => 0,
+                    })
+            {
+                let note = match block {
+                    ContentBlock::Image(i) => format!(
+                        "⟨an image ({}, {} bytes of base64) left out: the result was larger \
+                         than Countersign accepts⟩",
+                        i.mime_type,
+                        i.data.len()
+                    ),
+                    _ => String::new(),
+                };
+                *block = ContentBlock::Text(TextBlock { text: note });
+                continue;
+            }
+            let mut texts: Vec<&mut String> = match self {
+                ResultView::Terminal(t) => t.output.iter_mut().chain(t.stderr.iter_mut()).collect(),
+                ResultView::Generic(g) => g
+                    .content
+                    .iter_mut()
+                    .flatten()
+                    .filter_map(|b| match b {
+                        ContentBlock::Text(t) | ContentBlock::Unreadable(t) => Some(&mut t.text),
+                        ContentBlock::Image(_) => None,
+                    })
+                    .chain(g.logs.iter_mut().flatten())
+                    .chain(g.error.iter_mut())
+                    .collect(),
+                ResultView::Diff(d) => d
+                    .diffs
+                    .iter_mut()
+                    .flat_map(|f| {
+                        f.old_text
+                            .iter_mut()
+                            .chain(std::iter::once(&mut f.new_text))
+                    })
+                    .collect(),
+            };
+            texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
+            let Some(longest) = texts.into_iter().next() else {
+                return false;
+            };
+            // JSON escaping can double a text's size: cut at least half of it.
+            let cut = (size - max + 256).max(longest.len() / 2);
+            if longest.len() < 512 || !cut_middle(longest, cut) {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// Leaves out about `n` bytes from the middle of `text`, saying so in place.
+fn cut_middle(text: &mut String, n: usize) -> bool {
+    let keep = text.len().saturating_sub(n) / 2;
+    let head_end = floor_char(text, keep);
+    let tail_start = ceil_char(text, text.len() - keep);
+    if tail_start <= head_end {
+        return false;
+    }
+    let left_out = tail_start - head_end;
+    let note = format!(
+        "\n⟨… {left_out} bytes left out here: the result was larger than Countersign accepts …⟩\n"
+    );
+    text.replace_range(head_end..tail_start, &note);
+    true
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 fn validate_diffs(field: &str, diffs: &[FileDiff]) -> Result<(), FieldError> {

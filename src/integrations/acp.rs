@@ -465,6 +465,8 @@ pub fn submission(
         call,
         raw_input: ask.request.tool_call.fields.raw_input.clone(),
         expires_in_s,
+        call_id: None,
+        parent: None,
     };
     Ok((submission, options(ask)))
 }
@@ -523,6 +525,8 @@ impl AcpSubmission {
             call,
             raw_input: ask.request.tool_call.fields.raw_input.clone(),
             expires_in_s: self.expires_in_s,
+            call_id: None,
+            parent: None,
         };
         Ok((submission, options(&ask)))
     }

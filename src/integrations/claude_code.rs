@@ -1,5 +1,6 @@
-//! Claude Code hook payloads (PreToolUse, PermissionRequest) mapped to a submission, and the
-//! decision mapped back to the hook's answer.
+//! Claude Code hook payloads mapped to a submission (PreToolUse, PermissionRequest) and the
+//! decision mapped back to the hook's answer; what ran (PostToolUse, PostToolUseFailure)
+//! mapped to a result card.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +11,8 @@ use crate::console::Submission;
 use crate::domain::approval::{Requester, Status};
 use crate::domain::tool::ToolAddress;
 use crate::domain::view::{
-    CallView, DiffCall, FileDiff, FileLocation, GenericCall, TerminalCall, is_option_name,
+    CallView, ContentBlock, DiffCall, DiffResult, FileDiff, FileLocation, GenericCall,
+    GenericResult, ResultView, TerminalCall, TerminalResult, TextBlock, is_option_name,
 };
 
 /// The requester name Claude Code's calls are shown under.
@@ -21,6 +23,17 @@ pub const REQUESTER: &str = "Claude Code";
 pub enum HookEvent {
     PreToolUse,
     PermissionRequest,
+    /// The call ran: its response is attached to the approval asked about.
+    PostToolUse,
+    /// The call ran and failed: its error is attached to the approval asked about.
+    PostToolUseFailure,
+}
+
+impl HookEvent {
+    /// Whether the event reports what a call did rather than asking whether it may run.
+    pub fn is_after(self) -> bool {
+        matches!(self, HookEvent::PostToolUse | HookEvent::PostToolUseFailure)
+    }
 }
 
 /// The fields of a hook payload Countersign reads. Claude Code sends more (transcript path,
@@ -37,6 +50,15 @@ pub struct HookPayload {
     pub tool_input: Value,
     #[serde(default)]
     pub tool_use_id: Option<String>,
+    /// PostToolUse: what the tool answered.
+    #[serde(default)]
+    pub tool_response: Option<Value>,
+    /// PostToolUseFailure: why the call failed (a string; anything else is shown as JSON).
+    #[serde(default)]
+    pub error: Option<Value>,
+    /// PostToolUseFailure: the person interrupted the call.
+    #[serde(default)]
+    pub is_interrupt: Option<bool>,
 }
 
 /// Why a payload cannot be put to a person.
@@ -44,7 +66,10 @@ pub struct HookPayload {
 pub enum HookError {
     #[error("not a hook payload: {0}")]
     Malformed(String),
-    #[error("unsupported hook event {0} (expected PreToolUse or PermissionRequest)")]
+    #[error(
+        "unsupported hook event {0} (expected PreToolUse, PermissionRequest, PostToolUse or \
+         PostToolUseFailure)"
+    )]
     UnsupportedEvent(String),
     #[error("tool name {0:?} does not make a valid tool address")]
     BadToolName(String),
@@ -61,6 +86,8 @@ impl HookPayload {
         match self.hook_event_name.as_str() {
             "PreToolUse" => Ok(HookEvent::PreToolUse),
             "PermissionRequest" => Ok(HookEvent::PermissionRequest),
+            "PostToolUse" => Ok(HookEvent::PostToolUse),
+            "PostToolUseFailure" => Ok(HookEvent::PostToolUseFailure),
             other => Err(HookError::UnsupportedEvent(other.to_owned())),
         }
     }
@@ -68,6 +95,16 @@ impl HookPayload {
     /// The request to put to the person: address `claude-code.<tool>`, the card for the tool,
     /// the tool input as the raw input.
     pub fn submission(&self, expires_in_s: u64) -> Result<Submission, HookError> {
+        self.submission_in(self.cwd.as_deref(), expires_in_s)
+    }
+
+    /// [`HookPayload::submission`] as asked from `cwd`: a result comes in from the session's
+    /// directory after the call ran, which the call itself may have changed (`cd`).
+    pub fn submission_in(
+        &self,
+        cwd: Option<&str>,
+        expires_in_s: u64,
+    ) -> Result<Submission, HookError> {
         // One segment: a dot would let one tool's name spell another address.
         let bad = || HookError::BadToolName(self.tool_name.clone());
         if self.tool_name.contains('.') {
@@ -81,11 +118,13 @@ impl HookPayload {
             requester: Requester {
                 name: REQUESTER.to_owned(),
                 session: self.session_id.clone(),
-                cwd: self.cwd.clone().filter(|c| !c.is_empty()),
+                cwd: cwd.filter(|c| !c.is_empty()).map(str::to_owned),
             },
-            call: call_view(&self.tool_name, &self.tool_input, self.cwd.as_deref()),
+            call: call_view(&self.tool_name, &self.tool_input, cwd),
             raw_input: Some(self.tool_input.clone()),
             expires_in_s: Some(expires_in_s),
+            call_id: self.tool_use_id.clone(),
+            parent: None,
         })
     }
 }
@@ -160,6 +199,14 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                 description,
             }) = typed(input)
             {
+                // It does not run in the foreground terminal: it starts and is left running.
+                if input.get("run_in_background").and_then(Value::as_bool) == Some(true) {
+                    return generic(
+                        format!("Start in the background: {command}"),
+                        "execute",
+                        Vec::new(),
+                    );
+                }
                 // Every other setting the call carries (`timeout`, `run_in_background`,
                 // `dangerouslyDisableSandbox`, …) is shown on the card as a flag.
                 let options: BTreeMap<String, Value> = input
@@ -201,7 +248,8 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
                     title: format!("Edit {file_path}{note}"),
                     diffs: vec![FileDiff {
                         path: file_path.clone(),
-                        old_text: Some(old_string),
+                        // Nothing to replace: the edit makes a new file.
+                        old_text: Some(old_string).filter(|o| !o.is_empty()),
                         new_text: new_string,
                         replace_all: replace_all.then_some(true),
                     }],
@@ -305,6 +353,209 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
     generic(title, "other", Vec::new())
 }
 
+/// Bash's answer (`tool_response` of PostToolUse).
+#[derive(Deserialize)]
+struct BashResponse {
+    #[serde(default)]
+    stdout: String,
+    #[serde(default)]
+    stderr: String,
+    #[serde(default)]
+    interrupted: bool,
+    /// What a non-zero exit that is not a failure means ("No matches found").
+    #[serde(default, rename = "returnCodeInterpretation")]
+    interpretation: Option<String>,
+}
+
+/// One hunk of an applied change, as Edit, MultiEdit and Write report it.
+#[derive(Deserialize)]
+struct Hunk {
+    lines: Vec<String>,
+}
+
+/// What Edit, MultiEdit and Write answer; each carries some of these.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FileResponse {
+    file_path: String,
+    #[serde(default)]
+    structured_patch: Option<Vec<Hunk>>,
+    #[serde(default)]
+    old_string: Option<String>,
+    #[serde(default)]
+    new_string: Option<String>,
+    /// Write: `create` or `update`.
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    original_file: Option<String>,
+    #[serde(default)]
+    user_modified: bool,
+}
+
+fn some_text(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+/// A hunk's lines as the text before and after the change (context on both sides).
+fn hunk_texts(h: &Hunk) -> (String, String) {
+    let mut old = Vec::new();
+    let mut new = Vec::new();
+    for line in &h.lines {
+        let (mark, text) = line.split_at(line.chars().next().map_or(0, char::len_utf8));
+        match mark {
+            "-" => old.push(text),
+            "+" => new.push(text),
+            // " " is context; "\\ No newline at end of file" is a note on the line before.
+            "\\" => {}
+            _ => {
+                old.push(text);
+                new.push(text);
+            }
+        }
+    }
+    (old.join("\n"), new.join("\n"))
+}
+
+/// The change as applied, from what the file tool answered: the whole file when the answer
+/// carries it (a written file), else each changed region with its context, else the edit.
+fn applied(tool: &str, r: FileResponse) -> Option<ResultView> {
+    let path = r.file_path;
+    let diffs: Vec<FileDiff> = if tool == "Write" && r.content.is_some() {
+        let old = if r.kind.as_deref() == Some("create") {
+            None
+        } else {
+            r.original_file
+        };
+        vec![FileDiff {
+            path: path.clone(),
+            old_text: old,
+            new_text: r.content.unwrap_or_default(),
+            replace_all: None,
+        }]
+    } else if let Some(hunks) = r.structured_patch.filter(|h| !h.is_empty()) {
+        hunks
+            .iter()
+            .map(|h| {
+                let (old, new) = hunk_texts(h);
+                FileDiff {
+                    path: path.clone(),
+                    old_text: Some(old).filter(|o| !o.is_empty()),
+                    new_text: new,
+                    replace_all: None,
+                }
+            })
+            .collect()
+    } else if let Some(new) = r.new_string {
+        vec![FileDiff {
+            path: path.clone(),
+            old_text: r.old_string.filter(|o| !o.is_empty()),
+            new_text: new,
+            replace_all: None,
+        }]
+    } else {
+        return None;
+    };
+    let note = if r.user_modified {
+        " (the person changed the edit before it was applied)"
+    } else {
+        ""
+    };
+    Some(ResultView::Diff(DiffResult {
+        title: Some(format!("Applied to {path}{note}")),
+        diffs,
+    }))
+}
+
+/// Splits Claude Code's "Exit code N" first line off a failed command's error.
+fn exit_code_of(error: &str) -> (Option<i32>, &str) {
+    let (first, rest) = error.split_once('\n').unwrap_or((error, ""));
+    match first
+        .strip_prefix("Exit code ")
+        .and_then(|n| n.trim().parse().ok())
+    {
+        Some(code) => (Some(code), rest),
+        None => (None, error),
+    }
+}
+
+impl HookPayload {
+    /// What ran, as a result card: a terminal result for Bash, the change as applied for the
+    /// file tools, the tool's answer (or error) otherwise. `None` for an event that reports no
+    /// run.
+    pub fn result(&self) -> Option<ResultView> {
+        let background = self
+            .tool_input
+            .get("run_in_background")
+            .and_then(Value::as_bool)
+            == Some(true);
+        match self.event().ok()? {
+            HookEvent::PostToolUse => {
+                let response = self.tool_response.clone().unwrap_or(Value::Null);
+                if self.tool_name == "Bash"
+                    && !background
+                    && let Some(b) = typed::<BashResponse>(&response)
+                {
+                    return Some(ResultView::Terminal(TerminalResult {
+                        title: b.interpretation,
+                        output: some_text(b.stdout),
+                        stderr: some_text(b.stderr),
+                        // Claude Code reports a failed command through PostToolUseFailure.
+                        exit_code: None,
+                        signal: None,
+                        interrupted: b.interrupted.then_some(true),
+                    }));
+                }
+                if matches!(self.tool_name.as_str(), "Edit" | "MultiEdit" | "Write")
+                    && let Some(r) = typed::<FileResponse>(&response)
+                    && let Some(view) = applied(&self.tool_name, r)
+                {
+                    return Some(view);
+                }
+                Some(ResultView::Generic(match response {
+                    Value::Null => GenericResult::default(),
+                    Value::String(text) if text.is_empty() => GenericResult::default(),
+                    Value::String(text) => GenericResult {
+                        content: Some(vec![ContentBlock::Text(TextBlock { text })]),
+                        ..GenericResult::default()
+                    },
+                    value => GenericResult {
+                        value: Some(value),
+                        ..GenericResult::default()
+                    },
+                }))
+            }
+            HookEvent::PostToolUseFailure => {
+                let error = match self.error.clone().unwrap_or(Value::Null) {
+                    Value::String(s) => s,
+                    Value::Null => "the call failed".to_owned(),
+                    other => other.to_string(),
+                };
+                let interrupted = self.is_interrupt == Some(true);
+                if self.tool_name == "Bash" && !background {
+                    let (code, rest) = exit_code_of(&error);
+                    return Some(ResultView::Terminal(TerminalResult {
+                        title: Some("Failed".into()),
+                        output: some_text(rest.to_owned()),
+                        stderr: None,
+                        exit_code: code,
+                        signal: None,
+                        interrupted: interrupted.then_some(true),
+                    }));
+                }
+                Some(ResultView::Generic(GenericResult {
+                    title: Some(if interrupted { "Interrupted" } else { "Failed" }.into()),
+                    error: Some(error),
+                    ..GenericResult::default()
+                }))
+            }
+            HookEvent::PreToolUse | HookEvent::PermissionRequest => None,
+        }
+    }
+}
+
 /// What the hook prints for a final decision (or for none: `None` prints nothing).
 pub fn answer(
     event: HookEvent,
@@ -333,6 +584,8 @@ pub fn answer(
                 "decision": { "behavior": "deny", "message": deny } }
         })),
         (HookEvent::PermissionRequest, _) => None,
+        // What ran is recorded, never answered: Claude Code goes on as it would.
+        (HookEvent::PostToolUse | HookEvent::PostToolUseFailure, _) => None,
     }
 }
 
@@ -340,7 +593,9 @@ pub fn answer(
 pub fn fall_back(event: HookEvent, why: &str) -> Option<Value> {
     match event {
         HookEvent::PreToolUse => Some(pre_tool_use("ask", &format!("Countersign: {why}"))),
-        HookEvent::PermissionRequest => None,
+        HookEvent::PermissionRequest | HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+            None
+        }
     }
 }
 
@@ -511,15 +766,42 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_fragment_makes_a_new_file_and_a_background_command_is_no_terminal() {
+        let s = payload(
+            "Edit",
+            json!({"file_path": "/app/new.rs", "old_string": "", "new_string": "fn main() {}\n"}),
+        )
+        .submission(30)
+        .unwrap();
+        let CallView::Diff(d) = &s.call else {
+            panic!("a diff card")
+        };
+        assert_eq!(d.diffs[0].old_text, None);
+        assert!(crate::domain::shown::coverage(&s.call, s.raw_input.as_ref()).is_complete());
+
+        let bg = json!({"command": "npm run dev", "run_in_background": true});
+        let s = payload("Bash", bg.clone()).submission(30).unwrap();
+        let CallView::Generic(g) = &s.call else {
+            panic!(
+                "a background command is not shown as a foreground terminal: {:?}",
+                s.call
+            )
+        };
+        assert_eq!(g.title, "Start in the background: npm run dev");
+        assert_eq!(g.kind.as_deref(), Some("execute"));
+        assert_eq!(s.raw_input, Some(bg));
+    }
+
+    #[test]
     fn bash_flags_are_on_the_card() {
-        let input = json!({"command": "make", "run_in_background": true,
+        let input = json!({"command": "make", "timeout": 5000,
                            "dangerouslyDisableSandbox": true});
         let s = payload("Bash", input).submission(30).unwrap();
         let CallView::Terminal(t) = s.call else {
             panic!("not a terminal card")
         };
         let options = t.options.unwrap();
-        assert_eq!(options["run_in_background"], json!(true));
+        assert_eq!(options["timeout"], json!(5000));
         assert_eq!(options["dangerouslyDisableSandbox"], json!(true));
     }
 
@@ -534,7 +816,7 @@ mod tests {
             Err(HookError::Malformed(_))
         ));
         let mut p = payload("Bash", json!({"command": "ls"}));
-        p.hook_event_name = "PostToolUse".into();
+        p.hook_event_name = "SessionStart".into();
         assert!(matches!(p.event(), Err(HookError::UnsupportedEvent(_))));
         for bad in ["Bad.Name", "", "sp ace", "t\u{202e}"] {
             let p = payload(bad, json!({}));

@@ -29,12 +29,14 @@ struct Row {
     result_view: Option<String>,
     result_at: Option<i64>,
     acp_options: Option<String>,
+    call_id: Option<String>,
+    parent_id: Option<String>,
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.requester_name, a.requester_session,
     a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
     g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
-    a.acp_options FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+    a.acp_options, a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
 
 impl TryFrom<Row> for Approval {
     type Error = StoreError;
@@ -91,6 +93,13 @@ impl TryFrom<Row> for Approval {
                 .as_deref()
                 .map(|t| from_json(&r.id, t))
                 .transpose()?,
+            call_id: r.call_id,
+            parent: r
+                .parent_id
+                .as_deref()
+                .map(ApprovalId::parse)
+                .transpose()
+                .map_err(|_| bad("parent_id"))?,
         })
     }
 }
@@ -130,7 +139,7 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
         let mut q = QueryBuilder::<Sqlite>::new(
             "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
             requester_cwd, call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
-            created_at, expires_at, decided_at, acp_options) ",
+            created_at, expires_at, decided_at, acp_options, call_id, parent_id) ",
         );
         q.push_values(encoded, |mut row, (a, call, raw, acp)| {
             row.push_bind(a.id.as_str())
@@ -149,7 +158,9 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
                 .push_bind(a.created_at)
                 .push_bind(a.expires_at)
                 .push_bind(a.decided_at)
-                .push_bind(acp);
+                .push_bind(acp)
+                .push_bind(&a.call_id)
+                .push_bind(a.parent.as_ref().map(ApprovalId::as_str));
         });
         q.build().execute(&mut *conn).await?;
     }
@@ -269,6 +280,61 @@ pub async fn attach_result(
     Ok(done.rows_affected() == 1)
 }
 
+/// The approvals a requester's session made for its call `call_id`, newest first.
+pub async fn for_call(
+    conn: &mut SqliteConnection,
+    requester: &str,
+    session: &str,
+    call_id: &str,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.requester_session = ? AND a.call_id = ? AND a.requester_name = ?
+         ORDER BY a.created_at DESC, a.id DESC LIMIT 16"
+    ))
+    .bind(session)
+    .bind(call_id)
+    .bind(requester)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// The calls made inside the runs `parents`, oldest first.
+pub async fn nested_in(
+    conn: &mut SqliteConnection,
+    parents: &[&ApprovalId],
+) -> Result<Vec<Approval>, StoreError> {
+    if parents.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut q = QueryBuilder::<Sqlite>::new(format!("{SELECT} WHERE a.parent_id IN ("));
+    let mut list = q.separated(", ");
+    for id in parents {
+        list.push_bind(id.as_str());
+    }
+    q.push(") ORDER BY a.created_at, a.id");
+    let rows = q.build_query_as().fetch_all(conn).await?;
+    all(rows)
+}
+
+/// The approvals `ids` (those that exist), in no particular order.
+pub async fn get_many(
+    conn: &mut SqliteConnection,
+    ids: &[&ApprovalId],
+) -> Result<Vec<Approval>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut q = QueryBuilder::<Sqlite>::new(format!("{SELECT} WHERE a.id IN ("));
+    let mut list = q.separated(", ");
+    for id in ids {
+        list.push_bind(id.as_str());
+    }
+    q.push(")");
+    let rows = q.build_query_as().fetch_all(conn).await?;
+    all(rows)
+}
+
 /// Pending approvals, newest first.
 pub async fn list_pending(conn: &mut SqliteConnection) -> Result<Vec<Approval>, StoreError> {
     let rows = sqlx::query_as(&format!(
@@ -324,7 +390,7 @@ pub async fn list_history(
     let rows = match after {
         None => {
             sqlx::query_as(&format!(
-                "{SELECT} WHERE a.status <> 'pending'
+                "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
                  ORDER BY a.decided_at DESC, a.id DESC LIMIT ?"
             ))
             .bind(limit)
@@ -333,7 +399,8 @@ pub async fn list_history(
         }
         Some(c) => {
             sqlx::query_as(&format!(
-                "{SELECT} WHERE a.status <> 'pending' AND (a.decided_at, a.id) < (?, ?)
+                "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
+                   AND (a.decided_at, a.id) < (?, ?)
                  ORDER BY a.decided_at DESC, a.id DESC LIMIT ?"
             ))
             .bind(c.decided_at)

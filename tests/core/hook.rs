@@ -195,8 +195,9 @@ fn install_and_uninstall_keep_everything_else() {
         "hooks": {
             "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "/usr/bin/audit" }] }],
             "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }],
+            "PostToolUse": [{ "matcher": "Edit", "hooks": [{ "type": "command", "command": "prettier -w" }] }],
             // The person's own empty entries are theirs: uninstall must leave them.
-            "PostToolUse": [],
+            "SessionStart": [],
             "Notification": [{ "matcher": "x", "hooks": [] }],
         },
     });
@@ -239,13 +240,21 @@ fn install_and_uninstall_keep_everything_else() {
         "{ours}"
     );
     assert_eq!(ours["timeout"], 630);
+    // What ran is recorded by the same command, next to the person's own hooks.
+    let post = installed["hooks"]["PostToolUse"].as_array().unwrap();
+    assert_eq!(post.len(), 2);
+    assert_eq!(post[0], original["hooks"]["PostToolUse"][0]);
+    assert_eq!(post[1]["hooks"][0]["command"], ours["command"]);
+    let failure = installed["hooks"]["PostToolUseFailure"].as_array().unwrap();
+    assert_eq!(failure.len(), 1);
+    assert_eq!(failure[0]["hooks"][0]["command"], ours["command"]);
 
     let again = run(&["hook", "install", "claude-code"]);
     assert_eq!(again["changed"], false);
     assert_eq!(read(), installed, "installing twice adds nothing");
 
     let removed = run(&["hook", "uninstall", "claude-code"]);
-    assert_eq!(removed["removed"], 1);
+    assert_eq!(removed["removed"], 3);
     assert_eq!(read(), original, "uninstall leaves exactly what was there");
     assert_eq!(run(&["hook", "uninstall", "claude-code"])["removed"], 0);
 
@@ -258,4 +267,290 @@ fn install_and_uninstall_keep_everything_else() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
+}
+
+/// A hook payload of `event` for call `toolu_9` with the extra fields the event carries.
+fn after(event: &str, tool: &str, input: Value, extra: Value) -> String {
+    let mut p: Value = serde_json::from_str(&payload(event, tool, input)).unwrap();
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    p.to_string()
+}
+
+/// Asks about `input` through the hook and decides it with `d`; the approval.
+async fn asked(
+    server: &countersign::server::Server,
+    tool: &str,
+    input: Value,
+    d: Decision,
+) -> countersign::domain::approval::Approval {
+    let dir = server.dir().root().to_owned();
+    let p = payload("PreToolUse", tool, input);
+    let run = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]));
+    let a = next_pending(&server.console).await;
+    assert_eq!(a.call_id.as_deref(), Some("toolu_9"));
+    decide(&server.console, &a, d).await;
+    run.await.unwrap();
+    a
+}
+
+/// Runs the hook for an event that reports what ran: it exits 0 and prints nothing.
+async fn report(server: &countersign::server::Server, text: String) -> Output {
+    let dir = server.dir().root().to_owned();
+    let out = tokio::task::spawn_blocking(move || hook(&dir, &text, &[], &[]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout.is_empty(),
+        "nothing is answered after a call ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_command_printed_is_attached_to_its_approval() {
+    let (server, _tmp) = started().await;
+    let input = json!({"command": "cargo test", "description": "Run tests", "timeout": 120000});
+    let a = asked(&server, "Bash", input.clone(), Decision::Approve).await;
+    // Claude Code's PostToolUse for Bash; its cwd may have moved since (a `cd` in the call).
+    let mut text = after(
+        "PostToolUse",
+        "Bash",
+        input,
+        json!({"cwd": "/home/dev/app/sub", "tool_response": {
+            "stdout": "running 3 tests\ntest result: ok\n", "stderr": "warning: unused\n",
+            "interrupted": false, "isImage": false}}),
+    );
+    let out = report(&server, text.clone()).await;
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = server.console.approval(&a.id).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(got.result.unwrap()).unwrap(),
+        json!({"card": "terminal", "output": "running 3 tests\ntest result: ok\n",
+               "stderr": "warning: unused\n"})
+    );
+    // Once: a second report changes nothing.
+    text = text.replace("test result: ok", "test result: FORGED");
+    report(&server, text).await;
+    let again = server.console.approval(&a.id).await.unwrap();
+    assert!(
+        !serde_json::to_string(&again.result)
+            .unwrap()
+            .contains("FORGED"),
+        "a result is attached once"
+    );
+    server.stop().await;
+}
+
+async fn got_result(
+    server: &countersign::server::Server,
+    id: &countersign::domain::ids::ApprovalId,
+) -> Option<countersign::domain::view::ResultView> {
+    server.console.approval(id).await.unwrap().result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_command_keeps_its_exit_code_and_output() {
+    let (server, _tmp) = started().await;
+    let input = json!({"command": "make lint"});
+    let a = asked(&server, "Bash", input.clone(), Decision::Approve).await;
+    report(
+        &server,
+        after(
+            "PostToolUseFailure",
+            "Bash",
+            input,
+            json!({"error": "Exit code 2\nsrc/a.rs:3: missing semicolon", "is_interrupt": false}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        serde_json::to_value(got_result(&server, &a.id).await.unwrap()).unwrap(),
+        json!({"card": "terminal", "title": "Failed", "output": "src/a.rs:3: missing semicolon",
+               "exit_code": 2})
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_is_recorded_as_the_change_applied() {
+    let (server, _tmp) = started().await;
+    let input = json!({"file_path": "/home/dev/app/src/lib.rs", "old_string": "let a = 1;",
+                       "new_string": "let a = 2;"});
+    let a = asked(&server, "Edit", input.clone(), Decision::Approve).await;
+    // Claude Code's Edit answer: the hunk with its context lines.
+    report(
+        &server,
+        after(
+            "PostToolUse",
+            "Edit",
+            input,
+            json!({"tool_response": {
+                "filePath": "/home/dev/app/src/lib.rs", "oldString": "let a = 1;",
+                "newString": "let a = 2;", "originalFile": "fn f() {\n    let a = 1;\n}\n",
+                "structuredPatch": [{"oldStart": 1, "oldLines": 3, "newStart": 1, "newLines": 3,
+                    "lines": [" fn f() {", "-    let a = 1;", "+    let a = 2;", " }"]}],
+                "userModified": false, "replaceAll": false}}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        serde_json::to_value(got_result(&server, &a.id).await.unwrap()).unwrap(),
+        json!({"card": "diff", "title": "Applied to /home/dev/app/src/lib.rs", "diffs": [{
+            "path": "/home/dev/app/src/lib.rs", "old_text": "fn f() {\n    let a = 1;\n}",
+            "new_text": "fn f() {\n    let a = 2;\n}"}]})
+    );
+
+    // A new file through Write: the whole file, no old text.
+    let write = json!({"file_path": "/home/dev/app/NEW.md", "content": "# New\n"});
+    let (server2, _tmp2) = started().await;
+    let w = asked(&server2, "Write", write.clone(), Decision::Approve).await;
+    report(
+        &server2,
+        after(
+            "PostToolUse",
+            "Write",
+            write,
+            json!({"tool_response": {"type": "create", "filePath": "/home/dev/app/NEW.md",
+                "content": "# New\n", "structuredPatch": [], "originalFile": null}}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        serde_json::to_value(got_result(&server2, &w.id).await.unwrap()).unwrap(),
+        json!({"card": "diff", "title": "Applied to /home/dev/app/NEW.md", "diffs": [{
+            "path": "/home/dev/app/NEW.md", "old_text": null, "new_text": "# New\n"}]})
+    );
+    server.stop().await;
+    server2.stop().await;
+}
+
+/// The agent's side tries to put a result on an approval it does not belong to: another
+/// call under the same `tool_use_id`, a call never asked about, a declined call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_never_lands_on_another_approval() {
+    let (server, _tmp) = started().await;
+    let input = json!({"command": "ls"});
+    let a = asked(&server, "Bash", input.clone(), Decision::Approve).await;
+    let response =
+        json!({"tool_response": {"stdout": "secret\n", "stderr": "", "interrupted": false}});
+    // Another command reported under the approved call's id: its digest is not the approval's.
+    let out = report(
+        &server,
+        after(
+            "PostToolUse",
+            "Bash",
+            json!({"command": "rm -rf /"}),
+            response.clone(),
+        ),
+    )
+    .await;
+    assert!(out.stderr.is_empty());
+    // Another tool under the same id.
+    report(
+        &server,
+        after(
+            "PostToolUse",
+            "Write",
+            json!({"file_path": "/x", "content": "ls"}),
+            response.clone(),
+        ),
+    )
+    .await;
+    // Another session.
+    report(
+        &server,
+        after("PostToolUse", "Bash", input.clone(), {
+            let mut r = response.clone();
+            r["session_id"] = json!("sess-other");
+            r
+        }),
+    )
+    .await;
+    assert_eq!(got_result(&server, &a.id).await, None);
+
+    // A call never asked about: nothing attached, nothing said.
+    let never = after("PostToolUse", "Bash", input.clone(), {
+        let mut r = response.clone();
+        r["tool_use_id"] = json!("toolu_never");
+        r
+    });
+    let out = report(&server, never).await;
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A declined call ran anyway (the person's own tool allowed it): nothing attached.
+    let (server2, _tmp2) = started().await;
+    let d = asked(
+        &server2,
+        "Bash",
+        input.clone(),
+        Decision::Decline { reason: None },
+    )
+    .await;
+    let out = report(&server2, after("PostToolUse", "Bash", input, response)).await;
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(got_result(&server2, &d.id).await, None);
+    assert_eq!(
+        server2.console.approval(&d.id).await.unwrap().status,
+        countersign::domain::approval::Status::Declined
+    );
+    server.stop().await;
+    server2.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_output_is_recorded_with_its_middle_left_out_and_said() {
+    let (server, _tmp) = started().await;
+    let input = json!({"command": "yes | head -n 400000"});
+    let a = asked(&server, "Bash", input.clone(), Decision::Approve).await;
+    let stdout = "y\n".repeat(1_000_000);
+    report(
+        &server,
+        after(
+            "PostToolUse",
+            "Bash",
+            input,
+            json!({"tool_response": {"stdout": &stdout, "stderr": "", "interrupted": false}}),
+        ),
+    )
+    .await;
+    let Some(countersign::domain::view::ResultView::Terminal(t)) = got_result(&server, &a.id).await
+    else {
+        panic!("a terminal result")
+    };
+    let output = t.output.unwrap();
+    assert!(output.starts_with("y\ny\n") && output.ends_with("y\ny\n"));
+    assert!(output.len() < 1024 * 1024);
+    let note = output
+        .lines()
+        .find(|l| l.contains("bytes left out"))
+        .unwrap();
+    let left_out: usize = note
+        .trim_start_matches("⟨… ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        output.len() - note.len() - 2 + left_out,
+        stdout.len(),
+        "what is kept and what is said to be left out add up to the whole"
+    );
+    server.stop().await;
 }

@@ -23,6 +23,7 @@ mod mcp;
 mod promise;
 mod render_check;
 mod restart;
+mod runs;
 mod store;
 mod support;
 mod trust;

@@ -48,6 +48,8 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         result: None,
         result_at: None,
         acp_options: None,
+        call_id: None,
+        parent: None,
     }
 }
 

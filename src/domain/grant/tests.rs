@@ -40,6 +40,8 @@ fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
         result: None,
         result_at: None,
         acp_options: None,
+        call_id: None,
+        parent: None,
     }
 }
 

@@ -34,4 +34,13 @@ created_at: number, expires_at: number, decided_at: number | null, result: Resul
 /**
  * The options of an ACP permission request, to answer with one of them.
  */
-acp_options: Array<PermissionOption> | null, };
+acp_options: Array<PermissionOption> | null, 
+/**
+ * The requester's own id for the call (Claude Code's `tool_use_id`), which finds the
+ * approval again when the call's result comes in.
+ */
+call_id: string | null, 
+/**
+ * The outer run this call is part of: a code-mode run's approval.
+ */
+parent: ApprovalId | null, };

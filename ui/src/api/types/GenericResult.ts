@@ -4,4 +4,16 @@ import type { ContentBlock } from "./ContentBlock";
 /**
  * The fields of a generic result card.
  */
-export type GenericResult = { title?: string, content?: Array<ContentBlock>, };
+export type GenericResult = { title?: string, content?: Array<ContentBlock>, 
+/**
+ * What the run logged, line by line, in order (a code-mode run's `console.log`).
+ */
+logs?: Array<string>, 
+/**
+ * What the run returned, shown after its logs; absent (or `null`) when it returned nothing.
+ */
+value?: unknown, 
+/**
+ * Why the call failed, as the tool said it.
+ */
+error?: string, };

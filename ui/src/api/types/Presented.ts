@@ -3,6 +3,7 @@ import type { Approval } from "./Approval";
 import type { Coverage } from "./Coverage";
 import type { Mark } from "./Mark";
 import type { Offers } from "./Offers";
+import type { ParentRef } from "./ParentRef";
 import type { RenderedDiff } from "./RenderedDiff";
 
 /**
@@ -22,6 +23,19 @@ raw_input_json: string | null,
  * The applied change of a diff result, rendered like the call's diffs.
  */
 result_diffs: Array<RenderedDiff>, 
+/**
+ * A generic result's return value as pretty JSON, shown after its logs.
+ */
+result_value_json: string | null, 
+/**
+ * The outer run this call is part of (a code-mode run's nested call).
+ */
+parent: ParentRef | null, 
+/**
+ * The calls made inside this run, oldest first (filled in History, where the outer card
+ * holds them; empty elsewhere).
+ */
+nested: Array<Presented>, 
 /**
  * Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
  * marks are left out. Offsets are byte offsets into the field's UTF-8 text.

@@ -3,4 +3,16 @@
 /**
  * The fields of a terminal result card.
  */
-export type TerminalResult = { title?: string, output?: string, exit_code?: number, signal?: string, };
+export type TerminalResult = { title?: string, 
+/**
+ * What the command printed (its standard output, or both streams as a terminal shows them).
+ */
+output?: string, 
+/**
+ * Its standard error, when it was kept apart from `output`.
+ */
+stderr?: string, exit_code?: number, 
+/**
+ * The command was stopped before it finished (by the person or the agent).
+ */
+interrupted?: boolean, signal?: string, };
