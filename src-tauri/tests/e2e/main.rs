@@ -9,4 +9,5 @@ mod artifacts;
 mod grants;
 mod mcp_view;
 mod promise;
+mod results;
 mod scenarios;

@@ -107,6 +107,14 @@ function CardHeader({ p, actions, now }: { p: Presented; actions: CardActions; n
           ◧ {artifactTitle ? <Verbatim text={artifactTitle.title} marks={artifactTitle.marks} /> : a.artifact_id}
         </button>
       )}
+      {p.parent && (
+        <div className="part-of" data-testid="part-of">
+          part of{" "}
+          {actions.openApproval ? (
+            <button className="link" onClick={() => actions.openApproval!(p.parent!.id)}>“<Verbatim text={p.parent.title} marks={p.parent.marks} />”</button>
+          ) : <>“<Verbatim text={p.parent.title} marks={p.parent.marks} />”</>}
+        </div>
+      )}
       <div className="times muted">
         <span title={stamp(a.created_at)}>{span(now - a.created_at)} ago</span>
         {a.status === "pending" && (
@@ -216,8 +224,33 @@ function Outcome({ p }: { p: Presented }) {
       {a.reason && <p className="reason">Reason: {a.reason}</p>}
       <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
       {a.result ? (
-        <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} marks={(f) => p.marks[f]} /></section>
-      ) : a.status === "approved" ? <p className="muted">No result attached.</p> : null}
+        <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} valueJson={p.result_value_json} marks={(f) => p.marks[f]} /></section>
+      ) : a.status === "approved" ? <p className="muted" data-testid="no-result">No result attached.</p> : null}
+      {p.nested.length > 0 && <Nested calls={p.nested} />}
     </footer>
+  );
+}
+
+/** The calls a run made, oldest first, each opening to what it was and what it returned. */
+function Nested({ calls }: { calls: Presented[] }) {
+  return (
+    <section className="nested" data-testid="nested">
+      <h4>{calls.length} call{calls.length === 1 ? "" : "s"} inside this run</h4>
+      <ol>
+        {calls.map((n) => (
+          <li key={n.approval.id} data-testid="nested-call" data-id={n.approval.id} data-status={n.approval.status}>
+            <details>
+              <summary>
+                <span className={`badge badge-${n.approval.status}`}>{n.approval.status}</span>{" "}
+                <Verbatim text={n.approval.call.title} marks={n.marks["call.title"]} />{" "}
+                <code className="mono muted">{n.approval.tool}</code>
+              </summary>
+              <CallBody p={n} />
+              <Outcome p={n} />
+            </details>
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }

@@ -6,31 +6,66 @@ import { DiffView } from "./DiffView";
 import { LongText } from "./LongText";
 import { Verbatim } from "./Verbatim";
 
-/** What the call returned, complete: every line then the return value, or "no output". */
-export function ResultBody({ result, diffs, marks }: {
+const encoder = new TextEncoder();
+
+/** Log lines as one text, with each line's marks moved to where the line starts in it. */
+export function joinLines(lines: string[], marks: (field: string) => Mark[] | undefined): { text: string; marks: Mark[] } {
+  let offset = 0;
+  const all: Mark[] = [];
+  lines.forEach((line, i) => {
+    for (const m of marks(`result.logs[${i}]`) ?? []) all.push({ ...m, start: m.start + offset, end: m.end + offset });
+    offset += encoder.encode(line).length + 1;
+  });
+  return { text: lines.join("\n"), marks: all };
+}
+
+/** What the call returned, complete and in order: what it printed or logged, then what it
+ * returned, then why it failed — or "No output." when there is none of these. Long texts show
+ * head and tail with what is left out said, and "Show all". */
+export function ResultBody({ result, diffs, valueJson, marks }: {
   result: ResultView;
   diffs: RenderedDiff[];
+  /** A generic result's return value as pretty JSON. */
+  valueJson: string | null;
   marks: (field: string) => Mark[] | undefined;
 }) {
-  const title = result.title ? <h4><Verbatim text={result.title} marks={marks("result.title")} /></h4> : null;
+  const title = result.title ? <h4 data-testid="result-title"><Verbatim text={result.title} marks={marks("result.title")} /></h4> : null;
+  const none = <p className="muted" data-testid="no-output">No output.</p>;
   switch (result.card) {
-    case "terminal":
+    case "terminal": {
+      const both = result.output !== undefined && result.stderr !== undefined;
       return (
         <div className="result-terminal" data-testid="result">
           {title}
-          {result.output ? <LongText text={result.output} marks={marks("result.output")} /> : <p className="muted" data-testid="no-output">No output.</p>}
-          <p className="exit">
+          {result.output && (
+            <div className="result-part" data-testid="result-output">
+              {both && <p className="result-label muted">Standard output</p>}
+              <LongText text={result.output} marks={marks("result.output")} />
+            </div>
+          )}
+          {result.stderr && (
+            <div className="result-part" data-testid="result-stderr">
+              <p className="result-label muted">Standard error</p>
+              <LongText text={result.stderr} marks={marks("result.stderr")} />
+            </div>
+          )}
+          {!result.output && !result.stderr && none}
+          <p className="exit" data-testid="result-exit">
             {result.exit_code !== undefined && <span className={result.exit_code === 0 ? "ok" : "bad"}>exit code {result.exit_code}</span>}
             {result.signal && <span className="bad"> killed by signal {result.signal}</span>}
+            {result.interrupted && <span className="bad"> interrupted before it finished</span>}
           </p>
         </div>
       );
+    }
     case "generic": {
       const content = result.content ?? [];
+      const logs = result.logs ?? [];
+      const joined = joinLines(logs, marks);
+      const empty = content.length === 0 && logs.length === 0 && valueJson === null && result.error === undefined;
       return (
         <div className="result-generic" data-testid="result">
           {title}
-          {content.length === 0 && <p className="muted" data-testid="no-output">No output.</p>}
           {content.map((block, i) => {
             switch (block.type) {
               case "text":
@@ -44,6 +79,25 @@ export function ResultBody({ result, diffs, marks }: {
               default: return assertNever(block);
             }
           })}
+          {logs.length > 0 && (
+            <div className="result-part" data-testid="result-logs">
+              <p className="result-label muted">Logged ({logs.length} line{logs.length === 1 ? "" : "s"})</p>
+              <LongText text={joined.text} marks={joined.marks} />
+            </div>
+          )}
+          {valueJson !== null && (
+            <div className="result-part" data-testid="result-value">
+              <p className="result-label muted">Returned</p>
+              <LongText text={valueJson} marks={marks("result.value")} />
+            </div>
+          )}
+          {result.error !== undefined && (
+            <div className="result-part failed" data-testid="result-error">
+              <p className="result-label bad">Failed</p>
+              <LongText text={result.error} marks={marks("result.error")} />
+            </div>
+          )}
+          {empty && none}
         </div>
       );
     }

@@ -1,0 +1,211 @@
+//! Complete results in the window: what a Claude Code Bash call printed, attached by the hook
+//! after it ran; a code-mode run holding its nested calls; every shape of result.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::app::{App, id, terminal};
+
+/// Pipes a Claude Code hook payload into `countersign hook claude-code`; its stdout.
+fn run_hook(dir: &std::path::Path, payload: &Value) -> String {
+    let mut child = Command::new(crate::app::cli_bin())
+        .args(["hook", "claude-code", "--data-dir"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn claude_code(event: &str, extra: Value) -> Value {
+    let mut p = json!({
+        "session_id": "cc-7", "transcript_path": "/tmp/t.jsonl", "cwd": "/home/dev/app",
+        "permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
+        "tool_use_id": "toolu_01Bash",
+        "tool_input": { "command": "cargo test --lib", "description": "Run the unit tests" },
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    p
+}
+
+/// n. A Bash call asked through the hook and approved in the window; after it ran, the hook's
+/// PostToolUse attaches what it printed, and History shows it on the card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn n_a_bash_result_through_the_hook() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let dir = tmp.path().to_owned();
+    let ask = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || run_hook(&dir, &claude_code("PreToolUse", json!({})))
+    });
+    let card = "[data-testid=approval-card]";
+    app.el(&format!("{card} [data-testid=command]")).await;
+    app.click(&format!("{card} [data-testid=approve]")).await;
+    let answer: Value = serde_json::from_str(&ask.await.unwrap()).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
+
+    let ran = claude_code(
+        "PostToolUse",
+        json!({ "tool_response": {
+            "stdout": "running 3 tests\ntest a ... ok\ntest b ... ok\ntest c ... ok\n\ntest result: ok. 3 passed\n",
+            "stderr": "   Compiling app v0.1.0\n    Finished `test` profile\n",
+            "interrupted": false, "isImage": false } }),
+    );
+    let printed = tokio::task::spawn_blocking(move || run_hook(&dir, &ran))
+        .await
+        .unwrap();
+    assert!(printed.is_empty(), "nothing is answered after a call ran: {printed}");
+
+    app.click("[data-testid=nav-history]").await;
+    let output = app.text(&format!("{card} [data-testid=result-output]")).await;
+    assert!(output.contains("test result: ok. 3 passed"), "{output}");
+    let stderr = app.text(&format!("{card} [data-testid=result-stderr]")).await;
+    assert!(stderr.contains("Compiling app"), "{stderr}");
+    assert!(app.all_texts("[data-testid=no-result]").await.is_empty());
+    app.screenshot("n-bash-result").await;
+    app.quit().await;
+}
+
+/// o. A code-mode run: its two nested calls are put to the person one by one, each named as
+/// part of the run; in History the run is the only card, holding both and its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn o_a_code_mode_run_holds_its_nested_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let code = "const open = await tools.github.issues.list({ state: \"open\" });\n\
+                for (const i of open.slice(0, 2)) {\n  await tools.github.issues.addLabels({ number: i.number, labels: [\"triage\"] });\n}\n\
+                return open.length;";
+    let outer = json!({
+        "tool": "executor.run", "requester": { "name": "executor", "session": "run-42" },
+        "call": { "card": "generic", "title": "Label the two oldest open issues for triage",
+                  "kind": "execute", "raw_input": { "code": code } },
+    });
+    let (status, run) = app.submit(&outer).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{run}");
+    let run_card = format!("[data-testid=approval-card][data-id='{}']", id(&run));
+    app.click(&format!("{run_card} [data-testid=approve]")).await;
+
+    let mut nested_ids = Vec::new();
+    for number in [101, 102] {
+        let body = json!({
+            "tool": "tools.github.user.personal.issues.addLabels", "parent": id(&run),
+            "requester": { "name": "executor", "session": "run-42" },
+            "call": { "card": "generic", "title": format!("Add the label “triage” to issue #{number}"),
+                      "kind": "edit" },
+            "raw_input": { "number": number, "labels": ["triage"] },
+        });
+        let (status, a) = app.submit(&body).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{a}");
+        let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+        let part_of = app.text(&format!("{card} [data-testid=part-of]")).await;
+        assert!(
+            part_of.contains("Label the two oldest open issues for triage"),
+            "{part_of}"
+        );
+        if number == 101 {
+            app.screenshot("o-nested-call-in-the-inbox").await;
+        }
+        app.click(&format!("{card} [data-testid=approve]")).await;
+        nested_ids.push(id(&a));
+    }
+    let result = json!({ "card": "generic",
+        "logs": ["listed 7 open issues", "labelled #101", "labelled #102"], "value": 7 });
+    let (status, body) = app
+        .post(&format!("/v1/approvals/{}/result", id(&run)), &result)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    app.click("[data-testid=nav-history]").await;
+    app.el(&format!("{run_card} [data-testid=nested]")).await;
+    let cards = app.all_texts(".history [data-testid=approval-card]").await;
+    assert_eq!(cards.len(), 1, "the run is the only card of its calls: {cards:?}");
+    let held: Vec<String> = {
+        let mut ids = Vec::new();
+        for e in app
+            .client
+            .find_all(fantoccini::Locator::Css(&format!(
+                "{run_card} [data-testid=nested-call]"
+            )))
+            .await
+            .unwrap()
+        {
+            ids.push(e.attr("data-id").await.unwrap().unwrap());
+        }
+        ids
+    };
+    assert_eq!(held, nested_ids, "both nested calls, oldest first");
+    let logs = app.text(&format!("{run_card} > footer [data-testid=result-logs]")).await;
+    assert!(logs.contains("labelled #102"), "{logs}");
+    let value = app.text(&format!("{run_card} > footer [data-testid=result-value]")).await;
+    assert!(value.contains('7'), "{value}");
+    app.click(&format!(
+        "{run_card} [data-testid=nested-call][data-id='{}'] summary",
+        nested_ids[0]
+    ))
+    .await;
+    app.el(&format!(
+        "{run_card} [data-testid=nested-call][data-id='{}'] [data-testid=outcome]",
+        nested_ids[0]
+    ))
+    .await;
+    app.screenshot("o-code-mode-run").await;
+    app.quit().await;
+}
+
+/// p. Every shape of result as the window shows it: logs only, a value only, logs then a
+/// value, no output, a failed command, a failed call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn p_every_result_shape_in_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let cases = [
+        ("logs", json!({"card": "generic", "logs": ["one", "two"]})),
+        ("value", json!({"card": "generic", "value": {"ok": true}})),
+        ("both", json!({"card": "generic", "logs": ["first"], "value": 42})),
+        ("none", json!({"card": "generic"})),
+        ("exit", json!({"card": "terminal", "output": "boom", "exit_code": 101})),
+        ("error", json!({"card": "generic", "logs": ["calling"], "error": "HTTP 403"})),
+    ];
+    let mut cards = Vec::new();
+    for (name, result) in &cases {
+        let (_, a) = app.submit(&terminal("tools.run", name)).await;
+        let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+        app.click(&format!("{card} [data-testid=approve]")).await;
+        app.gone(&card).await;
+        let (status, body) = app
+            .post(&format!("/v1/approvals/{}/result", id(&a)), result)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        cards.push(card);
+    }
+    app.click("[data-testid=nav-history]").await;
+    let has = |card: &str, part: &str| format!("{card} [data-testid={part}]");
+    app.el(&has(&cards[0], "result-logs")).await;
+    assert_eq!(app.all_texts(&has(&cards[0], "no-output")).await.len(), 0);
+    assert_eq!(app.all_texts(&has(&cards[1], "result-value")).await.len(), 1);
+    assert_eq!(app.all_texts(&has(&cards[1], "result-logs")).await.len(), 0);
+    let both = app.text(&has(&cards[2], "result")).await;
+    let (logs_at, value_at) = (both.find("first").unwrap(), both.find("42").unwrap());
+    assert!(logs_at < value_at, "logs, then the value: {both}");
+    assert_eq!(app.text(&has(&cards[3], "no-output")).await, "No output.");
+    assert!(app.text(&has(&cards[4], "result-exit")).await.contains("exit code 101"));
+    let error = app.text(&has(&cards[5], "result-error")).await;
+    assert!(error.contains("HTTP 403"), "{error}");
+    app.screenshot("p-result-shapes").await;
+    app.quit().await;
+}
