@@ -10,3 +10,6 @@ CREATE INDEX approvals_by_parent ON approvals (parent_id, created_at)
 -- History lists runs and single calls; a run's nested calls show inside its card.
 CREATE INDEX approvals_history_top ON approvals (decided_at DESC, id DESC)
     WHERE status <> 'pending' AND parent_id IS NULL;
+-- Every live deny rule of a (tool, artifact) is a candidate for each call, whatever its reach.
+CREATE INDEX grants_live_deny ON grants (tool, ifnull(artifact_id, ''))
+    WHERE revoked_at IS NULL AND effect = 'deny';

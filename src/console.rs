@@ -38,6 +38,10 @@ pub const CHANGE_EVENT: &str = "countersign://change";
 pub const NAVIGATE_EVENT: &str = "countersign://navigate";
 /// Room for change events a slow listener has not read yet.
 const EVENT_BUFFER: usize = 1024;
+/// The most calls one code-mode run may make through Countersign.
+pub const MAX_NESTED_CALLS: i64 = 500;
+/// How many of a run's calls History's card holds; the run's own page shows them all.
+const NESTED_IN_HISTORY: u32 = 50;
 /// How often pending approvals are checked for expiry.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
@@ -322,9 +326,15 @@ impl Console {
         Ok(approval)
     }
 
-    /// A nested call names a run of the same requester's session, and a run itself, not a call
-    /// nested in one: otherwise one agent could file its calls under another's run.
+    /// A nested call names a run that is going on: one of the same requester's session,
+    /// approved, with no result yet, decided within the longest expiry, and a run itself, not a
+    /// call nested in one. Otherwise an agent could file its calls under another's run, or bury
+    /// them in an old card far down History.
     async fn check_parent(&self, parent: &ApprovalId, requester: &Requester) -> Result<(), Error> {
+        let refuse = |why: String| Err(FieldError::new("parent", why).into());
+        if requester.session.is_none() {
+            return refuse("a nested call needs requester.session: the run's session".into());
+        }
         let mut conn = self.inner.store.read().await?;
         let outer = approvals::get(&mut conn, parent)
             .await?
@@ -342,6 +352,21 @@ impl Console {
                 format!("{parent} is itself part of the run {grand}: name the outer run"),
             )
             .into());
+        }
+        if outer.status != Status::Approved {
+            return refuse(format!(
+                "{parent} is {}: only an approved run makes calls",
+                outer.status
+            ));
+        }
+        let recent = self.now() - i64::try_from(MAX_EXPIRY_S * 1000).unwrap_or(i64::MAX);
+        if outer.result.is_some() || outer.decided_at.is_some_and(|t| t < recent) {
+            return refuse(format!("{parent} has finished: its result is in"));
+        }
+        if approvals::count_nested(&mut conn, parent).await? >= MAX_NESTED_CALLS {
+            return refuse(format!(
+                "{parent} already holds {MAX_NESTED_CALLS} calls, the most one run may make"
+            ));
         }
         Ok(())
     }
@@ -517,6 +542,13 @@ impl Console {
 
     /// Expires every pending approval whose time ran out; returns how many.
     pub async fn sweep_expired(&self) -> Result<usize, Error> {
+        // A read first: a console at rest takes no write lock and touches no page each second.
+        {
+            let mut conn = self.inner.store.read().await?;
+            if !approvals::any_due(&mut conn, self.now()).await? {
+                return Ok(0);
+            }
+        }
         let mut tx = self.inner.store.write().await?;
         let ids = approvals::expire_due(&mut tx, self.now()).await?;
         tx.commit().await?;
@@ -560,13 +592,14 @@ impl Console {
     /// The inbox: pending approvals, newest first, ready to show.
     pub async fn inbox(&self) -> Result<Vec<Presented>, Error> {
         let pending = self.pending().await?;
-        self.shown(pending, false).await
+        self.shown(pending, None).await
     }
 
     /// One approval, ready to show, with the run it is part of or the calls made inside it.
     pub async fn presented(&self, id: &ApprovalId) -> Result<Presented, Error> {
         let a = self.approval(id).await?;
-        let mut shown = self.shown(vec![a], true).await?;
+        let all = u32::try_from(MAX_NESTED_CALLS).unwrap_or(u32::MAX);
+        let mut shown = self.shown(vec![a], Some(all)).await?;
         shown
             .pop()
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))
@@ -574,9 +607,15 @@ impl Console {
 
     /// Presents `list`, naming the run each nested call is part of, and with `nested` the
     /// calls made inside each run.
-    async fn shown(&self, list: Vec<Approval>, nested: bool) -> Result<Vec<Presented>, Error> {
+    async fn shown(
+        &self,
+        list: Vec<Approval>,
+        nested: Option<u32>,
+    ) -> Result<Vec<Presented>, Error> {
         let mut conn = self.inner.store.read().await?;
-        let parent_ids: Vec<&ApprovalId> = list.iter().filter_map(|a| a.parent.as_ref()).collect();
+        let parent_ids: std::collections::BTreeSet<&ApprovalId> =
+            list.iter().filter_map(|a| a.parent.as_ref()).collect();
+        let parent_ids: Vec<&ApprovalId> = parent_ids.into_iter().collect();
         let parents: std::collections::HashMap<ApprovalId, ParentRef> =
             approvals::get_many(&mut conn, &parent_ids)
                 .await?
@@ -585,13 +624,16 @@ impl Console {
                 .collect();
         let mut children: std::collections::HashMap<ApprovalId, Vec<Presented>> =
             std::collections::HashMap::new();
-        if nested {
+        let mut counts = std::collections::HashMap::new();
+        if let Some(limit) = nested {
             let outer: Vec<&ApprovalId> = list
                 .iter()
                 .filter(|a| a.parent.is_none())
                 .map(|a| &a.id)
                 .collect();
-            for inner in approvals::nested_in(&mut conn, &outer).await? {
+            let (inner, n) = approvals::nested_in(&mut conn, &outer, limit).await?;
+            counts = n;
+            for inner in inner {
                 if let Some(p) = inner.parent.clone() {
                     children.entry(p).or_default().push(present(inner));
                 }
@@ -602,9 +644,11 @@ impl Console {
             .map(|a| {
                 let parent = a.parent.as_ref().and_then(|p| parents.get(p)).cloned();
                 let nested = children.remove(&a.id).unwrap_or_default();
+                let count = counts.get(&a.id).copied().unwrap_or(0);
                 let mut p = present(a);
                 p.parent = parent;
                 p.nested = nested;
+                p.nested_count = count;
                 p
             })
             .collect())
@@ -646,7 +690,7 @@ impl Console {
         limit: u32,
     ) -> Result<Vec<Presented>, Error> {
         let page = self.history(after, limit).await?;
-        self.shown(page, true).await
+        self.shown(page, Some(NESTED_IN_HISTORY)).await
     }
 }
 

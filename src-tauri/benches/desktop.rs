@@ -66,6 +66,12 @@ async fn main() {
             fresh_data_dir: true,
         },
     ];
+    // `DESKTOP_BENCH_ONLY=idle`: only the idle measurement, printed, nothing written.
+    if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("idle") {
+        let (empty, many) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
+        eprintln!("idle CPU: {empty:.2} % empty, {many:.2} % with {IDLE_PENDING} pending");
+        return;
+    }
     for s in &subjects {
         assert!(
             s.bin.exists(),
@@ -165,6 +171,24 @@ async fn main() {
         "goal": format!("≤ {PREVIEW_GOAL} × hello-world"),
         "met": ratio <= PREVIEW_GOAL,
     }));
+    // A window at rest: the app's whole process tree, 0 and 10,000 pending approvals.
+    let (empty, many) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
+    eprintln!(
+        "desktop_idle_cpu: {empty:.2} % of a core empty, {many:.2} % with {IDLE_PENDING} pending"
+    );
+    for (name, value) in [
+        ("desktop_idle_cpu_empty_inbox", empty),
+        ("desktop_idle_cpu_10000_pending", many),
+    ] {
+        rows.push(json!({
+            "name": name, "value": value, "unit": "% of one core",
+            "baseline_name": if name.ends_with("pending") { json!("empty inbox") } else { json!(null) },
+            "baseline_value": if name.ends_with("pending") { json!(empty) } else { json!(null) },
+            "ratio": null,
+            "goal": format!("≤ {IDLE_CPU_GOAL} % of one core at rest"),
+            "met": value <= IDLE_CPU_GOAL,
+        }));
+    }
     let out = root().join("target/bench");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(
@@ -241,6 +265,119 @@ async fn launch(s: &Subject) -> Sample {
         rss_kib,
         preview,
     }
+}
+
+/// Pending approvals for the idle measurement.
+const IDLE_PENDING: usize = 10_000;
+/// The goal for a window at rest, in percent of one core.
+const IDLE_CPU_GOAL: f64 = 1.0;
+/// How long the window sits untouched before, and then while, its CPU time is read.
+const REST: Duration = Duration::from_secs(10);
+
+/// Fills a fresh data directory with `pending` approvals (as agents' submissions, each a
+/// different command, open for a day), starts the app on it, waits until the inbox shows them,
+/// leaves it alone for [`REST`], then returns the CPU its process tree used over the next
+/// [`REST`], in percent of one core.
+async fn idle_cpu(pending: usize) -> f64 {
+    let data = tempfile::tempdir().unwrap();
+    let dir = countersign::data_dir::DataDir::at(data.path().join("countersign"))
+        .create()
+        .unwrap();
+    {
+        let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
+            .await
+            .unwrap();
+        let console = countersign::console::Console::new(store.clone());
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..pending {
+            let console = console.clone();
+            tasks.spawn(async move {
+                let body = json!({
+                    "tool": "bench.shell",
+                    "requester": { "name": "bench agent", "session": format!("s{}", i % 50) },
+                    "call": { "card": "terminal", "title": "Run a command",
+                              "command": format!("cargo test --package crate{i}") },
+                    "expires_in_s": 86_400,
+                });
+                console
+                    .submit(serde_json::from_value(body).unwrap())
+                    .await
+                    .unwrap();
+            });
+            if tasks.len() >= 256 {
+                tasks.join_next().await;
+            }
+        }
+        while tasks.join_next().await.is_some() {}
+        console.close();
+        store.close().await;
+    }
+    let port = free_port();
+    let mut driver = Command::new("tauri-driver")
+        .process_group(0)
+        .env("XDG_DATA_HOME", data.path().join("xdg-data"))
+        .env("XDG_CACHE_HOME", data.path().join("xdg-cache"))
+        .env("XDG_CONFIG_HOME", data.path().join("xdg-config"))
+        .args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &free_port().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tauri-driver on PATH (make deps installs it)");
+    let bin = root().join("target/release/countersign-desktop");
+    let caps = json!({
+        "browserName": "wry",
+        "tauri:options": { "application": bin, "args": ["--data-dir", dir.root()] },
+    });
+    let client = session(port, caps.as_object().unwrap().clone()).await;
+    let shown = if pending == 0 {
+        "return !!document.querySelector('[data-testid=empty-inbox]');".to_owned()
+    } else {
+        format!(
+            "const b = document.querySelector('[data-testid=pending-badge]');
+             return !!b && b.textContent.replace(/\\D/g, '') === '{pending}'
+                 && !!document.querySelector('[data-testid=approval-card]');"
+        )
+    };
+    let started = Instant::now();
+    while client.execute(&shown, vec![]).await.unwrap() != json!(true) {
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "the inbox never showed {pending} pending approvals"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "  {pending} pending shown after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let pid = app_pid(&bin);
+    tokio::time::sleep(REST).await;
+    let before = (tree_cpu_ticks(pid), Instant::now());
+    tokio::time::sleep(REST).await;
+    let after = (tree_cpu_ticks(pid), Instant::now());
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .unwrap()
+        .unwrap() as f64;
+    let busy = (after.0 - before.0) as f64 / hz;
+    let _ = tokio::time::timeout(WAIT, client.close()).await;
+    stop(&mut driver, pid).await;
+    busy / (after.1 - before.1).as_secs_f64() * 100.0
+}
+
+/// The CPU time (user + system, in clock ticks) of `pid` and every process below it.
+fn tree_cpu_ticks(pid: u32) -> u64 {
+    tree(pid)
+        .iter()
+        .filter_map(|p| {
+            let f = stat_fields(*p)?;
+            Some(f[11].parse::<u64>().ok()? + f[12].parse::<u64>().ok()?)
+        })
+        .sum()
 }
 
 /// Saves the 300-line dashboard as an agent would, opens its page as a person would, and
@@ -415,8 +552,8 @@ fn process_start_epoch_ms(pid: u32) -> f64 {
     boot_to_epoch + ticks / hz * 1000.0
 }
 
-/// Resident memory of `pid` and every process below it, in KiB.
-fn tree_rss_kib(pid: u32) -> u64 {
+/// `pid` and every process below it.
+fn tree(pid: u32) -> Vec<u32> {
     let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
@@ -434,7 +571,13 @@ fn tree_rss_kib(pid: u32) -> u64 {
         );
         i += 1;
     }
-    tree.iter()
+    tree
+}
+
+/// Resident memory of `pid` and every process below it, in KiB.
+fn tree_rss_kib(pid: u32) -> u64 {
+    tree(pid)
+        .iter()
         .filter_map(|p| {
             let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
             let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;

@@ -19,6 +19,7 @@ use crate::api::Answer;
 use crate::data_dir::DataDir;
 use crate::domain::approval::Status;
 use crate::domain::digest::digest;
+use crate::domain::view::ResultView;
 use crate::integrations::claude_code::{self, HookEvent, HookPayload};
 use crate::token::write_private;
 
@@ -38,6 +39,11 @@ pub async fn claude_code(dir: &DataDir, wait: u64) -> Result<ExitCode, CliError>
         .and_then(|_| HookPayload::parse(&text).map_err(|e| e.to_string()));
     let payload = match payload {
         Ok(p) => p,
+        // After a call ran there is nothing to answer: a PreToolUse answer would be wrong.
+        Err(why) if text.contains("\"PostToolUse") => {
+            eprintln!("countersign: {why}; the result was not recorded");
+            return Ok(ExitCode::SUCCESS);
+        }
         Err(why) => return Ok(fall_back(HookEvent::PreToolUse, &why)),
     };
     let event = match payload.event() {
@@ -109,8 +115,10 @@ async fn record(dir: &DataDir, payload: &HookPayload) -> Result<(), String> {
     let Some(mut result) = payload.result() else {
         return Ok(());
     };
-    if !result.fit_within(crate::api::MAX_BODY_BYTES - 4096) {
-        return Err("the result is too large to record".into());
+    let room = crate::api::MAX_BODY_BYTES - 4096;
+    if !result.fit_within(room) {
+        // Said on the card rather than left as "no result attached".
+        result = ResultView::too_large(room);
     }
     let client = Client::connect(dir).await.map_err(|e| e.to_string())?;
     let found = client

@@ -229,6 +229,16 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
     }
 }
 
+/// Whether a call that is not a terminal card still carries a command to run in its raw input.
+fn runs_a_command(a: &Approval) -> bool {
+    let raw = match &a.call {
+        CallView::Generic(g) => g.raw_input.as_ref().or(a.raw_input.as_ref()),
+        _ => a.raw_input.as_ref(),
+    };
+    raw.and_then(|r| r.get("command"))
+        .is_some_and(|c| c.is_string() || c.is_array())
+}
+
 fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
     let a = call.approval;
     match &grant.reach {
@@ -243,6 +253,9 @@ fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
                 if one { Ok(()) } else { Err(Miss::Command) }
             }
             (CallView::Terminal(_), None) => Err(Miss::Unsure),
+            // A command shown another way (Claude Code's background Bash is a generic card):
+            // a rule about commands cannot judge it, so a person does.
+            _ if runs_a_command(a) => Err(Miss::Unsure),
             _ => Err(Miss::Command),
         },
         Reach::Path { prefix } => {

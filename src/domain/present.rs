@@ -34,6 +34,8 @@ pub struct Presented {
     /// The calls made inside this run, oldest first (filled in History, where the outer card
     /// holds them; empty elsewhere).
     pub nested: Vec<Presented>,
+    /// How many calls the run made in all (History's card holds the first of them).
+    pub nested_count: u32,
     /// Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
     /// marks are left out. Offsets are byte offsets into the field's UTF-8 text.
     pub marks: BTreeMap<String, Vec<Mark>>,
@@ -328,6 +330,7 @@ pub fn present(approval: Approval) -> Presented {
         result_value_json,
         parent: None,
         nested: Vec::new(),
+        nested_count: 0,
         marks,
         coverage,
         no_grant,

@@ -201,9 +201,10 @@ fn diff_field(d: &DiffCall, key: &str, value: &Value) -> Shown {
         return compare(Some(&d.diffs), value);
     }
     match only {
-        // An empty fragment to replace makes a new file (Claude Code's Edit): shown as one.
+        // An empty `old_string` makes a new file in Claude Code's Edit: shown as one. (Only
+        // that name: elsewhere an empty old text may mean an insertion into a file.)
         Some(f) if OLD_KEYS.contains(&key) && f.old_text.is_none() => {
-            same(value.is_null() || value.as_str() == Some(""))
+            same(value.is_null() || (key == "old_string" && value.as_str() == Some("")))
         }
         Some(f) if OLD_KEYS.contains(&key) => compare(f.old_text.as_ref(), value),
         // `content` is a whole file's text: it is what a new file holds, never an edit.

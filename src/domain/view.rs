@@ -448,34 +448,64 @@ impl ResultView {
 impl ResultView {
     /// Shrinks the result until its JSON is at most `max` bytes, by leaving out the middle of
     /// its longest texts, each cut stated in place with the number of bytes left out: for a
-    /// result larger than the console accepts. `false` when it cannot be made to fit.
+    /// result larger than the console accepts. A diff is never cut (half a change would read as
+    /// a different change): it is replaced by a note of its size. `false` when it cannot fit.
     pub fn fit_within(&mut self, max: usize) -> bool {
         for _ in 0..64 {
             let size = serde_json::to_vec(self).map_or(usize::MAX, |v| v.len());
             if size <= max {
                 return true;
             }
-            // A large return value is shown as its JSON text, which can then be cut.
-            if let ResultView::Generic(g) = self
-                && let Some(v) = g.value.take()
-            {
-                let text = serde_json::to_string_pretty(&v).unwrap_or_default();
-                g.content
-                    .get_or_insert_with(Vec::new)
-                    .push(ContentBlock::Text(TextBlock { text }));
+            if let ResultView::Diff(d) = self {
+                let paths: Vec<&str> = d.diffs.iter().map(|f| f.path.as_str()).collect();
+                *self = ResultView::Generic(GenericResult {
+                    title: Some(format!("Applied to {}", paths.join(", "))),
+                    content: Some(vec![ContentBlock::Text(TextBlock {
+                        text: format!(
+                            "⟨the change as applied is {size} bytes, larger than Countersign \
+                             accepts: it is not recorded⟩"
+                        ),
+                    })]),
+                    ..GenericResult::default()
+                });
                 continue;
             }
-            // An image cannot be cut: it is left out whole, and said so.
-            if let ResultView::Generic(g) = self
-                && let Some(block) = g
-                    .content
-                    .iter_mut()
-                    .flatten()
-                    .filter(|b| matches!(b, ContentBlock::Image(_)))
-                    .max_by_key(|b| match b {
-                        ContentBlock::Image(i) => i.data.len(),
-                        _ => 0,
-                    })
+            let ResultView::Generic(g) = self else {
+                if !self.cut_longest(size, max) {
+                    return false;
+                }
+                continue;
+            };
+            // A large return value is kept in its place, as its JSON text, which can be cut.
+            if let Some(v) = g.value.as_ref().filter(|v| !v.is_string())
+                && v.to_string().len() > max / 4
+            {
+                let text = serde_json::to_string_pretty(v).unwrap_or_default();
+                g.value = Some(serde_json::Value::String(text));
+                let note = "the return value is shown as JSON text, cut to fit";
+                g.title = Some(match g.title.take() {
+                    Some(t) => format!("{t} ({note})"),
+                    None => format!("Result ({note})"),
+                });
+                continue;
+            }
+            // An image cannot be cut: the largest is left out whole when it outweighs every
+            // text, and said so.
+            let longest_text = g
+                .texts_mut()
+                .into_iter()
+                .map(|t| t.len())
+                .max()
+                .unwrap_or(0);
+            if let Some(block) = g
+                .content
+                .iter_mut()
+                .flatten()
+                .filter(|b| matches!(b, ContentBlock::Image(i) if i.data.len() > longest_text))
+                .max_by_key(|b| match b {
+                    ContentBlock::Image(i) => i.data.len(),
+                    _ => 0,
+                })
             {
                 let note = match block {
                     ContentBlock::Image(i) => format!(
@@ -489,55 +519,97 @@ impl ResultView {
                 *block = ContentBlock::Text(TextBlock { text: note });
                 continue;
             }
-            let mut texts: Vec<&mut String> = match self {
-                ResultView::Terminal(t) => t.output.iter_mut().chain(t.stderr.iter_mut()).collect(),
-                ResultView::Generic(g) => g
-                    .content
-                    .iter_mut()
-                    .flatten()
-                    .filter_map(|b| match b {
-                        ContentBlock::Text(t) | ContentBlock::Unreadable(t) => Some(&mut t.text),
-                        ContentBlock::Image(_) => None,
-                    })
-                    .chain(g.logs.iter_mut().flatten())
-                    .chain(g.error.iter_mut())
-                    .collect(),
-                ResultView::Diff(d) => d
-                    .diffs
-                    .iter_mut()
-                    .flat_map(|f| {
-                        f.old_text
-                            .iter_mut()
-                            .chain(std::iter::once(&mut f.new_text))
-                    })
-                    .collect(),
-            };
-            texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
-            let Some(longest) = texts.into_iter().next() else {
-                return false;
-            };
-            // JSON escaping can double a text's size: cut at least half of it.
-            let cut = (size - max + 256).max(longest.len() / 2);
-            if longest.len() < 512 || !cut_middle(longest, cut) {
+            if !self.cut_longest(size, max) {
                 return false;
             }
         }
         false
     }
+
+    /// Cuts the middle of the longest text; `false` when there is nothing left to cut.
+    fn cut_longest(&mut self, size: usize, max: usize) -> bool {
+        let mut texts: Vec<&mut String> = match self {
+            ResultView::Terminal(t) => t.output.iter_mut().chain(t.stderr.iter_mut()).collect(),
+            ResultView::Generic(g) => g.texts_mut(),
+            ResultView::Diff(_) => Vec::new(),
+        };
+        texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        let Some(longest) = texts.into_iter().next() else {
+            return false;
+        };
+        // What the whole is over by, plus room for the note; but each side keeps at least an
+        // eighth of the room (or a quarter of the text), so one text never takes all the cut.
+        let keep = (longest.len() / 4).min(max / 8);
+        let cut = (size - max + 256).min(longest.len().saturating_sub(2 * keep));
+        longest.len() >= 512 && cut > 0 && cut_middle(longest, cut)
+    }
+
+    /// What is recorded when even a cut result does not fit: its size, said on the card.
+    pub fn too_large(max: usize) -> Self {
+        ResultView::Generic(GenericResult {
+            title: Some("Result not recorded".into()),
+            error: Some(format!(
+                "the result is larger than Countersign accepts ({max} bytes) even with its \
+                 longest texts cut"
+            )),
+            ..GenericResult::default()
+        })
+    }
 }
 
-/// Leaves out about `n` bytes from the middle of `text`, saying so in place.
+impl GenericResult {
+    /// Every text of the result that can be cut.
+    fn texts_mut(&mut self) -> Vec<&mut String> {
+        let value = match &mut self.value {
+            Some(serde_json::Value::String(s)) => Some(s),
+            _ => None,
+        };
+        self.content
+            .iter_mut()
+            .flatten()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) | ContentBlock::Unreadable(t) => Some(&mut t.text),
+                ContentBlock::Image(_) => None,
+            })
+            .chain(self.logs.iter_mut().flatten())
+            .chain(value)
+            .chain(self.error.iter_mut())
+            .collect()
+    }
+}
+
+const CUT_OPEN: &str = "\n⟨… ";
+const CUT_CLOSE: &str = " bytes left out here: the result was larger than Countersign accepts …⟩\n";
+
+/// Where an earlier cut's note is in `text`, its length, and the bytes it says it left out.
+fn earlier_cut(text: &str) -> Option<(usize, usize, usize)> {
+    let at = text.find(CUT_OPEN)?;
+    let digits = &text[at + CUT_OPEN.len()..];
+    let n_len = digits.bytes().take_while(u8::is_ascii_digit).count();
+    let count = digits[..n_len].parse().ok()?;
+    digits[n_len..].starts_with(CUT_CLOSE).then_some((
+        at,
+        CUT_OPEN.len() + n_len + CUT_CLOSE.len(),
+        count,
+    ))
+}
+
+/// Leaves out about `n` bytes from the middle of `text`, saying so in place. A text cut before
+/// is cut again around its note, which then counts both cuts.
 fn cut_middle(text: &mut String, n: usize) -> bool {
     let keep = text.len().saturating_sub(n) / 2;
-    let head_end = floor_char(text, keep);
-    let tail_start = ceil_char(text, text.len() - keep);
+    let mut head_end = floor_char(text, keep);
+    let mut tail_start = ceil_char(text, text.len() - keep);
     if tail_start <= head_end {
         return false;
     }
-    let left_out = tail_start - head_end;
-    let note = format!(
-        "\n⟨… {left_out} bytes left out here: the result was larger than Countersign accepts …⟩\n"
-    );
+    let mut left_out = tail_start - head_end;
+    if let Some((at, len, count)) = earlier_cut(text) {
+        head_end = head_end.min(at);
+        tail_start = tail_start.max(at + len);
+        left_out = tail_start - head_end - len + count;
+    }
+    let note = format!("{CUT_OPEN}{left_out}{CUT_CLOSE}");
     text.replace_range(head_end..tail_start, &note);
     true
 }
@@ -586,6 +658,110 @@ fn validate_content(field: &str, content: Option<&[ContentBlock]>) -> Result<(),
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn size(r: &ResultView) -> usize {
+        serde_json::to_vec(r).unwrap().len()
+    }
+
+    /// The bytes each cut says it left out.
+    fn stated(text: &str) -> usize {
+        text.split("⟨… ")
+            .skip(1)
+            .map(|rest| rest.split(' ').next().unwrap().parse::<usize>().unwrap())
+            .sum()
+    }
+
+    #[test]
+    fn a_result_is_cut_to_fit_and_every_cut_says_what_it_left_out() {
+        // Multi-byte text, so a cut must land between characters.
+        let out = "é—🦀 line\n".repeat(40_000);
+        let err = "warn\n".repeat(30_000);
+        let mut r: ResultView = serde_json::from_value(
+            json!({"card": "terminal", "output": out, "stderr": err, "exit_code": 1}),
+        )
+        .unwrap();
+        assert!(r.fit_within(100_000));
+        assert!(size(&r) <= 100_000);
+        let ResultView::Terminal(t) = &r else {
+            panic!()
+        };
+        let (o, e) = (t.output.as_deref().unwrap(), t.stderr.as_deref().unwrap());
+        assert!(o.starts_with("é—🦀 line") && o.ends_with("🦀 line\n"));
+        for (kept, whole) in [(o, &out), (e, &err)] {
+            let notes: usize = kept
+                .lines()
+                .filter(|l| l.contains("bytes left out"))
+                .map(|l| l.len() + 2)
+                .sum();
+            assert_eq!(kept.len() - notes + stated(kept), whole.len());
+        }
+        assert_eq!(t.exit_code, Some(1), "what is not text is kept");
+    }
+
+    #[test]
+    fn a_diff_is_never_half_cut_and_a_value_stays_after_the_logs() {
+        let mut d: ResultView = serde_json::from_value(json!({"card": "diff", "diffs": [
+            {"path": "/a", "old_text": "x".repeat(300_000), "new_text": "y".repeat(300_000)}]}))
+        .unwrap();
+        assert!(d.fit_within(50_000));
+        let ResultView::Generic(g) = &d else {
+            panic!("a diff too large becomes a note")
+        };
+        assert_eq!(g.title.as_deref(), Some("Applied to /a"));
+        assert!(
+            g.content.as_ref().unwrap()[0]
+                .text()
+                .unwrap()
+                .contains("not recorded")
+        );
+
+        let big: Vec<u32> = (0..100_000).collect();
+        let mut v: ResultView = serde_json::from_value(
+            json!({"card": "generic", "logs": ["one", "two"], "value": big}),
+        )
+        .unwrap();
+        assert!(v.fit_within(60_000));
+        assert!(size(&v) <= 60_000);
+        let ResultView::Generic(g) = &v else { panic!() };
+        assert_eq!(
+            g.logs.as_deref(),
+            Some(&["one".to_owned(), "two".to_owned()][..])
+        );
+        let text = g.value.as_ref().unwrap().as_str().unwrap();
+        assert!(text.starts_with("[\n  0,\n  1,") && text.contains("bytes left out"));
+        assert!(g.title.as_deref().unwrap().contains("cut to fit"));
+        assert!(
+            g.content.is_none(),
+            "the value stays in its place, after the logs"
+        );
+    }
+
+    #[test]
+    fn an_image_is_left_out_whole_and_a_result_too_large_is_said() {
+        let mut r: ResultView = serde_json::from_value(json!({"card": "generic", "content": [
+            {"type": "text", "text": "caption"},
+            {"type": "image", "mime_type": "image/png", "data": "A".repeat(200_000)}]}))
+        .unwrap();
+        assert!(r.fit_within(10_000));
+        let ResultView::Generic(g) = &r else { panic!() };
+        let content = g.content.as_ref().unwrap();
+        assert_eq!(content[0].text(), Some("caption"));
+        assert!(
+            content[1]
+                .text()
+                .unwrap()
+                .contains("image (image/png, 200000 bytes")
+        );
+        // Many short texts cannot be cut below the limit.
+        let lines: Vec<String> = (0..5_000).map(|i| format!("line {i}")).collect();
+        let mut many: ResultView =
+            serde_json::from_value(json!({"card": "generic", "logs": lines})).unwrap();
+        assert!(!many.fit_within(1_000));
+        let ResultView::Generic(g) = ResultView::too_large(1_000) else {
+            panic!()
+        };
+        assert!(g.error.unwrap().contains("larger than Countersign accepts"));
+    }
 
     #[test]
     fn terminal_card_round_trips() {

@@ -201,11 +201,19 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
             {
                 // It does not run in the foreground terminal: it starts and is left running.
                 if input.get("run_in_background").and_then(Value::as_bool) == Some(true) {
-                    return generic(
-                        format!("Start in the background: {command}"),
-                        "execute",
-                        Vec::new(),
-                    );
+                    let mut content = vec![ContentBlock::Text(TextBlock { text: command })];
+                    if let Some(dir) = cwd {
+                        content.push(ContentBlock::Text(TextBlock {
+                            text: format!("in {dir}"),
+                        }));
+                    }
+                    return CallView::Generic(GenericCall {
+                        title: "Start a command in the background".into(),
+                        kind: Some("execute".into()),
+                        raw_input: None,
+                        content: Some(content),
+                        locations: None,
+                    });
                 }
                 // Every other setting the call carries (`timeout`, `run_in_background`,
                 // `dangerouslyDisableSandbox`, …) is shown on the card as a flag.
@@ -356,7 +364,7 @@ pub fn call_view(tool_name: &str, input: &Value, cwd: Option<&str>) -> CallView 
 /// Bash's answer (`tool_response` of PostToolUse).
 #[derive(Deserialize)]
 struct BashResponse {
-    #[serde(default)]
+    /// Required: an answer of another shape is recorded as it is, never as "no output".
     stdout: String,
     #[serde(default)]
     stderr: String,
@@ -732,7 +740,7 @@ mod tests {
             (
                 "Bash",
                 json!({"command": "cargo test", "description": "Run tests", "timeout": 120000,
-                            "run_in_background": true, "dangerouslyDisableSandbox": true}),
+                            "run_in_background": false, "dangerouslyDisableSandbox": true}),
             ),
             (
                 "Edit",
@@ -787,8 +795,20 @@ mod tests {
                 s.call
             )
         };
-        assert_eq!(g.title, "Start in the background: npm run dev");
+        assert_eq!(g.title, "Start a command in the background");
         assert_eq!(g.kind.as_deref(), Some("execute"));
+        let texts: Vec<&str> = g
+            .content
+            .iter()
+            .flatten()
+            .filter_map(|b| b.text())
+            .collect();
+        assert_eq!(
+            texts,
+            ["npm run dev", "in /home/dev/app"],
+            "the command, verbatim"
+        );
+        assert!(crate::domain::shown::coverage(&s.call, s.raw_input.as_ref()).is_complete());
         assert_eq!(s.raw_input, Some(bg));
     }
 

@@ -219,6 +219,17 @@ pub async fn expire_due(
     super::parse_ids(ids, ApprovalId::parse)
 }
 
+/// Whether any pending approval's time has run out.
+pub async fn any_due(conn: &mut SqliteConnection, now: i64) -> Result<bool, StoreError> {
+    let due: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM approvals WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
+    )
+    .bind(now)
+    .fetch_optional(conn)
+    .await?;
+    Ok(due.is_some())
+}
+
 /// Cancels the pending approvals that name an artifact (it is being deleted).
 pub async fn cancel_for_artifact(
     conn: &mut SqliteConnection,
@@ -299,22 +310,55 @@ pub async fn for_call(
     all(rows)
 }
 
-/// The calls made inside the runs `parents`, oldest first.
+/// The first `limit` calls made inside each of the runs `parents`, oldest first, and how many
+/// each made in all.
 pub async fn nested_in(
     conn: &mut SqliteConnection,
     parents: &[&ApprovalId],
-) -> Result<Vec<Approval>, StoreError> {
+    limit: u32,
+) -> Result<(Vec<Approval>, std::collections::HashMap<ApprovalId, u32>), StoreError> {
     if parents.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), std::collections::HashMap::new()));
     }
-    let mut q = QueryBuilder::<Sqlite>::new(format!("{SELECT} WHERE a.parent_id IN ("));
+    let mut q = QueryBuilder::<Sqlite>::new(format!(
+        "{SELECT} WHERE a.id IN (SELECT id FROM (SELECT id, row_number() OVER
+           (PARTITION BY parent_id ORDER BY created_at, id) AS n
+           FROM approvals WHERE parent_id IN ("
+    ));
     let mut list = q.separated(", ");
     for id in parents {
         list.push_bind(id.as_str());
     }
+    q.push(")) WHERE n <= ");
+    q.push_bind(limit);
     q.push(") ORDER BY a.created_at, a.id");
-    let rows = q.build_query_as().fetch_all(conn).await?;
-    all(rows)
+    let rows = q.build_query_as().fetch_all(&mut *conn).await?;
+    let mut c = QueryBuilder::<Sqlite>::new(
+        "SELECT parent_id, count(*) FROM approvals WHERE parent_id IN (",
+    );
+    let mut list = c.separated(", ");
+    for id in parents {
+        list.push_bind(id.as_str());
+    }
+    c.push(") GROUP BY parent_id");
+    let counted: Vec<(String, i64)> = c.build_query_as().fetch_all(conn).await?;
+    let counts = counted
+        .into_iter()
+        .filter_map(|(id, n)| Some((ApprovalId::parse(&id).ok()?, u32::try_from(n).ok()?)))
+        .collect();
+    Ok((all(rows)?, counts))
+}
+
+/// How many calls the run `parent` has made.
+pub async fn count_nested(
+    conn: &mut SqliteConnection,
+    parent: &ApprovalId,
+) -> Result<i64, StoreError> {
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM approvals WHERE parent_id = ?")
+        .bind(parent.as_str())
+        .fetch_one(conn)
+        .await?;
+    Ok(n)
 }
 
 /// The approvals `ids` (those that exist), in no particular order.

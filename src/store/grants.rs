@@ -71,7 +71,8 @@ pub struct Lookup<'a> {
 
 /// The live grants that may cover any of these submissions, in one indexed query whatever the
 /// number of grants: those of each key that reach any call or a path, the exact grant of its
-/// digest, the command grants of its first word. The domain rule decides among them.
+/// digest, the command grants of its first word, and every deny rule of the key. The domain
+/// rule decides among them.
 pub async fn candidates(
     conn: &mut SqliteConnection,
     lookups: &[Lookup<'_>],
@@ -97,8 +98,13 @@ pub async fn candidates(
               AND g2.reach_kind = '{kind}' AND {key} AND g2.revoked_at IS NULL"
         )
     };
+    // Every deny rule of the key, whatever its reach: a rule about `rm` must see `ls && rm`,
+    // and a command line it cannot split (which then goes to a person).
+    let deny = "SELECT g2.id FROM json_each(?1) k JOIN grants g2
+               ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+              AND g2.effect = 'deny' AND g2.revoked_at IS NULL";
     let rows: Vec<Row> = sqlx::query_as(&format!(
-        "{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {})
+        "{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {} UNION ALL {deny})
            AND (g.expires_at IS NULL OR g.expires_at > ?2)
          ORDER BY g.created_at, g.id",
         probe("any", "g2.reach_key IS NULL"),

@@ -219,6 +219,66 @@ async fn a_deny_rule_declines_at_once_with_the_reason_and_beats_any_approval() {
         (code, a["status"].as_str()),
         (StatusCode::OK, Some("declined"))
     );
+    // `rm` behind another command is still `rm`…
+    let (code, a) = ask(&s, &bash("ls && rm -rf target", APP)).await;
+    assert_eq!(
+        (code, a["status"].as_str()),
+        (StatusCode::OK, Some("declined")),
+        "{a}"
+    );
+    // …and a line the rule cannot split goes to a person, not to the approval grant.
+    for unsplit in [
+        "rm -rf target > /dev/null",
+        "$(echo rm) -rf target",
+        "ls; eval \"$X\"",
+    ] {
+        let (code, a) = ask(&s, &bash(unsplit, APP)).await;
+        assert_eq!(
+            (code, a["status"].as_str()),
+            (StatusCode::ACCEPTED, Some("pending")),
+            "{unsplit}: {a}"
+        );
+    }
+}
+
+/// The agent moves a command out of the terminal card (Claude Code's background Bash is a
+/// generic card) to slip past a rule about commands under an "any call" grant.
+#[tokio::test]
+async fn a_command_rule_sends_a_command_it_cannot_judge_to_a_person() {
+    let s = server().await;
+    let rm = pending(&s, &bash("rm -rf build", APP)).await;
+    let first = pending(&s, &bash("ls", APP)).await;
+    let deny = Decision::DeclineAlways {
+        reason: None,
+        scope: Some(scope(
+            Reach::Command {
+                words: words(&["rm"]),
+            },
+            None,
+            None,
+        )),
+    };
+    s.console.decide_seen(&rm, deny).await.unwrap();
+    s.console
+        .decide_seen(&first, crate::support::always_any())
+        .await
+        .unwrap();
+    let background = json!({
+        "tool": "claude-code.Bash",
+        "requester": { "name": "Claude Code", "session": "s", "cwd": APP },
+        "call": { "card": "generic", "title": "Start in the background", "kind": "execute" },
+        "raw_input": { "command": "rm -rf ~", "run_in_background": true },
+    });
+    let (code, a) = ask(&s, &background).await;
+    assert_eq!(
+        (code, a["status"].as_str()),
+        (StatusCode::ACCEPTED, Some("pending")),
+        "neither the deny rule nor the approval grant decides it: {a}"
+    );
+    // A generic call with no command is still approved by the grant.
+    let mut other = background.clone();
+    other["raw_input"] = json!({ "path": "/tmp" });
+    assert_eq!(ask(&s, &other).await.1["status"], "approved");
 }
 
 #[tokio::test]

@@ -488,6 +488,8 @@ async fn a_result_never_lands_on_another_approval() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Same session, same command, so the same digest: only the call id tells them apart.
+    assert_eq!(got_result(&server, &a.id).await, None);
 
     // A declined call ran anyway (the person's own tool allowed it): nothing attached.
     let (server2, _tmp2) = started().await;

@@ -161,6 +161,7 @@ async fn a_run_holds_its_nested_calls_in_history() {
     assert_eq!(ids, [&lone, &run], "the run is the only card of its calls");
     let held: Vec<&ApprovalId> = history[1].nested.iter().map(|p| &p.approval.id).collect();
     assert_eq!(held, [&first, &second], "oldest first");
+    assert_eq!(history[1].nested_count, 2);
     assert!(history[1].approval.result.is_some());
     assert!(history[0].nested.is_empty());
     // One of them opened on its own (a link) still names its run.
@@ -168,14 +169,48 @@ async fn a_run_holds_its_nested_calls_in_history() {
     assert_eq!(one.parent.unwrap().id, run);
 }
 
-/// An agent files its call under a run that is not its own, or that does not exist.
+/// An agent files its call under a run that is not its own, that does not exist, that is not
+/// going on, or under no session at all.
 #[tokio::test]
 async fn a_parent_that_is_not_the_requesters_run_is_refused() {
     let s = server().await;
     let run = approved(&s, &terminal("executor.run", "outer")).await;
     let inner = approved(&s, &nested("inner", &run, "s1")).await;
+    let (_, waiting) = s
+        .post("/v1/approvals", &terminal("executor.run", "waits"))
+        .await;
+    let waiting = ApprovalId::parse(waiting["id"].as_str().unwrap()).unwrap();
+    let (_, declined) = s
+        .post("/v1/approvals", &terminal("executor.run", "no"))
+        .await;
+    let declined_id = ApprovalId::parse(declined["id"].as_str().unwrap()).unwrap();
+    s.console
+        .decide(
+            &declined_id,
+            declined["digest"].as_str().unwrap(),
+            Decision::Decline { reason: None },
+        )
+        .await
+        .unwrap();
+    let finished = approved(&s, &terminal("executor.run", "done")).await;
+    s.post(
+        &format!("/v1/approvals/{finished}/result"),
+        &json!({"card": "generic"}),
+    )
+    .await;
     let before = s.fingerprint().await;
     for (body, says) in [
+        (nested("x", &waiting, "s1"), "is pending"),
+        (nested("x", &declined_id, "s1"), "is declined"),
+        (nested("x", &finished, "s1"), "has finished"),
+        (
+            {
+                let mut b = nested("x", &run, "s1");
+                b["requester"] = json!({ "name": "test agent" });
+                b
+            },
+            "requester.session",
+        ),
         (nested("x", &ApprovalId::generate(), "s1"), "no approval"),
         (
             nested("x", &run, "another-session"),
@@ -205,6 +240,27 @@ async fn a_parent_that_is_not_the_requesters_run_is_refused() {
         assert!(message.contains("parent"), "{message}");
     }
     assert_eq!(s.fingerprint().await, before);
+}
+
+#[tokio::test]
+async fn a_run_makes_at_most_its_share_of_calls() {
+    let s = server().await;
+    let run = approved(&s, &terminal("executor.run", "loop")).await;
+    let max = countersign::console::MAX_NESTED_CALLS;
+    for i in 0..max {
+        let (code, a) = s
+            .post("/v1/approvals", &nested(&format!("call {i}"), &run, "s1"))
+            .await;
+        assert_eq!(code, StatusCode::ACCEPTED, "{a}");
+    }
+    let got = s
+        .post("/v1/approvals", &nested("one more", &run, "s1"))
+        .await;
+    assert!(assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request").contains("500 calls"));
+    // The run's own page holds them all.
+    let page = s.console.presented(&run).await.unwrap();
+    assert_eq!(page.nested.len(), usize::try_from(max).unwrap());
+    assert_eq!(page.nested_count, u32::try_from(max).unwrap());
 }
 
 #[tokio::test]

@@ -53,14 +53,8 @@ function Console() {
   const [query, setQuery] = useState("");
   const [version, setVersion] = useState(0);
   const [notice, setNotice] = useState<string | null>(recovered);
-  const [now, setNow] = useState(Date.now());
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);
-
-  useEffect(() => {
-    const t = window.setInterval(() => setNow(Date.now()), 1000);
-    return () => window.clearInterval(t);
-  }, []);
 
   useEffect(() => {
     void api.inbox().then(setInbox).catch((e: Error) => setNotice(e.message));
@@ -130,13 +124,13 @@ function Console() {
 
   const body = (() => {
     switch (page.kind) {
-      case "inbox": return <Inbox items={inbox} actions={actions} now={now} />;
-      case "history": return <History version={version} actions={actions} now={now} />;
-      case "grants": return <Grants version={version} now={now} artifactTitle={(id) => titles.get(id)}
+      case "inbox": return <Inbox items={inbox} actions={actions} />;
+      case "history": return <History version={version} actions={actions} />;
+      case "grants": return <Grants version={version} artifactTitle={(id) => titles.get(id)}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
       case "settings": return <Settings />;
       case "artifact": return <ArtifactPage key={page.id} id={page.id} version={version} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
-      case "approval": return <ApprovalPage id={page.id} version={version} actions={actions} now={now} />;
+      case "approval": return <ApprovalPage id={page.id} version={version} actions={actions} />;
       default: return assertNever(page);
     }
   })();

@@ -69,12 +69,19 @@ async fn n_a_bash_result_through_the_hook() {
     let printed = tokio::task::spawn_blocking(move || run_hook(&dir, &ran))
         .await
         .unwrap();
-    assert!(printed.is_empty(), "nothing is answered after a call ran: {printed}");
+    assert!(
+        printed.is_empty(),
+        "nothing is answered after a call ran: {printed}"
+    );
 
     app.click("[data-testid=nav-history]").await;
-    let output = app.text(&format!("{card} [data-testid=result-output]")).await;
+    let output = app
+        .text(&format!("{card} [data-testid=result-output]"))
+        .await;
     assert!(output.contains("test result: ok. 3 passed"), "{output}");
-    let stderr = app.text(&format!("{card} [data-testid=result-stderr]")).await;
+    let stderr = app
+        .text(&format!("{card} [data-testid=result-stderr]"))
+        .await;
     assert!(stderr.contains("Compiling app"), "{stderr}");
     assert!(app.all_texts("[data-testid=no-result]").await.is_empty());
     app.screenshot("n-bash-result").await;
@@ -98,7 +105,8 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
     let (status, run) = app.submit(&outer).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{run}");
     let run_card = format!("[data-testid=approval-card][data-id='{}']", id(&run));
-    app.click(&format!("{run_card} [data-testid=approve]")).await;
+    app.click(&format!("{run_card} [data-testid=approve]"))
+        .await;
 
     let mut nested_ids = Vec::new();
     for number in [101, 102] {
@@ -133,7 +141,11 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
     app.click("[data-testid=nav-history]").await;
     app.el(&format!("{run_card} [data-testid=nested]")).await;
     let cards = app.all_texts(".history [data-testid=approval-card]").await;
-    assert_eq!(cards.len(), 1, "the run is the only card of its calls: {cards:?}");
+    assert_eq!(
+        cards.len(),
+        1,
+        "the run is the only card of its calls: {cards:?}"
+    );
     let held: Vec<String> = {
         let mut ids = Vec::new();
         for e in app
@@ -149,9 +161,13 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
         ids
     };
     assert_eq!(held, nested_ids, "both nested calls, oldest first");
-    let logs = app.text(&format!("{run_card} > footer [data-testid=result-logs]")).await;
+    let logs = app
+        .text(&format!("{run_card} > footer [data-testid=result-logs]"))
+        .await;
     assert!(logs.contains("labelled #102"), "{logs}");
-    let value = app.text(&format!("{run_card} > footer [data-testid=result-value]")).await;
+    let value = app
+        .text(&format!("{run_card} > footer [data-testid=result-value]"))
+        .await;
     assert!(value.contains('7'), "{value}");
     app.click(&format!(
         "{run_card} [data-testid=nested-call][data-id='{}'] summary",
@@ -176,10 +192,19 @@ async fn p_every_result_shape_in_history() {
     let cases = [
         ("logs", json!({"card": "generic", "logs": ["one", "two"]})),
         ("value", json!({"card": "generic", "value": {"ok": true}})),
-        ("both", json!({"card": "generic", "logs": ["first"], "value": 42})),
+        (
+            "both",
+            json!({"card": "generic", "logs": ["first"], "value": 42}),
+        ),
         ("none", json!({"card": "generic"})),
-        ("exit", json!({"card": "terminal", "output": "boom", "exit_code": 101})),
-        ("error", json!({"card": "generic", "logs": ["calling"], "error": "HTTP 403"})),
+        (
+            "exit",
+            json!({"card": "terminal", "output": "boom", "exit_code": 101}),
+        ),
+        (
+            "error",
+            json!({"card": "generic", "logs": ["calling"], "error": "HTTP 403"}),
+        ),
     ];
     let mut cards = Vec::new();
     for (name, result) in &cases {
@@ -197,13 +222,20 @@ async fn p_every_result_shape_in_history() {
     let has = |card: &str, part: &str| format!("{card} [data-testid={part}]");
     app.el(&has(&cards[0], "result-logs")).await;
     assert_eq!(app.all_texts(&has(&cards[0], "no-output")).await.len(), 0);
-    assert_eq!(app.all_texts(&has(&cards[1], "result-value")).await.len(), 1);
+    assert_eq!(
+        app.all_texts(&has(&cards[1], "result-value")).await.len(),
+        1
+    );
     assert_eq!(app.all_texts(&has(&cards[1], "result-logs")).await.len(), 0);
     let both = app.text(&has(&cards[2], "result")).await;
     let (logs_at, value_at) = (both.find("first").unwrap(), both.find("42").unwrap());
     assert!(logs_at < value_at, "logs, then the value: {both}");
     assert_eq!(app.text(&has(&cards[3], "no-output")).await, "No output.");
-    assert!(app.text(&has(&cards[4], "result-exit")).await.contains("exit code 101"));
+    assert!(
+        app.text(&has(&cards[4], "result-exit"))
+            .await
+            .contains("exit code 101")
+    );
     let error = app.text(&has(&cards[5], "result-error")).await;
     assert!(error.contains("HTTP 403"), "{error}");
     app.screenshot("p-result-shapes").await;

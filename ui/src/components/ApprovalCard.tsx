@@ -4,8 +4,9 @@ import type { Decision } from "../api/types/Decision";
 import type { Effect } from "../api/types/Effect";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
-import { span, stamp } from "../lib/time";
+import { stamp } from "../lib/time";
 import { CallBody } from "./CallBody";
+import { Since, Until } from "./Clock";
 import { GrantChooser } from "./GrantChooser";
 import { ResultBody } from "./ResultBody";
 import { Verbatim } from "./Verbatim";
@@ -25,11 +26,10 @@ export interface ArtifactTitle { title: string; marks?: Mark[] }
 
 /** One approval: who asks, what exactly would run, and the person's choices. `armed` is false
  * while the decision buttons are inert (the card just appeared or moved). */
-export function ApprovalCard({ p, selected, actions, now, armed, declining, setDeclining, choosing, setChoosing }: {
+export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing }: {
   p: Presented;
   selected?: boolean;
   actions: CardActions;
-  now: number;
   armed: boolean;
   declining?: boolean;
   setDeclining?: (on: boolean) => void;
@@ -47,7 +47,7 @@ export function ApprovalCard({ p, selected, actions, now, armed, declining, setD
   return (
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
       data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}>
-      <CardHeader p={p} actions={actions} now={now} />
+      <CardHeader p={p} actions={actions} />
       {a.hidden_marks > 0 && (
         <div className="warning" role="alert" data-testid="hidden-warning">
           ⚠ This call carries {a.hidden_marks} hidden character{a.hidden_marks === 1 ? "" : "s"} —
@@ -61,7 +61,7 @@ export function ApprovalCard({ p, selected, actions, now, armed, declining, setD
         <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
           choosing={choosing ?? null} setChoosing={setChoosing} />
       ) : (
-        <Outcome p={p} />
+        <Outcome p={p} actions={actions} />
       )}
     </article>
   );
@@ -81,7 +81,7 @@ function NotOnCard({ p }: { p: Presented }) {
   );
 }
 
-function CardHeader({ p, actions, now }: { p: Presented; actions: CardActions; now: number }) {
+function CardHeader({ p, actions }: { p: Presented; actions: CardActions }) {
   const a = p.approval;
   const parts = a.tool_parts;
   const artifactTitle = a.artifact_id ? actions.artifactTitle(a.artifact_id) : undefined;
@@ -109,19 +109,15 @@ function CardHeader({ p, actions, now }: { p: Presented; actions: CardActions; n
       )}
       {p.parent && (
         <div className="part-of" data-testid="part-of">
-          part of{" "}
+          part of the <span className={`badge badge-${p.parent.status}`}>{p.parent.status}</span> run{" "}
           {actions.openApproval ? (
             <button className="link" onClick={() => actions.openApproval!(p.parent!.id)}>“<Verbatim text={p.parent.title} marks={p.parent.marks} />”</button>
           ) : <>“<Verbatim text={p.parent.title} marks={p.parent.marks} />”</>}
         </div>
       )}
       <div className="times muted">
-        <span title={stamp(a.created_at)}>{span(now - a.created_at)} ago</span>
-        {a.status === "pending" && (
-          <span className={a.expires_at - now < 60_000 ? "soon" : undefined} title={stamp(a.expires_at)}>
-            {" "}· expires in {span(a.expires_at - now)}
-          </span>
-        )}
+        <Since at={a.created_at} />
+        {a.status === "pending" && <>{" "}· <Until at={a.expires_at} prefix="expires in " /></>}
       </div>
     </header>
   );
@@ -206,7 +202,7 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
   );
 }
 
-function Outcome({ p }: { p: Presented }) {
+function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
   const a = p.approval;
   const by = a.decided_by === "person" ? "by you" : a.decided_by ? `by ${a.decided_by}` : "";
   const text = {
@@ -226,31 +222,54 @@ function Outcome({ p }: { p: Presented }) {
       {a.result ? (
         <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} valueJson={p.result_value_json} marks={(f) => p.marks[f]} /></section>
       ) : a.status === "approved" ? <p className="muted" data-testid="no-result">No result attached.</p> : null}
-      {p.nested.length > 0 && <Nested calls={p.nested} />}
+      {p.nested.length > 0 && <Nested run={p} actions={actions} />}
     </footer>
   );
 }
 
-/** The calls a run made, oldest first, each opening to what it was and what it returned. */
-function Nested({ calls }: { calls: Presented[] }) {
+/** The calls a run made, oldest first, each opening to its whole card. A card is built only
+ * when it is opened, so a run of many calls costs little until it is read. */
+function Nested({ run, actions }: { run: Presented; actions: CardActions }) {
+  const calls = run.nested;
+  const more = run.nested_count - calls.length;
   return (
     <section className="nested" data-testid="nested">
-      <h4>{calls.length} call{calls.length === 1 ? "" : "s"} inside this run</h4>
+      <h4>{run.nested_count} call{run.nested_count === 1 ? "" : "s"} inside this run</h4>
       <ol>
-        {calls.map((n) => (
-          <li key={n.approval.id} data-testid="nested-call" data-id={n.approval.id} data-status={n.approval.status}>
-            <details>
-              <summary>
-                <span className={`badge badge-${n.approval.status}`}>{n.approval.status}</span>{" "}
-                <Verbatim text={n.approval.call.title} marks={n.marks["call.title"]} />{" "}
-                <code className="mono muted">{n.approval.tool}</code>
-              </summary>
-              <CallBody p={n} />
-              <Outcome p={n} />
-            </details>
-          </li>
-        ))}
+        {calls.map((n) => <NestedCall key={n.approval.id} n={n} actions={actions} />)}
       </ol>
+      {more > 0 && (
+        <p className="muted" data-testid="nested-more">
+          and {more} more —{" "}
+          {actions.openApproval
+            ? <button className="link" onClick={() => actions.openApproval!(run.approval.id)}>open the run to see all</button>
+            : "open the run to see all"}
+        </p>
+      )}
     </section>
+  );
+}
+
+function NestedCall({ n, actions }: { n: Presented; actions: CardActions }) {
+  const [open, setOpen] = useState(false);
+  const a = n.approval;
+  const flagged = a.hidden_marks > 0 || n.coverage.unshown.length > 0 || n.coverage.disagree.length > 0;
+  return (
+    <li data-testid="nested-call" data-id={a.id} data-status={a.status}>
+      <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary>
+          <span className={`badge badge-${a.status}`}>{a.status}</span>{" "}
+          {flagged && <span className="bad" title="hidden characters, or fields not on the card" data-testid="nested-flag">⚠ </span>}
+          <Verbatim text={a.call.title} marks={n.marks["call.title"]} />{" "}
+          <code className="mono muted">{a.tool}</code>
+        </summary>
+        {open && (a.status === "pending"
+          ? (
+            <p className="muted">Waiting for your decision in the inbox.{" "}
+              {actions.openApproval && <button className="link" onClick={() => actions.openApproval!(a.id)}>Open it</button>}</p>
+          )
+          : <ApprovalCard p={{ ...n, parent: null }} actions={actions} armed={false} />)}
+      </details>
+    </li>
   );
 }

@@ -7,7 +7,7 @@ import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { useArming } from "../lib/arming";
 
 /** One approval, pending or decided, opened from a link, a notification or the inbox. */
-export function ApprovalPage({ id, version, actions, now }: { id: string; version: number; actions: CardActions; now: number }) {
+export function ApprovalPage({ id, version, actions }: { id: string; version: number; actions: CardActions }) {
   const [p, setP] = useState<Presented | null>(null);
   const [missing, setMissing] = useState(false);
   const [declining, setDeclining] = useState(false);
@@ -30,7 +30,7 @@ export function ApprovalPage({ id, version, actions, now }: { id: string; versio
   if (!p) return <div className="page"><p className="muted">Loading…</p></div>;
   return (
     <div className="page approval-page">
-      <ApprovalCard p={p} selected actions={actions} now={now} armed={armed} declining={declining} setDeclining={setDeclining}
+      <ApprovalCard p={p} selected actions={actions} armed={armed} declining={declining} setDeclining={setDeclining}
         choosing={choosing} setChoosing={setChoosing} />
     </div>
   );

@@ -4,23 +4,31 @@ import { api } from "../api/ipc";
 import type { Grant } from "../api/types/Grant";
 import type { GrantLists } from "../api/types/GrantLists";
 import type { ArtifactTitle } from "../components/ApprovalCard";
+import { GrantUntil } from "../components/Clock";
 import { Verbatim } from "../components/Verbatim";
 import { neverUsed, reachWords, untilWords, whereWords } from "../lib/grants";
 import { stamp } from "../lib/time";
 
 /** Live grants and deny rules with Revoke, then the revoke list (revoked or expired). */
-export function Grants({ version, now, artifactTitle, openArtifact, openApproval }: {
+export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
   version: number;
-  now: number;
   artifactTitle: (id: string) => ArtifactTitle | undefined;
   openArtifact: (id: string) => void;
   openApproval: (id: string) => void;
 }) {
   const [lists, setLists] = useState<GrantLists | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    api.grants().then(setLists).catch((e: Error) => setError(e.message));
+    api.grants().then((l) => { setLists(l); setNow(Date.now()); }).catch((e: Error) => setError(e.message));
   }, [version]);
+  // Woken once, when the next live grant expires, rather than every second.
+  useEffect(() => {
+    const next = Math.min(...(lists?.live ?? []).map((g) => g.expires_at ?? Infinity).filter((t) => t > now));
+    if (!Number.isFinite(next)) return undefined;
+    const t = window.setTimeout(() => setNow(Date.now()), Math.min(next - now + 50, 2 ** 31 - 1));
+    return () => window.clearTimeout(t);
+  }, [lists, now]);
   const revoke = async (g: Grant) => {
     try {
       await api.revokeGrant(g.id);
@@ -81,7 +89,7 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
               <ArtifactCell id={g.artifact_id} title={artifactTitle(g.artifact_id)} openArtifact={openArtifact} />
             ) : whereWords(g)}</td>
             <td className="when" data-testid="grant-until" title={g.expires_at !== null ? stamp(g.expires_at) : undefined}>
-              {untilWords(g.expires_at, now)}</td>
+              <GrantUntil at={g.expires_at} words={untilWords} /></td>
             <td>{g.uses}{neverUsed(g, now) && <span className="pill pill-warn" data-testid="never-used"> never used</span>}</td>
             <td className="when">{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
             {revoke ? (

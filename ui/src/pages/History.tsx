@@ -5,7 +5,7 @@ import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 
 /** Decided approvals, most recent first, a page at a time. */
-export function History({ version, actions, now }: { version: number; actions: CardActions; now: number }) {
+export function History({ version, actions }: { version: number; actions: CardActions }) {
   const [items, setItems] = useState<Presented[] | null>(null);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -29,7 +29,7 @@ export function History({ version, actions, now }: { version: number; actions: C
     <div className="page history">
       <h1>History</h1>
       {items.length === 0 && <p className="muted">No decisions yet.</p>}
-      {items.map((p) => <ApprovalCard key={p.approval.id} p={p} actions={actions} now={now} armed={false} />)}
+      {items.map((p) => <ApprovalCard key={p.approval.id} p={p} actions={actions} armed={false} />)}
       {more && <button onClick={() => void loadMore()}>Load older decisions</button>}
     </div>
   );

@@ -80,7 +80,7 @@ function isTyping(target: EventTarget | null): boolean {
  * open, n bring in new requests. Decisions name the card shown (its id and digest), ignore key
  * auto-repeat, and are inert for a moment after the card under them changes.
  */
-export function Inbox({ items, actions, now }: { items: Presented[]; actions: CardActions; now: number }) {
+export function Inbox({ items, actions }: { items: Presented[]; actions: CardActions }) {
   const [view, dispatch] = useReducer(reduce, undefined, () => ({
     shown: items.map((p) => p.approval.id),
     selected: items[0]?.approval.id ?? null,
@@ -165,7 +165,7 @@ export function Inbox({ items, actions, now }: { items: Presented[]; actions: Ca
       )}
       {cards.map((p) => (
         <div key={p.approval.id} onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
-          <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions} now={now}
+          <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions}
             armed={armed} declining={declining === p.approval.id}
             setDeclining={(on) => setDeclining(on ? p.approval.id : null)}
             choosing={choosing?.id === p.approval.id ? choosing.effect : null}

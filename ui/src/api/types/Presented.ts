@@ -37,6 +37,10 @@ parent: ParentRef | null,
  */
 nested: Array<Presented>, 
 /**
+ * How many calls the run made in all (History's card holds the first of them).
+ */
+nested_count: number, 
+/**
  * Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
  * marks are left out. Offsets are byte offsets into the field's UTF-8 text.
  */
