@@ -357,9 +357,29 @@ async fn idle_cpu(pending: usize) -> f64 {
     );
     let pid = app_pid(&bin);
     tokio::time::sleep(REST).await;
+    let per_process = |pid: u32| -> Vec<(u32, String, u64)> {
+        tree(pid)
+            .into_iter()
+            .filter_map(|p| {
+                let f = stat_fields(p)?;
+                let name = std::fs::read_to_string(format!("/proc/{p}/comm")).ok()?;
+                Some((
+                    p,
+                    name.trim().to_owned(),
+                    f[11].parse::<u64>().ok()? + f[12].parse::<u64>().ok()?,
+                ))
+            })
+            .collect()
+    };
+    let first = per_process(pid);
     let before = (tree_cpu_ticks(pid), Instant::now());
     tokio::time::sleep(REST).await;
     let after = (tree_cpu_ticks(pid), Instant::now());
+    // Where the time went, by process.
+    for (p, name, ticks) in per_process(pid) {
+        let was = first.iter().find(|(q, ..)| *q == p).map_or(0, |x| x.2);
+        eprintln!("    {name} ({p}): {} ticks", ticks - was);
+    }
     let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
         .unwrap()
         .unwrap() as f64;

@@ -105,8 +105,11 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
     let (status, run) = app.submit(&outer).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{run}");
     let run_card = format!("[data-testid=approval-card][data-id='{}']", id(&run));
+    let decided = app.poll(&id(&run));
     app.click(&format!("{run_card} [data-testid=approve]"))
         .await;
+    // Its calls come once the run is approved and running.
+    assert_eq!(decided.await.unwrap()["status"], "approved");
 
     let mut nested_ids = Vec::new();
     for number in [101, 102] {

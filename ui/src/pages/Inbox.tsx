@@ -1,3 +1,4 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
@@ -108,6 +109,22 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
   const { armed, isArmed } = useArming(armKey);
   const bringIn = () => dispatch({ kind: "bring_in", ids: held });
 
+  // Only the cards on screen (and a few beyond) are in the page, however many wait.
+  const listRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: cards.length,
+    getScrollElement: () => document.querySelector<HTMLElement>(".main"),
+    estimateSize: () => 300,
+    overscan: 4,
+    getItemKey: (i) => cards[i]?.approval.id ?? i,
+    scrollMargin: listRef.current?.offsetTop ?? 0,
+  });
+  const selectedIndex = view.selected === null ? -1 : cards.findIndex((p) => p.approval.id === view.selected);
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+    // Only a new selection scrolls; the list's own changes are held by the anchor below.
+  }, [view.selected]);
+
   useScrollAnchor(view.selected, view.layout);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
@@ -163,15 +180,23 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
           {held.length === 1 ? "1 new request" : `${held.length} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
         </button>
       )}
-      {cards.map((p) => (
-        <div key={p.approval.id} onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
-          <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions}
-            armed={armed} declining={declining === p.approval.id}
-            setDeclining={(on) => setDeclining(on ? p.approval.id : null)}
-            choosing={choosing?.id === p.approval.id ? choosing.effect : null}
-            setChoosing={(effect) => setChoosing(effect ? { id: p.approval.id, effect } : null)} />
-        </div>
-      ))}
+      <div ref={listRef} className="card-list" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const p = cards[item.index];
+          if (!p) return null;
+          return (
+            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}
+              className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+              onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
+              <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions}
+                armed={armed} declining={declining === p.approval.id}
+                setDeclining={(on) => setDeclining(on ? p.approval.id : null)}
+                choosing={choosing?.id === p.approval.id ? choosing.effect : null}
+                setChoosing={(effect) => setChoosing(effect ? { id: p.approval.id, effect } : null)} />
+            </div>
+          );
+        })}
+      </div>
     </div>
   );
 }
