@@ -377,15 +377,8 @@ impl Console {
         let a = approvals::get(&mut conn, id)
             .await?
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
-        drop(conn);
-        if a.status == Status::Pending && a.expires_at <= self.now() {
-            self.sweep_expired().await?;
-            let mut conn = self.inner.store.read().await?;
-            return approvals::get(&mut conn, id)
-                .await?
-                .ok_or_else(|| Error::ApprovalNotFound(id.to_string()));
-        }
-        Ok(a)
+        // A read never writes: an expiry the sweeper has not recorded yet shows all the same.
+        Ok(a.as_of(self.now()))
     }
 
     /// Waits up to `timeout` for the approval to leave `pending`, then returns it as it is.
@@ -433,10 +426,7 @@ impl Console {
             return Err(Error::DigestMismatch);
         }
         if a.expires_at <= now {
-            approvals::expire_due(&mut tx, now).await?;
-            tx.commit().await?;
-            self.finished(id, Status::Expired);
-            return Err(Error::AlreadyDecided(Status::Expired));
+            return self.expired_now(tx, now).await;
         }
         // "Don't ask again": the rule the decision makes, checked against this very call.
         let rule = match decision.rule() {
@@ -478,10 +468,7 @@ impl Console {
         let mut tx = self.inner.store.write().await?;
         still_pending(&mut tx, id).await?;
         if !approvals::finish(&mut tx, id, Status::Cancelled, None, None, now).await? {
-            approvals::expire_due(&mut tx, now).await?;
-            tx.commit().await?;
-            self.finished(id, Status::Expired);
-            return Err(Error::AlreadyDecided(Status::Expired));
+            return self.expired_now(tx, now).await;
         }
         let done = approvals::get(&mut tx, id)
             .await?
@@ -540,6 +527,17 @@ impl Console {
         Ok(done)
     }
 
+    /// A decision or withdrawal came too late: records every expiry now due (each announced on
+    /// its own) and answers that the approval expired.
+    async fn expired_now<T>(&self, mut tx: crate::store::WriteTx, now: i64) -> Result<T, Error> {
+        let ids = approvals::expire_due(&mut tx, now).await?;
+        tx.commit().await?;
+        for expired in &ids {
+            self.finished(expired, Status::Expired);
+        }
+        Err(Error::AlreadyDecided(Status::Expired))
+    }
+
     /// Expires every pending approval whose time ran out; returns how many.
     pub async fn sweep_expired(&self) -> Result<usize, Error> {
         // A read first: a console at rest takes no write lock and touches no page each second.
@@ -582,11 +580,10 @@ impl Console {
         });
     }
 
-    /// Pending approvals, newest first.
+    /// Pending approvals whose time has not run out, newest first. A read: it writes nothing.
     pub async fn pending(&self) -> Result<Vec<Approval>, Error> {
-        self.sweep_expired().await?;
         let mut conn = self.inner.store.read().await?;
-        Ok(approvals::list_pending(&mut conn).await?)
+        Ok(approvals::list_pending(&mut conn, self.now()).await?)
     }
 
     /// The inbox: pending approvals, newest first, ready to show.
@@ -669,7 +666,7 @@ impl Console {
     /// How many approvals wait for a person.
     pub async fn pending_count(&self) -> Result<i64, Error> {
         let mut conn = self.inner.store.read().await?;
-        Ok(approvals::count_pending(&mut conn).await?)
+        Ok(approvals::count_pending(&mut conn, self.now()).await?)
     }
 
     /// Decided approvals, most recent first, a page at a time. A run's nested calls are not

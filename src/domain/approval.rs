@@ -255,6 +255,17 @@ pub enum GrantBlock {
 }
 
 impl Approval {
+    /// The approval as it stands at `now`: a pending one whose time ran out reads as expired at
+    /// its expiry, whether or not the sweeper has recorded that yet. Reads use this, so a read
+    /// never has to write.
+    pub fn as_of(mut self, now: i64) -> Self {
+        if self.status == Status::Pending && self.expires_at <= now {
+            self.status = Status::Expired;
+            self.decided_at = Some(self.expires_at);
+        }
+        self
+    }
+
     /// Why no grant may cover this call, if anything stops one. The one rule every path that
     /// makes or matches a grant asks.
     pub fn grant_block(&self) -> Option<GrantBlock> {

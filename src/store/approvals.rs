@@ -379,21 +379,29 @@ pub async fn get_many(
     all(rows)
 }
 
-/// Pending approvals, newest first.
-pub async fn list_pending(conn: &mut SqliteConnection) -> Result<Vec<Approval>, StoreError> {
+/// Pending approvals whose time has not run out at `now`, newest first.
+pub async fn list_pending(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<Vec<Approval>, StoreError> {
     let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE a.status = 'pending' ORDER BY a.created_at DESC, a.id DESC"
+        "{SELECT} WHERE a.status = 'pending' AND a.expires_at > ?
+         ORDER BY a.created_at DESC, a.id DESC"
     ))
+    .bind(now)
     .fetch_all(conn)
     .await?;
     all(rows)
 }
 
-/// How many approvals are pending.
-pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
-    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM approvals WHERE status = 'pending'")
-        .fetch_one(conn)
-        .await?;
+/// How many approvals are pending and not out of time at `now`.
+pub async fn count_pending(conn: &mut SqliteConnection, now: i64) -> Result<i64, StoreError> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM approvals WHERE status = 'pending' AND expires_at > ?",
+    )
+    .bind(now)
+    .fetch_one(conn)
+    .await?;
     Ok(n)
 }
 

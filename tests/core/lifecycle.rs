@@ -70,6 +70,68 @@ async fn expiry_is_checked_on_read_and_on_decide_without_a_sweep() {
     );
 }
 
+/// Reads never write: an approval out of time reads as expired, leaves the inbox and its
+/// count, and nothing in the database changes until the sweeper (or a decision) records it,
+/// which announces every expiry on its own.
+#[tokio::test]
+async fn reads_never_write_and_each_expiry_is_announced() {
+    let s = server().await;
+    let mut events = s.console.subscribe();
+    let ids: Vec<ApprovalId> = {
+        let mut v = Vec::new();
+        for cmd in ["one", "two", "three"] {
+            v.push(id_of(
+                &s.post("/v1/approvals", &terminal("x.y", cmd)).await.1,
+            ));
+        }
+        v
+    };
+    while events.try_recv().is_ok() {}
+    s.console.clock().advance(Duration::from_secs(601));
+    let before = s.fingerprint().await;
+    for id in &ids {
+        let (_, read) = s.get(&format!("/v1/approvals/{id}")).await;
+        assert_eq!(read["status"], "expired");
+        assert_eq!(read["decided_at"], read["expires_at"]);
+        assert_eq!(
+            s.console.approval(id).await.unwrap().status,
+            Status::Expired
+        );
+    }
+    assert!(s.console.pending().await.unwrap().is_empty());
+    assert!(s.console.inbox().await.unwrap().is_empty());
+    assert_eq!(s.console.pending_count().await.unwrap(), 0);
+    assert!(
+        s.console.history(None, 10).await.unwrap().is_empty(),
+        "not recorded yet"
+    );
+    assert_eq!(s.fingerprint().await, before, "reading wrote nothing");
+    assert!(events.try_recv().is_err(), "and announced nothing");
+
+    // A decision that comes too late records every expiry due, each with its own event.
+    let err = s
+        .console
+        .decide_seen(&ids[0], Decision::Approve)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::AlreadyDecided(Status::Expired)),
+        "{err}"
+    );
+    let mut announced = Vec::new();
+    while let Ok(e) = events.try_recv() {
+        if let countersign::console::ChangeEvent::ApprovalFinished { id, status } = e {
+            assert_eq!(status, Status::Expired);
+            announced.push(id);
+        }
+    }
+    announced.sort();
+    let mut want = ids.clone();
+    want.sort();
+    assert_eq!(announced, want);
+    assert_eq!(s.console.history(None, 10).await.unwrap().len(), 3);
+}
+
 #[tokio::test]
 async fn a_decision_is_final() {
     let s = server().await;

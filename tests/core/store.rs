@@ -166,7 +166,7 @@ async fn approval_rows_round_trip_and_finish_once() {
             .unwrap()
             .is_none()
     );
-    assert_eq!(approvals::count_pending(&mut tx).await.unwrap(), 1);
+    assert_eq!(approvals::count_pending(&mut tx, 0).await.unwrap(), 1);
     assert_eq!(
         approvals::next_expiry(&mut tx).await.unwrap(),
         Some(601_000)
@@ -215,7 +215,7 @@ async fn approval_rows_round_trip_and_finish_once() {
         (Status::Declined, Some("no"), Some(2_000))
     );
     assert_eq!(got.decided_by, Some(DecidedBy::Person));
-    assert_eq!(approvals::count_pending(&mut tx).await.unwrap(), 0);
+    assert_eq!(approvals::count_pending(&mut tx, 0).await.unwrap(), 0);
     assert_eq!(approvals::next_expiry(&mut tx).await.unwrap(), None);
     tx.commit().await.unwrap();
 }
@@ -232,7 +232,7 @@ async fn expiry_cancel_results_pending_and_history() {
     for a in [&old, &new, &other] {
         approvals::insert(&mut tx, a).await.unwrap();
     }
-    let pending: Vec<_> = approvals::list_pending(&mut tx)
+    let pending: Vec<_> = approvals::list_pending(&mut tx, 0)
         .await
         .unwrap()
         .into_iter()
@@ -541,7 +541,7 @@ async fn batch_queries_match_single_ones() {
         let got = approvals::get(&mut tx, &a.id).await.unwrap().unwrap();
         assert_eq!(&got, a);
     }
-    assert_eq!(approvals::count_pending(&mut tx).await.unwrap(), 100);
+    assert_eq!(approvals::count_pending(&mut tx, 0).await.unwrap(), 100);
     // A duplicate id fails the whole statement.
     assert!(
         approvals::insert_many(&mut tx, &[&approval("x.y", None, 1), &many[0]])
