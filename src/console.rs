@@ -72,6 +72,8 @@ pub enum ChangeEvent {
     },
     /// Grants were created, used or revoked.
     GrantsChanged,
+    /// Changes were missed (a listener fell behind): read everything again.
+    Resync,
 }
 
 /// A request for approval, as an agent sends it.

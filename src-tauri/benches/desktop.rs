@@ -384,6 +384,24 @@ async fn idle_cpu(pending: usize) -> f64 {
         .unwrap()
         .unwrap() as f64;
     let busy = (after.0 - before.0) as f64 / hz;
+    // Where it goes: the same window on another page (the inbox unmounted, its data kept).
+    if pending > 0 {
+        client
+            .find(fantoccini::Locator::Css("[data-testid=nav-settings]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        tokio::time::sleep(REST).await;
+        let t0 = (tree_cpu_ticks(pid), Instant::now());
+        tokio::time::sleep(REST).await;
+        let t1 = (tree_cpu_ticks(pid), Instant::now());
+        eprintln!(
+            "  on Settings with {pending} pending: {:.2} % of a core",
+            (t1.0 - t0.0) as f64 / hz / (t1.1 - t0.1).as_secs_f64() * 100.0
+        );
+    }
     let _ = tokio::time::timeout(WAIT, client.close()).await;
     stop(&mut driver, pid).await;
     busy / (after.1 - before.1).as_secs_f64() * 100.0

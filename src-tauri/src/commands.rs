@@ -90,6 +90,20 @@ pub async fn artifacts(
     Ok(list.into_iter().map(show_summary).collect())
 }
 
+/// The titles of the artifacts `ids` (those that exist), however many the library holds.
+#[tauri::command]
+pub async fn artifact_titles(
+    d: State<'_, Desktop>,
+    ids: Vec<String>,
+) -> CommandResult<Vec<ShownSummary>> {
+    // An id that is not one names no artifact: it is left out, like a deleted one.
+    let ids: Vec<ArtifactId> = ids
+        .iter()
+        .filter_map(|i| ArtifactId::parse(i).ok())
+        .collect();
+    Ok(d.server.console.artifact_titles(&ids).await?)
+}
+
 #[tauri::command]
 pub async fn artifact(d: State<'_, Desktop>, id: String) -> CommandResult<ShownArtifact> {
     Ok(d.server.console.shown_artifact(&artifact_id(&id)?).await?)

@@ -56,6 +56,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::preview_grant,
         commands::history,
         commands::artifacts,
+        commands::artifact_titles,
         commands::artifact,
         commands::rename_artifact,
         commands::delete_artifact,
@@ -194,11 +195,11 @@ fn forward(
         loop {
             let event = match events.recv().await {
                 Ok(e) => Some(e),
-                // Missed some: the UI refreshes everything on a `grants_changed`-like nudge.
+                // Missed some: the UI reads everything again.
                 Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return,
             };
-            let payload = event.unwrap_or(ChangeEvent::GrantsChanged);
+            let payload = event.unwrap_or(ChangeEvent::Resync);
             if let Err(e) = app.emit(CHANGE_EVENT, &payload) {
                 tracing::warn!(error = %e, "could not forward a change to the window");
             }

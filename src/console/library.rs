@@ -6,7 +6,10 @@ use crate::domain::artifact::{
     Artifact, ArtifactDraft, ArtifactSummary, ArtifactVersion, Author, OwnerTier, validate_title,
 };
 use crate::domain::ids::ArtifactId;
-use crate::domain::present::{ShownArtifact, ShownDiff, show_artifact, show_diff};
+use crate::domain::limits::FieldError;
+use crate::domain::present::{
+    ShownArtifact, ShownDiff, ShownSummary, show_artifact, show_diff, show_summary,
+};
 use crate::domain::view::FileDiff;
 use crate::error::Error;
 use crate::render_check::{CheckReport, Outcome, compiler_id};
@@ -168,6 +171,22 @@ impl Console {
             Some(q) => artifacts::search(&mut conn, q, ARTIFACT_PAGE).await?,
             None => artifacts::list(&mut conn, ARTIFACT_PAGE).await?,
         })
+    }
+
+    /// The artifacts `ids` that exist, each with its title's marks, however many the library
+    /// holds: how a card or a grant names its artifact. At most [`ARTIFACT_PAGE`] ids at a time.
+    pub async fn artifact_titles(&self, ids: &[ArtifactId]) -> Result<Vec<ShownSummary>, Error> {
+        if ids.len() > ARTIFACT_PAGE as usize {
+            return Err(
+                FieldError::new("ids", format!("at most {ARTIFACT_PAGE} at a time")).into(),
+            );
+        }
+        let mut conn = self.inner.store.read().await?;
+        Ok(artifacts::summaries(&mut conn, ids)
+            .await?
+            .into_iter()
+            .map(show_summary)
+            .collect())
     }
 
     /// An artifact ready to show, with what its current version was compiled to when the

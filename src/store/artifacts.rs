@@ -351,6 +351,26 @@ pub async fn list(
     rows.into_iter().map(ArtifactSummary::try_from).collect()
 }
 
+/// The artifacts `ids` that exist, in no particular order.
+pub async fn summaries(
+    conn: &mut SqliteConnection,
+    ids: &[ArtifactId],
+) -> Result<Vec<ArtifactSummary>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+        "SELECT id, title, description, created_at, updated_at FROM artifacts WHERE id IN (",
+    );
+    let mut list = q.separated(", ");
+    for id in ids {
+        list.push_bind(id.as_str());
+    }
+    q.push(")");
+    let rows: Vec<SummaryRow> = q.build_query_as().fetch_all(conn).await?;
+    rows.into_iter().map(ArtifactSummary::try_from).collect()
+}
+
 /// Artifacts whose title or description has every word of `query` (as a word prefix),
 /// those matching in the title first, newest first within each. A query with no words lists
 /// everything.

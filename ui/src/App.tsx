@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { api, onChange, onNavigate } from "./api/ipc";
+import type { ChangeEvent } from "./api/types/ChangeEvent";
 import type { ShownSummary } from "./api/types/ShownSummary";
 import type { Decision } from "./api/types/Decision";
 import type { LinkTarget } from "./api/types/LinkTarget";
@@ -10,6 +11,7 @@ import { ConfirmProvider, useConfirm } from "./components/Confirm";
 import { type NavPage, Sidebar } from "./components/Sidebar";
 import { Verbatim } from "./components/Verbatim";
 import { assertNever } from "./lib/assert";
+import { InboxSync } from "./lib/inbox";
 import { ApprovalPage } from "./pages/ApprovalPage";
 import { ArtifactPage } from "./pages/ArtifactPage";
 import { Grants } from "./pages/Grants";
@@ -49,26 +51,70 @@ function Console() {
   const [page, setPage] = useState<Page>({ kind: "inbox" });
   const [inbox, setInbox] = useState<Presented[]>([]);
   const [artifacts, setArtifacts] = useState<ShownSummary[]>([]);
-  const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
+  // Artifact titles by id, fetched for the ids cards and grants name (`null`: no such
+  // artifact), however many the library holds; dropped when an artifact changes.
+  const [titles, setTitles] = useState<Map<string, ArtifactTitle | null>>(new Map());
+  const wanted = useRef(new Set<string>());
+  const fetchTitles = useCallback(() => {
+    const ids = [...wanted.current].slice(0, 500);
+    if (ids.length === 0) return;
+    void api.artifactTitles(ids).then((found) => {
+      ids.forEach((id) => wanted.current.delete(id));
+      setTitles((prev) => {
+        const next = new Map(prev);
+        ids.forEach((id) => next.set(id, null));
+        for (const s of found) next.set(s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] });
+        return next;
+      });
+      if (wanted.current.size > 0) fetchTitles();
+    }).catch(() => ids.forEach((id) => wanted.current.delete(id)));
+  }, []);
+  const titleOf = useCallback((id: string): ArtifactTitle | undefined => {
+    const t = titles.get(id);
+    if (t === undefined && !wanted.current.has(id)) {
+      wanted.current.add(id);
+      if (wanted.current.size === 1) queueMicrotask(fetchTitles);
+    }
+    return t ?? undefined;
+  }, [titles, fetchTitles]);
   const [query, setQuery] = useState("");
   const [version, setVersion] = useState(0);
   const [notice, setNotice] = useState<string | null>(recovered);
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);
 
-  useEffect(() => {
-    void api.inbox().then(setInbox).catch((e: Error) => setNotice(e.message));
-  }, [version]);
+  // The pending list is fetched whole at start (and when events were missed), then kept
+  // current by the events themselves: an arrival adds one card, a decision removes one.
+  const sync = useMemo(() => new InboxSync(setInbox), []);
+  const reload = useCallback(() => {
+    void sync.reload(api.inbox).catch((e: Error) => setNotice(e.message));
+  }, [sync]);
+  const onEvent = useCallback((e: ChangeEvent) => {
+    switch (e.kind) {
+      case "approval_created":
+        if (e.approval.status === "pending") {
+          void api.approval(e.approval.id).then((p) => sync.apply({ kind: "arrived", p })).catch(() => {});
+        } else refresh();
+        return;
+      case "approval_finished": sync.apply({ kind: "left", id: e.id }); refresh(); return;
+      case "resync": setTitles(new Map()); reload(); refresh(); return;
+      case "artifact_saved":
+      case "artifact_deleted":
+        setTitles(new Map());
+        refresh();
+        return;
+      case "approval_result":
+      case "grants_changed":
+        refresh();
+        return;
+      default: assertNever(e);
+    }
+  }, [sync, reload, refresh]);
 
   useEffect(() => {
     void api.artifacts(query.trim() ? query : null).then(setArtifacts).catch(() => {});
   }, [query, version]);
 
-  useEffect(() => {
-    void api.artifacts(null)
-      .then((all) => setTitles(new Map(all.map((a) => [a.artifact.id, { title: a.artifact.title, marks: a.marks["title"] }]))))
-      .catch(() => {});
-  }, [version]);
 
   const follow = useCallback((t: LinkTarget) => {
     switch (t.kind) {
@@ -85,11 +131,11 @@ function Console() {
     // What changed, or a link that arrived, before a listener was in place is fetched as soon
     // as it is: an agent may submit while the window is still starting.
     const subs = [
-      onChange(() => refresh()).then((un) => { refresh(); return un; }),
+      onChange(onEvent).then((un) => { reload(); refresh(); return un; }),
       onNavigate(take).then((un) => { take(); return un; }),
     ];
     return () => { subs.forEach((s) => void s.then((un) => un())); };
-  }, [follow, refresh]);
+  }, [follow, refresh, onEvent, reload]);
 
   useEffect(() => {
     void api.setView(page.kind).catch(() => {});
@@ -102,7 +148,7 @@ function Console() {
   }, [refresh]);
 
   const remove = useCallback(async (id: string, title: string) => {
-    const named = titles.get(id);
+    const named = titles.get(id) ?? undefined;
     const ok = await confirm(<>Delete “<Verbatim text={title} marks={named?.title === title ? named.marks : undefined} />”?</>,
       "The artifact is removed from the library, its grants are revoked and its pending requests are cancelled.",
       "Delete");
@@ -115,18 +161,22 @@ function Console() {
   }, [refresh, confirm, titles]);
 
   const actions: CardActions = useMemo(() => ({
-    decide: async (id: string, digest: string, d: Decision) => { await api.decide(id, digest, d); refresh(); },
+    decide: async (id: string, digest: string, d: Decision) => {
+      await api.decide(id, digest, d);
+      sync.apply({ kind: "left", id });
+      refresh();
+    },
     openArtifact: (id: string) => setPage({ kind: "artifact", id }),
     openApproval: (id: string) => setPage({ kind: "approval", id }),
-    artifactTitle: (id: string) => titles.get(id),
+    artifactTitle: titleOf,
     report: (message: string) => { setNotice(message); refresh(); },
-  }), [refresh, titles]);
+  }), [refresh, titleOf, sync]);
 
   const body = (() => {
     switch (page.kind) {
       case "inbox": return <Inbox items={inbox} actions={actions} />;
       case "history": return <History version={version} actions={actions} />;
-      case "grants": return <Grants version={version} artifactTitle={(id) => titles.get(id)}
+      case "grants": return <Grants version={version} artifactTitle={titleOf}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
       case "settings": return <Settings />;
       case "artifact": return <ArtifactPage key={page.id} id={page.id} version={version} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;

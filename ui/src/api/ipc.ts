@@ -53,6 +53,8 @@ export const api = {
   history: (after: HistoryCursor | null) => call<Presented[]>("history", { after }),
   artifacts: (query: string | null) => call<ShownSummary[]>("artifacts", { query }),
   artifact: (id: string) => call<ShownArtifact>("artifact", { id }),
+  /** The titles of these artifacts (at most 500), however many the library holds. */
+  artifactTitles: (ids: string[]) => call<ShownSummary[]>("artifact_titles", { ids }),
   renameArtifact: (id: string, title: string) => call<Artifact>("rename_artifact", { id, title }),
   deleteArtifact: (id: string) => call<void>("delete_artifact", { id }),
   artifactVersions: (id: string) => call<ArtifactVersion[]>("artifact_versions", { id }),

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef } from "react";
 
 import { subscribe } from "../lib/clock";
-import { span, stamp } from "../lib/time";
+import { ageWords, leftWords, stamp } from "../lib/time";
 
 /**
  * Keeps `ref`'s text at `text(now)`, once a second, only while the element is on screen and
@@ -32,17 +32,18 @@ function useClockText(ref: React.RefObject<HTMLElement | null>, text: (now: numb
   });
 }
 
-/** "12 s ago": how long ago `at` was. */
+/** "5 min ago": how long ago `at` was, to the minute. */
 export function Since({ at }: { at: number }) {
   const ref = useRef<HTMLSpanElement>(null);
-  useClockText(ref, (now) => `${span(now - at)} ago`);
+  useClockText(ref, (now) => ageWords(now - at));
   return <span ref={ref} title={stamp(at)} />;
 }
 
-/** "expires in 9 min": the time left until `at`, marked when under a minute. */
+/** "expires in 9 min": the time left until `at`, to the minute, then to the second in the last
+ * minute, which is marked. */
 export function Until({ at, prefix }: { at: number; prefix: string }) {
   const ref = useRef<HTMLSpanElement>(null);
-  useClockText(ref, (now) => `${prefix}${span(at - now)}`, (now) => at - now < 60_000);
+  useClockText(ref, (now) => `${prefix}${leftWords(at - now)}`, (now) => at - now < 60_000);
   return <span ref={ref} title={stamp(at)} data-testid="countdown" />;
 }
 

@@ -17,3 +17,16 @@ export function stamp(ms: number): string {
     month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
   });
 }
+
+/** "just now", "5 min", "3 h 20 min", "2 d": an age to the minute, so it changes (and the
+ * page repaints) once a minute, not every second. */
+export function ageWords(ms: number): string {
+  if (ms < 60_000) return "just now";
+  return `${span(Math.floor(ms / 60_000) * 60_000)} ago`;
+}
+
+/** The time left, to the minute while a minute or more is left (rounded down, so it never
+ * says more than is left), then to the second. */
+export function leftWords(ms: number): string {
+  return ms < 60_000 ? span(ms) : span(Math.floor(ms / 60_000) * 60_000);
+}
