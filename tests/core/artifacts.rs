@@ -372,3 +372,44 @@ async fn the_preview_gets_what_the_check_compiled() {
     store.close().await;
     assert_eq!(t.console.shown_artifact(&id).await.unwrap().compiled, None);
 }
+
+/// A card or a grant names its artifact by id, however many the library holds: the 501st
+/// artifact (beyond the sidebar's 500 newest) is still named, a deleted one is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_artifact_is_named_by_id_however_many_there_are() {
+    use countersign::domain::artifact::ArtifactDraft;
+    let t = crate::support::console().await;
+    let mut ids = Vec::new();
+    for i in 0..501 {
+        let saved = t
+            .console
+            .save_artifact(ArtifactDraft {
+                artifact_id: None,
+                title: Some(format!("Board {i}")),
+                description: None,
+                code: "export default () => <p>x</p>;".into(),
+            })
+            .await
+            .unwrap();
+        ids.push(saved.artifact.id);
+        t.console
+            .clock()
+            .advance(std::time::Duration::from_millis(1));
+    }
+    let listed = t.console.artifacts(None).await.unwrap();
+    assert_eq!(listed.len(), 500);
+    assert!(
+        !listed.iter().any(|a| a.id == ids[0]),
+        "the oldest is past the list"
+    );
+    t.console.delete_artifact(&ids[1]).await.unwrap();
+    let named = t
+        .console
+        .artifact_titles(&[ids[0].clone(), ids[1].clone(), ArtifactId::generate()])
+        .await
+        .unwrap();
+    assert_eq!(named.len(), 1);
+    assert_eq!(named[0].artifact.title, "Board 0");
+    let too_many = vec![ids[0].clone(); 501];
+    assert!(t.console.artifact_titles(&too_many).await.is_err());
+}
