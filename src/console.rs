@@ -373,7 +373,7 @@ impl Console {
         Ok(())
     }
 
-    /// One approval; a pending one whose time ran out is expired first.
+    /// One approval as it stands now: a pending one whose time ran out reads as expired.
     pub async fn approval(&self, id: &ApprovalId) -> Result<Approval, Error> {
         let mut conn = self.inner.store.read().await?;
         let a = approvals::get(&mut conn, id)
@@ -632,9 +632,13 @@ impl Console {
                 .collect();
             let (inner, n) = approvals::nested_in(&mut conn, &outer, limit).await?;
             counts = n;
+            let now = self.now();
             for inner in inner {
                 if let Some(p) = inner.parent.clone() {
-                    children.entry(p).or_default().push(present(inner));
+                    children
+                        .entry(p)
+                        .or_default()
+                        .push(present(inner.as_of(now)));
                 }
             }
         }
@@ -662,7 +666,12 @@ impl Console {
         call_id: &str,
     ) -> Result<Vec<Approval>, Error> {
         let mut conn = self.inner.store.read().await?;
-        Ok(approvals::for_call(&mut conn, requester, session, call_id).await?)
+        let now = self.now();
+        Ok(approvals::for_call(&mut conn, requester, session, call_id)
+            .await?
+            .into_iter()
+            .map(|a| a.as_of(now))
+            .collect())
     }
 
     /// How many approvals wait for a person.

@@ -378,7 +378,7 @@ async fn idle_cpu(pending: usize) -> f64 {
     // Where the time went, by process.
     for (p, name, ticks) in per_process(pid) {
         let was = first.iter().find(|(q, ..)| *q == p).map_or(0, |x| x.2);
-        eprintln!("    {name} ({p}): {} ticks", ticks - was);
+        eprintln!("    {name} ({p}): {} ticks", ticks.saturating_sub(was));
     }
     let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
         .unwrap()

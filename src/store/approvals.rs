@@ -239,11 +239,12 @@ pub async fn cancel_for_artifact(
 ) -> Result<Vec<ApprovalId>, StoreError> {
     let ids: Vec<(String,)> = sqlx::query_as(
         "UPDATE approvals SET status = 'cancelled', reason = ?, decided_at = ?
-         WHERE status = 'pending' AND artifact_id = ? RETURNING id",
+         WHERE status = 'pending' AND artifact_id = ? AND expires_at > ? RETURNING id",
     )
     .bind(reason)
     .bind(now)
     .bind(artifact.as_str())
+    .bind(now)
     .fetch_all(conn)
     .await?;
     super::parse_ids(ids, ApprovalId::parse)

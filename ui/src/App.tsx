@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { api, onChange, onNavigate } from "./api/ipc";
 import type { ChangeEvent } from "./api/types/ChangeEvent";
+import type { Mark } from "./api/types/Mark";
 import type { ShownSummary } from "./api/types/ShownSummary";
 import type { Decision } from "./api/types/Decision";
 import type { LinkTarget } from "./api/types/LinkTarget";
@@ -55,27 +56,49 @@ function Console() {
   // artifact), however many the library holds; dropped when an artifact changes.
   const [titles, setTitles] = useState<Map<string, ArtifactTitle | null>>(new Map());
   const wanted = useRef(new Set<string>());
+  const asking = useRef(false);
+  const titlesGen = useRef(0);
   const fetchTitles = useCallback(() => {
+    if (asking.current) return;
     const ids = [...wanted.current].slice(0, 500);
     if (ids.length === 0) return;
+    asking.current = true;
+    const gen = titlesGen.current;
+    const done = () => {
+      asking.current = false;
+      if (wanted.current.size > 0) queueMicrotask(fetchTitles);
+    };
     void api.artifactTitles(ids).then((found) => {
       ids.forEach((id) => wanted.current.delete(id));
-      setTitles((prev) => {
-        const next = new Map(prev);
-        ids.forEach((id) => next.set(id, null));
-        for (const s of found) next.set(s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] });
-        return next;
-      });
-      if (wanted.current.size > 0) fetchTitles();
-    }).catch(() => ids.forEach((id) => wanted.current.delete(id)));
+      // Asked before an artifact changed: the answer may be stale, so it is asked again.
+      if (gen === titlesGen.current) {
+        setTitles((prev) => {
+          const next = new Map(prev);
+          ids.forEach((id) => next.set(id, null));
+          for (const s of found) next.set(s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] });
+          return next;
+        });
+      }
+      done();
+    }).catch(() => {
+      // Tried again on the next look, not in a loop.
+      ids.forEach((id) => wanted.current.delete(id));
+      done();
+    });
   }, []);
-  const titleOf = useCallback((id: string): ArtifactTitle | undefined => {
+  const forgetTitles = useCallback(() => {
+    titlesGen.current += 1;
+    wanted.current.clear();
+    setTitles(new Map());
+  }, []);
+  /** An artifact's title: `undefined` while it is being looked up, `null` if there is none. */
+  const titleOf = useCallback((id: string): ArtifactTitle | null | undefined => {
     const t = titles.get(id);
     if (t === undefined && !wanted.current.has(id)) {
       wanted.current.add(id);
-      if (wanted.current.size === 1) queueMicrotask(fetchTitles);
+      queueMicrotask(fetchTitles);
     }
-    return t ?? undefined;
+    return t;
   }, [titles, fetchTitles]);
   const [query, setQuery] = useState("");
   const [version, setVersion] = useState(0);
@@ -93,14 +116,18 @@ function Console() {
     switch (e.kind) {
       case "approval_created":
         if (e.approval.status === "pending") {
-          void api.approval(e.approval.id).then((p) => sync.apply({ kind: "arrived", p })).catch(() => {});
+          const gen = sync.generation();
+          // A card that cannot be read now is not dropped: the whole list is read again.
+          void api.approval(e.approval.id).then((p) => sync.apply({ kind: "arrived", p }, gen)).catch(() => reload());
+          // A run's page and History list its calls as they come.
+          if (e.approval.parent) refresh();
         } else refresh();
         return;
       case "approval_finished": sync.apply({ kind: "left", id: e.id }); refresh(); return;
-      case "resync": setTitles(new Map()); reload(); refresh(); return;
+      case "resync": forgetTitles(); reload(); refresh(); return;
       case "artifact_saved":
       case "artifact_deleted":
-        setTitles(new Map());
+        forgetTitles();
         refresh();
         return;
       case "approval_result":
@@ -147,9 +174,8 @@ function Console() {
     refresh();
   }, [refresh]);
 
-  const remove = useCallback(async (id: string, title: string) => {
-    const named = titles.get(id) ?? undefined;
-    const ok = await confirm(<>Delete “<Verbatim text={title} marks={named?.title === title ? named.marks : undefined} />”?</>,
+  const remove = useCallback(async (id: string, title: string, marks?: Mark[]) => {
+    const ok = await confirm(<>Delete “<Verbatim text={title} marks={marks} />”?</>,
       "The artifact is removed from the library, its grants are revoked and its pending requests are cancelled.",
       "Delete");
     if (!ok) return;
@@ -158,7 +184,7 @@ function Console() {
       setPage((p) => (p.kind === "artifact" && p.id === id ? { kind: "inbox" } : p));
     } catch (e) { setNotice(e instanceof Error ? e.message : String(e)); }
     refresh();
-  }, [refresh, confirm, titles]);
+  }, [refresh, confirm]);
 
   const actions: CardActions = useMemo(() => ({
     decide: async (id: string, digest: string, d: Decision) => {

@@ -16,7 +16,8 @@ export interface CardActions {
   decide: (id: string, digest: string, d: Decision) => Promise<void>;
   openArtifact: (id: string) => void;
   openApproval?: (id: string) => void;
-  artifactTitle: (id: string) => ArtifactTitle | undefined;
+  /** An artifact's title: `undefined` while it is looked up, `null` when there is none. */
+  artifactTitle: (id: string) => ArtifactTitle | null | undefined;
   /** Shows a failure the person must see (e.g. a keyboard decision on an expired request). */
   report: (message: string) => void;
 }
@@ -40,8 +41,12 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
   const a = p.approval;
   const pending = a.status === "pending";
   const ref = useRef<HTMLElement>(null);
+  // Only a card that becomes selected is brought into view: one that is put back in the page
+  // as the person scrolls (the inbox keeps only what is on screen) never pulls the view.
+  const wasSelected = useRef(selected);
   useEffect(() => {
-    if (selected) ref.current?.scrollIntoView({ block: "nearest" });
+    if (selected && !wasSelected.current) ref.current?.scrollIntoView({ block: "nearest" });
+    wasSelected.current = selected;
   }, [selected]);
   const covered = p.coverage.unshown.length === 0 && p.coverage.disagree.length === 0;
   return (

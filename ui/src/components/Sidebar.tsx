@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 
+import type { Mark } from "../api/types/Mark";
 import type { ShownSummary } from "../api/types/ShownSummary";
 import { Verbatim } from "./Verbatim";
 
@@ -16,7 +17,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
   go: (p: NavPage) => void;
   openArtifact: (id: string) => void;
   rename: (id: string, title: string) => Promise<void>;
-  remove: (id: string, title: string) => Promise<void>;
+  remove: (id: string, title: string, marks?: Mark[]) => Promise<void>;
 }) {
   const [editing, setEditing] = useState<{ id: string; title: string } | null>(null);
   // F2 renames the open artifact, wherever the focus is (except in a text field).
@@ -72,7 +73,7 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
                   <Verbatim text={a.title} marks={marks["title"]} />
                 </button>
                 <button className="icon" aria-label={`Delete ${a.title}`} title="Delete" data-testid="artifact-delete"
-                  onClick={() => void remove(a.id, a.title)}>✕</button>
+                  onClick={() => void remove(a.id, a.title, marks["title"])}>✕</button>
               </div>
             )}
           </li>

@@ -40,4 +40,28 @@ describe("the pending list kept by events", () => {
     sync.apply({ kind: "arrived", p: p("late", 100) });
     expect(ids(shown)).toEqual(["new", "kept"]);
   });
+
+  it("runs one read at a time, one more after it when asked again, and drops older arrivals", async () => {
+    let shown: Presented[] = [];
+    const sync = new InboxSync((l) => { shown = l; });
+    const answers: ((l: Presented[]) => void)[] = [];
+    let reads = 0;
+    const fetch = () => new Promise<Presented[]>((r) => { reads += 1; answers.push(r); });
+    const first = sync.reload(fetch);
+    void sync.reload(fetch);
+    void sync.reload(fetch);
+    expect(reads).toBe(1);
+    // An arrival fetched now belongs to this read's generation…
+    const gen = sync.generation();
+    answers[0]!([p("a", 1)]);
+    await first;
+    await Promise.resolve();
+    expect(reads).toBe(2);
+    // …and comes back after the next read began: the read has it if it is still pending.
+    sync.apply({ kind: "arrived", p: p("stale", 5) }, gen);
+    answers[1]!([p("b", 2)]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(ids(shown)).toEqual(["b"]);
+    expect(reads).toBe(2);
+  });
 });

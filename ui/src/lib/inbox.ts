@@ -35,28 +35,49 @@ export function applyOp(list: Presented[], op: InboxOp): Presented[] {
 export class InboxSync {
   private list: Presented[] = [];
   private inFlight: InboxOp[] | null = null;
+  /** Bumped by each full read: answers begun before the latest one are dropped. */
+  private gen = 0;
+  private again = false;
   /** Approvals that left: an arrival fetched before it left never brings it back. */
-  private readonly departed = new Set<string>();
+  private departed = new Set<string>();
   constructor(private readonly publish: (list: Presented[]) => void) {}
 
-  /** Fetches the whole list with `fetch`. */
+  /** The current generation, to hand back with an arrival fetched now. */
+  generation(): number {
+    return this.gen;
+  }
+
+  /** Fetches the whole list with `fetch`; while one read is in flight, asking again runs one
+   * more after it rather than several at once. */
   async reload(fetch: () => Promise<Presented[]>): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
     const ops: InboxOp[] = [];
     this.inFlight = ops;
+    this.gen += 1;
+    // What left before this read began is in the read; arrivals fetched before it are dropped.
+    this.departed = new Set();
     try {
       let list = await fetch();
       for (const op of ops) list = applyOp(list, op);
       this.list = list;
       this.publish(list);
     } finally {
-      if (this.inFlight === ops) this.inFlight = null;
+      this.inFlight = null;
+      if (this.again) {
+        this.again = false;
+        void this.reload(fetch);
+      }
     }
   }
 
-  /** Applies one change now (and again on top of a fetch in flight). */
-  apply(op: InboxOp): void {
+  /** Applies one change now (and again on top of a read in flight). An arrival fetched in an
+   * older generation than the current read is dropped: the read has it, or it left. */
+  apply(op: InboxOp, gen?: number): void {
     if (op.kind === "left") this.departed.add(op.id);
-    else if (this.departed.has(op.p.approval.id)) return;
+    else if (this.departed.has(op.p.approval.id) || (gen !== undefined && gen !== this.gen)) return;
     this.inFlight?.push(op);
     this.list = applyOp(this.list, op);
     this.publish(this.list);

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { api, CommandError } from "../api/ipc";
 import type { ArtifactVersion } from "../api/types/ArtifactVersion";
 import type { Grant } from "../api/types/Grant";
+import type { Mark } from "../api/types/Mark";
 import type { ShownArtifact } from "../api/types/ShownArtifact";
 import type { ShownDiff } from "../api/types/ShownDiff";
 import { ArtifactPreview } from "../components/ArtifactPreview";
@@ -19,7 +20,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   id: string;
   version: number;
   rename: (id: string, title: string) => Promise<void>;
-  remove: (id: string, title: string) => Promise<void>;
+  remove: (id: string, title: string, marks?: Mark[]) => Promise<void>;
   openArtifact: (id: string) => void;
 }) {
   const [shown, setShown] = useState<ShownArtifact | null>(null);
@@ -100,7 +101,7 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
             <p className="muted meta">Version {artifact.version} · created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
             <div className="row">
               <button onClick={() => setEditing(artifact.title)}>Rename</button>
-              <button className="danger" onClick={() => void remove(artifact.id, artifact.title)}>Delete…</button>
+              <button className="danger" onClick={() => void remove(artifact.id, artifact.title, loaded.marks["title"])}>Delete…</button>
             </div>
           </div>
         </header>

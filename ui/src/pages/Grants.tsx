@@ -12,7 +12,7 @@ import { stamp } from "../lib/time";
 /** Live grants and deny rules with Revoke, then the revoke list (revoked or expired). */
 export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
   version: number;
-  artifactTitle: (id: string) => ArtifactTitle | undefined;
+  artifactTitle: (id: string) => ArtifactTitle | null | undefined;
   openArtifact: (id: string) => void;
   openApproval: (id: string) => void;
 }) {
@@ -63,7 +63,7 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
 export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke }: {
   grants: Grant[];
   now: number;
-  artifactTitle: (id: string) => ArtifactTitle | undefined;
+  artifactTitle: (id: string) => ArtifactTitle | null | undefined;
   openArtifact: (id: string) => void;
   openApproval?: (id: string) => void;
   revoke?: (g: Grant) => Promise<void>;
@@ -104,7 +104,8 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
   );
 }
 
-function ArtifactCell({ id, title, openArtifact }: { id: string; title?: ArtifactTitle; openArtifact: (id: string) => void }) {
-  if (!title) return <span className="muted" title={id}>deleted artifact</span>;
+function ArtifactCell({ id, title, openArtifact }: { id: string; title: ArtifactTitle | null | undefined; openArtifact: (id: string) => void }) {
+  if (title === null) return <span className="muted" title={id}>deleted artifact</span>;
+  if (title === undefined) return <code className="mono muted">{id}</code>;
   return <button className="link" onClick={() => openArtifact(id)}><Verbatim text={title.title} marks={title.marks} /></button>;
 }

@@ -1,4 +1,4 @@
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
@@ -102,15 +102,20 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
   useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current }), [ids]);
 
   const shownSet = new Set(view.shown);
-  const cards = view.shown.flatMap((id) => byId.get(id) ?? []);
+  const cards = useMemo(() => view.shown.flatMap((id) => byId.get(id) ?? []), [view.shown, byId]);
   const held = ids.filter((id) => !shownSet.has(id));
   const current = view.selected === null ? undefined : byId.get(view.selected);
   const armKey = `${view.selected ?? ""}|${view.layout}`;
   const { armed, isArmed } = useArming(armKey);
   const bringIn = () => dispatch({ kind: "bring_in", ids: held });
 
-  // Only the cards on screen (and a few beyond) are in the page, however many wait.
+  // Only the cards on screen (and a few beyond) are in the page, however many wait. The
+  // selected card, and one being declined or given a rule, stay in the page even when scrolled
+  // away: what the person typed or chose there is kept.
   const listRef = useRef<HTMLDivElement>(null);
+  const indexOf = (id: string | null | undefined) => (id ? cards.findIndex((p) => p.approval.id === id) : -1);
+  const selectedIndex = indexOf(view.selected);
+  const keep = [selectedIndex, indexOf(declining), indexOf(choosing?.id)].filter((i) => i >= 0);
   const virtualizer = useVirtualizer({
     count: cards.length,
     getScrollElement: () => document.querySelector<HTMLElement>(".main"),
@@ -118,14 +123,21 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
     overscan: 4,
     getItemKey: (i) => cards[i]?.approval.id ?? i,
     scrollMargin: listRef.current?.offsetTop ?? 0,
+    rangeExtractor: (range) => [...new Set([...defaultRangeExtractor(range), ...keep])].sort((a, b) => a - b),
   });
-  const selectedIndex = view.selected === null ? -1 : cards.findIndex((p) => p.approval.id === view.selected);
   useEffect(() => {
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
-    // Only a new selection scrolls; the list's own changes are held by the anchor below.
+    // A card in the page brings itself into view when selected; one that is not is scrolled
+    // to by the list, top first, so a tall card shows its title and warnings.
+    const el = view.selected === null ? null
+      : document.querySelector(`[data-testid=approval-card][data-id="${view.selected}"]`);
+    if (selectedIndex >= 0 && !el) virtualizer.scrollToIndex(selectedIndex, { align: "start" });
+    // A decline reason belongs to the card it was typed on.
+    setDeclining((d) => (d !== null && d !== view.selected ? null : d));
   }, [view.selected]);
 
-  useScrollAnchor(view.selected, view.layout);
+  // What can move the selected card: the cards in the page, and the bars above them.
+  const anchorKey = useMemo(() => ({}), [cards, held.length > 0, view.withdrawn]);
+  useScrollAnchor(view.selected, anchorKey);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
 
@@ -205,7 +217,7 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
  * Keeps the selected card where it is on screen when cards above it come or go: the list
  * scrolls by exactly what moved, so a click aimed at the card stays on it.
  */
-function useScrollAnchor(selected: string | null, layout: number) {
+function useScrollAnchor(selected: string | null, layout: object) {
   const anchor = useRef<{ id: string; top: number } | null>(null);
   const seenLayout = useRef(layout);
   const find = (id: string) => document.querySelector<HTMLElement>(`[data-testid=approval-card][data-id="${id}"]`);
