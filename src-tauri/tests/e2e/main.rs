@@ -10,4 +10,5 @@ mod grants;
 mod mcp_view;
 mod promise;
 mod results;
+mod scale;
 mod scenarios;

@@ -1,0 +1,148 @@
+//! The window at 10,000 pending approvals: the count, the first cards, the last one reached by
+//! scrolling, a decision, and the selected card kept while 100 more arrive.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::app::{App, terminal};
+
+const PENDING: usize = 10_000;
+
+/// Fills a fresh data directory with `n` pending approvals, as agents' submissions (each its
+/// own command, open for a day); their ids, oldest first.
+async fn fill(dir: &std::path::Path, n: usize) -> Vec<String> {
+    let dir = countersign::data_dir::DataDir::at(dir).create().unwrap();
+    let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
+        .await
+        .unwrap();
+    let console = countersign::console::Console::new(store.clone());
+    let mut ids = Vec::with_capacity(n);
+    for chunk in (0..n).collect::<Vec<_>>().chunks(500) {
+        let mut tasks = tokio::task::JoinSet::new();
+        for &i in chunk {
+            let console = console.clone();
+            tasks.spawn(async move {
+                let mut body = terminal("scale.shell", &format!("make target-{i:05}"));
+                body["expires_in_s"] = json!(86_400);
+                let a = console
+                    .submit(serde_json::from_value(body).unwrap())
+                    .await
+                    .unwrap();
+                (i, a.id.to_string())
+            });
+        }
+        let mut got: Vec<(usize, String)> = Vec::new();
+        while let Some(r) = tasks.join_next().await {
+            got.push(r.unwrap());
+        }
+        got.sort();
+        ids.extend(got.into_iter().map(|(_, id)| id));
+        // Distinct creation times, so "oldest" is well defined.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    console.close();
+    store.close().await;
+    ids
+}
+
+/// v. 10,000 pending: the inbox says so and shows the newest cards at once, scrolls to the
+/// oldest, decides one, and keeps the selected card while 100 more arrive behind the bar.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v_ten_thousand_pending() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ids = fill(tmp.path(), PENDING).await;
+    let started = Instant::now();
+    let app = App::launch(tmp.path()).await;
+    let count = app.text("[data-testid=inbox] h1 .count").await;
+    assert_eq!(count, "10000 waiting", "{count}");
+    app.el("[data-testid=approval-card]").await;
+    eprintln!("10,000 pending: first card after {:?}", started.elapsed());
+    let in_page = app.all_texts("[data-testid=approval-card]").await.len();
+    assert!(
+        in_page < 40,
+        "only the cards on screen are in the page: {in_page}"
+    );
+
+    // The oldest is at the end: scroll there, and it is in the page.
+    let oldest = ids.first().unwrap();
+    let last = format!("[data-testid=approval-card][data-id='{oldest}']");
+    let reached = Instant::now();
+    while app
+        .client
+        .find_all(Locator::Css(&last))
+        .await
+        .unwrap()
+        .is_empty()
+    {
+        app.client
+            .execute(
+                "const m = document.querySelector('.main'); m.scrollTop = m.scrollHeight;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(
+            reached.elapsed() < Duration::from_secs(30),
+            "never reached the oldest card"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(app.text(&last).await.contains("make target-00000"));
+    // Select it and decide it.
+    app.click(&format!("{last} [data-testid=command]")).await;
+    let poll = app.poll(oldest);
+    app.click(&format!("{last} [data-testid=approve]")).await;
+    assert_eq!(poll.await.unwrap()["status"], "approved");
+    app.gone(&last).await;
+    assert_eq!(
+        app.text("[data-testid=inbox] h1 .count").await,
+        "9999 waiting"
+    );
+
+    // Its neighbour is now selected; 100 more arrive, and it stays selected and in place.
+    let selected = app.el("[data-testid=approval-card].selected").await;
+    let chosen = selected.attr("data-id").await.unwrap().unwrap();
+    let top = |app: &App, id: String| {
+        let script = format!(
+            "return document.querySelector(\"[data-testid=approval-card][data-id='{id}']\").getBoundingClientRect().top;"
+        );
+        let client = app.client.clone();
+        async move {
+            client
+                .execute(&script, vec![])
+                .await
+                .unwrap()
+                .as_f64()
+                .unwrap()
+        }
+    };
+    let before = top(&app, chosen.clone()).await;
+    for i in 0..100 {
+        let (code, a) = app
+            .submit(&terminal("scale.shell", &format!("echo late-{i}")))
+            .await;
+        assert_eq!(code, StatusCode::ACCEPTED, "{a}");
+    }
+    let bar = app.text("[data-testid=new-requests]").await;
+    let started = Instant::now();
+    while !app
+        .text("[data-testid=new-requests]")
+        .await
+        .starts_with("100 new")
+    {
+        assert!(started.elapsed() < Duration::from_secs(30), "{bar}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let still = app.el("[data-testid=approval-card].selected").await;
+    assert_eq!(still.attr("data-id").await.unwrap().unwrap(), chosen);
+    let after = top(&app, chosen.clone()).await;
+    assert!(
+        (after - before).abs() < 1.0,
+        "the selected card stays where it was: {before} → {after}"
+    );
+    app.screenshot("v-ten-thousand-pending").await;
+    app.quit().await;
+}
