@@ -69,7 +69,11 @@ async fn main() {
     // `DESKTOP_BENCH_ONLY=idle`: only the idle measurement, printed, nothing written.
     if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("idle") {
         let (empty, many) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
-        eprintln!("idle CPU: {empty:.2} % empty, {many:.2} % with {IDLE_PENDING} pending");
+        eprintln!(
+            "idle CPU: {:.2} % empty, {:.2} % with {IDLE_PENDING} pending; RSS {:.0} → {:.0} MiB; \
+             first cards {:?} ms; arrival {:?} ms",
+            empty.cpu, many.cpu, empty.rss_mib, many.rss_mib, many.first_card_ms, many.arrival_ms
+        );
         return;
     }
     for s in &subjects {
@@ -172,10 +176,47 @@ async fn main() {
         "met": ratio <= PREVIEW_GOAL,
     }));
     // A window at rest: the app's whole process tree, 0 and 10,000 pending approvals.
-    let (empty, many) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
+    let (empty_rest, many_rest) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
+    let (empty, many) = (empty_rest.cpu, many_rest.cpu);
     eprintln!(
         "desktop_idle_cpu: {empty:.2} % of a core empty, {many:.2} % with {IDLE_PENDING} pending"
     );
+    let first = many_rest.first_card_ms.unwrap_or(f64::INFINITY);
+    let arrived = many_rest.arrival_ms.unwrap_or(f64::INFINITY);
+    let grew = many_rest.rss_mib - empty_rest.rss_mib;
+    for (name, value, unit, goal, met, base) in [
+        (
+            "desktop_first_cards_10000_pending",
+            first,
+            "ms",
+            "≤ 300 ms from the window's page start",
+            first <= 300.0,
+            None,
+        ),
+        (
+            "desktop_arrival_shown_10000_pending",
+            arrived,
+            "ms",
+            "≤ 50 ms after its 202",
+            arrived <= 50.0,
+            None,
+        ),
+        (
+            "desktop_rss_10000_pending",
+            many_rest.rss_mib,
+            "MiB",
+            "≤ empty inbox + 150 MiB",
+            grew <= 150.0,
+            Some(empty_rest.rss_mib),
+        ),
+    ] {
+        eprintln!("{name}: {value:.1} {unit}");
+        rows.push(json!({
+            "name": name, "value": value, "unit": unit,
+            "baseline_name": base.map(|_| "empty inbox"), "baseline_value": base,
+            "ratio": null, "goal": goal, "met": met,
+        }));
+    }
     for (name, value) in [
         ("desktop_idle_cpu_empty_inbox", empty),
         ("desktop_idle_cpu_10000_pending", many),
@@ -278,7 +319,20 @@ const REST: Duration = Duration::from_secs(10);
 /// different command, open for a day), starts the app on it, waits until the inbox shows them,
 /// leaves it alone for [`REST`], then returns the CPU its process tree used over the next
 /// [`REST`], in percent of one core.
-async fn idle_cpu(pending: usize) -> f64 {
+/// A window at rest with some pending approvals.
+struct Rest {
+    /// CPU of the process tree, in percent of one core.
+    cpu: f64,
+    /// Resident memory of the process tree, in MiB.
+    rss_mib: f64,
+    /// From the window's page starting to its first cards painted, in ms (none for an empty
+    /// inbox).
+    first_card_ms: Option<f64>,
+    /// From a submission's 202 to the page showing it, in ms (none for an empty inbox).
+    arrival_ms: Option<f64>,
+}
+
+async fn idle_cpu(pending: usize) -> Rest {
     let data = tempfile::tempdir().unwrap();
     let dir = countersign::data_dir::DataDir::at(data.path().join("countersign"))
         .create()
@@ -384,6 +438,22 @@ async fn idle_cpu(pending: usize) -> f64 {
         .unwrap()
         .unwrap() as f64;
     let busy = (after.0 - before.0) as f64 / hz;
+    let rss_mib = tree_rss_kib(pid) as f64 / 1024.0;
+    let (first_card_ms, arrival_ms) = if pending > 0 {
+        let painted = client
+            .execute(
+                "const m = performance.getEntriesByName('inbox-first-card')[0];
+                 return m ? m.startTime : null;",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .as_f64()
+            .expect("the inbox marks its first cards");
+        (Some(painted), Some(arrival(&client, dir.root()).await))
+    } else {
+        (None, None)
+    };
     // Where it goes: the same window on another page (the inbox unmounted, its data kept).
     if pending > 0 {
         client
@@ -404,7 +474,67 @@ async fn idle_cpu(pending: usize) -> f64 {
     }
     let _ = tokio::time::timeout(WAIT, client.close()).await;
     stop(&mut driver, pid).await;
-    busy / (after.1 - before.1).as_secs_f64() * 100.0
+    Rest {
+        cpu: busy / (after.1 - before.1).as_secs_f64() * 100.0,
+        rss_mib,
+        first_card_ms,
+        arrival_ms,
+    }
+}
+
+/// Submits one more call as an agent would and returns the milliseconds from its 202 to the
+/// page showing it (the "new requests" bar counting it), as the page itself records it.
+async fn arrival(client: &Client, dir: &Path) -> f64 {
+    client
+        .execute(
+            "window.__arrived = null;
+             const seen = () => {
+               const b = document.querySelector('[data-testid=new-requests]');
+               if (b && window.__arrived === null) window.__arrived = performance.timeOrigin + performance.now();
+             };
+             new MutationObserver(seen).observe(document.body, { childList: true, subtree: true, characterData: true });
+             return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let conn: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("connection.json")).unwrap())
+            .unwrap();
+    let token = Command::new(root().join("target/release/countersign"))
+        .args(["token", "--data-dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let token = String::from_utf8(token.stdout).unwrap().trim().to_owned();
+    let resp = reqwest::Client::new()
+        .post(format!("{}/v1/approvals", conn["url"].as_str().unwrap()))
+        .bearer_auth(token)
+        .json(&json!({
+            "tool": "bench.shell", "requester": { "name": "bench agent" },
+            "call": { "card": "terminal", "title": "Run a command", "command": "echo arrived" },
+        }))
+        .send()
+        .await
+        .unwrap();
+    let answered = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0;
+    assert_eq!(resp.status(), 202);
+    let started = Instant::now();
+    loop {
+        let t = client
+            .execute("return window.__arrived;", vec![])
+            .await
+            .unwrap();
+        if let Some(t) = t.as_f64() {
+            return (t - answered).max(0.0);
+        }
+        assert!(started.elapsed() < WAIT, "the arrival never showed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// The CPU time (user + system, in clock ticks) of `pid` and every process below it.
