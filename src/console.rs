@@ -19,6 +19,7 @@ pub use self::clock::Clock;
 pub use self::library::Saved;
 pub use self::rules::{GrantPreview, PreviewCall};
 use self::watchers::Watchers;
+pub use crate::domain::approval::InboxEntry;
 use crate::domain::approval::{Approval, DecidedBy, Decision, PermissionOption, Requester, Status};
 use crate::domain::digest::digest_of_json;
 use crate::domain::grant::{Effect, check_scope, default_scope, rule};
@@ -42,6 +43,8 @@ const EVENT_BUFFER: usize = 1024;
 pub const MAX_NESTED_CALLS: i64 = 500;
 /// How many of a run's calls History's card holds; the run's own page shows them all.
 const NESTED_IN_HISTORY: u32 = 50;
+/// The most approvals presented in one read.
+pub const MAX_PRESENTED_AT_ONCE: u32 = 200;
 /// How often pending approvals are checked for expiry.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
@@ -74,6 +77,15 @@ pub enum ChangeEvent {
     GrantsChanged,
     /// Changes were missed (a listener fell behind): read everything again.
     Resync,
+}
+
+/// The inbox as the window opens it: every pending approval's place, newest first, and the
+/// first cards ready to show.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct InboxPage {
+    pub ids: Vec<InboxEntry>,
+    pub first: Vec<Presented>,
 }
 
 /// A request for approval, as an agent sends it.
@@ -592,6 +604,46 @@ impl Console {
     pub async fn inbox(&self) -> Result<Vec<Presented>, Error> {
         let pending = self.pending().await?;
         self.shown(pending, None).await
+    }
+
+    /// The inbox as the window opens it: every pending approval's id, newest first, and the
+    /// first `first` of them ready to show. The rest are read as the list shows them
+    /// ([`Console::presented_many`]), so opening it costs the same at ten or ten thousand.
+    pub async fn inbox_page(&self, first: u32) -> Result<InboxPage, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let ids = approvals::pending_ids(&mut conn, self.now()).await?;
+        drop(conn);
+        let head: Vec<ApprovalId> = ids
+            .iter()
+            .take(first.min(MAX_PRESENTED_AT_ONCE) as usize)
+            .map(|e| e.id.clone())
+            .collect();
+        Ok(InboxPage {
+            first: self.presented_many(&head).await?,
+            ids,
+        })
+    }
+
+    /// These approvals ready to show, in the order asked (those that exist), at most
+    /// [`MAX_PRESENTED_AT_ONCE`].
+    pub async fn presented_many(&self, ids: &[ApprovalId]) -> Result<Vec<Presented>, Error> {
+        if ids.len() > MAX_PRESENTED_AT_ONCE as usize {
+            return Err(FieldError::new(
+                "ids",
+                format!("at most {MAX_PRESENTED_AT_ONCE} at a time"),
+            )
+            .into());
+        }
+        let mut conn = self.inner.store.read().await?;
+        let refs: Vec<&ApprovalId> = ids.iter().collect();
+        let mut found = approvals::get_many(&mut conn, &refs).await?;
+        drop(conn);
+        let at: std::collections::HashMap<&ApprovalId, usize> =
+            ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
+        found.sort_by_key(|a| at.get(&a.id).copied().unwrap_or(usize::MAX));
+        let now = self.now();
+        let found = found.into_iter().map(|a| a.as_of(now)).collect();
+        self.shown(found, None).await
     }
 
     /// One approval, ready to show, with the run it is part of or the calls made inside it.

@@ -214,12 +214,20 @@ impl TokenStore {
     fn store(&self, token: &Token) -> Result<Backend, TokenError> {
         for backend in [Backend::SecretService, Backend::Keyutils] {
             // A keyring daemon under load can miss one round trip: three tries, a moment
-            // apart, before the next backend.
-            for attempt in 0..3u64 {
+            // apart, before the next backend. A keyring that answers it cannot be used (locked,
+            // no collection, it would prompt) is not asked again: start-up never waits on it.
+            let tries = if backend == Backend::SecretService {
+                3
+            } else {
+                1
+            };
+            for attempt in 0..tries {
                 let Some(entry) = keyring_entry(backend, &self.user()) else {
                     break;
                 };
-                let stored = entry.set_password(token.expose()).is_ok()
+                let set = entry.set_password(token.expose());
+                let unusable = matches!(set, Err(keyring::Error::NoStorageAccess(_)));
+                let stored = set.is_ok()
                     && keyring_entry(backend, &self.user())
                         .and_then(|e| e.get_password().ok())
                         .is_some_and(|back| token.matches(&back));
@@ -227,7 +235,10 @@ impl TokenStore {
                     return Ok(backend);
                 }
                 tracing::debug!(%backend, attempt, "keyring backend failed its write-then-read check");
-                if attempt < 2 {
+                if unusable {
+                    break;
+                }
+                if attempt + 1 < tries {
                     std::thread::sleep(std::time::Duration::from_millis(100 * (attempt + 1)));
                 }
             }

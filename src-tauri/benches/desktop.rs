@@ -239,17 +239,14 @@ async fn main() {
     .unwrap();
 }
 
-/// Starts `s` under tauri-driver, waits for its first paint and the idle time, measures, quits.
-async fn launch(s: &Subject) -> Sample {
-    let data = tempfile::tempdir().unwrap();
-    let port = free_port();
-    // Its own process group, so stopping it ends WebKitWebDriver too.
-    // Fresh WebKit data and caches per launch: a cold start, and nothing left in $HOME.
-    let mut driver = Command::new("tauri-driver")
+/// Starts tauri-driver on `port` in its own process group (so stopping it ends WebKitWebDriver
+/// too), with fresh WebKit data and caches under `home`: a cold start, nothing left in $HOME.
+fn driver(home: &Path, port: u16) -> Child {
+    Command::new("tauri-driver")
         .process_group(0)
-        .env("XDG_DATA_HOME", data.path().join("xdg-data"))
-        .env("XDG_CACHE_HOME", data.path().join("xdg-cache"))
-        .env("XDG_CONFIG_HOME", data.path().join("xdg-config"))
+        .env("XDG_DATA_HOME", home.join("xdg-data"))
+        .env("XDG_CACHE_HOME", home.join("xdg-cache"))
+        .env("XDG_CONFIG_HOME", home.join("xdg-config"))
         .args([
             "--port",
             &port.to_string(),
@@ -259,7 +256,28 @@ async fn launch(s: &Subject) -> Sample {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("tauri-driver on PATH (make deps installs it)");
+        .expect("tauri-driver on PATH (make deps installs it)")
+}
+
+/// Where the console of data directory `dir` listens, and its token, as an agent finds them.
+fn agent(dir: &Path) -> (String, String) {
+    let conn: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("connection.json")).unwrap())
+            .unwrap();
+    let token = Command::new(root().join("target/release/countersign"))
+        .args(["token", "--data-dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let token = String::from_utf8(token.stdout).unwrap().trim().to_owned();
+    (conn["url"].as_str().unwrap().to_owned(), token)
+}
+
+/// Starts `s` under tauri-driver, waits for its first paint and the idle time, measures, quits.
+async fn launch(s: &Subject) -> Sample {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut driver = driver(data.path(), port);
     let args: Vec<Value> = if s.fresh_data_dir {
         vec![json!("--data-dir"), json!(data.path().join("countersign"))]
     } else {
@@ -367,21 +385,7 @@ async fn idle_cpu(pending: usize) -> Rest {
         store.close().await;
     }
     let port = free_port();
-    let mut driver = Command::new("tauri-driver")
-        .process_group(0)
-        .env("XDG_DATA_HOME", data.path().join("xdg-data"))
-        .env("XDG_CACHE_HOME", data.path().join("xdg-cache"))
-        .env("XDG_CONFIG_HOME", data.path().join("xdg-config"))
-        .args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &free_port().to_string(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tauri-driver on PATH (make deps installs it)");
+    let mut driver = driver(data.path(), port);
     let bin = root().join("target/release/countersign-desktop");
     let caps = json!({
         "browserName": "wry",
@@ -498,17 +502,9 @@ async fn arrival(client: &Client, dir: &Path) -> f64 {
         )
         .await
         .unwrap();
-    let conn: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("connection.json")).unwrap())
-            .unwrap();
-    let token = Command::new(root().join("target/release/countersign"))
-        .args(["token", "--data-dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    let token = String::from_utf8(token.stdout).unwrap().trim().to_owned();
+    let (url, token) = agent(dir);
     let resp = reqwest::Client::new()
-        .post(format!("{}/v1/approvals", conn["url"].as_str().unwrap()))
+        .post(format!("{url}/v1/approvals"))
         .bearer_auth(token)
         .json(&json!({
             "tool": "bench.shell", "requester": { "name": "bench agent" },
@@ -551,17 +547,9 @@ fn tree_cpu_ticks(pid: u32) -> u64 {
 /// Saves the 300-line dashboard as an agent would, opens its page as a person would, and
 /// returns the milliseconds from that click to the preview frame's first paint.
 async fn open_preview(client: &Client, dir: &Path) -> f64 {
-    let conn: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("connection.json")).unwrap())
-            .unwrap();
-    let token = Command::new(root().join("target/release/countersign"))
-        .args(["token", "--data-dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    let token = String::from_utf8(token.stdout).unwrap().trim().to_owned();
+    let (url, token) = agent(dir);
     let saved: Value = reqwest::Client::new()
-        .post(format!("{}/v1/artifacts", conn["url"].as_str().unwrap()))
+        .post(format!("{url}/v1/artifacts"))
         .bearer_auth(token)
         .json(&json!({
             "title": "Revenue dashboard",

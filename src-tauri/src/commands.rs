@@ -1,6 +1,6 @@
 //! Tauri commands: each parses its input, calls the console, and maps the error.
 
-use countersign::console::GrantPreview;
+use countersign::console::{GrantPreview, InboxPage};
 use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
 use countersign::domain::artifact::{Artifact, ArtifactVersion};
 use countersign::domain::deeplink::LinkTarget;
@@ -32,9 +32,20 @@ fn grant_id(id: &str) -> Result<GrantId, Error> {
     GrantId::parse(id).map_err(|_| Error::GrantNotFound(id.to_owned()))
 }
 
+/// The inbox as the window opens it: every pending id, and the first cards.
 #[tauri::command]
-pub async fn inbox(d: State<'_, Desktop>) -> CommandResult<Vec<Presented>> {
-    Ok(d.server.console.inbox().await?)
+pub async fn inbox_page(d: State<'_, Desktop>, first: u32) -> CommandResult<InboxPage> {
+    Ok(d.server.console.inbox_page(first).await?)
+}
+
+/// The cards of these approvals, in the order asked (those that exist).
+#[tauri::command]
+pub async fn approvals(d: State<'_, Desktop>, ids: Vec<String>) -> CommandResult<Vec<Presented>> {
+    let ids: Vec<ApprovalId> = ids
+        .iter()
+        .filter_map(|i| ApprovalId::parse(i).ok())
+        .collect();
+    Ok(d.server.console.presented_many(&ids).await?)
 }
 
 #[tauri::command]

@@ -50,13 +50,14 @@ struct Args {
 /// The commands the UI may call, shared by the app and its tests.
 pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
     tauri::generate_handler![
-        commands::inbox,
         commands::approval,
         commands::decide,
         commands::preview_grant,
         commands::history,
         commands::artifacts,
         commands::artifact_titles,
+        commands::inbox_page,
+        commands::approvals,
         commands::artifact,
         commands::rename_artifact,
         commands::delete_artifact,

@@ -202,6 +202,15 @@ impl Requester {
     }
 }
 
+/// A pending approval's place in the inbox: its id and when it was asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct InboxEntry {
+    pub id: ApprovalId,
+    #[ts(type = "number")]
+    pub created_at: i64,
+}
+
 /// One approval request and everything that happened to it.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[ts(export)]

@@ -395,6 +395,28 @@ pub async fn list_pending(
     all(rows)
 }
 
+/// Every pending approval not out of time at `now`, newest first: its id and creation time.
+pub async fn pending_ids(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<Vec<crate::domain::approval::InboxEntry>, StoreError> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT id, created_at FROM approvals WHERE status = 'pending' AND expires_at > ?
+         ORDER BY created_at DESC, id DESC",
+    )
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter()
+        .map(|(id, created_at)| {
+            Ok(crate::domain::approval::InboxEntry {
+                id: ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id"))?,
+                created_at,
+            })
+        })
+        .collect()
+}
+
 /// How many approvals are pending and not out of time at `now`.
 pub async fn count_pending(conn: &mut SqliteConnection, now: i64) -> Result<i64, StoreError> {
     let (n,): (i64,) = sqlx::query_as(

@@ -420,3 +420,46 @@ async fn a_batch_matches_grants_per_submission() {
     }
     assert_eq!(c.pending_count().await.unwrap(), 90);
 }
+
+/// The window opens the inbox with every pending id and only the first cards, and reads the
+/// others as it shows them, in the order asked.
+#[tokio::test]
+async fn the_inbox_opens_with_every_id_and_the_first_cards() {
+    let s = server().await;
+    let mut ids = Vec::new();
+    for i in 0..30 {
+        ids.push(id_of(
+            &s.post("/v1/approvals", &terminal("x.y", &format!("c{i}")))
+                .await
+                .1,
+        ));
+        s.console.clock().advance(Duration::from_millis(1));
+    }
+    let decided = ids[29].clone();
+    s.console
+        .decide_seen(&decided, Decision::Approve)
+        .await
+        .unwrap();
+    let page = s.console.inbox_page(5).await.unwrap();
+    let listed: Vec<&ApprovalId> = page.ids.iter().map(|e| &e.id).collect();
+    let want: Vec<&ApprovalId> = ids[..29].iter().rev().collect();
+    assert_eq!(listed, want, "every pending id, newest first");
+    let first: Vec<&ApprovalId> = page.first.iter().map(|p| &p.approval.id).collect();
+    assert_eq!(first, want[..5]);
+    let asked = [
+        ids[3].clone(),
+        ids[1].clone(),
+        decided.clone(),
+        ApprovalId::generate(),
+    ];
+    let read = s.console.presented_many(&asked).await.unwrap();
+    let got: Vec<&ApprovalId> = read.iter().map(|p| &p.approval.id).collect();
+    assert_eq!(
+        got,
+        [&ids[3], &ids[1], &decided],
+        "in the order asked, those that exist"
+    );
+    assert_eq!(read[2].approval.status, Status::Approved);
+    let too_many = vec![ids[0].clone(); 201];
+    assert!(s.console.presented_many(&too_many).await.is_err());
+}

@@ -6,13 +6,12 @@ import type { Mark } from "./api/types/Mark";
 import type { ShownSummary } from "./api/types/ShownSummary";
 import type { Decision } from "./api/types/Decision";
 import type { LinkTarget } from "./api/types/LinkTarget";
-import type { Presented } from "./api/types/Presented";
 import type { ArtifactTitle, CardActions } from "./components/ApprovalCard";
 import { ConfirmProvider, useConfirm } from "./components/Confirm";
 import { type NavPage, Sidebar } from "./components/Sidebar";
 import { Verbatim } from "./components/Verbatim";
 import { assertNever } from "./lib/assert";
-import { InboxSync } from "./lib/inbox";
+import { EMPTY, InboxSync, type Pending } from "./lib/inbox";
 import { ApprovalPage } from "./pages/ApprovalPage";
 import { ArtifactPage } from "./pages/ArtifactPage";
 import { Grants } from "./pages/Grants";
@@ -24,6 +23,9 @@ type Page =
   | { kind: NavPage }
   | { kind: "artifact"; id: string }
   | { kind: "approval"; id: string };
+
+/** Cards read with the list at start; the rest are read as the list shows them. */
+const FIRST_CARDS = 20;
 
 /** Said once when the shell loaded the window again after its page stopped. */
 const RECOVERED: Record<string, string> = {
@@ -50,7 +52,7 @@ export function App() {
 function Console() {
   const confirm = useConfirm();
   const [page, setPage] = useState<Page>({ kind: "inbox" });
-  const [inbox, setInbox] = useState<Presented[]>([]);
+  const [inbox, setInbox] = useState<Pending>(EMPTY);
   const [artifacts, setArtifacts] = useState<ShownSummary[]>([]);
   // Artifact titles by id, fetched for the ids cards and grants name (`null`: no such
   // artifact), however many the library holds; dropped when an artifact changes.
@@ -108,9 +110,9 @@ function Console() {
 
   // The pending list is fetched whole at start (and when events were missed), then kept
   // current by the events themselves: an arrival adds one card, a decision removes one.
-  const sync = useMemo(() => new InboxSync(setInbox), []);
+  const sync = useMemo(() => new InboxSync(setInbox, api.approvals), []);
   const reload = useCallback(() => {
-    void sync.reload(api.inbox).catch((e: Error) => setNotice(e.message));
+    void sync.reload(() => api.inboxPage(FIRST_CARDS)).catch((e: Error) => setNotice(e.message));
   }, [sync]);
   const onEvent = useCallback((e: ChangeEvent) => {
     switch (e.kind) {
@@ -200,7 +202,7 @@ function Console() {
 
   const body = (() => {
     switch (page.kind) {
-      case "inbox": return <Inbox items={inbox} actions={actions} />;
+      case "inbox": return <Inbox pending={inbox} need={(ids) => sync.need(ids)} actions={actions} />;
       case "history": return <History version={version} actions={actions} />;
       case "grants": return <Grants version={version} artifactTitle={titleOf}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
@@ -215,7 +217,7 @@ function Console() {
     <div className="app">
       <Sidebar current={page.kind === "artifact" || page.kind === "approval" ? null : page.kind}
         currentArtifact={page.kind === "artifact" ? page.id : null}
-        pending={inbox.length} artifacts={artifacts} query={query} setQuery={setQuery}
+        pending={inbox.entries.length} artifacts={artifacts} query={query} setQuery={setQuery}
         go={(p) => { setNotice(null); setPage({ kind: p }); }} openArtifact={actions.openArtifact} rename={rename} remove={remove} />
       <main className="main">
         {notice && (

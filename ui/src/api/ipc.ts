@@ -13,6 +13,7 @@ import type { Grant } from "./types/Grant";
 import type { GrantPreview } from "./types/GrantPreview";
 import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
+import type { InboxPage } from "./types/InboxPage";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
 import type { Scope } from "./types/Scope";
@@ -44,7 +45,10 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 }
 
 export const api = {
-  inbox: () => call<Presented[]>("inbox"),
+  /** The ids of every pending approval, newest first, and the first `first` cards. */
+  inboxPage: (first: number) => call<InboxPage>("inbox_page", { first }),
+  /** The cards of these approvals (at most 200), in the order asked; those that exist. */
+  approvals: (ids: string[]) => call<Presented[]>("approvals", { ids }),
   approval: (id: string) => call<Presented>("approval", { id }),
   /** A decision on the card shown: the approval's id and the digest of what the card showed. */
   decide: (id: string, digest: string, decision: Decision) => call<Approval>("decide", { id, digest, decision }),

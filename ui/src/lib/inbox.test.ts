@@ -1,38 +1,46 @@
 import { describe, expect, it } from "vitest";
 
+import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
-import { applyOp, InboxSync } from "./inbox";
+import { applyOp, EMPTY, InboxSync, type Pending } from "./inbox";
 
 function p(id: string, created_at: number, status = "pending"): Presented {
   return { approval: { id, created_at, status } } as unknown as Presented;
 }
-const ids = (l: Presented[]) => l.map((x) => x.approval.id);
+function page(...cards: Presented[]): InboxPage {
+  return { ids: cards.map((c) => ({ id: c.approval.id, created_at: c.approval.created_at })), first: cards };
+}
+const ids = (s: Pending) => s.entries.map((e) => e.id);
+const noCards = () => Promise.resolve([] as Presented[]);
 
 describe("the pending list kept by events", () => {
   it("puts an arrival in its place, newest first, once, and drops what left", () => {
-    let l = [p("c", 30), p("a", 10)];
-    l = applyOp(l, { kind: "arrived", p: p("b", 20) });
-    expect(ids(l)).toEqual(["c", "b", "a"]);
-    l = applyOp(l, { kind: "arrived", p: p("b", 20) });
-    expect(ids(l)).toEqual(["c", "b", "a"]);
-    l = applyOp(l, { kind: "arrived", p: p("d", 40) });
-    expect(ids(l)).toEqual(["d", "c", "b", "a"]);
-    l = applyOp(l, { kind: "left", id: "c" });
-    expect(ids(l)).toEqual(["d", "b", "a"]);
+    let s: Pending = { entries: [{ id: "c", created_at: 30 }, { id: "a", created_at: 10 }], cards: new Map() };
+    s = applyOp(s, { kind: "arrived", p: p("b", 20) });
+    expect(ids(s)).toEqual(["c", "b", "a"]);
+    expect(s.cards.has("b")).toBe(true);
+    s = applyOp(s, { kind: "arrived", p: p("b", 20) });
+    expect(ids(s)).toEqual(["c", "b", "a"]);
+    s = applyOp(s, { kind: "arrived", p: p("d", 40) });
+    expect(ids(s)).toEqual(["d", "c", "b", "a"]);
+    s = applyOp(s, { kind: "left", id: "b" });
+    expect(ids(s)).toEqual(["d", "c", "a"]);
+    expect(s.cards.has("b")).toBe(false);
     // Approved by a grant at once: never shown as pending.
-    l = applyOp(l, { kind: "arrived", p: p("e", 50, "approved") });
-    expect(ids(l)).toEqual(["d", "b", "a"]);
+    s = applyOp(s, { kind: "arrived", p: p("e", 50, "approved") });
+    expect(ids(s)).toEqual(["d", "c", "a"]);
+    expect(applyOp(EMPTY, { kind: "left", id: "x" })).toBe(EMPTY);
   });
 
-  it("keeps what arrived or left while a full fetch was in flight", async () => {
-    let shown: Presented[] = [];
-    const sync = new InboxSync((l) => { shown = l; });
-    let answer: (l: Presented[]) => void = () => {};
+  it("keeps what arrived or left while a full read was in flight", async () => {
+    let shown: Pending = EMPTY;
+    const sync = new InboxSync((s) => { shown = s; }, noCards);
+    let answer: (l: InboxPage) => void = () => {};
     const loading = sync.reload(() => new Promise((r) => { answer = r; }));
-    // The fetch read the database before these two changes were committed.
+    // The read saw the database before these two changes were committed.
     sync.apply({ kind: "arrived", p: p("new", 99) });
     sync.apply({ kind: "left", id: "old" });
-    answer([p("old", 5), p("kept", 1)]);
+    answer(page(p("old", 5), p("kept", 1)));
     await loading;
     expect(ids(shown)).toEqual(["new", "kept"]);
     // An arrival fetched before its approval was decided comes in after the decision.
@@ -42,26 +50,43 @@ describe("the pending list kept by events", () => {
   });
 
   it("runs one read at a time, one more after it when asked again, and drops older arrivals", async () => {
-    let shown: Presented[] = [];
-    const sync = new InboxSync((l) => { shown = l; });
-    const answers: ((l: Presented[]) => void)[] = [];
+    let shown: Pending = EMPTY;
+    const sync = new InboxSync((s) => { shown = s; }, noCards);
+    const answers: ((l: InboxPage) => void)[] = [];
     let reads = 0;
-    const fetch = () => new Promise<Presented[]>((r) => { reads += 1; answers.push(r); });
+    const fetch = () => new Promise<InboxPage>((r) => { reads += 1; answers.push(r); });
     const first = sync.reload(fetch);
     void sync.reload(fetch);
     void sync.reload(fetch);
     expect(reads).toBe(1);
-    // An arrival fetched now belongs to this read's generation…
     const gen = sync.generation();
-    answers[0]!([p("a", 1)]);
+    answers[0]!(page(p("a", 1)));
     await first;
     await Promise.resolve();
     expect(reads).toBe(2);
-    // …and comes back after the next read began: the read has it if it is still pending.
+    // Fetched before the second read began: the read has it if it is still pending.
     sync.apply({ kind: "arrived", p: p("stale", 5) }, gen);
-    answers[1]!([p("b", 2)]);
+    answers[1]!(page(p("b", 2)));
     await new Promise((r) => setTimeout(r, 0));
     expect(ids(shown)).toEqual(["b"]);
     expect(reads).toBe(2);
+  });
+
+  it("reads a card when the list shows it, only if it is still pending", async () => {
+    let shown: Pending = EMPTY;
+    const asked: string[][] = [];
+    const sync = new InboxSync((s) => { shown = s; }, (ids) => {
+      asked.push(ids);
+      return Promise.resolve(ids.map((id) => p(id, 1, id === "gone" ? "approved" : "pending")));
+    });
+    await sync.reload(() => Promise.resolve({
+      ids: [{ id: "first", created_at: 3 }, { id: "later", created_at: 2 }, { id: "gone", created_at: 1 }],
+      first: [p("first", 3)],
+    }));
+    expect([...shown.cards.keys()]).toEqual(["first"]);
+    sync.need(["first", "later", "gone"]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked).toEqual([["later", "gone"]]);
+    expect([...shown.cards.keys()].sort()).toEqual(["first", "later"]);
   });
 });

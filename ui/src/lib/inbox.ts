@@ -1,55 +1,78 @@
+import type { InboxEntry } from "../api/types/InboxEntry";
+import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
+
+/** The pending approvals the window knows: every one's id in order (newest first), and the
+ * cards read so far. A card is read when the list shows it, not before. */
+export interface Pending {
+  entries: InboxEntry[];
+  cards: ReadonlyMap<string, Presented>;
+}
+
+export const EMPTY: Pending = { entries: [], cards: new Map() };
 
 /** A change to the list of pending approvals, as events report it. */
 export type InboxOp =
   | { kind: "arrived"; p: Presented }
   | { kind: "left"; id: string };
 
-/** Applies `op` to the pending list (newest first) without fetching the rest again. */
-export function applyOp(list: Presented[], op: InboxOp): Presented[] {
+/** Applies `op` to the pending list without reading the rest again. */
+export function applyOp(state: Pending, op: InboxOp): Pending {
   switch (op.kind) {
     case "arrived": {
       const a = op.p.approval;
-      if (a.status !== "pending") return applyOp(list, { kind: "left", id: a.id });
-      const rest = list.filter((p) => p.approval.id !== a.id);
+      if (a.status !== "pending") return applyOp(state, { kind: "left", id: a.id });
+      const rest = state.entries.filter((e) => e.id !== a.id);
       // Newest first, as the console lists them: created_at, then id, both descending.
-      const at = rest.findIndex((p) => p.approval.created_at < a.created_at
-        || (p.approval.created_at === a.created_at && p.approval.id < a.id));
-      const next = rest.slice();
-      next.splice(at < 0 ? next.length : at, 0, op.p);
-      return next;
+      const at = rest.findIndex((e) => e.created_at < a.created_at || (e.created_at === a.created_at && e.id < a.id));
+      const entries = rest.slice();
+      entries.splice(at < 0 ? entries.length : at, 0, { id: a.id, created_at: a.created_at });
+      const cards = new Map(state.cards);
+      cards.set(a.id, op.p);
+      return { entries, cards };
     }
     case "left": {
-      const at = list.findIndex((p) => p.approval.id === op.id);
-      if (at < 0) return list;
-      return [...list.slice(0, at), ...list.slice(at + 1)];
+      const at = state.entries.findIndex((e) => e.id === op.id);
+      if (at < 0) return state;
+      const cards = new Map(state.cards);
+      cards.delete(op.id);
+      return { entries: [...state.entries.slice(0, at), ...state.entries.slice(at + 1)], cards };
     }
   }
 }
 
+/** How many cards are read at a time as the list shows them. */
+const CARDS_AT_A_TIME = 50;
+
 /**
- * The pending list kept current by events. A full fetch happens at start and when events were
- * missed; changes that arrive while it is in flight are applied on top of what it returns, so
- * nothing that arrived or left in between is lost.
+ * The pending list kept current by events. The ids (and the first cards) are read at start and
+ * when events were missed; changes that arrive while that read is in flight are applied on top
+ * of what it returns, so nothing that arrived or left in between is lost. Other cards are read
+ * when the list shows them (`need`).
  */
 export class InboxSync {
-  private list: Presented[] = [];
+  private state: Pending = EMPTY;
   private inFlight: InboxOp[] | null = null;
   /** Bumped by each full read: answers begun before the latest one are dropped. */
   private gen = 0;
   private again = false;
   /** Approvals that left: an arrival fetched before it left never brings it back. */
   private departed = new Set<string>();
-  constructor(private readonly publish: (list: Presented[]) => void) {}
+  private reading = false;
+  private wanted = new Set<string>();
+  constructor(
+    private readonly publish: (state: Pending) => void,
+    private readonly readCards: (ids: string[]) => Promise<Presented[]>,
+  ) {}
 
   /** The current generation, to hand back with an arrival fetched now. */
   generation(): number {
     return this.gen;
   }
 
-  /** Fetches the whole list with `fetch`; while one read is in flight, asking again runs one
-   * more after it rather than several at once. */
-  async reload(fetch: () => Promise<Presented[]>): Promise<void> {
+  /** Reads the ids and first cards with `fetch`; while one read is in flight, asking again
+   * runs one more after it rather than several at once. */
+  async reload(fetch: () => Promise<InboxPage>): Promise<void> {
     if (this.inFlight) {
       this.again = true;
       return;
@@ -60,10 +83,11 @@ export class InboxSync {
     // What left before this read began is in the read; arrivals fetched before it are dropped.
     this.departed = new Set();
     try {
-      let list = await fetch();
-      for (const op of ops) list = applyOp(list, op);
-      this.list = list;
-      this.publish(list);
+      const page = await fetch();
+      let state: Pending = { entries: page.ids, cards: new Map(page.first.map((p) => [p.approval.id, p])) };
+      for (const op of ops) state = applyOp(state, op);
+      this.state = state;
+      this.publish(state);
     } finally {
       this.inFlight = null;
       if (this.again) {
@@ -79,7 +103,40 @@ export class InboxSync {
     if (op.kind === "left") this.departed.add(op.id);
     else if (this.departed.has(op.p.approval.id) || (gen !== undefined && gen !== this.gen)) return;
     this.inFlight?.push(op);
-    this.list = applyOp(this.list, op);
-    this.publish(this.list);
+    this.state = applyOp(this.state, op);
+    this.publish(this.state);
+  }
+
+  /** Reads the cards of `ids` that are pending and not read yet, a few at a time. */
+  need(ids: string[]): void {
+    for (const id of ids) if (!this.state.cards.has(id)) this.wanted.add(id);
+    void this.readWanted();
+  }
+
+  private async readWanted(): Promise<void> {
+    if (this.reading || this.wanted.size === 0) return;
+    this.reading = true;
+    const gen = this.gen;
+    const ids = [...this.wanted].slice(0, CARDS_AT_A_TIME);
+    ids.forEach((id) => this.wanted.delete(id));
+    try {
+      const read = await this.readCards(ids);
+      if (gen === this.gen) {
+        const pending = new Set(this.state.entries.map((e) => e.id));
+        const cards = new Map(this.state.cards);
+        for (const p of read) {
+          if (p.approval.status === "pending" && pending.has(p.approval.id) && !this.departed.has(p.approval.id)) {
+            cards.set(p.approval.id, p);
+          }
+        }
+        this.state = { entries: this.state.entries, cards };
+        this.publish(this.state);
+      }
+    } catch {
+      // Read again when the list next asks for them.
+    } finally {
+      this.reading = false;
+      void this.readWanted();
+    }
   }
 }

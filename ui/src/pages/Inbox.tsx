@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } fro
 
 import { api } from "../api/ipc";
 import type { Effect } from "../api/types/Effect";
-import type { Presented } from "../api/types/Presented";
+import type { Pending } from "../lib/inbox";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { useArming } from "../lib/arming";
 
@@ -81,10 +81,15 @@ function isTyping(target: EventTarget | null): boolean {
  * open, n bring in new requests. Decisions name the card shown (its id and digest), ignore key
  * auto-repeat, and are inert for a moment after the card under them changes.
  */
-export function Inbox({ items, actions }: { items: Presented[]; actions: CardActions }) {
+export function Inbox({ pending, need, actions }: {
+  pending: Pending;
+  /** Asks for the cards of these ids (the list reads a card when it shows it). */
+  need: (ids: string[]) => void;
+  actions: CardActions;
+}) {
   const [view, dispatch] = useReducer(reduce, undefined, () => ({
-    shown: items.map((p) => p.approval.id),
-    selected: items[0]?.approval.id ?? null,
+    shown: pending.entries.map((e) => e.id),
+    selected: pending.entries[0]?.id ?? null,
     layout: 0,
     withdrawn: false,
   }));
@@ -97,18 +102,22 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
     try { await actions.decide(id, digest, d); } catch (e) { decided.current.delete(id); throw e; }
   };
   const cardActions: CardActions = { ...actions, decide };
-  const byId = useMemo(() => new Map(items.map((p) => [p.approval.id, p])), [items]);
-  const ids = useMemo(() => items.map((p) => p.approval.id), [items]);
+  const byId = pending.cards;
+  const ids = useMemo(() => pending.entries.map((e) => e.id), [pending.entries]);
   useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current }), [ids]);
   // For the benchmark: when the first cards were painted.
   useEffect(() => {
-    if (items.length > 0 && performance.getEntriesByName("inbox-first-card").length === 0) {
+    if (byId.size > 0 && performance.getEntriesByName("inbox-first-card").length === 0) {
       requestAnimationFrame(() => setTimeout(() => performance.mark("inbox-first-card"), 0));
     }
-  }, [items.length > 0]);
+  }, [byId.size > 0]);
 
   const shownSet = new Set(view.shown);
-  const cards = useMemo(() => view.shown.flatMap((id) => byId.get(id) ?? []), [view.shown, byId]);
+  // The shown approvals still pending, in order; a card not read yet shows as a placeholder.
+  const rows = useMemo(() => {
+    const live = new Set(ids);
+    return view.shown.filter((id) => live.has(id));
+  }, [view.shown, ids]);
   const held = ids.filter((id) => !shownSet.has(id));
   const current = view.selected === null ? undefined : byId.get(view.selected);
   const armKey = `${view.selected ?? ""}|${view.layout}`;
@@ -119,15 +128,15 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
   // selected card, and one being declined or given a rule, stay in the page even when scrolled
   // away: what the person typed or chose there is kept.
   const listRef = useRef<HTMLDivElement>(null);
-  const indexOf = (id: string | null | undefined) => (id ? cards.findIndex((p) => p.approval.id === id) : -1);
+  const indexOf = (id: string | null | undefined) => (id ? rows.indexOf(id) : -1);
   const selectedIndex = indexOf(view.selected);
   const keep = [selectedIndex, indexOf(declining), indexOf(choosing?.id)].filter((i) => i >= 0);
   const virtualizer = useVirtualizer({
-    count: cards.length,
+    count: rows.length,
     getScrollElement: () => document.querySelector<HTMLElement>(".main"),
     estimateSize: () => 300,
     overscan: 4,
-    getItemKey: (i) => cards[i]?.approval.id ?? i,
+    getItemKey: (i) => rows[i] ?? i,
     scrollMargin: listRef.current?.offsetTop ?? 0,
     rangeExtractor: (range) => [...new Set([...defaultRangeExtractor(range), ...keep])].sort((a, b) => a - b),
   });
@@ -142,7 +151,11 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
   }, [view.selected]);
 
   // What can move the selected card: the cards in the page, and the bars above them.
-  const anchorKey = useMemo(() => ({}), [cards, held.length > 0, view.withdrawn]);
+  const anchorKey = useMemo(() => ({}), [rows, held.length > 0, view.withdrawn]);
+  // The cards the list shows are read as it shows them.
+  const visible = virtualizer.getVirtualItems().map((item) => rows[item.index]).filter((id): id is string => !!id);
+  const missing = visible.filter((id) => !byId.has(id));
+  useEffect(() => { if (missing.length > 0) need(missing); }, [missing.join(" ")]);
   useScrollAnchor(view.selected, anchorKey);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
@@ -185,10 +198,10 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
     return () => window.removeEventListener("keydown", onKey);
   });
 
-  if (items.length === 0) return <EmptyInbox />;
+  if (ids.length === 0) return <EmptyInbox />;
   return (
     <div className="page inbox" data-testid="inbox">
-      <h1>Inbox <span className="muted count">{items.length} waiting</span></h1>
+      <h1>Inbox <span className="muted count">{ids.length} waiting</span></h1>
       <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>D</kbd> decline &amp; don't ask again · <kbd>Enter</kbd> open</p>
       {view.withdrawn && (
         <p className="notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
@@ -200,8 +213,17 @@ export function Inbox({ items, actions }: { items: Presented[]; actions: CardAct
       )}
       <div ref={listRef} className="card-list" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
-          const p = cards[item.index];
-          if (!p) return null;
+          const id = rows[item.index];
+          if (id === undefined) return null;
+          const p = byId.get(id);
+          if (!p) {
+            return (
+              <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}
+                className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
+                <div className="card placeholder" data-testid="card-placeholder" aria-busy="true"><p className="muted">Loading…</p></div>
+              </div>
+            );
+          }
           return (
             <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}
               className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
