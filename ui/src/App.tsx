@@ -111,9 +111,15 @@ function Console() {
   // The pending list is fetched whole at start (and when events were missed), then kept
   // current by the events themselves: an arrival adds one card, a decision removes one.
   const sync = useMemo(() => new InboxSync(setInbox, api.approvals), []);
+  const reloadRef = useRef<() => void>(() => {});
   const reload = useCallback(() => {
-    void sync.reload(() => api.inboxPage(FIRST_CARDS)).catch((e: Error) => setNotice(e.message));
+    void sync.reload(() => api.inboxPage(FIRST_CARDS)).catch((e: Error) => {
+      // Said, and tried again: an inbox that could not be read is never shown as empty.
+      setNotice(`The inbox could not be read (${e.message}); trying again.`);
+      window.setTimeout(reloadRef.current, 2000);
+    });
   }, [sync]);
+  reloadRef.current = reload;
   const onEvent = useCallback((e: ChangeEvent) => {
     switch (e.kind) {
       case "approval_created":

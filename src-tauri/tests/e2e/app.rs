@@ -318,16 +318,17 @@ impl App {
         self.client.perform_actions(actions).await.unwrap();
     }
 
+    /// Whether any element matches, asked in the page itself: element handles can go stale
+    /// while a list re-renders under the query.
+    pub async fn present(&self, css: &str) -> bool {
+        let script = format!("return document.querySelector({}) !== null;", json!(css));
+        self.client.execute(&script, vec![]).await.unwrap() == json!(true)
+    }
+
     /// Waits until no element matches.
     pub async fn gone(&self, css: &str) {
         let started = Instant::now();
-        while !self
-            .client
-            .find_all(Locator::Css(css))
-            .await
-            .unwrap()
-            .is_empty()
-        {
+        while self.present(css).await {
             assert!(started.elapsed() < WAIT, "{css} is still there");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

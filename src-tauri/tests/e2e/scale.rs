@@ -3,7 +3,6 @@
 
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -12,14 +11,15 @@ use crate::app::{App, terminal};
 const PENDING: usize = 10_000;
 
 /// Fills a fresh data directory with `n` pending approvals, as agents' submissions (each its
-/// own command, open for a day); their ids, oldest first.
-async fn fill(dir: &std::path::Path, n: usize) -> Vec<String> {
+/// own command, open for a day); the oldest as the inbox orders them (creation time, then id),
+/// and the number in its command.
+async fn fill(dir: &std::path::Path, n: usize) -> (String, usize) {
     let dir = countersign::data_dir::DataDir::at(dir).create().unwrap();
     let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
         .await
         .unwrap();
     let console = countersign::console::Console::new(store.clone());
-    let mut ids = Vec::with_capacity(n);
+    let mut all = Vec::with_capacity(n);
     for chunk in (0..n).collect::<Vec<_>>().chunks(500) {
         let mut tasks = tokio::task::JoinSet::new();
         for &i in chunk {
@@ -31,21 +31,19 @@ async fn fill(dir: &std::path::Path, n: usize) -> Vec<String> {
                     .submit(serde_json::from_value(body).unwrap())
                     .await
                     .unwrap();
-                (i, a.id.to_string())
+                (a.created_at, a.id.to_string(), i)
             });
         }
-        let mut got: Vec<(usize, String)> = Vec::new();
         while let Some(r) = tasks.join_next().await {
-            got.push(r.unwrap());
+            all.push(r.unwrap());
         }
-        got.sort();
-        ids.extend(got.into_iter().map(|(_, id)| id));
         // Distinct creation times, so "oldest" is well defined.
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     console.close();
     store.close().await;
-    ids
+    let (_, id, i) = all.into_iter().min().unwrap();
+    (id, i)
 }
 
 /// v. 10,000 pending: the inbox says so and shows the newest cards at once, scrolls to the
@@ -53,30 +51,32 @@ async fn fill(dir: &std::path::Path, n: usize) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn v_ten_thousand_pending() {
     let tmp = tempfile::tempdir().unwrap();
-    let ids = fill(tmp.path(), PENDING).await;
+    let (oldest, number) = fill(tmp.path(), PENDING).await;
     let started = Instant::now();
     let app = App::launch(tmp.path()).await;
     let count = app.text("[data-testid=inbox] h1 .count").await;
     assert_eq!(count, "10000 waiting", "{count}");
     app.el("[data-testid=approval-card]").await;
     eprintln!("10,000 pending: first card after {:?}", started.elapsed());
-    let in_page = app.all_texts("[data-testid=approval-card]").await.len();
+    let in_page = app
+        .client
+        .execute(
+            "return document.querySelectorAll('[data-testid=approval-card]').length;",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_u64()
+        .unwrap();
     assert!(
         in_page < 40,
         "only the cards on screen are in the page: {in_page}"
     );
 
     // The oldest is at the end: scroll there, and it is in the page.
-    let oldest = ids.first().unwrap();
     let last = format!("[data-testid=approval-card][data-id='{oldest}']");
     let reached = Instant::now();
-    while app
-        .client
-        .find_all(Locator::Css(&last))
-        .await
-        .unwrap()
-        .is_empty()
-    {
+    while !app.present(&last).await {
         app.client
             .execute(
                 "const m = document.querySelector('.main'); m.scrollTop = m.scrollHeight;",
@@ -90,10 +90,14 @@ async fn v_ten_thousand_pending() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(app.text(&last).await.contains("make target-00000"));
+    assert!(
+        app.text(&last)
+            .await
+            .contains(&format!("make target-{number:05}"))
+    );
     // Select it and decide it.
     app.click(&format!("{last} [data-testid=command]")).await;
-    let poll = app.poll(oldest);
+    let poll = app.poll(&oldest);
     app.click(&format!("{last} [data-testid=approve]")).await;
     assert_eq!(poll.await.unwrap()["status"], "approved");
     app.gone(&last).await;

@@ -15,7 +15,7 @@ const noCards = () => Promise.resolve([] as Presented[]);
 
 describe("the pending list kept by events", () => {
   it("puts an arrival in its place, newest first, once, and drops what left", () => {
-    let s: Pending = { entries: [{ id: "c", created_at: 30 }, { id: "a", created_at: 10 }], cards: new Map() };
+    let s: Pending = { entries: [{ id: "c", created_at: 30 }, { id: "a", created_at: 10 }], cards: new Map(), loaded: true };
     s = applyOp(s, { kind: "arrived", p: p("b", 20) });
     expect(ids(s)).toEqual(["c", "b", "a"]);
     expect(s.cards.has("b")).toBe(true);
@@ -88,5 +88,31 @@ describe("the pending list kept by events", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(asked).toEqual([["later", "gone"]]);
     expect([...shown.cards.keys()].sort()).toEqual(["first", "later"]);
+  });
+
+  it("never reads a card twice at once, retries a failed read, and keeps cards across a full read", async () => {
+    let shown: Pending = EMPTY;
+    let fail = true;
+    const asked: string[][] = [];
+    const sync = new InboxSync((s) => { shown = s; }, (ids) => {
+      asked.push(ids);
+      if (fail) { fail = false; return Promise.reject(new Error("busy")); }
+      return Promise.resolve(ids.map((id) => p(id, 1)));
+    });
+    const all = page(p("x", 3), p("y", 2), p("z", 1));
+    await sync.reload(() => Promise.resolve({ ids: all.ids, first: [] }));
+    expect(shown.loaded).toBe(true);
+    sync.need(["x", "y"]);
+    sync.need(["y"]); // asked again while being read: not read twice
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked[0]).toEqual(["x", "y"]);
+    expect(shown.cards.size).toBe(0);
+    // The failed read is asked again after a moment.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(asked[1]).toEqual(["x", "y"]);
+    expect([...shown.cards.keys()].sort()).toEqual(["x", "y"]);
+    // A full read keeps what was read (still pending), and the list starts no card again.
+    await sync.reload(() => Promise.resolve({ ids: all.ids.slice(1), first: [] }));
+    expect([...shown.cards.keys()]).toEqual(["y"]);
   });
 });

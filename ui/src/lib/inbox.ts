@@ -7,9 +7,11 @@ import type { Presented } from "../api/types/Presented";
 export interface Pending {
   entries: InboxEntry[];
   cards: ReadonlyMap<string, Presented>;
+  /** Whether the list has been read at all (an inbox not read yet is not an empty one). */
+  loaded: boolean;
 }
 
-export const EMPTY: Pending = { entries: [], cards: new Map() };
+export const EMPTY: Pending = { entries: [], cards: new Map(), loaded: false };
 
 /** A change to the list of pending approvals, as events report it. */
 export type InboxOp =
@@ -29,14 +31,14 @@ export function applyOp(state: Pending, op: InboxOp): Pending {
       entries.splice(at < 0 ? entries.length : at, 0, { id: a.id, created_at: a.created_at });
       const cards = new Map(state.cards);
       cards.set(a.id, op.p);
-      return { entries, cards };
+      return { ...state, entries, cards };
     }
     case "left": {
       const at = state.entries.findIndex((e) => e.id === op.id);
       if (at < 0) return state;
       const cards = new Map(state.cards);
       cards.delete(op.id);
-      return { entries: [...state.entries.slice(0, at), ...state.entries.slice(at + 1)], cards };
+      return { ...state, entries: [...state.entries.slice(0, at), ...state.entries.slice(at + 1)], cards };
     }
   }
 }
@@ -59,7 +61,9 @@ export class InboxSync {
   /** Approvals that left: an arrival fetched before it left never brings it back. */
   private departed = new Set<string>();
   private reading = false;
+  /** The cards the list shows and has not read yet; what it no longer shows is not read. */
   private wanted = new Set<string>();
+  private inRead = new Set<string>();
   constructor(
     private readonly publish: (state: Pending) => void,
     private readonly readCards: (ids: string[]) => Promise<Presented[]>,
@@ -84,7 +88,11 @@ export class InboxSync {
     this.departed = new Set();
     try {
       const page = await fetch();
-      let state: Pending = { entries: page.ids, cards: new Map(page.first.map((p) => [p.approval.id, p])) };
+      // Cards already read stay (a card's content never changes while it is pending).
+      const live = new Set(page.ids.map((e) => e.id));
+      const cards = new Map([...this.state.cards].filter(([id]) => live.has(id)));
+      for (const p of page.first) if (p.approval.status === "pending") cards.set(p.approval.id, p);
+      let state: Pending = { entries: page.ids, cards, loaded: true };
       for (const op of ops) state = applyOp(state, op);
       this.state = state;
       this.publish(state);
@@ -92,7 +100,7 @@ export class InboxSync {
       this.inFlight = null;
       if (this.again) {
         this.again = false;
-        void this.reload(fetch);
+        void this.reload(fetch).catch(() => {});
       }
     }
   }
@@ -107,9 +115,10 @@ export class InboxSync {
     this.publish(this.state);
   }
 
-  /** Reads the cards of `ids` that are pending and not read yet, a few at a time. */
+  /** Reads the cards of `ids` (what the list shows now) that are not read yet, a few at a
+   * time; ids it showed before and no longer does are not read. */
   need(ids: string[]): void {
-    for (const id of ids) if (!this.state.cards.has(id)) this.wanted.add(id);
+    this.wanted = new Set(ids.filter((id) => !this.state.cards.has(id) && !this.inRead.has(id)));
     void this.readWanted();
   }
 
@@ -118,10 +127,14 @@ export class InboxSync {
     this.reading = true;
     const gen = this.gen;
     const ids = [...this.wanted].slice(0, CARDS_AT_A_TIME);
-    ids.forEach((id) => this.wanted.delete(id));
+    ids.forEach((id) => { this.wanted.delete(id); this.inRead.add(id); });
+    let retry = false;
     try {
       const read = await this.readCards(ids);
-      if (gen === this.gen) {
+      if (gen !== this.gen) {
+        // Read before the list was read again: asked again, against the new list.
+        retry = true;
+      } else {
         const pending = new Set(this.state.entries.map((e) => e.id));
         const cards = new Map(this.state.cards);
         for (const p of read) {
@@ -129,14 +142,21 @@ export class InboxSync {
             cards.set(p.approval.id, p);
           }
         }
-        this.state = { entries: this.state.entries, cards };
+        this.state = { ...this.state, cards };
         this.publish(this.state);
       }
     } catch {
-      // Read again when the list next asks for them.
+      retry = true;
     } finally {
+      ids.forEach((id) => this.inRead.delete(id));
+      if (retry) {
+        // Still pending and still not read: asked again (after a moment, if the read failed).
+        const live = new Set(this.state.entries.map((e) => e.id));
+        for (const id of ids) if (live.has(id) && !this.state.cards.has(id)) this.wanted.add(id);
+      }
       this.reading = false;
-      void this.readWanted();
+      if (retry && gen === this.gen) setTimeout(() => void this.readWanted(), 1000);
+      else void this.readWanted();
     }
   }
 }

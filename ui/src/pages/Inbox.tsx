@@ -120,8 +120,7 @@ export function Inbox({ pending, need, actions }: {
   }, [view.shown, ids]);
   const held = ids.filter((id) => !shownSet.has(id));
   const current = view.selected === null ? undefined : byId.get(view.selected);
-  const armKey = `${view.selected ?? ""}|${view.layout}`;
-  const { armed, isArmed } = useArming(armKey);
+
   const bringIn = () => dispatch({ kind: "bring_in", ids: held });
 
   // Only the cards on screen (and a few beyond) are in the page, however many wait. The
@@ -143,19 +142,23 @@ export function Inbox({ pending, need, actions }: {
   useEffect(() => {
     // A card in the page brings itself into view when selected; one that is not is scrolled
     // to by the list, top first, so a tall card shows its title and warnings.
-    const el = view.selected === null ? null
-      : document.querySelector(`[data-testid=approval-card][data-id="${view.selected}"]`);
+    const el = view.selected === null ? null : document.querySelector(`[data-row="${view.selected}"]`);
     if (selectedIndex >= 0 && !el) virtualizer.scrollToIndex(selectedIndex, { align: "start" });
     // A decline reason belongs to the card it was typed on.
     setDeclining((d) => (d !== null && d !== view.selected ? null : d));
   }, [view.selected]);
 
   // What can move the selected card: the cards in the page, and the bars above them.
-  const anchorKey = useMemo(() => ({}), [rows, held.length > 0, view.withdrawn]);
+  const anchorKey = useMemo(() => ({}), [rows, held.length > 0, view.withdrawn, byId]);
   // The cards the list shows are read as it shows them.
   const visible = virtualizer.getVirtualItems().map((item) => rows[item.index]).filter((id): id is string => !!id);
   const missing = visible.filter((id) => !byId.has(id));
-  useEffect(() => { if (missing.length > 0) need(missing); }, [missing.join(" ")]);
+  useEffect(() => { need(missing); }, [missing.join(" ")]);
+  // A card read into its placeholder is a new card under the keypress or the pointer:
+  // decisions wait again, as for any change of what is shown.
+  const filled = visible.filter((id) => byId.has(id)).join(" ");
+  const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}|${filled}`;
+  const { armed, isArmed } = useArming(armKey);
   useScrollAnchor(view.selected, anchorKey);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
@@ -198,6 +201,7 @@ export function Inbox({ pending, need, actions }: {
     return () => window.removeEventListener("keydown", onKey);
   });
 
+  if (!pending.loaded) return <div className="page"><p className="muted" data-testid="inbox-loading">Loading…</p></div>;
   if (ids.length === 0) return <EmptyInbox />;
   return (
     <div className="page inbox" data-testid="inbox">
@@ -218,14 +222,16 @@ export function Inbox({ pending, need, actions }: {
           const p = byId.get(id);
           if (!p) {
             return (
-              <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}
-                className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
-                <div className="card placeholder" data-testid="card-placeholder" aria-busy="true"><p className="muted">Loading…</p></div>
+              <div key={item.key} data-index={item.index} data-row={id} ref={virtualizer.measureElement}
+                className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+                onClick={() => dispatch({ kind: "select", id })}>
+                <div className={`card placeholder ${id === view.selected ? "selected" : ""}`} data-testid="card-placeholder"
+                  aria-busy="true"><p className="muted">Loading…</p></div>
               </div>
             );
           }
           return (
-            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}
+            <div key={item.key} data-index={item.index} data-row={id} ref={virtualizer.measureElement}
               className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
               onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
               <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions}
@@ -248,7 +254,8 @@ export function Inbox({ pending, need, actions }: {
 function useScrollAnchor(selected: string | null, layout: object) {
   const anchor = useRef<{ id: string; top: number } | null>(null);
   const seenLayout = useRef(layout);
-  const find = (id: string) => document.querySelector<HTMLElement>(`[data-testid=approval-card][data-id="${id}"]`);
+  // The card's slot: a card not read yet holds its place as a placeholder.
+  const find = (id: string) => document.querySelector<HTMLElement>(`[data-row="${id}"]`);
   const record = () => {
     const el = selected === null ? null : find(selected);
     anchor.current = el && selected !== null ? { id: selected, top: el.getBoundingClientRect().top } : null;
