@@ -123,7 +123,18 @@ async fn v_ten_thousand_pending() {
                 .unwrap()
         }
     };
-    let before = top(&app, chosen.clone()).await;
+    // Once the list has settled after the decision (the cards around it read and measured).
+    let mut before = top(&app, chosen.clone()).await;
+    let settling = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let now = top(&app, chosen.clone()).await;
+        if (now - before).abs() < 0.5 || settling.elapsed() > Duration::from_secs(10) {
+            before = now;
+            break;
+        }
+        before = now;
+    }
     for i in 0..100 {
         let (code, a) = app
             .submit(&terminal("scale.shell", &format!("echo late-{i}")))
