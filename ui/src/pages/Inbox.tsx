@@ -143,7 +143,9 @@ export function Inbox({ pending, need, actions }: {
     // A card in the page brings itself into view when selected; one that is not is scrolled
     // to by the list, top first, so a tall card shows its title and warnings.
     const el = view.selected === null ? null : document.querySelector(`[data-row="${view.selected}"]`);
-    if (selectedIndex >= 0 && !el) virtualizer.scrollToIndex(selectedIndex, { align: "start" });
+    // The first card's place is under the page's heading, which stays in view with it.
+    if (selectedIndex === 0 && !el) document.querySelector(".main")?.scrollTo({ top: 0 });
+    else if (selectedIndex > 0 && !el) virtualizer.scrollToIndex(selectedIndex, { align: "start" });
     // A decline reason belongs to the card it was typed on.
     setDeclining((d) => (d !== null && d !== view.selected ? null : d));
   }, [view.selected]);
