@@ -407,6 +407,28 @@ pub fn terminal(tool: &str, command: &str) -> Value {
     })
 }
 
+/// Pipes a Claude Code hook payload into `countersign hook claude-code --data-dir DIR`, which
+/// always exits 0; what it printed.
+pub fn run_hook(dir: &Path, payload: &Value) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new(cli_bin())
+        .args(["hook", "claude-code", "--data-dir"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The summaries the notification daemon has logged so far.
 pub fn notifications() -> Vec<String> {
     let path = std::env::var("COUNTERSIGN_NOTIFY_LOG").expect("run through scripts/e2e.sh");

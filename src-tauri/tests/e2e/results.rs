@@ -1,33 +1,10 @@
 //! Complete results in the window: what a Claude Code Bash call printed, attached by the hook
 //! after it ran; a code-mode run holding its nested calls; every shape of result.
 
-use std::io::Write as _;
-use std::process::{Command, Stdio};
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::app::{App, id, terminal};
-
-/// Pipes a Claude Code hook payload into `countersign hook claude-code`; its stdout.
-fn run_hook(dir: &std::path::Path, payload: &Value) -> String {
-    let mut child = Command::new(crate::app::cli_bin())
-        .args(["hook", "claude-code", "--data-dir"])
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::app::{App, id, run_hook, terminal};
 
 fn claude_code(event: &str, extra: Value) -> Value {
     let mut p = json!({

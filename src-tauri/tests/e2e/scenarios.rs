@@ -442,7 +442,6 @@ async fn g_decline_with_reason() {
 /// approving it makes the hook print "allow".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn h_claude_code_hook() {
-    use std::io::Write as _;
     let tmp = tempfile::tempdir().unwrap();
     let app = App::launch(tmp.path()).await;
     let payload = json!({
@@ -452,22 +451,7 @@ async fn h_claude_code_hook() {
             "old_string": "println!(\"hello\");", "new_string": "println!(\"hello, world\");" },
     });
     let dir = tmp.path().to_owned();
-    let hook = tokio::task::spawn_blocking(move || {
-        let mut child = Command::new(crate::app::cli_bin())
-            .args(["hook", "claude-code", "--data-dir"])
-            .arg(&dir)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    });
+    let hook = tokio::task::spawn_blocking(move || crate::app::run_hook(&dir, &payload));
     let card = "[data-testid=approval-card]";
     app.el(&format!("{card} [data-testid=diff-table]")).await;
     assert!(app.text(card).await.contains("claude-code.Edit"));
@@ -478,9 +462,7 @@ async fn h_claude_code_hook() {
     );
     app.screenshot("h-claude-code-hook").await;
     app.click(&format!("{card} [data-testid=approve]")).await;
-    let out = hook.await.unwrap();
-    assert!(out.status.success());
-    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer: serde_json::Value = serde_json::from_str(&hook.await.unwrap()).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
     app.quit().await;
 }
