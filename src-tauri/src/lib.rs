@@ -191,18 +191,28 @@ fn forward(
     mut events: tokio::sync::broadcast::Receiver<ChangeEvent>,
     pending_line: Option<tauri::menu::MenuItem<tauri::Wry>>,
 ) {
-    use tokio::sync::broadcast::error::RecvError;
+    use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     tauri::async_runtime::spawn(async move {
-        loop {
-            let event = match events.recv().await {
-                Ok(e) => Some(e),
-                // Missed some: the UI reads everything again.
-                Err(RecvError::Lagged(_)) => None,
-                Err(RecvError::Closed) => return,
-            };
-            let payload = event.unwrap_or(ChangeEvent::Resync);
-            if let Err(e) = app.emit(CHANGE_EVENT, &payload) {
+        let emit = |payload: &ChangeEvent| {
+            if let Err(e) = app.emit(CHANGE_EVENT, payload) {
                 tracing::warn!(error = %e, "could not forward a change to the window");
+            }
+        };
+        loop {
+            // Missed some: the UI reads everything again.
+            match events.recv().await {
+                Ok(e) => emit(&e),
+                Err(RecvError::Lagged(_)) => emit(&ChangeEvent::Resync),
+                Err(RecvError::Closed) => return,
+            }
+            // A burst is forwarded whole, then the tray counts once, not once per event.
+            loop {
+                match events.try_recv() {
+                    Ok(e) => emit(&e),
+                    Err(TryRecvError::Lagged(_)) => emit(&ChangeEvent::Resync),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Closed) => return,
+                }
             }
             if let (Some(line), Ok(n)) = (&pending_line, console.pending_count().await) {
                 let _ = line.set_text(tray::pending_label(n));

@@ -71,9 +71,10 @@ function Console() {
       if (wanted.current.size > 0) queueMicrotask(fetchTitles);
     };
     void api.artifactTitles(ids).then((found) => {
-      ids.forEach((id) => wanted.current.delete(id));
-      // Asked before an artifact changed: the answer may be stale, so it is asked again.
+      // Asked before an artifact changed: the answer may be stale. The ids asked for since
+      // (still wanted) are read again; the answer is dropped.
       if (gen === titlesGen.current) {
+        ids.forEach((id) => wanted.current.delete(id));
         setTitles((prev) => {
           const next = new Map(prev);
           ids.forEach((id) => next.set(id, null));
@@ -83,9 +84,9 @@ function Console() {
       }
       done();
     }).catch(() => {
-      // Tried again on the next look, not in a loop.
-      ids.forEach((id) => wanted.current.delete(id));
-      done();
+      // Still wanted: asked again after a moment, so no title is left unread.
+      asking.current = false;
+      window.setTimeout(fetchTitles, 2000);
     });
   }, []);
   const forgetTitles = useCallback(() => {
