@@ -221,14 +221,26 @@ impl App {
         tokio::spawn(async move { req.send().await.unwrap().json().await.unwrap() })
     }
 
-    /// Waits for an element.
+    /// Waits for an element. A node the page replaced while it was being found (a chart
+    /// re-drawn by its animation, a list re-rendered) is looked for again.
     pub async fn el(&self, css: &str) -> fantoccini::elements::Element {
-        self.client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("no element {css}: {e}"))
+        let started = Instant::now();
+        loop {
+            let left = WAIT.saturating_sub(started.elapsed());
+            match self
+                .client
+                .wait()
+                .at_most(left)
+                .for_element(Locator::Css(css))
+                .await
+            {
+                Ok(el) => return el,
+                Err(e) if started.elapsed() < WAIT && e.to_string().contains("tale element") => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("no element {css}: {e}"),
+            }
+        }
     }
 
     /// Clicks `css` once it is enabled (decision buttons are inert for a moment after their
