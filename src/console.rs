@@ -80,12 +80,20 @@ pub enum ChangeEvent {
 }
 
 /// The inbox as the window opens it: every pending approval's place, newest first, and the
-/// first cards ready to show.
+/// first cards ready to show. The places are two columns of the same length (each
+/// approval's id, and when it was asked): at ten thousand they cross to the window in half
+/// the bytes a list of pairs would take.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[ts(export)]
 pub struct InboxPage {
-    pub ids: Vec<InboxEntry>,
+    pub ids: Vec<ApprovalId>,
+    #[ts(type = "number[]")]
+    pub created_at: Vec<i64>,
     pub first: Vec<Presented>,
+    /// How many changes the console had published before this was read ([`Console::changes`]):
+    /// a reader that began listening after the read compares it to know whether it missed one.
+    #[ts(type = "number")]
+    pub changes: u64,
 }
 
 /// A request for approval, as an agent sends it.
@@ -193,6 +201,8 @@ struct Inner {
     clock: Clock,
     watchers: Watchers,
     events: broadcast::Sender<ChangeEvent>,
+    /// How many change events were published, counted before each is sent.
+    changes: std::sync::atomic::AtomicU64,
     /// Set once the console is closing, so long-polls answer at once.
     closing: tokio::sync::watch::Sender<bool>,
 }
@@ -222,6 +232,7 @@ impl Console {
                 clock,
                 watchers: Watchers::default(),
                 events,
+                changes: std::sync::atomic::AtomicU64::new(0),
                 closing,
             }),
         }
@@ -252,7 +263,16 @@ impl Console {
         self.inner.events.subscribe()
     }
 
+    /// How many change events have been published so far. A reader that read something, then
+    /// began listening, missed nothing if this has not moved since before its read.
+    pub fn changes(&self) -> u64 {
+        self.inner.changes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn emit(&self, event: ChangeEvent) {
+        self.inner
+            .changes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         // No listener is fine: the desktop may not be attached.
         let _ = self.inner.events.send(event);
     }
@@ -610,17 +630,19 @@ impl Console {
     /// first `first` of them ready to show. The rest are read as the list shows them
     /// ([`Console::presented_many`]), so opening it costs the same at ten or ten thousand.
     pub async fn inbox_page(&self, first: u32) -> Result<InboxPage, Error> {
+        // Counted before the read: a change published after this may or may not be in it.
+        let changes = self.changes();
         let mut conn = self.inner.store.read().await?;
-        let ids = approvals::pending_ids(&mut conn, self.now()).await?;
+        let entries = approvals::pending_ids(&mut conn, self.now()).await?;
         drop(conn);
-        let head: Vec<ApprovalId> = ids
-            .iter()
-            .take(first.min(MAX_PRESENTED_AT_ONCE) as usize)
-            .map(|e| e.id.clone())
-            .collect();
+        let (ids, created_at): (Vec<ApprovalId>, Vec<i64>) =
+            entries.into_iter().map(|e| (e.id, e.created_at)).unzip();
+        let head = &ids[..ids.len().min(first.min(MAX_PRESENTED_AT_ONCE) as usize)];
         Ok(InboxPage {
-            first: self.presented_many(&head).await?,
+            first: self.presented_many(head).await?,
             ids,
+            created_at,
+            changes,
         })
     }
 

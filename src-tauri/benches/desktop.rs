@@ -443,6 +443,15 @@ async fn idle_cpu(pending: usize) -> Rest {
         .unwrap() as f64;
     let busy = (after.0 - before.0) as f64 / hz;
     let rss_mib = tree_rss_kib(pid) as f64 / 1024.0;
+    let marks = client
+        .execute(
+            "return performance.getEntriesByType('mark')
+                .map((m) => m.name + ' ' + m.startTime.toFixed(1)).join(', ');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    eprintln!("  {pending} pending, the page's marks (ms from its start): {marks}");
     let (first_card_ms, arrival_ms) = if pending > 0 {
         let painted = client
             .execute(

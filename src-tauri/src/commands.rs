@@ -38,6 +38,13 @@ pub async fn inbox_page(d: State<'_, Desktop>, first: u32) -> CommandResult<Inbo
     Ok(d.server.console.inbox_page(first).await?)
 }
 
+/// How many changes the console has published: the window, once it listens, compares this with
+/// its first read's to know whether it missed one.
+#[tauri::command]
+pub fn changes(d: State<'_, Desktop>) -> u64 {
+    d.server.console.changes()
+}
+
 /// The cards of these approvals, in the order asked (those that exist).
 #[tauri::command]
 pub async fn approvals(d: State<'_, Desktop>, ids: Vec<String>) -> CommandResult<Vec<Presented>> {

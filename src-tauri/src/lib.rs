@@ -57,6 +57,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::artifacts,
         commands::artifact_titles,
         commands::inbox_page,
+        commands::changes,
         commands::approvals,
         commands::artifact,
         commands::rename_artifact,

@@ -441,11 +441,21 @@ async fn the_inbox_opens_with_every_id_and_the_first_cards() {
         .await
         .unwrap();
     let page = s.console.inbox_page(5).await.unwrap();
-    let listed: Vec<&ApprovalId> = page.ids.iter().map(|e| &e.id).collect();
+    let listed: Vec<&ApprovalId> = page.ids.iter().collect();
     let want: Vec<&ApprovalId> = ids[..29].iter().rev().collect();
     assert_eq!(listed, want, "every pending id, newest first");
     let first: Vec<&ApprovalId> = page.first.iter().map(|p| &p.approval.id).collect();
     assert_eq!(first, want[..5]);
+    // When each was asked, in the same order.
+    assert_eq!(page.created_at.len(), page.ids.len());
+    for (p, at) in page.first.iter().zip(&page.created_at) {
+        assert_eq!(p.approval.created_at, *at);
+    }
+    assert!(page.created_at.windows(2).all(|w| w[0] >= w[1]));
+    // The changes counted before the read: one published since shows as a difference.
+    assert_eq!(page.changes, s.console.changes());
+    s.post("/v1/approvals", &terminal("x.y", "later")).await;
+    assert!(s.console.changes() > page.changes);
     let asked = [
         ids[3].clone(),
         ids[1].clone(),

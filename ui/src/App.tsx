@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { api, onChange, onNavigate } from "./api/ipc";
 import type { ChangeEvent } from "./api/types/ChangeEvent";
+import type { InboxPage } from "./api/types/InboxPage";
 import type { Mark } from "./api/types/Mark";
 import type { ShownSummary } from "./api/types/ShownSummary";
 import type { Decision } from "./api/types/Decision";
@@ -41,15 +42,30 @@ const recovered = (() => {
   return RECOVERED[why] ?? null;
 })();
 
-export function App() {
+/** Reads the inbox's first page; marked for the benchmark. */
+function readInbox(): Promise<InboxPage> {
+  performance.mark("inbox-asked");
+  return api.inboxPage(FIRST_CARDS).then((page) => { performance.mark("inbox-read"); return page; });
+}
+
+/** Begins the inbox's first read at once, while the window's first render runs. */
+export function readInboxEarly(): Promise<InboxPage> {
+  const page = readInbox();
+  // Handled where it is used; a failed read is not an unhandled rejection meanwhile.
+  page.catch(() => {});
+  return page;
+}
+
+/** The window. `early`: the inbox's first read, already under way. */
+export function App({ early }: { early?: Promise<InboxPage> }) {
   return (
     <ConfirmProvider>
-      <Console />
+      <Console early={early} />
     </ConfirmProvider>
   );
 }
 
-function Console() {
+function Console({ early }: { early?: Promise<InboxPage> }) {
   const confirm = useConfirm();
   const [page, setPage] = useState<Page>({ kind: "inbox" });
   const [inbox, setInbox] = useState<Pending>(EMPTY);
@@ -113,8 +129,14 @@ function Console() {
   // current by the events themselves: an arrival adds one card, a decision removes one.
   const sync = useMemo(() => new InboxSync(setInbox, api.approvals), []);
   const reloadRef = useRef<() => void>(() => {});
+  // The read begun with the script is used once, by the first reload; every later one reads.
+  const earlyRead = useRef(early);
   const reload = useCallback(() => {
-    void sync.reload(() => api.inboxPage(FIRST_CARDS)).catch((e: Error) => {
+    void sync.reload(() => {
+      const page = earlyRead.current ?? readInbox();
+      earlyRead.current = undefined;
+      return page;
+    }).catch((e: Error) => {
       // Said, and tried again: an inbox that could not be read is never shown as empty.
       setNotice(`The inbox could not be read (${e.message}); trying again.`);
       window.setTimeout(reloadRef.current, 2000);
@@ -163,11 +185,21 @@ function Console() {
   }, []);
 
   useEffect(() => {
+    // A read begun before the window listened is shown at once; once it listens, it reads
+    // again only if a change was published after that read began (it may have been missed).
+    const begun = earlyRead.current;
+    if (begun) reload();
+    const caughtUp = () => {
+      if (!begun) return reload();
+      void Promise.all([begun, api.changes()])
+        .then(([page, now]) => { if (now !== page.changes) reload(); })
+        .catch(() => reload());
+    };
     const take = () => void api.takeLink().then((t) => { if (t) follow(t); });
     // What changed, or a link that arrived, before a listener was in place is fetched as soon
     // as it is: an agent may submit while the window is still starting.
     const subs = [
-      onChange(onEvent).then((un) => { reload(); refresh(); return un; }),
+      onChange(onEvent).then((un) => { caughtUp(); refresh(); return un; }),
       onNavigate(take).then((un) => { take(); return un; }),
     ];
     return () => { subs.forEach((s) => void s.then((un) => un())); };
@@ -209,7 +241,8 @@ function Console() {
 
   const body = (() => {
     switch (page.kind) {
-      case "inbox": return <Inbox pending={inbox} need={(ids) => sync.need(ids)} actions={actions} />;
+      // Mounted afresh once the first read is in: the list starts whole, in one render.
+      case "inbox": return <Inbox key={inbox.loaded ? "read" : "reading"} pending={inbox} need={(ids) => sync.need(ids)} actions={actions} />;
       case "history": return <History version={version} actions={actions} />;
       case "grants": return <Grants version={version} artifactTitle={titleOf}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;

@@ -47,6 +47,8 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const api = {
   /** The ids of every pending approval, newest first, and the first `first` cards. */
   inboxPage: (first: number) => call<InboxPage>("inbox_page", { first }),
+  /** How many changes the console has published (compared with an `InboxPage`'s). */
+  changes: () => call<number>("changes"),
   /** The cards of these approvals (at most 200), in the order asked; those that exist. */
   approvals: (ids: string[]) => call<Presented[]>("approvals", { ids }),
   approval: (id: string) => call<Presented>("approval", { id }),

@@ -8,7 +8,7 @@ function p(id: string, created_at: number, status = "pending"): Presented {
   return { approval: { id, created_at, status } } as unknown as Presented;
 }
 function page(...cards: Presented[]): InboxPage {
-  return { ids: cards.map((c) => ({ id: c.approval.id, created_at: c.approval.created_at })), first: cards };
+  return { ids: cards.map((c) => c.approval.id), created_at: cards.map((c) => c.approval.created_at), first: cards, changes: 0 };
 }
 const ids = (s: Pending) => s.entries.map((e) => e.id);
 const noCards = () => Promise.resolve([] as Presented[]);
@@ -80,8 +80,10 @@ describe("the pending list kept by events", () => {
       return Promise.resolve(ids.map((id) => p(id, 1, id === "gone" ? "approved" : "pending")));
     });
     await sync.reload(() => Promise.resolve({
-      ids: [{ id: "first", created_at: 3 }, { id: "later", created_at: 2 }, { id: "gone", created_at: 1 }],
+      ids: ["first", "later", "gone"],
+      created_at: [3, 2, 1],
       first: [p("first", 3)],
+      changes: 0,
     }));
     expect([...shown.cards.keys()]).toEqual(["first"]);
     sync.need(["first", "later", "gone"]);
@@ -100,7 +102,7 @@ describe("the pending list kept by events", () => {
       return Promise.resolve(ids.map((id) => p(id, 1)));
     });
     const all = page(p("x", 3), p("y", 2), p("z", 1));
-    await sync.reload(() => Promise.resolve({ ids: all.ids, first: [] }));
+    await sync.reload(() => Promise.resolve({ ...all, first: [] }));
     expect(shown.loaded).toBe(true);
     sync.need(["x", "y"]);
     sync.need(["y"]); // asked again while being read: not read twice
@@ -112,7 +114,7 @@ describe("the pending list kept by events", () => {
     expect(asked[1]).toEqual(["x", "y"]);
     expect([...shown.cards.keys()].sort()).toEqual(["x", "y"]);
     // A full read keeps what was read (still pending), and the list starts no card again.
-    await sync.reload(() => Promise.resolve({ ids: all.ids.slice(1), first: [] }));
+    await sync.reload(() => Promise.resolve({ ...all, ids: all.ids.slice(1), created_at: all.created_at.slice(1), first: [] }));
     expect([...shown.cards.keys()]).toEqual(["y"]);
   });
 });

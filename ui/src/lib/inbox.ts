@@ -89,10 +89,11 @@ export class InboxSync {
     try {
       const page = await fetch();
       // Cards already read stay (a card's content never changes while it is pending).
-      const live = new Set(page.ids.map((e) => e.id));
+      const live = new Set(page.ids);
       const cards = new Map([...this.state.cards].filter(([id]) => live.has(id)));
       for (const p of page.first) if (p.approval.status === "pending") cards.set(p.approval.id, p);
-      let state: Pending = { entries: page.ids, cards, loaded: true };
+      const entries = page.ids.map((id, i) => ({ id, created_at: page.created_at[i] ?? 0 }));
+      let state: Pending = { entries, cards, loaded: true };
       for (const op of ops) state = applyOp(state, op);
       this.state = state;
       this.publish(state);

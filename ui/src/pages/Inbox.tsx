@@ -134,7 +134,9 @@ export function Inbox({ pending, need, actions }: {
     count: rows.length,
     getScrollElement: () => document.querySelector<HTMLElement>(".main"),
     estimateSize: () => 300,
-    overscan: 4,
+    overscan: 2,
+    // The list's first render already holds the cards a window's height shows.
+    initialRect: { width: 0, height: window.innerHeight },
     getItemKey: (i) => rows[i] ?? i,
     scrollMargin: listRef.current?.offsetTop ?? 0,
     rangeExtractor: (range) => [...new Set([...defaultRangeExtractor(range), ...keep])].sort((a, b) => a - b),
