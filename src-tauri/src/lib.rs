@@ -185,7 +185,13 @@ fn setup(
     Ok(())
 }
 
-/// Forwards every change to the UI and keeps the tray's pending count current.
+/// The shortest time between two batches of changes sent to the window: in a burst, what
+/// arrives meanwhile goes in the next batch, so the page handles tens of events per frame
+/// rather than one script run per event.
+const BATCH_GAP: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// Forwards every change to the UI, in batches (each a list, in order), and keeps the tray's
+/// pending count current.
 fn forward(
     app: tauri::AppHandle,
     console: countersign::console::Console,
@@ -194,27 +200,32 @@ fn forward(
 ) {
     use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     tauri::async_runtime::spawn(async move {
-        let emit = |payload: &ChangeEvent| {
-            if let Err(e) = app.emit(CHANGE_EVENT, payload) {
-                tracing::warn!(error = %e, "could not forward a change to the window");
-            }
-        };
+        let mut last: Option<tokio::time::Instant> = None;
         loop {
             // Missed some: the UI reads everything again.
-            match events.recv().await {
-                Ok(e) => emit(&e),
-                Err(RecvError::Lagged(_)) => emit(&ChangeEvent::Resync),
+            let mut batch = match events.recv().await {
+                Ok(e) => vec![e],
+                Err(RecvError::Lagged(_)) => vec![ChangeEvent::Resync],
                 Err(RecvError::Closed) => return,
+            };
+            // A change after a quiet moment goes at once; in a burst, the next batch waits
+            // for the gap and takes everything that came meanwhile.
+            if let Some(last) = last {
+                tokio::time::sleep_until(last + BATCH_GAP).await;
             }
-            // A burst is forwarded whole, then the tray counts once, not once per event.
             loop {
                 match events.try_recv() {
-                    Ok(e) => emit(&e),
-                    Err(TryRecvError::Lagged(_)) => emit(&ChangeEvent::Resync),
+                    Ok(e) => batch.push(e),
+                    Err(TryRecvError::Lagged(_)) => batch.push(ChangeEvent::Resync),
                     Err(TryRecvError::Empty) => break,
                     Err(TryRecvError::Closed) => return,
                 }
             }
+            if let Err(e) = app.emit(CHANGE_EVENT, &batch) {
+                tracing::warn!(error = %e, "could not forward changes to the window");
+            }
+            last = Some(tokio::time::Instant::now());
+            // The tray counts once per batch, not once per event.
             if let (Some(line), Ok(n)) = (&pending_line, console.pending_count().await) {
                 let _ = line.set_text(tray::pending_label(n));
             }

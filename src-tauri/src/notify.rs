@@ -13,45 +13,94 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::links;
 use crate::state::Desktop;
 
-/// How long to wait for more approvals before notifying, so a burst makes one notification.
-const BURST: Duration = Duration::from_millis(400);
+/// A burst of new approvals ends once none has arrived for this long, and makes one
+/// notification.
+const QUIET: Duration = Duration::from_millis(400);
+/// A burst is announced at the latest this long after its first approval, even while more keep
+/// arriving: a stream that never pauses is not left unannounced.
+const LONGEST: Duration = Duration::from_secs(5);
+/// How many distinct tools a burst's notification names.
+const NAMED: usize = 5;
 
-/// Listens for new pending approvals and notifies.
+/// New pending approvals that arrived together: what the notification says, kept small
+/// however many arrive.
+struct Burst {
+    first: Approval,
+    /// How many arrived, counting those the listener fell too far behind to see.
+    count: u64,
+    /// The first distinct tools, at most [`NAMED`] + 1 (one more says there are more).
+    tools: Vec<String>,
+}
+
+impl Burst {
+    fn new(first: Approval) -> Self {
+        Self {
+            tools: vec![first.tool.to_string()],
+            first,
+            count: 1,
+        }
+    }
+
+    fn add(&mut self, a: &Approval) {
+        self.count += 1;
+        let tool = a.tool.to_string();
+        if self.tools.len() <= NAMED && !self.tools.contains(&tool) {
+            self.tools.push(tool);
+        }
+    }
+}
+
+/// What the listener saw next.
+enum Next {
+    Pending(Box<Approval>),
+    /// It fell behind and missed this many events.
+    Missed(u64),
+    Closed,
+}
+
+/// Listens for new pending approvals and notifies, once per burst.
 pub fn spawn(app: AppHandle, mut events: tokio::sync::broadcast::Receiver<ChangeEvent>) {
     tauri::async_runtime::spawn(async move {
         loop {
-            let first = match next_pending(&mut events).await {
-                Some(a) => a,
-                None => return,
+            let mut burst = match next(&mut events).await {
+                Next::Pending(a) => Burst::new(*a),
+                Next::Missed(_) => continue,
+                Next::Closed => return,
             };
-            let mut burst = vec![first];
-            let until = tokio::time::Instant::now() + BURST;
+            let last = tokio::time::Instant::now() + LONGEST;
             loop {
+                let until = (tokio::time::Instant::now() + QUIET).min(last);
                 tokio::select! {
-                    a = next_pending(&mut events) => match a {
-                        Some(a) => burst.push(a),
-                        None => break,
+                    n = next(&mut events) => match n {
+                        Next::Pending(a) => burst.add(&a),
+                        Next::Missed(n) => burst.count += n,
+                        Next::Closed => break,
                     },
                     _ = tokio::time::sleep_until(until) => break,
                 }
             }
             if should_notify(&app) {
-                show(&app, burst);
+                let waiting = match app.try_state::<Desktop>() {
+                    Some(d) => d.server.console.pending_count().await.ok(),
+                    None => None,
+                };
+                if let Some(texts) = texts(&burst, waiting) {
+                    show(&app, texts);
+                }
             }
         }
     });
 }
 
-async fn next_pending(
-    events: &mut tokio::sync::broadcast::Receiver<ChangeEvent>,
-) -> Option<Approval> {
+async fn next(events: &mut tokio::sync::broadcast::Receiver<ChangeEvent>) -> Next {
     loop {
         match events.recv().await {
             Ok(ChangeEvent::ApprovalCreated { approval }) if approval.status == Status::Pending => {
-                return Some(*approval);
+                return Next::Pending(approval);
             }
-            Ok(_) | Err(RecvError::Lagged(_)) => {}
-            Err(RecvError::Closed) => return None,
+            Ok(_) => {}
+            Err(RecvError::Lagged(n)) => return Next::Missed(n),
+            Err(RecvError::Closed) => return Next::Closed,
         }
     }
 }
@@ -78,10 +127,12 @@ fn safe(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The summary, body and target of the notification for a burst of new approvals.
-fn texts(burst: &[Approval]) -> (String, String, LinkTarget) {
-    match burst {
-        [one] => (
+/// The summary, body and target of the notification for a burst of new approvals, given how
+/// many are waiting now (when it could be read). None when nothing is waiting any more.
+fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTarget)> {
+    if burst.count == 1 {
+        let one = &burst.first;
+        return Some((
             format!("Approval needed: {}", one.tool),
             format!(
                 "{} asks: {}",
@@ -89,20 +140,27 @@ fn texts(burst: &[Approval]) -> (String, String, LinkTarget) {
                 safe(one.call.title())
             ),
             LinkTarget::Approval { id: one.id.clone() },
-        ),
-        many => (
-            format!("{} approvals waiting", many.len()),
-            many.iter()
-                .map(|a| a.tool.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            LinkTarget::Inbox,
-        ),
+        ));
     }
+    let waiting = waiting.map_or(burst.count, |n| u64::try_from(n).unwrap_or(0));
+    let summary = match waiting {
+        0 => return None,
+        1 => "1 approval waiting".to_owned(),
+        n => format!("{n} approvals waiting"),
+    };
+    let named = burst.tools.iter().take(NAMED).map(|t| safe(t));
+    let mut body = format!(
+        "{} new: {}",
+        burst.count,
+        named.collect::<Vec<_>>().join(", ")
+    );
+    if burst.tools.len() > NAMED {
+        body.push_str(" and other tools");
+    }
+    Some((summary, body, LinkTarget::Inbox))
 }
 
-fn show(app: &AppHandle, burst: Vec<Approval>) {
-    let (summary, body, target) = texts(&burst);
+fn show(app: &AppHandle, (summary, body, target): (String, String, LinkTarget)) {
     let app = app.clone();
     // Waiting for the person to activate it blocks; each notification gets its own thread.
     std::thread::spawn(move || {
@@ -163,9 +221,39 @@ mod tests {
         }
     }
 
+    fn on(tool: &str) -> Approval {
+        let mut a = approval("agent", "Run");
+        a.tool = countersign::domain::tool::ToolAddress::parse(tool).unwrap();
+        a
+    }
+
+    #[test]
+    fn a_burst_of_a_thousand_is_one_notification_of_bounded_size() {
+        let mut burst = Burst::new(on("a.one"));
+        for i in 1..1000 {
+            burst.add(&on(&format!("a.t{}", i % 7)));
+        }
+        assert_eq!(burst.count, 1000);
+        assert!(burst.tools.len() <= NAMED + 1, "{:?}", burst.tools);
+        let (summary, body, target) = texts(&burst, Some(1004)).unwrap();
+        assert_eq!(summary, "1004 approvals waiting");
+        assert_eq!(
+            body,
+            "1000 new: a.one, a.t1, a.t2, a.t3, a.t4 and other tools"
+        );
+        assert_eq!(target, LinkTarget::Inbox);
+        // Unread, the burst counts itself; nothing waiting any more, nothing is said.
+        assert_eq!(texts(&burst, None).unwrap().0, "1000 approvals waiting");
+        assert!(texts(&burst, Some(0)).is_none());
+        let mut two = Burst::new(on("a.one"));
+        two.add(&on("a.one"));
+        assert_eq!(texts(&two, Some(2)).unwrap().1, "2 new: a.one");
+    }
+
     #[test]
     fn notifications_carry_marks_and_no_markup() {
-        let (_, body, _) = texts(&[approval("<b>Claude</b>\u{202E}", "Run \u{1b}[2Jtests\u{7}")]);
+        let one = Burst::new(approval("<b>Claude</b>\u{202E}", "Run \u{1b}[2Jtests\u{7}"));
+        let (_, body, _) = texts(&one, Some(1)).unwrap();
         assert_eq!(
             body,
             "&lt;b&gt;Claude&lt;/b&gt;⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩ asks: \

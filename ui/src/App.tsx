@@ -20,6 +20,9 @@ import { History } from "./pages/History";
 import { Inbox } from "./pages/Inbox";
 import { Settings } from "./pages/Settings";
 
+/** The kinds of things pages show, each read again when its kind changes. */
+type Resource = "approvals" | "artifacts" | "grants";
+
 type Page =
   | { kind: NavPage }
   | { kind: "artifact"; id: string }
@@ -27,6 +30,14 @@ type Page =
 
 /** Cards read with the list at start; the rest are read as the list shows them. */
 const FIRST_CARDS = 20;
+
+/** Runs `run` before the next frame, or within 100 ms if the window is hidden (no frames). */
+function nextFrame(run: () => void): void {
+  let done = false;
+  const once = () => { if (!done) { done = true; run(); } };
+  requestAnimationFrame(once);
+  window.setTimeout(once, 100);
+}
 
 /** Said once when the shell loaded the window again after its page stopped. */
 const RECOVERED: Record<string, string> = {
@@ -120,14 +131,21 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     return t;
   }, [titles, fetchTitles]);
   const [query, setQuery] = useState("");
-  const [version, setVersion] = useState(0);
+  // What each page shows is read again when its own kind of thing changed, not on every event.
+  const [versions, setVersions] = useState<Record<Resource, number>>({ approvals: 0, artifacts: 0, grants: 0 });
   const [notice, setNotice] = useState<string | null>(recovered);
 
-  const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  const changed = useCallback((...kinds: Resource[]) => setVersions((v) => {
+    const next = { ...v };
+    for (const k of kinds) next[k] += 1;
+    return next;
+  }), []);
+  /** Everything is read again (after an action of the person's, or events that were missed). */
+  const refresh = useCallback(() => changed("approvals", "artifacts", "grants"), [changed]);
 
   // The pending list is fetched whole at start (and when events were missed), then kept
   // current by the events themselves: an arrival adds one card, a decision removes one.
-  const sync = useMemo(() => new InboxSync(setInbox, api.approvals), []);
+  const sync = useMemo(() => new InboxSync(setInbox, api.approvals, nextFrame), []);
   const reloadRef = useRef<() => void>(() => {});
   // The read begun with the script is used once, by the first reload; every later one reads.
   const earlyRead = useRef(early);
@@ -147,31 +165,28 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     switch (e.kind) {
       case "approval_created":
         if (e.approval.status === "pending") {
-          const gen = sync.generation();
-          // A card that cannot be read now is not dropped: the whole list is read again.
-          void api.approval(e.approval.id).then((p) => sync.apply({ kind: "arrived", p }, gen)).catch(() => reload());
+          // Its place only: its card is read when the list shows it.
+          sync.apply({ kind: "arrived", entry: { id: e.approval.id, created_at: e.approval.created_at } });
           // A run's page and History list its calls as they come.
-          if (e.approval.parent) refresh();
-        } else refresh();
+          if (e.approval.parent) changed("approvals");
+        } else changed("approvals");
         return;
-      case "approval_finished": sync.apply({ kind: "left", id: e.id }); refresh(); return;
+      case "approval_finished": sync.apply({ kind: "left", id: e.id }); changed("approvals"); return;
       case "resync": forgetTitles(); reload(); refresh(); return;
       case "artifact_saved":
       case "artifact_deleted":
         forgetTitles();
-        refresh();
+        changed("artifacts");
         return;
-      case "approval_result":
-      case "grants_changed":
-        refresh();
-        return;
+      case "approval_result": changed("approvals"); return;
+      case "grants_changed": changed("grants"); return;
       default: assertNever(e);
     }
-  }, [sync, reload, refresh]);
+  }, [sync, reload, refresh, changed]);
 
   useEffect(() => {
     void api.artifacts(query.trim() ? query : null).then(setArtifacts).catch(() => {});
-  }, [query, version]);
+  }, [query, versions.artifacts]);
 
 
   const follow = useCallback((t: LinkTarget) => {
@@ -243,12 +258,12 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     switch (page.kind) {
       // Mounted afresh once the first read is in: the list starts whole, in one render.
       case "inbox": return <Inbox key={inbox.loaded ? "read" : "reading"} pending={inbox} need={(ids) => sync.need(ids)} actions={actions} />;
-      case "history": return <History version={version} actions={actions} />;
-      case "grants": return <Grants version={version} artifactTitle={titleOf}
+      case "history": return <History version={versions.approvals} actions={actions} />;
+      case "grants": return <Grants version={versions.grants} artifactTitle={titleOf}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
       case "settings": return <Settings />;
-      case "artifact": return <ArtifactPage key={page.id} id={page.id} version={version} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
-      case "approval": return <ApprovalPage id={page.id} version={version} actions={actions} />;
+      case "artifact": return <ArtifactPage key={page.id} id={page.id} version={versions.artifacts + versions.grants} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
+      case "approval": return <ApprovalPage id={page.id} version={versions.approvals + versions.grants} actions={actions} />;
       default: return assertNever(page);
     }
   })();

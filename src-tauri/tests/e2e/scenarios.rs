@@ -406,8 +406,59 @@ async fn f_notifications() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(notifications().len(), before + 2, "{:?}", notifications());
+
+    // Arrivals a little apart, longer all told than a burst's quiet time, are still one burst.
+    for i in 0..5 {
+        app.submit(&terminal("burst.y", &format!("paced {i}")))
+            .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    wait_for_notification("8 approvals waiting").await;
+    // A runaway agent's burst of 200, as fast as it can send: one more notification.
+    let mut sent = tokio::task::JoinSet::new();
+    for i in 0..200 {
+        let (http, api, token) = (app.http.clone(), app.api.clone(), app.token.clone());
+        let body = terminal("burst.z", &format!("flood {i}"));
+        sent.spawn(async move {
+            let resp = http
+                .post(format!("{api}/v1/approvals"))
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), StatusCode::ACCEPTED);
+        });
+        if sent.len() >= 16 {
+            sent.join_next().await.unwrap().unwrap();
+        }
+    }
+    while let Some(r) = sent.join_next().await {
+        r.unwrap();
+    }
+    wait_for_notification("208 approvals waiting").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        notifications().len(),
+        before + 4,
+        "one notification per burst: {:?}",
+        notifications()
+    );
     app.screenshot("f-notifications").await;
     app.quit().await;
+}
+
+/// Waits for a notification with this summary.
+async fn wait_for_notification(summary: &str) {
+    let started = Instant::now();
+    while !notifications().iter().any(|n| n == summary) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no notification {summary:?}: {:?}",
+            notifications()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// g. Declining with a reason: the agent's long-poll gets the decline and the reason.

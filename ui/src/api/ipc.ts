@@ -80,7 +80,8 @@ export const api = {
 };
 
 export function onChange(handler: (e: ChangeEvent) => void): Promise<UnlistenFn> {
-  return listen<ChangeEvent>(CHANGE_EVENT, (e) => handler(e.payload));
+  // Changes come in batches, in order: one message per burst rather than one per change.
+  return listen<ChangeEvent[]>(CHANGE_EVENT, (e) => e.payload.forEach(handler));
 }
 
 /** A link or a notification asks for a page: fetch it with `api.takeLink()`. */

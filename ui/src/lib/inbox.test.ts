@@ -11,24 +11,27 @@ function page(...cards: Presented[]): InboxPage {
   return { ids: cards.map((c) => c.approval.id), created_at: cards.map((c) => c.approval.created_at), first: cards, changes: 0 };
 }
 const ids = (s: Pending) => s.entries.map((e) => e.id);
+const arrived = (id: string, created_at: number) => ({ kind: "arrived", entry: { id, created_at } }) as const;
 const noCards = () => Promise.resolve([] as Presented[]);
 
 describe("the pending list kept by events", () => {
   it("puts an arrival in its place, newest first, once, and drops what left", () => {
     let s: Pending = { entries: [{ id: "c", created_at: 30 }, { id: "a", created_at: 10 }], cards: new Map(), loaded: true };
-    s = applyOp(s, { kind: "arrived", p: p("b", 20) });
+    s = applyOp(s, arrived("b", 20));
     expect(ids(s)).toEqual(["c", "b", "a"]);
-    expect(s.cards.has("b")).toBe(true);
-    s = applyOp(s, { kind: "arrived", p: p("b", 20) });
-    expect(ids(s)).toEqual(["c", "b", "a"]);
-    s = applyOp(s, { kind: "arrived", p: p("d", 40) });
-    expect(ids(s)).toEqual(["d", "c", "b", "a"]);
-    s = applyOp(s, { kind: "left", id: "b" });
-    expect(ids(s)).toEqual(["d", "c", "a"]);
+    // Its card is read when the list shows it, not with the event.
     expect(s.cards.has("b")).toBe(false);
-    // Approved by a grant at once: never shown as pending.
-    s = applyOp(s, { kind: "arrived", p: p("e", 50, "approved") });
-    expect(ids(s)).toEqual(["d", "c", "a"]);
+    s = { ...s, cards: new Map([["b", p("b", 20)]]) };
+    s = applyOp(s, arrived("b", 20));
+    expect(ids(s)).toEqual(["c", "b", "a"]);
+    s = applyOp(s, arrived("d", 40));
+    expect(ids(s)).toEqual(["d", "c", "b", "a"]);
+    // Asked in the same second: the later id first, as the console orders them.
+    s = applyOp(s, arrived("cc", 30));
+    expect(ids(s)).toEqual(["d", "cc", "c", "b", "a"]);
+    s = applyOp(s, { kind: "left", id: "b" });
+    expect(ids(s)).toEqual(["d", "cc", "c", "a"]);
+    expect(s.cards.has("b")).toBe(false);
     expect(applyOp(EMPTY, { kind: "left", id: "x" })).toBe(EMPTY);
   });
 
@@ -38,18 +41,18 @@ describe("the pending list kept by events", () => {
     let answer: (l: InboxPage) => void = () => {};
     const loading = sync.reload(() => new Promise((r) => { answer = r; }));
     // The read saw the database before these two changes were committed.
-    sync.apply({ kind: "arrived", p: p("new", 99) });
+    sync.apply(arrived("new", 99));
     sync.apply({ kind: "left", id: "old" });
     answer(page(p("old", 5), p("kept", 1)));
     await loading;
     expect(ids(shown)).toEqual(["new", "kept"]);
     // An arrival fetched before its approval was decided comes in after the decision.
     sync.apply({ kind: "left", id: "late" });
-    sync.apply({ kind: "arrived", p: p("late", 100) });
+    sync.apply(arrived("late", 100));
     expect(ids(shown)).toEqual(["new", "kept"]);
   });
 
-  it("runs one read at a time, one more after it when asked again, and drops older arrivals", async () => {
+  it("runs one read at a time, and one more after it when asked again", async () => {
     let shown: Pending = EMPTY;
     const sync = new InboxSync((s) => { shown = s; }, noCards);
     const answers: ((l: InboxPage) => void)[] = [];
@@ -59,17 +62,33 @@ describe("the pending list kept by events", () => {
     void sync.reload(fetch);
     void sync.reload(fetch);
     expect(reads).toBe(1);
-    const gen = sync.generation();
     answers[0]!(page(p("a", 1)));
     await first;
     await Promise.resolve();
     expect(reads).toBe(2);
-    // Fetched before the second read began: the read has it if it is still pending.
-    sync.apply({ kind: "arrived", p: p("stale", 5) }, gen);
     answers[1]!(page(p("b", 2)));
     await new Promise((r) => setTimeout(r, 0));
     expect(ids(shown)).toEqual(["b"]);
     expect(reads).toBe(2);
+  });
+
+  it("shows a burst of changes once, with all of them", () => {
+    const published: Pending[] = [];
+    const queued: (() => void)[] = [];
+    const sync = new InboxSync((s) => published.push(s), noCards, (run) => queued.push(run));
+    for (let i = 0; i < 1000; i++) sync.apply(arrived(`n${String(i).padStart(4, "0")}`, i));
+    sync.apply({ kind: "left", id: "n0500" });
+    expect(published).toHaveLength(0);
+    expect(queued).toHaveLength(1);
+    queued[0]!();
+    expect(published).toHaveLength(1);
+    expect(published[0]!.entries).toHaveLength(999);
+    expect(published[0]!.entries[0]!.id).toBe("n0999");
+    // The next change is shown at the next turn again.
+    sync.apply(arrived("n1000", 1000));
+    expect(queued).toHaveLength(2);
+    queued[1]!();
+    expect(published[1]!.entries[0]!.id).toBe("n1000");
   });
 
   it("reads a card when the list shows it, only if it is still pending", async () => {

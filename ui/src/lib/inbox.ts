@@ -15,23 +15,23 @@ export const EMPTY: Pending = { entries: [], cards: new Map(), loaded: false };
 
 /** A change to the list of pending approvals, as events report it. */
 export type InboxOp =
-  | { kind: "arrived"; p: Presented }
+  /** A new pending approval: its place. Its card is read when the list shows it. */
+  | { kind: "arrived"; entry: InboxEntry }
   | { kind: "left"; id: string };
 
 /** Applies `op` to the pending list without reading the rest again. */
 export function applyOp(state: Pending, op: InboxOp): Pending {
   switch (op.kind) {
     case "arrived": {
-      const a = op.p.approval;
-      if (a.status !== "pending") return applyOp(state, { kind: "left", id: a.id });
-      const rest = state.entries.filter((e) => e.id !== a.id);
-      // Newest first, as the console lists them: created_at, then id, both descending.
-      const at = rest.findIndex((e) => e.created_at < a.created_at || (e.created_at === a.created_at && e.id < a.id));
-      const entries = rest.slice();
-      entries.splice(at < 0 ? entries.length : at, 0, { id: a.id, created_at: a.created_at });
-      const cards = new Map(state.cards);
-      cards.set(a.id, op.p);
-      return { ...state, entries, cards };
+      const a = op.entry;
+      // Newest first, as the console lists them: created_at, then id, both descending. A new
+      // arrival is usually the newest, so its place is found at the top.
+      const found = state.entries.findIndex((e) => e.created_at < a.created_at || (e.created_at === a.created_at && e.id <= a.id));
+      const at = found < 0 ? state.entries.length : found;
+      if (state.entries[at]?.id === a.id) return state;
+      const entries = state.entries.slice();
+      entries.splice(at, 0, { id: a.id, created_at: a.created_at });
+      return { ...state, entries };
     }
     case "left": {
       const at = state.entries.findIndex((e) => e.id === op.id);
@@ -64,15 +64,16 @@ export class InboxSync {
   /** The cards the list shows and has not read yet; what it no longer shows is not read. */
   private wanted = new Set<string>();
   private inRead = new Set<string>();
+  private publishing = false;
+  /**
+   * `later` runs what it is given soon, once for many changes: a burst of events then costs
+   * the window one render, not one per event (the window gives it the next frame).
+   */
   constructor(
     private readonly publish: (state: Pending) => void,
     private readonly readCards: (ids: string[]) => Promise<Presented[]>,
+    private readonly later: (run: () => void) => void = (run) => run(),
   ) {}
-
-  /** The current generation, to hand back with an arrival fetched now. */
-  generation(): number {
-    return this.gen;
-  }
 
   /** Reads the ids and first cards with `fetch`; while one read is in flight, asking again
    * runs one more after it rather than several at once. */
@@ -106,14 +107,19 @@ export class InboxSync {
     }
   }
 
-  /** Applies one change now (and again on top of a read in flight). An arrival fetched in an
-   * older generation than the current read is dropped: the read has it, or it left. */
-  apply(op: InboxOp, gen?: number): void {
+  /** Applies one change now (and again on top of a read in flight); the list is shown with it
+   * once `later` runs. An approval that left never comes back. */
+  apply(op: InboxOp): void {
     if (op.kind === "left") this.departed.add(op.id);
-    else if (this.departed.has(op.p.approval.id) || (gen !== undefined && gen !== this.gen)) return;
+    else if (this.departed.has(op.entry.id)) return;
     this.inFlight?.push(op);
     this.state = applyOp(this.state, op);
-    this.publish(this.state);
+    if (this.publishing) return;
+    this.publishing = true;
+    this.later(() => {
+      this.publishing = false;
+      this.publish(this.state);
+    });
   }
 
   /** Reads the cards of `ids` (what the list shows now) that are not read yet, a few at a
