@@ -12,6 +12,7 @@ pub mod limits;
 pub mod present;
 pub mod shell;
 pub mod shown;
+pub mod submission;
 pub mod tool;
 pub mod verbatim;
 pub mod view;

@@ -1,6 +1,7 @@
 //! Tauri commands: each parses its input, calls the console, and maps the error.
 
 use countersign::console::{GrantPreview, InboxPage};
+use countersign::domain::approval::HistoryCursor;
 use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
 use countersign::domain::artifact::{Artifact, ArtifactVersion};
 use countersign::domain::deeplink::LinkTarget;
@@ -10,7 +11,6 @@ use countersign::domain::present::{
     Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
 };
 use countersign::error::Error;
-use countersign::store::approvals::HistoryCursor;
 use tauri::State;
 
 use crate::error::{CommandError, CommandResult};

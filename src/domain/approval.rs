@@ -202,6 +202,15 @@ impl Requester {
     }
 }
 
+/// Where a history page starts: just past (decided_at, id) of the last row of the page before.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, TS)]
+#[ts(export)]
+pub struct HistoryCursor {
+    #[ts(type = "number")]
+    pub decided_at: i64,
+    pub id: ApprovalId,
+}
+
 /// A pending approval's place in the inbox: its id and when it was asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]

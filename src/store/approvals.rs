@@ -428,14 +428,7 @@ pub async fn count_pending(conn: &mut SqliteConnection, now: i64) -> Result<i64,
     Ok(n)
 }
 
-/// Where a history page starts: just past (decided_at, id) of the last row of the page before.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ts_rs::TS)]
-#[ts(export)]
-pub struct HistoryCursor {
-    #[ts(type = "number")]
-    pub decided_at: i64,
-    pub id: ApprovalId,
-}
+use crate::domain::approval::HistoryCursor;
 
 /// The latest `limit` approvals to `tool` for `artifact` (or none), newest first.
 pub async fn recent_for(

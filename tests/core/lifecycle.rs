@@ -309,7 +309,7 @@ async fn history_pages_newest_decision_first() {
         vec![ids[4].clone(), ids[3].clone()]
     );
     let last = first.last().unwrap();
-    let cursor = countersign::store::approvals::HistoryCursor {
+    let cursor = countersign::domain::approval::HistoryCursor {
         decided_at: last.decided_at.unwrap(),
         id: last.id.clone(),
     };

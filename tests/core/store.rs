@@ -1,12 +1,12 @@
 //! Every store query against a real temp file.
 
+use countersign::domain::approval::HistoryCursor;
 use countersign::domain::approval::{Approval, DecidedBy, Grant, Requester, Status};
 use countersign::domain::artifact::{Artifact, Author, OwnerTier};
 use countersign::domain::grant::{Effect, Reach};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign::domain::tool::ToolAddress;
 use countersign::domain::view::{CallView, TerminalCall};
-use countersign::store::approvals::HistoryCursor;
 use countersign::store::{Store, approvals, artifacts, grants};
 
 async fn open() -> (Store, tempfile::TempDir) {
