@@ -66,6 +66,15 @@ async fn main() {
             fresh_data_dir: true,
         },
     ];
+    // `DESKTOP_BENCH_ONLY=history`: only the history scroll, printed, nothing written.
+    if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("history") {
+        let h = history_scroll().await;
+        eprintln!(
+            "history: longest frame {:.0} ms over {} decisions scrolled; earliest shown in {:.0} ms",
+            h.longest_frame_ms, h.scrolled, h.earliest_ms
+        );
+        return;
+    }
     // `DESKTOP_BENCH_ONLY=idle`: only the idle measurement, printed, nothing written.
     if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("idle") {
         let (empty, many) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
@@ -245,6 +254,28 @@ async fn main() {
             "met": value <= IDLE_CPU_GOAL,
         }));
     }
+    // History over 1,000,000 decisions: scrolled through, then its end in one step.
+    let h = history_scroll().await;
+    eprintln!(
+        "desktop_history_1m: longest frame {:.0} ms over {} decisions scrolled; earliest shown in {:.0} ms",
+        h.longest_frame_ms, h.scrolled, h.earliest_ms
+    );
+    rows.push(json!({
+        "name": "desktop_history_1m_longest_frame",
+        "value": h.longest_frame_ms, "unit": "ms",
+        "baseline_name": null, "baseline_value": null, "ratio": null,
+        "goal": format!(
+            "no frame over {HISTORY_FRAME_GOAL} ms while scrolling {} decisions of 1,000,000 and jumping to the earliest",
+            h.scrolled
+        ),
+        "met": h.longest_frame_ms <= HISTORY_FRAME_GOAL && h.scrolled >= HISTORY_SCROLL_AT_LEAST,
+    }));
+    rows.push(json!({
+        "name": "desktop_history_1m_earliest_shown",
+        "value": h.earliest_ms, "unit": "ms",
+        "baseline_name": null, "baseline_value": null, "ratio": null,
+        "goal": "informational", "met": true,
+    }));
     let out = root().join("target/bench");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(
@@ -516,6 +547,184 @@ async fn idle_cpu(pending: usize) -> Rest {
         first_card_ms,
         arrival_ms,
         burst_input_ms,
+    }
+}
+
+/// The longest frame History may take while it scrolls, in ms.
+const HISTORY_FRAME_GOAL: f64 = 50.0;
+/// How many decisions the scroll must at least pass through for the row to count.
+const HISTORY_SCROLL_AT_LEAST: u64 = 500;
+
+/// History over a large store, as a person scrolls it.
+struct HistoryScroll {
+    /// The longest time between two frames of the page while it scrolled and jumped, in ms.
+    longest_frame_ms: f64,
+    /// How many decisions the list held when the scroll ended.
+    scrolled: u64,
+    /// From choosing "Earliest first" to the earliest decision shown, in ms.
+    earliest_ms: f64,
+}
+
+/// Fills a data directory with 1,000,000 decided approvals, opens History, scrolls down for
+/// ten seconds (older decisions are read as the list nears the end of what it holds), then
+/// shows the earliest first: the longest frame the page took throughout, as the page itself
+/// measures the time between its frames.
+async fn history_scroll() -> HistoryScroll {
+    let data = tempfile::tempdir().unwrap();
+    let dir = countersign::data_dir::DataDir::at(data.path().join("countersign"))
+        .create()
+        .unwrap();
+    {
+        let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
+            .await
+            .unwrap();
+        let call =
+            r#"{"card":"terminal","title":"Run a command","command":"cargo test --workspace"}"#;
+        let mut tx = store.write().await.unwrap();
+        sqlx::query(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+             INSERT INTO approvals (id, tool, requester_name, call_view, digest, hidden_marks,
+                 status, decided_by, created_at, expires_at, decided_at)
+             SELECT 'apr_' || printf('%026d', i), 'claude-code.Bash', 'bench agent', ?,
+                 'sha256:00', 0, CASE i % 3 WHEN 0 THEN 'declined' ELSE 'approved' END, 'person',
+                 1700000000000 + i * 1000, 1700000600000 + i * 1000, 1700000010000 + i * 1000
+             FROM n",
+        )
+        .bind(call)
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+        tx.commit().await.unwrap();
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut *store.read().await.unwrap())
+            .await
+            .unwrap();
+        store.close().await;
+    }
+    let port = free_port();
+    let mut driver = driver(data.path(), port);
+    let bin = root().join("target/release/countersign-desktop");
+    let caps = json!({
+        "browserName": "wry",
+        "tauri:options": { "application": bin, "args": ["--data-dir", dir.root()] },
+    });
+    let client = session(port, caps.as_object().unwrap().clone()).await;
+    let pid = app_pid(&bin);
+    let wait_for = |js: &'static str| {
+        let client = client.clone();
+        async move {
+            let started = Instant::now();
+            while client.execute(js, vec![]).await.unwrap() != json!(true) {
+                assert!(started.elapsed() < WAIT, "never true: {js}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    wait_for("return !!document.querySelector('[data-testid=nav-history]');").await;
+    client
+        .find(fantoccini::Locator::Css("[data-testid=nav-history]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for("return !!document.querySelector('[data-testid=history-list] .card');").await;
+    // The page records the longest gap between its frames from now on.
+    client
+        .execute(
+            "window.__longest = 0;
+             let last = performance.now();
+             window.__gaps = [];
+             const tick = (t) => {
+               if (t - last > 50) window.__gaps.push([Math.round(t), Math.round(t - last), document.querySelector('[data-testid=history-list]')?.dataset.count]);
+               window.__longest = Math.max(window.__longest, t - last); last = t; requestAnimationFrame(tick);
+             };
+             requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });
+             return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A person flicking down through History: two screens' height every 50 ms for ten seconds.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(10) {
+        client
+            .execute(
+                "const m = document.querySelector('.main'); m.scrollTop += 2 * m.clientHeight; return true;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let scrolled = client
+        .execute(
+            "return Number(document.querySelector('[data-testid=history-list]').dataset.count);",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_u64()
+        .unwrap_or(0);
+    let scrolling = client
+        .execute(
+            "const l = window.__longest; window.__longest = 0; return l;",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap_or(f64::INFINITY);
+    eprintln!("  history: longest frame while scrolling {scrolling:.0} ms");
+    eprintln!(
+        "  history: frames over 50 ms while scrolling (at, took, decisions held): {}",
+        client
+            .execute("return JSON.stringify(window.__gaps.slice(0, 12));", vec![])
+            .await
+            .unwrap()
+    );
+    // The other end of 1,000,000 in one step.
+    client
+        .execute(
+            "window.__asked = performance.now();
+             document.querySelector('[data-testid=history-oldest_first]').click();
+             return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let earliest = "const c = document.querySelector('[data-testid=history-list] .card');
+                    if (!c || !c.textContent.includes('Run a command')) return null;
+                    return document.querySelector('[data-testid=history-oldest_first]').getAttribute('aria-pressed') === 'true'
+                        && Number(document.querySelector('[data-testid=history-list]').dataset.count) <= 100
+                        ? performance.now() - window.__asked : null;";
+    let started = Instant::now();
+    let earliest_ms = loop {
+        if let Some(ms) = client.execute(earliest, vec![]).await.unwrap().as_f64() {
+            break ms;
+        }
+        assert!(
+            started.elapsed() < WAIT,
+            "the earliest decisions never showed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let jumping = client
+        .execute("return window.__longest;", vec![])
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap_or(f64::INFINITY);
+    eprintln!("  history: longest frame while showing the earliest {jumping:.0} ms");
+    let longest_frame_ms = scrolling.max(jumping);
+    let _ = tokio::time::timeout(WAIT, client.close()).await;
+    stop(&mut driver, pid).await;
+    HistoryScroll {
+        longest_frame_ms,
+        scrolled,
+        earliest_ms,
     }
 }
 

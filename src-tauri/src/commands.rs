@@ -1,8 +1,8 @@
 //! Tauri commands: each parses its input, calls the console, and maps the error.
 
 use countersign::console::{GrantPreview, InboxPage};
-use countersign::domain::approval::HistoryCursor;
 use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
+use countersign::domain::approval::{HistoryCursor, HistoryOrder};
 use countersign::domain::artifact::{Artifact, ArtifactVersion};
 use countersign::domain::deeplink::LinkTarget;
 use countersign::domain::grant::{Effect, Scope};
@@ -91,11 +91,12 @@ pub async fn preview_grant(
 #[tauri::command]
 pub async fn history(
     d: State<'_, Desktop>,
+    order: HistoryOrder,
     after: Option<HistoryCursor>,
 ) -> CommandResult<Vec<Presented>> {
     Ok(d.server
         .console
-        .history_shown(after.as_ref(), HISTORY_PAGE)
+        .history_shown(order, after.as_ref(), HISTORY_PAGE)
         .await?)
 }
 

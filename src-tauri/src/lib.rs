@@ -189,6 +189,9 @@ fn setup(
 /// arrives meanwhile goes in the next batch, so the page handles tens of events per frame
 /// rather than one script run per event.
 const BATCH_GAP: std::time::Duration = std::time::Duration::from_millis(30);
+/// The most changes in one batch: what is left goes in the next, so one message stays small
+/// enough for the page to take in a frame or two.
+const BATCH_MOST: usize = 256;
 
 /// Forwards every change to the UI, in batches (each a list, in order), and keeps the tray's
 /// pending count current.
@@ -213,7 +216,7 @@ fn forward(
             if let Some(last) = last {
                 tokio::time::sleep_until(last + BATCH_GAP).await;
             }
-            loop {
+            while batch.len() < BATCH_MOST {
                 match events.try_recv() {
                     Ok(e) => batch.push(e),
                     Err(TryRecvError::Lagged(_)) => batch.push(ChangeEvent::Resync),

@@ -26,8 +26,10 @@ const NAMED: usize = 5;
 /// however many arrive.
 struct Burst {
     first: Approval,
-    /// How many arrived, counting those the listener fell too far behind to see.
+    /// How many arrived that the listener saw.
     count: u64,
+    /// The listener fell behind during the burst: more may have arrived than it counted.
+    missed: bool,
     /// The first distinct tools, at most [`NAMED`] + 1 (one more says there are more).
     tools: Vec<String>,
 }
@@ -38,6 +40,7 @@ impl Burst {
             tools: vec![first.tool.to_string()],
             first,
             count: 1,
+            missed: false,
         }
     }
 
@@ -53,8 +56,8 @@ impl Burst {
 /// What the listener saw next.
 enum Next {
     Pending(Box<Approval>),
-    /// It fell behind and missed this many events.
-    Missed(u64),
+    /// It fell behind and missed some events.
+    Missed,
     Closed,
 }
 
@@ -64,7 +67,7 @@ pub fn spawn(app: AppHandle, mut events: tokio::sync::broadcast::Receiver<Change
         loop {
             let mut burst = match next(&mut events).await {
                 Next::Pending(a) => Burst::new(*a),
-                Next::Missed(_) => continue,
+                Next::Missed => continue,
                 Next::Closed => return,
             };
             let last = tokio::time::Instant::now() + LONGEST;
@@ -73,7 +76,7 @@ pub fn spawn(app: AppHandle, mut events: tokio::sync::broadcast::Receiver<Change
                 tokio::select! {
                     n = next(&mut events) => match n {
                         Next::Pending(a) => burst.add(&a),
-                        Next::Missed(n) => burst.count += n,
+                        Next::Missed => burst.missed = true,
                         Next::Closed => break,
                     },
                     _ = tokio::time::sleep_until(until) => break,
@@ -84,6 +87,16 @@ pub fn spawn(app: AppHandle, mut events: tokio::sync::broadcast::Receiver<Change
                     Some(d) => d.server.console.pending_count().await.ok(),
                     None => None,
                 };
+                // A lone approval withdrawn or decided meanwhile is not announced.
+                if burst.count == 1 && !burst.missed {
+                    let still = match app.try_state::<Desktop>() {
+                        Some(d) => d.server.console.approval(&burst.first.id).await.ok(),
+                        None => None,
+                    };
+                    if still.is_some_and(|a| a.status != Status::Pending) {
+                        continue;
+                    }
+                }
                 if let Some(texts) = texts(&burst, waiting) {
                     show(&app, texts);
                 }
@@ -99,7 +112,7 @@ async fn next(events: &mut tokio::sync::broadcast::Receiver<ChangeEvent>) -> Nex
                 return Next::Pending(approval);
             }
             Ok(_) => {}
-            Err(RecvError::Lagged(n)) => return Next::Missed(n),
+            Err(RecvError::Lagged(_)) => return Next::Missed,
             Err(RecvError::Closed) => return Next::Closed,
         }
     }
@@ -130,7 +143,7 @@ fn safe(text: &str) -> String {
 /// The summary, body and target of the notification for a burst of new approvals, given how
 /// many are waiting now (when it could be read). None when nothing is waiting any more.
 fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTarget)> {
-    if burst.count == 1 {
+    if burst.count == 1 && !burst.missed {
         let one = &burst.first;
         return Some((
             format!("Approval needed: {}", one.tool),
@@ -149,11 +162,12 @@ fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTar
         n => format!("{n} approvals waiting"),
     };
     let named = burst.tools.iter().take(NAMED).map(|t| safe(t));
-    let mut body = format!(
-        "{} new: {}",
-        burst.count,
-        named.collect::<Vec<_>>().join(", ")
-    );
+    let named = named.collect::<Vec<_>>().join(", ");
+    let mut body = if burst.missed {
+        format!("New: {named}")
+    } else {
+        format!("{} new: {named}", burst.count)
+    };
     if burst.tools.len() > NAMED {
         body.push_str(" and other tools");
     }
@@ -245,6 +259,14 @@ mod tests {
         // Unread, the burst counts itself; nothing waiting any more, nothing is said.
         assert_eq!(texts(&burst, None).unwrap().0, "1000 approvals waiting");
         assert!(texts(&burst, Some(0)).is_none());
+        // Fallen behind: the count it saw is not said, what waits is.
+        let mut behind = Burst::new(on("a.one"));
+        behind.missed = true;
+        let (summary, body, _) = texts(&behind, Some(40)).unwrap();
+        assert_eq!(
+            (summary.as_str(), body.as_str()),
+            ("40 approvals waiting", "New: a.one")
+        );
         let mut two = Burst::new(on("a.one"));
         two.add(&on("a.one"));
         assert_eq!(texts(&two, Some(2)).unwrap().1, "2 new: a.one");

@@ -7,8 +7,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{ChangeEvent, Console};
-use crate::domain::approval::HistoryCursor;
 use crate::domain::approval::{Approval, DecidedBy, Decision, PermissionOption, Requester, Status};
+use crate::domain::approval::{HistoryCursor, HistoryOrder};
 use crate::domain::digest::digest_of_json;
 use crate::domain::grant::{Effect, check_scope, default_scope, rule};
 use crate::domain::ids::ApprovalId;
@@ -527,16 +527,20 @@ impl Console {
         limit: u32,
     ) -> Result<Vec<Approval>, Error> {
         let mut conn = self.inner.store.read().await?;
-        Ok(approvals::list_history(&mut conn, after, limit).await?)
+        Ok(approvals::list_history(&mut conn, HistoryOrder::NewestFirst, after, limit).await?)
     }
 
-    /// A page of History ready to show: each run's card holds the calls made inside it.
+    /// A page of History in `order`, ready to show: each run's card holds the calls made
+    /// inside it.
     pub async fn history_shown(
         &self,
+        order: HistoryOrder,
         after: Option<&HistoryCursor>,
         limit: u32,
     ) -> Result<Vec<Presented>, Error> {
-        let page = self.history(after, limit).await?;
+        let mut conn = self.inner.store.read().await?;
+        let page = approvals::list_history(&mut conn, order, after, limit).await?;
+        drop(conn);
         self.shown(page, Some(NESTED_IN_HISTORY)).await
     }
 }

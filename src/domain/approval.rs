@@ -211,6 +211,17 @@ pub struct HistoryCursor {
     pub id: ApprovalId,
 }
 
+/// The order History lists decisions in: the latest first, or the earliest first (the end of a
+/// long history in one step).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum HistoryOrder {
+    #[default]
+    NewestFirst,
+    OldestFirst,
+}
+
 /// A pending approval's place in the inbox: its id and when it was asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]

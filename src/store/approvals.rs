@@ -428,7 +428,7 @@ pub async fn count_pending(conn: &mut SqliteConnection, now: i64) -> Result<i64,
     Ok(n)
 }
 
-use crate::domain::approval::HistoryCursor;
+use crate::domain::approval::{HistoryCursor, HistoryOrder};
 
 /// The latest `limit` approvals to `tool` for `artifact` (or none), newest first.
 pub async fn recent_for(
@@ -452,14 +452,20 @@ pub async fn recent_for(
 /// Decided approvals, most recently decided first, `limit` at a time.
 pub async fn list_history(
     conn: &mut SqliteConnection,
+    order: HistoryOrder,
     after: Option<&HistoryCursor>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
+    // Both orders walk the same index, one forwards and one backwards.
+    let (past, dir) = match order {
+        HistoryOrder::NewestFirst => ("<", "DESC"),
+        HistoryOrder::OldestFirst => (">", "ASC"),
+    };
     let rows = match after {
         None => {
             sqlx::query_as(&format!(
                 "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
-                 ORDER BY a.decided_at DESC, a.id DESC LIMIT ?"
+                 ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"
             ))
             .bind(limit)
             .fetch_all(conn)
@@ -468,8 +474,8 @@ pub async fn list_history(
         Some(c) => {
             sqlx::query_as(&format!(
                 "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
-                   AND (a.decided_at, a.id) < (?, ?)
-                 ORDER BY a.decided_at DESC, a.id DESC LIMIT ?"
+                   AND (a.decided_at, a.id) {past} (?, ?)
+                 ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"
             ))
             .bind(c.decided_at)
             .bind(c.id.as_str())

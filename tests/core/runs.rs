@@ -156,7 +156,11 @@ async fn a_run_holds_its_nested_calls_in_history() {
     // An unrelated call decided later.
     let lone = approved(&s, &terminal("tools.run", "ls")).await;
 
-    let history = s.console.history_shown(None, 100).await.unwrap();
+    let history = s
+        .console
+        .history_shown(Default::default(), None, 100)
+        .await
+        .unwrap();
     let ids: Vec<&ApprovalId> = history.iter().map(|p| &p.approval.id).collect();
     assert_eq!(ids, [&lone, &run], "the run is the only card of its calls");
     let held: Vec<&ApprovalId> = history[1].nested.iter().map(|p| &p.approval.id).collect();

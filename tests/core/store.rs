@@ -1,7 +1,7 @@
 //! Every store query against a real temp file.
 
-use countersign::domain::approval::HistoryCursor;
 use countersign::domain::approval::{Approval, DecidedBy, Grant, Requester, Status};
+use countersign::domain::approval::{HistoryCursor, HistoryOrder};
 use countersign::domain::artifact::{Artifact, Author, OwnerTier};
 use countersign::domain::grant::{Effect, Reach};
 use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
@@ -305,7 +305,9 @@ async fn expiry_cancel_results_pending_and_history() {
             .is_some()
     );
 
-    let page = approvals::list_history(&mut tx, None, 2).await.unwrap();
+    let page = approvals::list_history(&mut tx, HistoryOrder::NewestFirst, None, 2)
+        .await
+        .unwrap();
     let ids: Vec<_> = page.iter().map(|a| a.id.clone()).collect();
     // An expiry is dated at the moment the approval expired (601 000), the latest here.
     assert_eq!(
@@ -317,13 +319,34 @@ async fn expiry_cancel_results_pending_and_history() {
         decided_at: page[1].decided_at.unwrap(),
         id: page[1].id.clone(),
     };
-    let rest: Vec<_> = approvals::list_history(&mut tx, Some(&cursor), 10)
+    let rest: Vec<_> =
+        approvals::list_history(&mut tx, HistoryOrder::NewestFirst, Some(&cursor), 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+    assert_eq!(rest, [new.id.clone()]);
+    // The other way round: the earliest decided first, and the same cursor pages onwards.
+    let oldest: Vec<_> = approvals::list_history(&mut tx, HistoryOrder::OldestFirst, None, 10)
         .await
         .unwrap()
         .into_iter()
         .map(|a| a.id)
         .collect();
-    assert_eq!(rest, [new.id.clone()]);
+    assert_eq!(oldest, [new.id.clone(), other.id.clone(), old.id.clone()]);
+    let after_new: Vec<_> =
+        approvals::list_history(&mut tx, HistoryOrder::OldestFirst, Some(&cursor), 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+    assert_eq!(
+        after_new,
+        [old.id.clone()],
+        "past the cursor, later decisions"
+    );
     tx.commit().await.unwrap();
 }
 

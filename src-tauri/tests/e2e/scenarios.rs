@@ -411,9 +411,15 @@ async fn f_notifications() {
     for i in 0..5 {
         app.submit(&terminal("burst.y", &format!("paced {i}")))
             .await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
     wait_for_notification("8 approvals waiting").await;
+    assert_eq!(
+        notifications().len(),
+        before + 3,
+        "one notification for the paced burst: {:?}",
+        notifications()
+    );
     // A runaway agent's burst of 200, as fast as it can send: one more notification.
     let mut sent = tokio::task::JoinSet::new();
     for i in 0..200 {
@@ -438,10 +444,10 @@ async fn f_notifications() {
     }
     wait_for_notification("208 approvals waiting").await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert_eq!(
-        notifications().len(),
-        before + 4,
-        "one notification per burst: {:?}",
+    // One, or two if this machine paused the flood for longer than a burst's quiet time.
+    assert!(
+        notifications().len() <= before + 5,
+        "a flood is not a notification per approval: {:?}",
         notifications()
     );
     app.screenshot("f-notifications").await;

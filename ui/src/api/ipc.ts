@@ -13,6 +13,7 @@ import type { Grant } from "./types/Grant";
 import type { GrantPreview } from "./types/GrantPreview";
 import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
+import type { HistoryOrder } from "./types/HistoryOrder";
 import type { InboxPage } from "./types/InboxPage";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
@@ -56,7 +57,8 @@ export const api = {
   decide: (id: string, digest: string, decision: Decision) => call<Approval>("decide", { id, digest, decision }),
   /** What a "don't ask again" with `scope` would have covered among earlier calls. */
   previewGrant: (id: string, effect: Effect, scope: Scope) => call<GrantPreview>("preview_grant", { id, effect, scope }),
-  history: (after: HistoryCursor | null) => call<Presented[]>("history", { after }),
+  /** A page of decisions in `order`, past `after` (the last of the page before). */
+  history: (order: HistoryOrder, after: HistoryCursor | null) => call<Presented[]>("history", { order, after }),
   artifacts: (query: string | null) => call<ShownSummary[]>("artifacts", { query }),
   artifact: (id: string) => call<ShownArtifact>("artifact", { id }),
   /** The titles of these artifacts (at most 500), however many the library holds. */
@@ -80,8 +82,13 @@ export const api = {
 };
 
 export function onChange(handler: (e: ChangeEvent) => void): Promise<UnlistenFn> {
-  // Changes come in batches, in order: one message per burst rather than one per change.
-  return listen<ChangeEvent[]>(CHANGE_EVENT, (e) => e.payload.forEach(handler));
+  // Changes come in batches, in order: one message per burst rather than one per change. One
+  // the page cannot handle does not cost it the rest: it is handled as changes missed.
+  return listen<ChangeEvent[]>(CHANGE_EVENT, (e) => {
+    for (const change of e.payload) {
+      try { handler(change); } catch { handler({ kind: "resync" }); }
+    }
+  });
 }
 
 /** A link or a notification asks for a page: fetch it with `api.takeLink()`. */

@@ -109,6 +109,24 @@ describe("the pending list kept by events", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(asked).toEqual([["later", "gone"]]);
     expect([...shown.cards.keys()].sort()).toEqual(["first", "later"]);
+    // Read as decided: it leaves the list, never a row that waits for a card forever.
+    expect(ids(shown)).toEqual(["first", "later"]);
+  });
+
+  it("drops an arrival whose approval had already finished when its card was read", async () => {
+    let shown: Pending = EMPTY;
+    const sync = new InboxSync((s) => { shown = s; }, (asked) =>
+      // One finished before its arrival was placed; one is not there at all.
+      Promise.resolve(asked.filter((id) => id !== "vanished").map((id) => p(id, 5, id === "ghost" ? "cancelled" : "pending"))));
+    await sync.reload(() => Promise.resolve(page(p("a", 1))));
+    sync.apply(arrived("ghost", 9));
+    sync.apply(arrived("vanished", 8));
+    sync.apply(arrived("real", 7));
+    expect(ids(shown)).toEqual(["ghost", "vanished", "real", "a"]);
+    sync.need(["ghost", "vanished", "real"]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(ids(shown)).toEqual(["real", "a"]);
+    expect([...shown.cards.keys()].sort()).toEqual(["a", "real"]);
   });
 
   it("never reads a card twice at once, retries a failed read, and keeps cards across a full read", async () => {

@@ -144,12 +144,17 @@ export class InboxSync {
       } else {
         const pending = new Set(this.state.entries.map((e) => e.id));
         const cards = new Map(this.state.cards);
+        const stillPending = new Set<string>();
         for (const p of read) {
           if (p.approval.status === "pending" && pending.has(p.approval.id) && !this.departed.has(p.approval.id)) {
             cards.set(p.approval.id, p);
+            stillPending.add(p.approval.id);
           }
         }
         this.state = { ...this.state, cards };
+        // Read and not pending (decided, expired, withdrawn), or gone: it leaves the list, even
+        // if the event that said so came before its arrival or was missed.
+        for (const id of ids) if (!stillPending.has(id) && pending.has(id)) this.apply({ kind: "left", id });
         this.publish(this.state);
       }
     } catch {

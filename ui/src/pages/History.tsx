@@ -1,36 +1,137 @@
-import { useEffect, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
+import type { HistoryOrder } from "../api/types/HistoryOrder";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 
-/** Decided approvals, most recent first, a page at a time. */
+/** How many decisions a page read holds (the shell's own page size). */
+const PAGE = 100;
+/** Older decisions are read once the list shows one this close to the end of what it holds. */
+const READ_AHEAD = 10;
+
+/** Whether `a` comes after `b` in `order` (by when it was decided, then by id). */
+function after(a: Presented, b: Presented, order: HistoryOrder): boolean {
+  const [x, y] = [a.approval, b.approval];
+  const cmp = (x.decided_at ?? 0) - (y.decided_at ?? 0) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+  return order === "newest_first" ? cmp < 0 : cmp > 0;
+}
+
+/**
+ * The first page read again, and what was read past it kept: a change (a new decision, a
+ * result attached) never throws away the pages the person scrolled through.
+ */
+export function mergeFirst(prev: Presented[] | null, first: Presented[], order: HistoryOrder): Presented[] {
+  const last = first[first.length - 1];
+  if (prev === null || last === undefined || first.length < PAGE) return first;
+  const seen = new Set(first.map((p) => p.approval.id));
+  return [...first, ...prev.filter((p) => !seen.has(p.approval.id) && after(p, last, order))];
+}
+
+/** Decided approvals, the latest or the earliest first; only the cards on screen are in the
+ * page, and older ones are read as the list nears the end of what it holds. */
 export function History({ version, actions }: { version: number; actions: CardActions }) {
-  const [items, setItems] = useState<Presented[] | null>(null);
-  const [more, setMore] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    api.history(null).then((page) => { setItems(page); setMore(page.length === 100); setError(null); })
-      .catch((e: Error) => setError(e.message));
-  }, [version]);
-
-  const loadMore = async () => {
-    const last = items?.[items.length - 1]?.approval;
-    if (!last || last.decided_at === null) return;
-    const page = await api.history({ decided_at: last.decided_at, id: last.id });
-    setItems([...(items ?? []), ...page]);
-    setMore(page.length === 100);
-  };
-
-  if (error) return <div className="page"><p className="error">{error}</p></div>;
-  if (items === null) return <div className="page"><p className="muted">Loading…</p></div>;
+  const [order, setOrder] = useState<HistoryOrder>("newest_first");
   return (
     <div className="page history">
       <h1>History</h1>
-      {items.length === 0 && <p className="muted">No decisions yet.</p>}
-      {items.map((p) => <ApprovalCard key={p.approval.id} p={p} actions={actions} armed={false} />)}
-      {more && <button onClick={() => void loadMore()}>Load older decisions</button>}
+      <div className="segmented" role="group" aria-label="Order">
+        {(["newest_first", "oldest_first"] as const).map((o) => (
+          <button key={o} aria-pressed={order === o} data-testid={`history-${o}`} onClick={() => setOrder(o)}>
+            {o === "newest_first" ? "Latest first" : "Earliest first"}
+          </button>
+        ))}
+      </div>
+      <Decisions key={order} order={order} version={version} actions={actions} />
     </div>
+  );
+}
+
+function Decisions({ order, version, actions }: { order: HistoryOrder; version: number; actions: CardActions }) {
+  const [items, setItems] = useState<Presented[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [reading, setReading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    api.history(order, null).then((page) => {
+      if (!live) return;
+      setItems((prev) => {
+        const merged = mergeFirst(prev, page, order);
+        // What was read past the first page still ends where it did.
+        if (merged === page) setMore(page.length === PAGE);
+        return merged;
+      });
+      setError(null);
+    }).catch((e: Error) => { if (live) setError(e.message); });
+    return () => { live = false; };
+  }, [version, order]);
+
+  const readOlder = useCallback(async () => {
+    const last = items?.[items.length - 1]?.approval;
+    if (!last || last.decided_at === null || reading) return;
+    setReading(true);
+    try {
+      const page = await api.history(order, { decided_at: last.decided_at, id: last.id });
+      setItems((prev) => {
+        const have = new Set((prev ?? []).map((p) => p.approval.id));
+        return [...(prev ?? []), ...page.filter((p) => !have.has(p.approval.id))];
+      });
+      setMore(page.length === PAGE);
+      setError(null);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setReading(false);
+    }
+  }, [items, order, reading]);
+
+  const listRef = useRef<HTMLDivElement>(null);
+  const count = items?.length ?? 0;
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => document.querySelector<HTMLElement>(".main"),
+    estimateSize: () => 260,
+    overscan: 4,
+    getItemKey: (i) => items?.[i]?.approval.id ?? i,
+    scrollMargin: listRef.current?.offsetTop ?? 0,
+    initialRect: { width: 0, height: window.innerHeight },
+  });
+  const shown = virtualizer.getVirtualItems();
+  const lastShown = shown[shown.length - 1]?.index ?? -1;
+  useEffect(() => {
+    if (more && !reading && !error && count > 0 && lastShown >= count - READ_AHEAD) void readOlder();
+  }, [lastShown, count, more, reading, error, readOlder]);
+
+  if (items === null) {
+    return error ? <p className="error">{error}</p> : <p className="muted">Loading…</p>;
+  }
+  return (
+    <>
+      {items.length === 0 && <p className="muted">No decisions yet.</p>}
+      <div ref={listRef} className="card-list" data-testid="history-list" data-count={items.length}
+        style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+        {shown.map((item) => {
+          const p = items[item.index];
+          if (!p) return null;
+          return (
+            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="card-slot"
+              style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
+              <ApprovalCard p={p} actions={actions} armed={false} />
+            </div>
+          );
+        })}
+      </div>
+      {error && <p className="error" data-testid="history-error">{error}</p>}
+      {more && (
+        <button onClick={() => void readOlder()} disabled={reading} data-testid="history-more">
+          {reading ? "Reading older decisions…" : order === "newest_first" ? "Load older decisions" : "Load later decisions"}
+        </button>
+      )}
+      {!more && items.length > 0 && <p className="muted" data-testid="history-end">
+        {order === "newest_first" ? "The earliest decision." : "The latest decision."}</p>}
+    </>
   );
 }
