@@ -18,7 +18,7 @@ pub use self::artifacts::Saved;
 use self::batch::Batcher;
 pub use self::batch::DEFAULT_MAX_BATCH;
 pub use self::clock::Clock;
-pub use self::events::{CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
+pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 pub use self::grants::{GrantPreview, PreviewCall};
 use self::watchers::Watchers;
 pub use crate::domain::approval::InboxEntry;

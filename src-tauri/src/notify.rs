@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
+use countersign::console::Arrival;
 use countersign::console::ChangeEvent;
-use countersign::domain::approval::{Approval, Status};
+use countersign::domain::approval::Status;
 use countersign::domain::deeplink::LinkTarget;
 use countersign::domain::verbatim::reveal;
 use tauri::{AppHandle, Manager as _};
@@ -25,7 +26,7 @@ const NAMED: usize = 5;
 /// New pending approvals that arrived together: what the notification says, kept small
 /// however many arrive.
 struct Burst {
-    first: Approval,
+    first: Arrival,
     /// How many arrived that the listener saw.
     count: u64,
     /// The listener fell behind during the burst: more may have arrived than it counted.
@@ -35,7 +36,7 @@ struct Burst {
 }
 
 impl Burst {
-    fn new(first: Approval) -> Self {
+    fn new(first: Arrival) -> Self {
         Self {
             tools: vec![first.tool.to_string()],
             first,
@@ -44,7 +45,7 @@ impl Burst {
         }
     }
 
-    fn add(&mut self, a: &Approval) {
+    fn add(&mut self, a: &Arrival) {
         self.count += 1;
         let tool = a.tool.to_string();
         if self.tools.len() <= NAMED && !self.tools.contains(&tool) {
@@ -55,7 +56,7 @@ impl Burst {
 
 /// What the listener saw next.
 enum Next {
-    Pending(Box<Approval>),
+    Pending(Box<Arrival>),
     /// It fell behind and missed some events.
     Missed,
     Closed,
@@ -147,11 +148,7 @@ fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTar
         let one = &burst.first;
         return Some((
             format!("Approval needed: {}", one.tool),
-            format!(
-                "{} asks: {}",
-                safe(&one.requester.name),
-                safe(one.call.title())
-            ),
+            format!("{} asks: {}", safe(&one.requester), safe(&one.title)),
             LinkTarget::Approval { id: one.id.clone() },
         ));
     }
@@ -201,41 +198,20 @@ fn show(app: &AppHandle, (summary, body, target): (String, String, LinkTarget)) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use countersign::console::Submission;
 
-    fn approval(requester: &str, title: &str) -> Approval {
-        let s: Submission = serde_json::from_value(serde_json::json!({
-            "tool": "claude-code.Bash",
-            "requester": { "name": requester },
-            "call": { "card": "terminal", "title": title, "command": "ls" },
-        }))
-        .unwrap();
-        Approval {
+    fn approval(requester: &str, title: &str) -> Arrival {
+        Arrival {
             id: countersign::domain::ids::ApprovalId::generate(),
-            tool: s.tool,
-            tool_parts: None,
-            artifact_id: None,
-            requester: s.requester,
-            call: s.call,
-            raw_input: None,
-            status: countersign::domain::approval::Status::Pending,
-            digest: String::new(),
-            hidden_marks: 0,
-            decided_by: None,
-            reason: None,
-            granted: None,
+            status: Status::Pending,
+            tool: countersign::domain::tool::ToolAddress::parse("claude-code.Bash").unwrap(),
+            requester: requester.to_owned(),
+            title: title.to_owned(),
             created_at: 0,
-            expires_at: 0,
-            decided_at: None,
-            result: None,
-            result_at: None,
-            acp_options: None,
-            call_id: None,
             parent: None,
         }
     }
 
-    fn on(tool: &str) -> Approval {
+    fn on(tool: &str) -> Arrival {
         let mut a = approval("agent", "Run");
         a.tool = countersign::domain::tool::ToolAddress::parse(tool).unwrap();
         a

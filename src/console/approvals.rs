@@ -120,7 +120,7 @@ impl Console {
             self.emit(ChangeEvent::GrantsChanged);
         }
         self.emit(ChangeEvent::ApprovalCreated {
-            approval: Box::new(approval.clone()),
+            approval: Box::new((&approval).into()),
         });
         Ok(approval)
     }

@@ -7,6 +7,7 @@ use ts_rs::TS;
 use super::Console;
 use crate::domain::approval::{Approval, Status};
 use crate::domain::ids::{ApprovalId, ArtifactId};
+use crate::domain::tool::ToolAddress;
 
 /// The name under which change events are forwarded to the UI.
 pub const CHANGE_EVENT: &str = "countersign://change";
@@ -21,9 +22,10 @@ pub(super) const EVENT_BUFFER: usize = 1024;
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[ts(export)]
 pub enum ChangeEvent {
-    /// A new approval: pending, or already approved by a grant.
+    /// A new approval: pending, or already approved by a grant. What a listener needs to
+    /// place and announce it, not the whole approval (its card is read when it is shown).
     ApprovalCreated {
-        approval: Box<Approval>,
+        approval: Box<Arrival>,
     },
     /// An approval reached a final state (decided, expired, cancelled).
     ApprovalFinished {
@@ -44,6 +46,37 @@ pub enum ChangeEvent {
     GrantsChanged,
     /// Changes were missed (a listener fell behind): read everything again.
     Resync,
+}
+
+/// A new approval as a change event carries it: a few bounded fields, however large the call.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct Arrival {
+    pub id: ApprovalId,
+    pub status: Status,
+    pub tool: ToolAddress,
+    /// Who asks (the requester's name).
+    pub requester: String,
+    /// The card's title.
+    pub title: String,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    /// The run it is part of, for a nested call.
+    pub parent: Option<ApprovalId>,
+}
+
+impl From<&Approval> for Arrival {
+    fn from(a: &Approval) -> Self {
+        Self {
+            id: a.id.clone(),
+            status: a.status,
+            tool: a.tool.clone(),
+            requester: a.requester.name.clone(),
+            title: a.call.title().to_owned(),
+            created_at: a.created_at,
+            parent: a.parent.clone(),
+        }
+    }
 }
 
 impl Console {

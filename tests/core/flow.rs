@@ -281,6 +281,26 @@ async fn every_change_is_announced() {
     );
 }
 
+/// A new approval is announced in a few bounded fields: an agent cannot make every listener
+/// (the window, notifications) carry its megabytes.
+#[tokio::test]
+async fn an_announcement_is_small_however_large_the_call() {
+    use countersign::console::ChangeEvent;
+    let s = server().await;
+    let mut events = s.console.subscribe();
+    let huge = "x".repeat(1_000_000);
+    let (code, a) = s.post("/v1/approvals", &terminal("x.y", &huge)).await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{a}");
+    let e = events.try_recv().unwrap();
+    let ChangeEvent::ApprovalCreated { approval } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(approval.id.as_str(), a["id"].as_str().unwrap());
+    assert_eq!(approval.title, "Run it");
+    let size = serde_json::to_string(&e).unwrap().len();
+    assert!(size < 4_096, "{size} bytes");
+}
+
 #[tokio::test]
 async fn waiting_agents_hold_no_database_connection() {
     let s = server().await;
