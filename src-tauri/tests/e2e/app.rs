@@ -280,13 +280,19 @@ impl App {
     }
 
     /// The element's text content (WebKitWebDriver's rendered text misses clipped elements).
+    /// The text of the element `css`, found again if the page replaced it meanwhile.
     pub async fn text(&self, css: &str) -> String {
-        self.el(css)
-            .await
-            .prop("textContent")
-            .await
-            .unwrap()
-            .unwrap_or_default()
+        let started = Instant::now();
+        loop {
+            match self.el(css).await.prop("textContent").await {
+                Ok(t) => return t.unwrap_or_default(),
+                Err(e) if started.elapsed() < WAIT => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("no text of {css}: {e}"),
+            }
+        }
     }
 
     /// Presses and releases one key on whatever has the focus, as a keyboard would.
@@ -362,9 +368,21 @@ impl App {
         }
     }
 
+    /// The texts of every element `css`; a list the page was re-rendering is read again.
     pub async fn all_texts(&self, css: &str) -> Vec<String> {
+        let started = Instant::now();
+        let found = loop {
+            match self.client.find_all(Locator::Css(css)).await {
+                Ok(found) => break found,
+                Err(e) if started.elapsed() < WAIT => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("cannot list {css}: {e}"),
+            }
+        };
         let mut out = Vec::new();
-        for e in self.client.find_all(Locator::Css(css)).await.unwrap() {
+        for e in found {
             out.push(
                 e.prop("textContent")
                     .await
