@@ -319,35 +319,32 @@ async fn expiry_cancel_results_pending_and_history() {
         decided_at: page[1].decided_at.unwrap(),
         id: page[1].id.clone(),
     };
-    let rest: Vec<_> =
-        approvals::list_history(&mut tx, HistoryOrder::NewestFirst, Some(&cursor), 10)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|a| a.id)
-            .collect();
+    let rest = history_ids(&mut tx, HistoryOrder::NewestFirst, Some(&cursor)).await;
     assert_eq!(rest, [new.id.clone()]);
     // The other way round: the earliest decided first, and the same cursor pages onwards.
-    let oldest: Vec<_> = approvals::list_history(&mut tx, HistoryOrder::OldestFirst, None, 10)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|a| a.id)
-        .collect();
+    let oldest = history_ids(&mut tx, HistoryOrder::OldestFirst, None).await;
     assert_eq!(oldest, [new.id.clone(), other.id.clone(), old.id.clone()]);
-    let after_new: Vec<_> =
-        approvals::list_history(&mut tx, HistoryOrder::OldestFirst, Some(&cursor), 10)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|a| a.id)
-            .collect();
+    let after_new = history_ids(&mut tx, HistoryOrder::OldestFirst, Some(&cursor)).await;
     assert_eq!(
         after_new,
         [old.id.clone()],
         "past the cursor, later decisions"
     );
     tx.commit().await.unwrap();
+}
+
+/// The ids of up to ten decisions of History in `order`, past `after`.
+async fn history_ids(
+    conn: &mut sqlx::SqliteConnection,
+    order: HistoryOrder,
+    after: Option<&HistoryCursor>,
+) -> Vec<ApprovalId> {
+    approvals::list_history(conn, order, after, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id)
+        .collect()
 }
 
 #[tokio::test]
