@@ -1,5 +1,6 @@
 //! SQLite through sqlx: the only place that writes SQL. One writer connection, a read pool.
 
+pub mod acp;
 pub mod approvals;
 pub mod artifacts;
 pub mod grants;

@@ -163,7 +163,7 @@ pub async fn grant_hit() -> Vec<Row> {
         .await
         .unwrap();
     let (url, token) = serve_console(&console).await;
-    let answer = serde_json::to_value(countersign::api::Answer::from(&first)).unwrap();
+    let answer = serde_json::to_value(countersign::api::Answer::new(&first, None)).unwrap();
     let floor = serve_floor(answer).await;
     let run = Duration::from_millis(700);
     let mut rows = Vec::new();

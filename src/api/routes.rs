@@ -35,8 +35,9 @@ pub struct Answer {
     pub acp_outcome: Option<serde_json::Value>,
 }
 
-impl From<&Approval> for Answer {
-    fn from(a: &Approval) -> Self {
+impl Answer {
+    /// The answer for `a`, with the outcome of its ACP request when it came as one.
+    pub fn new(a: &Approval, acp_outcome: Option<serde_json::Value>) -> Self {
         Self {
             id: a.id.clone(),
             status: a.status,
@@ -45,8 +46,14 @@ impl From<&Approval> for Answer {
             reason: a.reason.clone(),
             expires_at: a.expires_at,
             link: approval_link(&a.id),
-            acp_outcome: acp::outcome(a),
+            acp_outcome,
         }
+    }
+
+    /// The answer for `a`, its ACP options looked up.
+    async fn read(s: &ApiState, a: &Approval) -> Result<Self, ApiError> {
+        let mut outcomes = acp::outcomes(&s.console, &[a]).await?;
+        Ok(Self::new(a, outcomes.remove(&a.id)))
     }
 }
 
@@ -60,15 +67,31 @@ pub struct ApprovalPage {
     acp_outcome: Option<serde_json::Value>,
 }
 
-impl From<Approval> for ApprovalPage {
-    fn from(approval: Approval) -> Self {
-        let link = approval_link(&approval.id);
-        let acp_outcome = acp::outcome(&approval);
+impl ApprovalPage {
+    fn new(approval: Approval, acp_outcome: Option<serde_json::Value>) -> Self {
         Self {
-            approval,
-            link,
+            link: approval_link(&approval.id),
             acp_outcome,
+            approval,
         }
+    }
+
+    /// The pages for `approvals`, with the outcome of each that came as an ACP request.
+    async fn read(s: &ApiState, approvals: Vec<Approval>) -> Result<Vec<Self>, ApiError> {
+        let mut outcomes = acp::outcomes(&s.console, &approvals.iter().collect::<Vec<_>>()).await?;
+        Ok(approvals
+            .into_iter()
+            .map(|a| {
+                let outcome = outcomes.remove(&a.id);
+                Self::new(a, outcome)
+            })
+            .collect())
+    }
+
+    async fn one(s: &ApiState, approval: Approval) -> Result<Self, ApiError> {
+        let mut outcomes = acp::outcomes(&s.console, &[&approval]).await?;
+        let outcome = outcomes.remove(&approval.id);
+        Ok(Self::new(approval, outcome))
     }
 }
 
@@ -155,10 +178,12 @@ pub async fn submit(
     State(s): State<ApiState>,
     JsonBody(body): JsonBody<serde_json::Value, MAX_SUBMISSION_BYTES>,
 ) -> Result<(StatusCode, Json<Answer>), ApiError> {
-    let a = if body.get("acp").is_some() {
+    let (a, acp_outcome) = if body.get("acp").is_some() {
         let acp: AcpSubmission = from_value(body)?;
         let (sub, options) = acp.into_submission().map_err(Error::from)?;
-        s.console.submit_acp(sub, options).await?
+        let a = s.console.submit_acp(sub, &options).await?;
+        let outcome = acp::outcome(&a, &options);
+        (a, outcome)
     } else {
         let sub = from_value::<Submission>(body)?;
         // The "could not be read" block is Countersign's own, from what an ACP request sent.
@@ -169,14 +194,14 @@ pub async fn submit(
             ))
             .into());
         }
-        s.console.submit(sub).await?
+        (s.console.submit(sub).await?, None)
     };
     let code = if a.status == Status::Pending {
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
     };
-    Ok((code, Json(Answer::from(&a))))
+    Ok((code, Json(Answer::new(&a, acp_outcome))))
 }
 
 #[derive(Deserialize)]
@@ -204,7 +229,7 @@ pub async fn approval(
         Some(w) => s.console.wait(&id, Duration::from_secs(w)).await?,
         None => s.console.approval(&id).await?,
     };
-    Ok(Json(a.into()))
+    Ok(Json(ApprovalPage::one(&s, a).await?))
 }
 
 #[derive(Deserialize)]
@@ -227,7 +252,7 @@ pub async fn approvals_for_call(
         .console
         .for_call(&q.requester, &q.session, &q.call_id)
         .await?;
-    let pages: Vec<ApprovalPage> = found.into_iter().map(ApprovalPage::from).collect();
+    let pages = ApprovalPage::read(&s, found).await?;
     Ok(Json(serde_json::json!({ "approvals": pages })))
 }
 
@@ -237,7 +262,7 @@ pub async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<Answer>, ApiError> {
     let a = s.console.cancel(&approval_id(&id)?).await?;
-    Ok(Json(Answer::from(&a)))
+    Ok(Json(Answer::read(&s, &a).await?))
 }
 
 /// `POST /v1/approvals/{id}/result`: what the approved call returned, once.
@@ -247,7 +272,7 @@ pub async fn attach_result(
     JsonBody(result): JsonBody<ResultView>,
 ) -> Result<Json<ApprovalPage>, ApiError> {
     let a = s.console.attach_result(&approval_id(&id)?, result).await?;
-    Ok(Json(a.into()))
+    Ok(Json(ApprovalPage::one(&s, a).await?))
 }
 
 /// `POST /v1/artifacts`: create (201), or update in place with `artifact_id` (200).
@@ -358,9 +383,10 @@ fn wait_at_most(wait: Option<u64>) -> Result<Duration, ApiError> {
 /// request came in one) once decided; 202 with where to poll while it waits for a person.
 fn acp_answer(
     a: &Approval,
+    options: &[acp::PermissionOption],
     rpc_id: Option<&serde_json::Value>,
 ) -> (StatusCode, Json<serde_json::Value>) {
-    match acp::response(a) {
+    match acp::response(a, options) {
         Some(r) => (StatusCode::OK, Json(acp::answer(rpc_id, &r))),
         None => (
             StatusCode::ACCEPTED,
@@ -386,11 +412,11 @@ pub async fn acp_request_permission(
     let agent = agent(&headers, q.agent.as_deref())?;
     let ask = acp::parse(body).map_err(Error::from)?;
     let (sub, options) = acp::submission(&ask, &agent, None).map_err(Error::from)?;
-    let mut a = s.console.submit_acp(sub, options).await?;
+    let mut a = s.console.submit_acp(sub, &options).await?;
     if a.status == Status::Pending {
         a = s.console.wait(&a.id, wait).await?;
     }
-    Ok(acp_answer(&a, ask.rpc_id.as_ref()))
+    Ok(acp_answer(&a, &options, ask.rpc_id.as_ref()))
 }
 
 /// `GET /v1/acp/request_permission/{id}?wait=S`: the bare `RequestPermissionResponse` once
@@ -403,11 +429,12 @@ pub async fn acp_poll(
     let id = approval_id(&id)?;
     let Query(q) = query.map_err(bad_query)?;
     let wait = wait_at_most(q.wait)?;
-    if s.console.approval(&id).await?.acp_options.is_none() {
+    // Only a request that came through ACP has an ACP answer.
+    let Some(options) = acp::options_of(&s.console, &id).await? else {
         return Err(Error::ApprovalNotFound(id.to_string()).into());
-    }
+    };
     let a = s.console.wait(&id, wait).await?;
-    Ok(acp_answer(&a, None))
+    Ok(acp_answer(&a, &options, None))
 }
 
 /// `POST /v1/acp/sessions/{sessionId}/cancel`: ACP's `session/cancel`; every pending request

@@ -1,13 +1,15 @@
 //! Approvals: submit, wait, decide, cancel, results, expiry, and the reads that show them.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use ts_rs::TS;
 
+use super::batch::NewApproval;
 use super::{ChangeEvent, Console};
-use crate::domain::approval::{Approval, DecidedBy, Decision, PermissionOption, Requester, Status};
+use crate::domain::approval::{Approval, DecidedBy, Decision, Requester, Status};
 use crate::domain::approval::{HistoryCursor, HistoryOrder};
 use crate::domain::digest::digest_of_json;
 use crate::domain::grant::{Effect, check_scope, default_scope, rule};
@@ -17,7 +19,7 @@ use crate::domain::present::{ParentRef, Presented, present};
 use crate::domain::submission::Submission;
 use crate::domain::view::ResultView;
 use crate::error::Error;
-use crate::store::{StoreError, approvals, grants};
+use crate::store::{StoreError, acp, approvals, grants};
 
 /// The most calls one code-mode run may make through Countersign.
 pub const MAX_NESTED_CALLS: i64 = 500;
@@ -52,19 +54,36 @@ impl Console {
         self.submit_with_options(s, None).await
     }
 
-    /// [`Console::submit`] for an ACP permission request, keeping its options to answer with.
-    pub async fn submit_acp(
+    /// [`Console::submit`] for an ACP permission request, keeping its options beside the
+    /// approval (written in the same transaction) to answer with. Their shape is the ACP
+    /// integration's own: see [`Console::acp_options`].
+    pub async fn submit_acp<O: Serialize>(
         &self,
         s: Submission,
-        options: Vec<PermissionOption>,
+        options: &O,
     ) -> Result<Approval, Error> {
+        let options = serde_json::to_string(options).map_err(|e| {
+            Error::Internal(StoreError::Corrupt {
+                id: "submission".into(),
+                what: e.to_string(),
+            })
+        })?;
         self.submit_with_options(s, Some(options)).await
+    }
+
+    /// The options stored with those of `ids` that came as ACP requests.
+    pub async fn acp_options<T: serde::de::DeserializeOwned>(
+        &self,
+        ids: &[&ApprovalId],
+    ) -> Result<HashMap<ApprovalId, T>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(acp::of(&mut conn, ids).await?.into_iter().collect())
     }
 
     async fn submit_with_options(
         &self,
         s: Submission,
-        acp_options: Option<Vec<PermissionOption>>,
+        acp_options: Option<String>,
     ) -> Result<Approval, Error> {
         s.validate()?;
         if let Some(parent) = &s.parent {
@@ -111,11 +130,17 @@ impl Console {
             decided_at: None,
             result: None,
             result_at: None,
-            acp_options,
             call_id: s.call_id,
             parent: s.parent,
         };
-        let (approval, by_grant) = self.inner.batcher.store(approval).await?;
+        let (approval, by_grant) = self
+            .inner
+            .batcher
+            .store(NewApproval {
+                approval,
+                acp_options,
+            })
+            .await?;
         if by_grant {
             self.emit(ChangeEvent::GrantsChanged);
         }

@@ -9,10 +9,10 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::domain::approval::{Approval, DecidedBy, Grant, Status};
 use crate::domain::grant::{CallFacts, Effect, command_segments, deciding};
-use crate::domain::ids::{ArtifactId, GrantId};
+use crate::domain::ids::{ApprovalId, ArtifactId, GrantId};
 use crate::error::Error;
 use crate::store::grants::Lookup;
-use crate::store::{Store, StoreError, approvals, artifacts, grants};
+use crate::store::{Store, StoreError, acp, approvals, artifacts, grants};
 
 /// Submissions waiting beyond this many start the next batch.
 pub const DEFAULT_MAX_BATCH: usize = 256;
@@ -21,8 +21,15 @@ const QUEUE: usize = 4096;
 /// A stored submission: the approval as written, and whether a grant approved it.
 pub type Stored = (Approval, bool);
 
+/// One submission to store: the approval, and an ACP request's options as JSON, written
+/// beside it in the same transaction.
+pub struct NewApproval {
+    pub approval: Approval,
+    pub acp_options: Option<String>,
+}
+
 struct Job {
-    approval: Approval,
+    new: NewApproval,
     reply: oneshot::Sender<Result<Stored, Error>>,
 }
 
@@ -62,7 +69,7 @@ impl Batcher {
     }
 
     /// Stores one submission; answers once it is committed.
-    pub async fn store(&self, approval: Approval) -> Result<Stored, Error> {
+    pub async fn store(&self, new: NewApproval) -> Result<Stored, Error> {
         let (reply, answer) = oneshot::channel();
         let closed = || {
             Error::Internal(StoreError::Batch {
@@ -71,7 +78,7 @@ impl Batcher {
             })
         };
         self.jobs
-            .send(Job { approval, reply })
+            .send(Job { new, reply })
             .await
             .map_err(|_| closed())?;
         answer.await.map_err(|_| closed())?
@@ -92,8 +99,8 @@ async fn write(store: &Store, batch: Vec<Job>) {
     // job per transaction so each caller gets its own answer.
     let attempt = async {
         let mut tx = store.write().await?;
-        let approvals = batch.iter().map(|job| job.approval.clone()).collect();
-        let results = insert_all(&mut tx, approvals).await?;
+        let news = batch.iter().map(|job| &job.new).collect();
+        let results = insert_all(&mut tx, news).await?;
         tx.commit().await?;
         Ok::<_, StoreError>(results)
     };
@@ -112,7 +119,7 @@ async fn write(store: &Store, batch: Vec<Job>) {
             for job in batch {
                 let one = async {
                     let mut tx = store.write().await?;
-                    let results = insert_all(&mut tx, vec![job.approval]).await?;
+                    let results = insert_all(&mut tx, vec![&job.new]).await?;
                     tx.commit().await?;
                     Ok::<_, StoreError>(results)
                 };
@@ -140,8 +147,9 @@ async fn write(store: &Store, batch: Vec<Job>) {
 /// submission would.
 async fn insert_all(
     conn: &mut SqliteConnection,
-    mut approvals: Vec<Approval>,
+    news: Vec<&NewApproval>,
 ) -> Result<Vec<Result<Stored, Error>>, StoreError> {
+    let mut approvals: Vec<Approval> = news.iter().map(|n| n.approval.clone()).collect();
     let named: Vec<&ArtifactId> = approvals
         .iter()
         .filter_map(|a| a.artifact_id.as_ref())
@@ -220,6 +228,13 @@ async fn insert_all(
         .map(|(a, _)| a)
         .collect();
     approvals::insert_many(conn, &written).await?;
+    let options: Vec<(&ApprovalId, &str)> = news
+        .iter()
+        .zip(&refused)
+        .filter(|(_, refused)| !**refused)
+        .filter_map(|(n, _)| Some((&n.approval.id, n.acp_options.as_deref()?)))
+        .collect();
+    acp::insert_many(conn, &options).await?;
     Ok(approvals
         .into_iter()
         .zip(refused)

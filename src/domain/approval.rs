@@ -262,8 +262,6 @@ pub struct Approval {
     pub result: Option<ResultView>,
     #[ts(type = "number | null")]
     pub result_at: Option<i64>,
-    /// The options of an ACP permission request, to answer with one of them.
-    pub acp_options: Option<Vec<PermissionOption>>,
     /// The requester's own id for the call (Claude Code's `tool_use_id`), which finds the
     /// approval again when the call's result comes in.
     pub call_id: Option<String>,
@@ -343,27 +341,6 @@ pub struct Grant {
     pub last_used_at: Option<i64>,
     #[ts(type = "number | null")]
     pub revoked_at: Option<i64>,
-}
-
-/// One of the choices an ACP agent offers with a permission request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct PermissionOption {
-    pub option_id: String,
-    pub name: String,
-    pub kind: OptionKind,
-}
-
-/// ACP's permission option kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum OptionKind {
-    AllowOnce,
-    AllowAlways,
-    RejectOnce,
-    RejectAlways,
 }
 
 /// The grants page: live grants, then the revoke list.

@@ -371,7 +371,6 @@ mod tests {
             decided_at: None,
             result: None,
             result_at: None,
-            acp_options: None,
             call_id: None,
             parent: None,
         }

@@ -3,25 +3,46 @@
 //! JSON-RPC envelope or its bare params) mapped onto the card union, and the person's decision
 //! mapped back to one of the request's own options. Everything ACP lives here.
 
+use std::collections::HashMap;
+
 use agent_client_protocol_schema::v1 as schema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::console::Submission;
+use crate::console::{Console, Submission};
 use crate::domain::approval::{Approval, DecidedBy, Requester, Status};
-pub use crate::domain::approval::{OptionKind, PermissionOption};
-use crate::domain::ids::ArtifactId;
+use crate::domain::ids::{ApprovalId, ArtifactId};
 use crate::domain::limits::{FieldError, MAX_TITLE_BYTES};
 use crate::domain::tool::ToolAddress;
 use crate::domain::view::{
     CallView, ContentBlock, DiffCall, EnvVar, FileDiff, FileLocation, GenericCall, ImageBlock,
     TerminalCall, TextBlock,
 };
+use crate::error::Error;
 
 /// The method this module answers.
 pub const METHOD: &str = "session/request_permission";
 /// The requester name when the agent gives none.
 pub const DEFAULT_AGENT: &str = "ACP agent";
+
+/// One of the choices an ACP agent offers with a permission request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionOption {
+    pub option_id: String,
+    pub name: String,
+    pub kind: OptionKind,
+}
+
+/// ACP's permission option kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptionKind {
+    AllowOnce,
+    AllowAlways,
+    RejectOnce,
+    RejectAlways,
+}
 
 /// A `session/request_permission` as the console takes it.
 #[derive(Debug, Clone)]
@@ -537,9 +558,11 @@ impl AcpSubmission {
 /// or with "don't ask again") answers `allow_once`, else a reject option, never
 /// `allow_always`; declined answers a reject option. `cancelled` when the request expired or was withdrawn, or when no offered
 /// option grants no more than the decision. A decline's reason travels in
-/// `_meta.countersign.reason`.
-pub fn response(a: &Approval) -> Option<schema::RequestPermissionResponse> {
-    let options = a.acp_options.as_ref()?;
+/// `_meta.countersign.reason`. `options` are those the request offered ([`options_of`]).
+pub fn response(
+    a: &Approval,
+    options: &[PermissionOption],
+) -> Option<schema::RequestPermissionResponse> {
     let pick = |kinds: &[OptionKind]| {
         kinds
             .iter()
@@ -580,8 +603,33 @@ pub fn response(a: &Approval) -> Option<schema::RequestPermissionResponse> {
 }
 
 /// The response as JSON, for the older `acp_outcome` field (the outcome alone).
-pub fn outcome(a: &Approval) -> Option<Value> {
-    response(a).and_then(|r| serde_json::to_value(r.outcome).ok())
+pub fn outcome(a: &Approval, options: &[PermissionOption]) -> Option<Value> {
+    response(a, options).and_then(|r| serde_json::to_value(r.outcome).ok())
+}
+
+/// The options an approval's request offered, when it came as an ACP request.
+pub async fn options_of(
+    console: &Console,
+    id: &ApprovalId,
+) -> Result<Option<Vec<PermissionOption>>, Error> {
+    Ok(console.acp_options(&[id]).await?.remove(id))
+}
+
+/// The `acp_outcome` of each of `approvals` that came as an ACP request and is decided.
+pub async fn outcomes(
+    console: &Console,
+    approvals: &[&Approval],
+) -> Result<HashMap<ApprovalId, Value>, Error> {
+    let decided: Vec<&ApprovalId> = approvals
+        .iter()
+        .filter(|a| a.status != Status::Pending)
+        .map(|a| &a.id)
+        .collect();
+    let options: HashMap<ApprovalId, Vec<PermissionOption>> = console.acp_options(&decided).await?;
+    Ok(approvals
+        .iter()
+        .filter_map(|a| Some((a.id.clone(), outcome(a, options.get(&a.id)?)?)))
+        .collect())
 }
 
 /// The JSON-RPC response to a request that came in its envelope, else the bare response.

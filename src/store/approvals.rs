@@ -28,7 +28,6 @@ struct Row {
     decided_at: Option<i64>,
     result_view: Option<String>,
     result_at: Option<i64>,
-    acp_options: Option<String>,
     call_id: Option<String>,
     parent_id: Option<String>,
 }
@@ -36,7 +35,7 @@ struct Row {
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.requester_name, a.requester_session,
     a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
     g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
-    a.acp_options, a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+    a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
 
 impl TryFrom<Row> for Approval {
     type Error = StoreError;
@@ -88,11 +87,6 @@ impl TryFrom<Row> for Approval {
                 .map(|t| from_json(&r.id, t))
                 .transpose()?,
             result_at: r.result_at,
-            acp_options: r
-                .acp_options
-                .as_deref()
-                .map(|t| from_json(&r.id, t))
-                .transpose()?,
             call_id: r.call_id,
             parent: r
                 .parent_id
@@ -132,16 +126,15 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
                     a,
                     to_json(id, &a.call)?,
                     a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
-                    a.acp_options.as_ref().map(|o| to_json(id, o)).transpose()?,
                 ))
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         let mut q = QueryBuilder::<Sqlite>::new(
             "INSERT INTO approvals (id, tool, artifact_id, requester_name, requester_session,
             requester_cwd, call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
-            created_at, expires_at, decided_at, acp_options, call_id, parent_id) ",
+            created_at, expires_at, decided_at, call_id, parent_id) ",
         );
-        q.push_values(encoded, |mut row, (a, call, raw, acp)| {
+        q.push_values(encoded, |mut row, (a, call, raw)| {
             row.push_bind(a.id.as_str())
                 .push_bind(a.tool.as_str())
                 .push_bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
@@ -158,7 +151,6 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
                 .push_bind(a.created_at)
                 .push_bind(a.expires_at)
                 .push_bind(a.decided_at)
-                .push_bind(acp)
                 .push_bind(&a.call_id)
                 .push_bind(a.parent.as_ref().map(ApprovalId::as_str));
         });
@@ -260,7 +252,8 @@ pub async fn cancel_acp_session(
     let ids: Vec<(String,)> = sqlx::query_as(
         "UPDATE approvals SET status = 'cancelled', reason = 'session cancelled', decided_at = ?
          WHERE status = 'pending' AND expires_at > ? AND requester_name = ?
-           AND requester_session = ? AND acp_options IS NOT NULL
+           AND requester_session = ?
+           AND id IN (SELECT approval_id FROM acp_options)
          RETURNING id",
     )
     .bind(now)

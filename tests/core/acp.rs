@@ -3,6 +3,7 @@
 
 use countersign::domain::approval::Decision;
 use countersign::domain::ids::ApprovalId;
+use countersign::integrations::acp;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -190,8 +191,9 @@ async fn the_answer_names_the_matching_option() {
         json!([{ "optionId": "a", "name": "Always", "kind": "allow_always" }]);
     let (id, _) = submit(&s, &only_always).await;
     let approved = s.console.decide_seen(&id, Decision::Approve).await.unwrap();
+    let offered = acp::options_of(&s.console, &id).await.unwrap().unwrap();
     assert_eq!(
-        countersign::integrations::acp::outcome(&approved),
+        acp::outcome(&approved, &offered),
         Some(json!({ "outcome": "cancelled" }))
     );
 }
@@ -255,4 +257,69 @@ async fn a_deny_rule_answers_reject_always() {
         got["acp_outcome"],
         json!({ "outcome": "selected", "optionId": "never" })
     );
+}
+
+/// A database written before migration 0006, when an ACP request's options were a column of
+/// its approval, migrated: the options move to their own table and the request is still
+/// answered with its own option; a card that was not an ACP request gains none.
+#[tokio::test]
+async fn the_migration_keeps_each_requests_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("countersign.db");
+    let all = sqlx::migrate!("./migrations");
+    let before = sqlx::migrate::Migrator {
+        migrations: std::borrow::Cow::Owned(
+            all.migrations
+                .iter()
+                .filter(|m| m.version < 6)
+                .cloned()
+                .collect(),
+        ),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    let (asked, plain) = (
+        "apr_01JBZZZZZZZZZZZZZZZZZZZZZZ",
+        "apr_01JBZZZZZZZZZZZZZZZZZZZZZY",
+    );
+    {
+        use sqlx::Connection as _;
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        before.run(&mut conn).await.unwrap();
+        for (id, options) in [(asked, Some(OPTIONS)), (plain, None)] {
+            sqlx::query(
+                "INSERT INTO approvals (id, tool, requester_name, call_view, digest,
+                    hidden_marks, status, decided_by, created_at, expires_at, decided_at,
+                    acp_options)
+                 VALUES (?, 'acp.execute', 'zed', '{\"card\":\"terminal\",\"title\":\"t\",
+                    \"command\":\"ls\"}', 'sha256:00', 0, 'approved', 'person', 1, 2, 2, ?)",
+            )
+            .bind(id)
+            .bind(options)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+        conn.close().await.unwrap();
+    }
+    let store = countersign::store::Store::open(&path).await.unwrap();
+    let console = countersign::console::Console::new(store);
+    let (asked, plain) = (
+        ApprovalId::parse(asked).unwrap(),
+        ApprovalId::parse(plain).unwrap(),
+    );
+    assert_eq!(acp::options_of(&console, &plain).await.unwrap(), None);
+    let offered = acp::options_of(&console, &asked).await.unwrap().unwrap();
+    assert_eq!(offered.len(), 4);
+    let approved = console.approval(&asked).await.unwrap();
+    assert_eq!(
+        acp::outcome(&approved, &offered),
+        Some(json!({ "outcome": "selected", "optionId": "once" }))
+    );
+    let mut conn = console.store().read().await.unwrap();
+    let columns: Vec<(String,)> = sqlx::query_as("SELECT name FROM pragma_table_info('approvals')")
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap();
+    assert!(columns.iter().all(|(c,)| c != "acp_options"), "{columns:?}");
 }

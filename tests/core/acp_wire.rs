@@ -159,6 +159,21 @@ async fn a_session_cancel_withdraws_all_of_its_requests_and_no_others() {
         .await;
     assert_eq!(code, StatusCode::ACCEPTED, "{got}");
     theirs.push(ApprovalId::parse(got["pending"]["id"].as_str().unwrap()).unwrap());
+    // A card of the same agent and session that did not come as an ACP request is not ACP's
+    // to withdraw, and has no ACP answer to poll.
+    let (code, got) = s
+        .post(
+            "/v1/approvals",
+            &json!({ "tool": "zed.terminal",
+                     "requester": { "name": "zed", "session": "sess_one" },
+                     "call": { "card": "terminal", "title": "t", "command": "make" } }),
+        )
+        .await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{got}");
+    let card = ApprovalId::parse(got["id"].as_str().unwrap()).unwrap();
+    let got = s.get(&format!("{ROUTE}/{card}?wait=0")).await;
+    assert_error(&got, StatusCode::NOT_FOUND, "approval_not_found");
+    theirs.push(card);
     let (code, got) = s
         .post("/v1/acp/sessions/sess_one/cancel?agent=zed", &json!({}))
         .await;

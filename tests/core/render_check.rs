@@ -127,7 +127,9 @@ async fn an_endless_render_is_cut_off_and_the_console_keeps_answering() {
 async fn an_engine_that_cannot_finish_lets_the_save_through() {
     let s = server().await;
     // Past the engine's memory cap: the check cannot run, so it fails open.
-    let hungry = "const big = []; for (let i = 0; i < 1e9; i++) big.push('x'.repeat(1024));\n\
+    // 64 MiB at a time, so the cap is reached in a handful of steps on any machine, well
+    // inside the render budget.
+    let hungry = "const big = []; for (let i = 0; i < 1e3; i++) big.push(new ArrayBuffer(1 << 26));\n\
                   export default () => <p>{big.length}</p>;";
     let (status, a) = s
         .post(
@@ -138,7 +140,9 @@ async fn an_engine_that_cannot_finish_lets_the_save_through() {
     assert_eq!(status, StatusCode::CREATED, "{a}");
     assert_eq!(a["render_check"]["status"], "skipped", "{a}");
     assert!(
-        !a["render_check"]["reason"].as_str().unwrap().is_empty(),
+        a["render_check"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("memory")),
         "{a}"
     );
 }

@@ -47,7 +47,6 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         decided_at: None,
         result: None,
         result_at: None,
-        acp_options: None,
         call_id: None,
         parent: None,
     }

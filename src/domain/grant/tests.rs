@@ -39,7 +39,6 @@ fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
         decided_at: None,
         result: None,
         result_at: None,
-        acp_options: None,
         call_id: None,
         parent: None,
     }

@@ -5,7 +5,6 @@ import type { ArtifactId } from "./ArtifactId";
 import type { CallView } from "./CallView";
 import type { DecidedBy } from "./DecidedBy";
 import type { GrantId } from "./GrantId";
-import type { PermissionOption } from "./PermissionOption";
 import type { Requester } from "./Requester";
 import type { ResultView } from "./ResultView";
 import type { Status } from "./Status";
@@ -31,10 +30,6 @@ granted: GrantId | null,
  * UTC unix milliseconds.
  */
 created_at: number, expires_at: number, decided_at: number | null, result: ResultView | null, result_at: number | null, 
-/**
- * The options of an ACP permission request, to answer with one of them.
- */
-acp_options: Array<PermissionOption> | null, 
 /**
  * The requester's own id for the call (Claude Code's `tool_use_id`), which finds the
  * approval again when the call's result comes in.
