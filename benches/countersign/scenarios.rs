@@ -162,6 +162,17 @@ pub async fn grant_hit() -> Vec<Row> {
         .decide(&first.id, &first.digest, Decision::ALWAYS)
         .await
         .unwrap();
+    // Where one client's time goes: the same hit through the console alone, no HTTP.
+    let mut engine = Vec::with_capacity(300);
+    for _ in 0..300 {
+        let s = serde_json::from_value::<Submission>(body.clone()).unwrap();
+        let t = Instant::now();
+        let hit = console.submit(s).await.unwrap();
+        engine.push(t.elapsed());
+        assert_eq!(hit.status, countersign::domain::approval::Status::Approved);
+    }
+    engine.sort();
+    let engine_p50 = quantile_ms(&engine, 0.5);
     let (url, token) = serve_console(&console).await;
     let answer = serde_json::to_value(countersign::api::Answer::new(&first, None)).unwrap();
     let floor = serve_floor(answer).await;
@@ -228,6 +239,16 @@ pub async fn grant_hit() -> Vec<Row> {
                     p50 <= bound,
                 )
                 .against("floor p50 + durable commit p50", floor_p50 + commit_p50),
+            );
+            rows.push(
+                Row::new(
+                    "grant_hit_c1_engine_p50",
+                    engine_p50,
+                    "ms",
+                    "informational: the console alone, no HTTP",
+                    true,
+                )
+                .against("durable commit p50", commit_p50),
             );
         }
         if clients == 64 {
