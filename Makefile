@@ -4,7 +4,8 @@ SHELL := /bin/bash
 CARGO ?= cargo
 TS_TYPES := ui/src/api/types
 
-.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak fuzz
+.PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak fuzz \
+	package deb install-test
 FUZZ_SECONDS ?= 60
 FUZZ_SOAK_SECONDS ?= 300
 FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters
@@ -60,6 +61,19 @@ fuzz: deps ## run each cargo-fuzz target for FUZZ_SECONDS (libFuzzer; nightly fl
 	for t in $(FUZZ_TARGETS); do \
 	  RUSTC_BOOTSTRAP=1 cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
+
+TAURI := tools/node_modules/.bin/tauri
+
+package: deps ui ## the Linux packages in target/release/bundle/: a .deb and an AppImage (AppImage needs the network)
+	$(CARGO) build --release -p countersign --bin countersign
+	$(TAURI) build --bundles deb,appimage
+
+deb: deps ui ## the .deb alone, in target/release/bundle/deb/ (no network needed)
+	$(CARGO) build --release -p countersign --bin countersign
+	$(TAURI) build --bundles deb
+
+install-test: deb ## as root: install the .deb, open a countersign:// link through xdg-open, remove it
+	scripts/install-test.sh
 
 types-fresh: ## the committed TypeScript types match the Rust types
 	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too

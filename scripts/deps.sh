@@ -2,6 +2,7 @@
 # Installs what building and testing Countersign needs on a fresh Debian machine.
 # Debian packages are installed only when missing, and only as root.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential pkg-config   # the C toolchain for -sys crates
@@ -40,4 +41,11 @@ done
 # The WebDriver server for the end-to-end tests.
 if ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked --version 2.0.6
+fi
+
+# The Tauri CLI that bundles the packages (make package), pinned in tools/package-lock.json.
+want=$(node -p 'require("./tools/package.json").devDependencies["@tauri-apps/cli"]')
+have=$(tools/node_modules/.bin/tauri --version 2>/dev/null | awk '{print $2}' || true)
+if [[ "$have" != "$want" ]]; then
+  (cd tools && npm ci --no-audit --no-fund --silent)
 fi

@@ -11,8 +11,9 @@ work="$COUNTERSIGN_HEADLESS_DIR"
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 dunst -print > "$work/notifications.log" 2>/dev/null &
 export COUNTERSIGN_NOTIFY_LOG="$work/notifications.log"
-export COUNTERSIGN_E2E_BIN="$PWD/target/debug/countersign-desktop"
-export COUNTERSIGN_CLI_BIN="$PWD/target/debug/countersign"
+# The build tree's binaries unless given (scripts/install-test.sh gives the installed ones).
+export COUNTERSIGN_E2E_BIN="${COUNTERSIGN_E2E_BIN:-$PWD/target/debug/countersign-desktop}"
+export COUNTERSIGN_CLI_BIN="${COUNTERSIGN_CLI_BIN:-$PWD/target/debug/countersign}"
 mkdir -p target/e2e-screenshots
 # A hung window must fail the run, never stall it.
 timeout --kill-after=10 900 cargo test -p countersign-desktop --test e2e -- --test-threads=1 "$@"

@@ -96,6 +96,11 @@ pub enum Backend {
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            #[cfg(target_os = "macos")]
+            Backend::SecretService => "the macOS keychain",
+            #[cfg(windows)]
+            Backend::SecretService => "the Windows Credential Manager",
+            #[cfg(not(any(target_os = "macos", windows)))]
             Backend::SecretService => "the Secret Service keyring",
             Backend::Keyutils => "the kernel keyring (keyutils)",
             Backend::File => "a file in the data directory",

@@ -11,7 +11,7 @@ use countersign::domain::present::{
     Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
 };
 use countersign::error::Error;
-use tauri::State;
+use tauri::{AppHandle, State};
 
 use crate::error::{CommandError, CommandResult};
 use crate::settings::{Prefs, Settings, display};
@@ -207,19 +207,20 @@ pub async fn revoke_artifact_grants(d: State<'_, Desktop>, id: String) -> Comman
         .await?)
 }
 
-fn settings_of(d: &Desktop) -> Settings {
+async fn settings_of(app: &AppHandle, d: &Desktop) -> Settings {
     Settings {
         api_url: d.server.url.clone(),
         data_dir: display(d.server.dir().root()),
         token_store: d.server.token_backend.to_string(),
         notifications: d.prefs().notifications,
+        notifications_status: crate::notify::status(app).await,
         cli: crate::settings::cli_command(),
     }
 }
 
 #[tauri::command]
-pub fn settings(d: State<'_, Desktop>) -> Settings {
-    settings_of(&d)
+pub async fn settings(app: AppHandle, d: State<'_, Desktop>) -> CommandResult<Settings> {
+    Ok(settings_of(&app, &d).await)
 }
 
 #[tauri::command]
@@ -239,12 +240,16 @@ pub fn rotate_token(d: State<'_, Desktop>) -> CommandResult<String> {
 }
 
 #[tauri::command]
-pub fn set_notifications(d: State<'_, Desktop>, enabled: bool) -> CommandResult<Settings> {
+pub async fn set_notifications(
+    app: AppHandle,
+    d: State<'_, Desktop>,
+    enabled: bool,
+) -> CommandResult<Settings> {
     d.set_prefs(Prefs {
         notifications: enabled,
     })
     .map_err(|e| CommandError::from(Error::Settings(e)))?;
-    Ok(settings_of(&d))
+    Ok(settings_of(&app, &d).await)
 }
 
 #[tauri::command]

@@ -108,6 +108,7 @@ pub fn run() -> ExitCode {
             links::second_launch(app, argv);
         }))
         .plugin(tauri_plugin_deep_link::init())
+        .plugin(tauri_plugin_notification::init())
         .invoke_handler(handler())
         .register_uri_scheme_protocol(preview::SCHEME, |_ctx, request| preview::respond(&request))
         .setup(move |app| setup(app, &dir, &args))
@@ -177,8 +178,27 @@ fn setup(
         watchdog::install(&window, watching);
     }
     forward(app.handle().clone(), console, events, pending_line);
+    notify::on_click(app.handle());
     notify::spawn(app.handle().clone(), notifications);
 
+    // Links: on Linux and Windows the OS starts the app with the link as an argument (a
+    // second start hands it over through the single-instance plugin); on macOS the OS hands
+    // it to the running app, which the deep-link plugin reports. All go through the same
+    // strict parser, and none takes the keyboard.
+    #[cfg(target_os = "macos")]
+    {
+        use tauri_plugin_deep_link::DeepLinkExt as _;
+        let handle = app.handle().clone();
+        app.deep_link().on_open_url(move |event| {
+            if let Some(url) = event.urls().last() {
+                links::open(
+                    &handle,
+                    LinkTarget::from_link(url.as_str()),
+                    links::Focus::Ask,
+                );
+            }
+        });
+    }
     if let Some(link) = args.links.last() {
         links::open(app.handle(), LinkTarget::from_link(link), links::Focus::Ask);
     }

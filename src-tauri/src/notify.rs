@@ -1,6 +1,12 @@
 //! Desktop notifications for new pending approvals: coalesced into bursts, skipped while the
-//! person is looking at the inbox, and opening the approval (or the inbox) when activated.
+//! person is looking at the inbox, and opening the approval (or the inbox) when clicked.
+//!
+//! They go through Tauri's notification plugin on every OS; it reports a click on Linux (the
+//! desktop notification server's `default` action), macOS and Windows alike. See
+//! docs/decisions/0013-packages-links-notifications.md.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use countersign::console::Arrival;
@@ -9,6 +15,7 @@ use countersign::domain::approval::Status;
 use countersign::domain::deeplink::LinkTarget;
 use countersign::domain::verbatim::reveal;
 use tauri::{AppHandle, Manager as _};
+use tauri_plugin_notification::NotificationExt as _;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::links;
@@ -133,12 +140,21 @@ fn should_notify(app: &AppHandle) -> bool {
 }
 
 /// Text an agent sent, as a notification may show it: hidden characters as their labelled
-/// marks, and the markup notification servers read in bodies escaped.
+/// marks.
 fn safe(text: &str) -> String {
     reveal(text)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+}
+
+/// The body as the OS's notification server takes it. Linux servers read a little markup in
+/// bodies (`<b>`, `<a href>`), so it is escaped there; macOS and Windows show text as given.
+fn for_server(body: &str) -> String {
+    if cfg!(all(unix, not(target_os = "macos"))) {
+        body.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    } else {
+        body.to_owned()
+    }
 }
 
 /// The summary, body and target of the notification for a burst of new approvals, given how
@@ -171,28 +187,119 @@ fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTar
     Some((summary, body, LinkTarget::Inbox))
 }
 
-fn show(app: &AppHandle, (summary, body, target): (String, String, LinkTarget)) {
-    let app = app.clone();
-    // Waiting for the person to activate it blocks; each notification gets its own thread.
-    std::thread::spawn(move || {
-        let shown = notify_rust::Notification::new()
-            .appname("Countersign")
-            .summary(&summary)
-            .body(&body)
-            .action("default", "Open")
-            .show();
-        match shown {
-            #[cfg(all(unix, not(target_os = "macos")))]
-            Ok(handle) => handle.wait_for_action(|action| {
-                if action == "default" {
-                    links::open(&app, target.clone(), links::Focus::Take);
-                }
-            }),
-            #[cfg(not(all(unix, not(target_os = "macos"))))]
-            Ok(_) => drop((app, target)),
-            Err(e) => tracing::warn!(error = %e, "desktop notification failed"),
+/// How many shown notifications remember what a click opens; older ones open the inbox.
+const REMEMBERED: usize = 64;
+
+/// What each recent notification opens when clicked, by the notification's id.
+#[derive(Default)]
+pub struct Targets {
+    next: Mutex<(i32, VecDeque<(i32, LinkTarget)>)>,
+}
+
+impl Targets {
+    fn remember(&self, target: LinkTarget) -> i32 {
+        let mut guard = self
+            .next
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (next, shown) = &mut *guard;
+        *next = next.wrapping_add(1).max(1);
+        if shown.len() == REMEMBERED {
+            shown.pop_front();
         }
+        shown.push_back((*next, target));
+        *next
+    }
+
+    fn target(&self, id: i32) -> LinkTarget {
+        let guard = self
+            .next
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard
+            .1
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map_or(LinkTarget::Inbox, |(_, t)| t.clone())
+    }
+}
+
+/// Opens what a clicked notification names. Registered before the first notification is shown
+/// (the plugin reports clicks only for notifications shown after a handler exists).
+pub fn on_click(app: &AppHandle) {
+    app.manage(Targets::default());
+    let handle = app.clone();
+    let registered = app.notification().on_action(move |performed| {
+        if performed.action_id() != "tap" {
+            return;
+        }
+        let target = match (performed.notification(), handle.try_state::<Targets>()) {
+            (Some(n), Some(targets)) => targets.target(n.id()),
+            _ => LinkTarget::Inbox,
+        };
+        links::open(&handle, target, links::Focus::Take);
     });
+    if let Err(e) = registered {
+        tracing::warn!(error = %e, "clicks on notifications will not open anything");
+    }
+    // macOS and Windows: the OS asks the person once; the plugin answers for it.
+    #[cfg(any(target_os = "macos", windows))]
+    if let Ok(state) = app.notification().permission_state()
+        && state != tauri::plugin::PermissionState::Granted
+    {
+        let _ = app.notification().request_permission();
+    }
+}
+
+fn show(app: &AppHandle, (summary, body, target): (String, String, LinkTarget)) {
+    let id = match app.try_state::<Targets>() {
+        Some(targets) => targets.remember(target),
+        None => 0,
+    };
+    let shown = app
+        .notification()
+        .builder()
+        .id(id)
+        .title(summary)
+        .body(for_server(&body))
+        .show();
+    if let Err(e) = shown {
+        tracing::warn!(error = %e, "desktop notification failed");
+    }
+}
+
+/// Whether notifications reach the person, in words for the Settings page.
+pub async fn status(app: &AppHandle) -> String {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    {
+        let _ = app;
+        let asked = tauri::async_runtime::spawn_blocking(notify_rust::get_server_information);
+        match tokio::time::timeout(Duration::from_secs(2), asked).await {
+            Ok(Ok(Ok(server))) => format!(
+                "Shown by {} {}; clicking one opens the approval.",
+                server.name, server.version
+            ),
+            _ => "No notification service answers in this desktop session: waiting approvals \
+                  show only in the window and the tray."
+                .to_owned(),
+        }
+    }
+    #[cfg(any(target_os = "macos", windows))]
+    {
+        use tauri::plugin::PermissionState;
+        match app.notification().permission_state() {
+            Ok(PermissionState::Denied) => "Turned off for Countersign in the system's \
+                notification settings."
+                .to_owned(),
+            Ok(PermissionState::Granted) => "Sent to the system's notification centre; clicking \
+                one opens the approval. If none appear, allow Countersign in the system's \
+                notification settings."
+                .to_owned(),
+            _ => {
+                "Not allowed yet: the system asks once, when Countersign first notifies.".to_owned()
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -254,9 +361,32 @@ mod tests {
         let (_, body, _) = texts(&one, Some(1)).unwrap();
         assert_eq!(
             body,
-            "&lt;b&gt;Claude&lt;/b&gt;⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩ asks: \
+            "<b>Claude</b>⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩ asks: \
              Run ⟨ANSI escape ESC[2J⟩tests⟨U+0007 BELL⟩"
         );
         assert!(!body.chars().any(|c| c.is_control()), "{body:?}");
+        #[cfg(all(unix, not(target_os = "macos")))]
+        assert_eq!(
+            for_server(&body),
+            "&lt;b&gt;Claude&lt;/b&gt;⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩ asks: \
+             Run ⟨ANSI escape ESC[2J⟩tests⟨U+0007 BELL⟩"
+        );
+    }
+
+    #[test]
+    fn a_click_opens_what_its_notification_named_and_old_ones_the_inbox() {
+        let targets = Targets::default();
+        let a = countersign::domain::ids::ApprovalId::generate();
+        let first = targets.remember(LinkTarget::Approval { id: a.clone() });
+        assert_eq!(targets.target(first), LinkTarget::Approval { id: a });
+        for _ in 0..REMEMBERED {
+            targets.remember(LinkTarget::Inbox);
+        }
+        assert_eq!(
+            targets.target(first),
+            LinkTarget::Inbox,
+            "forgotten, not wrong"
+        );
+        assert_eq!(targets.target(-7), LinkTarget::Inbox);
     }
 }

@@ -47,6 +47,8 @@ pub struct Settings {
     /// Where the API token is kept, in words.
     pub token_store: String,
     pub notifications: bool,
+    /// Whether notifications reach the person on this OS, in words.
+    pub notifications_status: String,
     /// How to run the `countersign` CLI from a shell: its path beside this app when it is
     /// there (a build tree), else the bare name (installed on PATH).
     pub cli: String,

@@ -7,6 +7,7 @@ mod acp;
 mod app;
 mod artifacts;
 mod grants;
+mod installed;
 mod mcp_view;
 mod promise;
 mod results;

@@ -371,6 +371,17 @@ async fn f_notifications() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(notifications().len(), before + 1);
+    // Clicking it (the server's default action, as dunst performs a click) opens the approval.
+    let clicked = Command::new("dunstctl")
+        .args(["action", "0"])
+        .status()
+        .unwrap();
+    assert!(clicked.success(), "dunstctl action: {clicked}");
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&a)
+    ))
+    .await;
 
     app.click("[data-testid=nav-inbox]").await;
     app.grant_default(&format!(

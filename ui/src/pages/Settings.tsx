@@ -46,6 +46,7 @@ export function Settings() {
         <dd>
           <label><input type="checkbox" data-testid="notifications-toggle" checked={s.notifications}
             onChange={(e) => void api.setNotifications(e.target.checked).then(setS)} /> Notify me when an approval is waiting</label>
+          <p className="muted" data-testid="notifications-status">{s.notifications_status}</p>
         </dd>
       </dl>
       {message && <p className="notice" role="status" data-testid="settings-message">{message}</p>}

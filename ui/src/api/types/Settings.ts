@@ -9,6 +9,10 @@ export type Settings = { api_url: string, data_dir: string,
  */
 token_store: string, notifications: boolean, 
 /**
+ * Whether notifications reach the person on this OS, in words.
+ */
+notifications_status: string, 
+/**
  * How to run the `countersign` CLI from a shell: its path beside this app when it is
  * there (a build tree), else the bare name (installed on PATH).
  */
