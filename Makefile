@@ -5,7 +5,7 @@ CARGO ?= cargo
 TS_TYPES := ui/src/api/types
 
 .PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak fuzz \
-	package deb install-test
+	package deb install-test install-test-as-root
 FUZZ_SECONDS ?= 60
 FUZZ_SOAK_SECONDS ?= 300
 FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters
@@ -28,7 +28,7 @@ run: build ## open the window on the default data directory (registers countersi
 serve: deps ## run the headless console (no window) on the default data directory
 	$(CARGO) run --bin countersign -- serve
 
-test: deps ui check unit e2e types-fresh ## everything: format, lints, unit and end-to-end tests
+test: deps ui check unit e2e types-fresh install-test-as-root ## everything: format, lints, unit and end-to-end tests, the install test
 
 check: fmt lint
 
@@ -71,6 +71,10 @@ package: deps ui ## the Linux packages in target/release/bundle/: a .deb and an 
 deb: deps ui ## the .deb alone, in target/release/bundle/deb/ (no network needed)
 	$(CARGO) build --release -p countersign --bin countersign
 	$(TAURI) build --bundles deb
+
+install-test-as-root:
+	@if [[ $$(id -u) -eq 0 ]]; then $(MAKE) --no-print-directory install-test; \
+	else echo "install test skipped: it installs the .deb with dpkg, so it runs as root (make install-test)"; fi
 
 install-test: deb ## as root: install the .deb, open a countersign:// link through xdg-open, remove it
 	scripts/install-test.sh

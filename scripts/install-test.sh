@@ -30,7 +30,7 @@ for f in /usr/bin/countersign-desktop /usr/bin/countersign "$desktop" \
 done
 grep -qx 'MimeType=x-scheme-handler/countersign;' "$desktop" ||
   fail "$desktop does not declare the countersign:// handler"
-grep -q '^Exec=countersign-desktop %u$' "$desktop" || fail "$desktop does not pass the link on"
+grep -qx 'Exec=/usr/bin/countersign-desktop %u' "$desktop" || fail "$desktop does not start the installed window with the link"
 desktop-file-validate "$desktop"
 # dpkg's trigger rebuilt the handler cache.
 grep -q '^x-scheme-handler/countersign=.*Countersign.desktop' /usr/share/applications/mimeinfo.cache ||

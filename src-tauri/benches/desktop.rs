@@ -37,6 +37,8 @@ struct Subject {
     bin: PathBuf,
     /// A fresh data directory per launch, for Countersign.
     fresh_data_dir: bool,
+    /// Open the dashboard artifact's preview after the first paint and measure it.
+    preview: bool,
 }
 
 struct Sample {
@@ -59,11 +61,13 @@ async fn main() {
             name: "hello-tauri",
             bin: release.join("hello-tauri"),
             fresh_data_dir: false,
+            preview: false,
         },
         Subject {
             name: "countersign",
             bin: release.join("countersign-desktop"),
             fresh_data_dir: true,
+            preview: true,
         },
     ];
     // `DESKTOP_BENCH_ONLY=history`: only the history scroll, printed, nothing written.
@@ -89,6 +93,14 @@ async fn main() {
             many.arrival_ms,
             many.burst_input_ms
         );
+        return;
+    }
+    // `DESKTOP_BENCH_ONLY=installed`: only the installed package's cold start, printed.
+    if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("installed") {
+        match installed_cold_start(&subjects[0]).await {
+            Some(row) => eprintln!("{row:#}"),
+            None => eprintln!("no installed package at {INSTALLED}"),
+        }
         return;
     }
     for s in &subjects {
@@ -276,6 +288,9 @@ async fn main() {
         "baseline_name": null, "baseline_value": null, "ratio": null,
         "goal": "informational", "met": true,
     }));
+    if let Some(row) = installed_cold_start(&subjects[0]).await {
+        rows.push(row);
+    }
     let out = root().join("target/bench");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(
@@ -283,6 +298,47 @@ async fn main() {
         serde_json::to_string_pretty(&rows).unwrap(),
     )
     .unwrap();
+}
+
+/// The window the `.deb` installs.
+const INSTALLED: &str = "/usr/bin/countersign-desktop";
+
+/// The installed package's cold start against the same hello-world app, launches alternating,
+/// each app's fastest as for the build tree's row; None when the package is not installed
+/// (`make deb`, then `apt install ./target/release/bundle/deb/*.deb`).
+async fn installed_cold_start(hello: &Subject) -> Option<Value> {
+    let bin = PathBuf::from(INSTALLED);
+    if !bin.exists() {
+        eprintln!("desktop_installed_cold_start: {INSTALLED} is not installed; row left out");
+        return None;
+    }
+    let installed = Subject {
+        name: "installed",
+        bin,
+        fresh_data_dir: true,
+        preview: false,
+    };
+    launch(&installed).await;
+    let (mut ours, mut base) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        base.push(launch(hello).await.start_ms);
+        ours.push(launch(&installed).await.start_ms);
+    }
+    ours.sort_by(f64::total_cmp);
+    base.sort_by(f64::total_cmp);
+    let ratio = ours[0] / base[0];
+    eprintln!(
+        "desktop_installed_cold_start_to_first_paint_best: {:.1} ms vs {:.1} (×{ratio:.2})",
+        ours[0], base[0]
+    );
+    Some(json!({
+        "name": "desktop_installed_cold_start_to_first_paint_best",
+        "value": ours[0], "unit": "ms",
+        "baseline_name": "hello-world Tauri app", "baseline_value": base[0],
+        "ratio": ratio,
+        "goal": format!("≤ {GOAL} × hello-world"),
+        "met": ratio <= GOAL,
+    }))
 }
 
 /// Starts tauri-driver on `port` in its own process group (so stopping it ends WebKitWebDriver
@@ -356,7 +412,7 @@ async fn launch(s: &Subject) -> Sample {
     );
     tokio::time::sleep(IDLE).await;
     let rss_kib = tree_rss_kib(pid);
-    let preview = if s.fresh_data_dir {
+    let preview = if s.preview {
         let paint = open_preview(&client, &data.path().join("countersign")).await;
         tokio::time::sleep(IDLE).await;
         Some((paint, tree_rss_kib(pid)))

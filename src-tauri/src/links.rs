@@ -68,9 +68,9 @@ pub fn second_launch(app: &AppHandle, argv: Vec<String>) {
     let links = in_args(argv.get(1..).unwrap_or_default());
     match links.last() {
         Some(link) => open(app, LinkTarget::from_link(link), Focus::Ask),
-        // Started from a launcher: the person wants the window. (Typing into it arms nothing
-        // until the keys stop for a moment.)
-        None => show(app, Focus::Take),
+        // Started from a launcher, or by any program that can run it (the package puts it
+        // on PATH): shown, but the keyboard stays where it is.
+        None => show(app, Focus::Ask),
     }
 }
 

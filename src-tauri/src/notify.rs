@@ -237,17 +237,12 @@ pub fn on_click(app: &AppHandle) {
             (Some(n), Some(targets)) => targets.target(n.id()),
             _ => LinkTarget::Inbox,
         };
-        links::open(&handle, target, links::Focus::Take);
+        // On Linux a click arrives as a signal any program on the session bus can send, so
+        // it shows the window without taking the keyboard, like a link.
+        links::open(&handle, target, links::Focus::Ask);
     });
     if let Err(e) = registered {
         tracing::warn!(error = %e, "clicks on notifications will not open anything");
-    }
-    // macOS and Windows: the OS asks the person once; the plugin answers for it.
-    #[cfg(any(target_os = "macos", windows))]
-    if let Ok(state) = app.notification().permission_state()
-        && state != tauri::plugin::PermissionState::Granted
-    {
-        let _ = app.notification().request_permission();
     }
 }
 
@@ -286,19 +281,17 @@ pub async fn status(app: &AppHandle) -> String {
     }
     #[cfg(any(target_os = "macos", windows))]
     {
-        use tauri::plugin::PermissionState;
-        match app.notification().permission_state() {
-            Ok(PermissionState::Denied) => "Turned off for Countersign in the system's \
-                notification settings."
-                .to_owned(),
-            Ok(PermissionState::Granted) => "Sent to the system's notification centre; clicking \
-                one opens the approval. If none appear, allow Countersign in the system's \
-                notification settings."
-                .to_owned(),
-            _ => {
-                "Not allowed yet: the system asks once, when Countersign first notifies.".to_owned()
-            }
-        }
+        // The plugin cannot read the OS's setting on desktop (it answers "granted"), so the
+        // page says where the setting lives rather than claim a state.
+        let _ = app;
+        #[cfg(target_os = "macos")]
+        let setting = "System Settings → Notifications → Countersign";
+        #[cfg(windows)]
+        let setting = "Settings → System → Notifications";
+        format!(
+            "Sent to the system, which shows them unless turned off in {setting}; clicking \
+             one while it is on screen opens the approval."
+        )
     }
 }
 
