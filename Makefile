@@ -5,7 +5,7 @@ CARGO ?= cargo
 TS_TYPES := ui/src/api/types
 
 .PHONY: help deps ui run build test check fmt lint unit e2e types-fresh serve bench soak fuzz \
-	package deb install-test install-test-as-root
+	package deb install-test install-test-as-root check-windows
 FUZZ_SECONDS ?= 60
 FUZZ_SOAK_SECONDS ?= 300
 FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters
@@ -71,6 +71,12 @@ package: deps ui ## the Linux packages in target/release/bundle/: a .deb and an 
 deb: deps ui ## the .deb alone, in target/release/bundle/deb/ (no network needed)
 	$(CARGO) build --release -p countersign --bin countersign
 	$(TAURI) build --bundles deb
+
+check-windows: deps ## cargo check for Windows (x86_64-pc-windows-gnu, with mingw-w64): the core with its tests, the window
+	command -v x86_64-w64-mingw32-gcc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64
+	rustup target add x86_64-pc-windows-gnu
+	$(CARGO) check --target x86_64-pc-windows-gnu -p countersign --all-targets
+	$(CARGO) check --target x86_64-pc-windows-gnu -p countersign-desktop --lib --bins
 
 install-test-as-root:
 	@if [[ $$(id -u) -eq 0 ]]; then $(MAKE) --no-print-directory install-test; \

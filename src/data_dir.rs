@@ -102,6 +102,7 @@ impl DataDir {
         {
             std::fs::create_dir_all(parent).map_err(self.io(parent.to_owned()))?;
         }
+        #[cfg_attr(not(unix), expect(unused_mut, reason = "only Unix sets a mode"))]
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);

@@ -3,6 +3,13 @@
 //! process that reads the log (a journal, a terminal) could then forge calls to the shell with
 //! it. The process's stderr goes through a pipe to a thread that writes every line on to the
 //! real stderr, except that one, which it replaces with a refusal that names no key.
+#![cfg_attr(
+    not(unix),
+    allow(
+        dead_code,
+        reason = "the filter runs on Unix only (a pipe in place of stderr)"
+    )
+)]
 
 /// What Tauri's line about a message without the key contains.
 const MARKER: &[u8] = b"__TAURI_INVOKE_KEY__";

@@ -7,6 +7,13 @@
 //! trivial question every [`EVERY`]; with no answer within [`PATIENCE`] it ends the web
 //! process, and loads the app again on the inbox, which says what happened. Nothing else is
 //! lost: the console runs in the shell, and approvals wait for the person.
+#![cfg_attr(
+    not(target_os = "linux"),
+    allow(
+        dead_code,
+        reason = "the reload uses the WebKitGTK view, on Linux only"
+    )
+)]
 
 use std::time::Duration;
 

@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::data_dir::{DataDir, LockHolder};
+use crate::data_dir::DataDir;
+#[cfg(unix)]
+use crate::data_dir::LockHolder;
 use crate::server::Server;
 
 /// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation (the server

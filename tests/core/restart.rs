@@ -1,5 +1,7 @@
 //! The real `countersign serve` process: one per data directory, clean stop on SIGTERM,
 //! everything still there after a restart, token rotation reaching the running console.
+// Its two tests stop the console with SIGTERM; elsewhere only the helpers are used.
+#![cfg_attr(not(unix), allow(unused_imports, dead_code))]
 
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
@@ -68,6 +70,7 @@ fn token(dir: &Path) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
+#[cfg(unix)]
 fn terminate(mut s: Serve) {
     let pid = nix::unistd::Pid::from_raw(i32::try_from(s.child.id()).unwrap());
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
@@ -90,6 +93,8 @@ async fn call(
     (resp.status(), resp.json().await.unwrap())
 }
 
+// Stopped with SIGTERM, as a service manager stops it.
+#[cfg(unix)]
 #[tokio::test]
 async fn everything_survives_a_restart_and_one_console_serves_a_directory() {
     let tmp = tempfile::tempdir().unwrap();
@@ -181,6 +186,7 @@ async fn everything_survives_a_restart_and_one_console_serves_a_directory() {
     assert!(store.integrity_ok().await.unwrap());
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn the_token_lives_in_a_keyring_or_a_private_file_and_rotation_is_live() {
     let tmp = tempfile::tempdir().unwrap();

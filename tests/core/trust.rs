@@ -337,6 +337,7 @@ async fn rotation_signals_only_the_process_holding_the_lock() {
     let _ = bystander.wait();
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn a_data_directory_others_may_write_to_is_refused() {
     use std::os::unix::fs::PermissionsExt as _;
