@@ -372,16 +372,27 @@ async fn f_notifications() {
     }
     assert_eq!(notifications().len(), before + 1);
     // Clicking it (the server's default action, as dunst performs a click) opens the approval.
-    let clicked = Command::new("dunstctl")
-        .args(["action", "0"])
-        .status()
-        .unwrap();
-    assert!(clicked.success(), "dunstctl action: {clicked}");
-    app.el(&format!(
-        "[data-testid=approval-card][data-id='{}']",
-        id(&a)
-    ))
-    .await;
+    // dunst logs a notification as it arrives and shows it on its next draw: click once shown.
+    let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+    let started = Instant::now();
+    while !app.present(&card).await {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "clicking the notification did not open the approval"
+        );
+        let count = Command::new("dunstctl").arg("count").output().unwrap();
+        let shown = String::from_utf8_lossy(&count.stdout)
+            .lines()
+            .any(|l| l.trim().starts_with("Currently displayed:") && !l.trim().ends_with(" 0"));
+        if shown {
+            let clicked = Command::new("dunstctl")
+                .args(["action", "0"])
+                .status()
+                .unwrap();
+            assert!(clicked.success(), "dunstctl action: {clicked}");
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
 
     app.click("[data-testid=nav-inbox]").await;
     app.grant_default(&format!(
@@ -670,6 +681,9 @@ async fn j_keyboard_settings_revoke_all() {
         "the CLI sees the new token"
     );
 
+    // Settings says which notification server shows them (the test session runs dunst).
+    app.text_contains("[data-testid=notifications-status]", "Shown by dunst")
+        .await;
     // Notifications off is kept in the data directory.
     app.click("[data-testid=notifications-toggle]").await;
     let started = Instant::now();
