@@ -48,13 +48,15 @@ async fn installed_app_opens_a_link_given_to_xdg_open() {
         "the package's entry handles the scheme"
     );
 
-    let link = format!("countersign://approvals/{}", id(&a));
-    let opened = xdg("xdg-open", &config)
-        .arg(&link)
-        .env("COUNTERSIGN_DATA_DIR", &data)
-        .status()
-        .unwrap();
-    assert!(opened.success(), "xdg-open {link}: {opened}");
+    let open = |link: &str| {
+        let opened = xdg("xdg-open", &config)
+            .arg(link)
+            .env("COUNTERSIGN_DATA_DIR", &data)
+            .status()
+            .unwrap();
+        assert!(opened.success(), "xdg-open {link}: {opened}");
+    };
+    open(&format!("countersign://approvals/{}", id(&a)));
     let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
     app.el(&card).await;
     assert!(
@@ -66,13 +68,10 @@ async fn installed_app_opens_a_link_given_to_xdg_open() {
 
     // A hostile link through the same door changes nothing and says so.
     let before = app.fingerprint().await;
-    let hostile = format!("countersign://approvals/{}?decision=approve", id(&a));
-    let opened = xdg("xdg-open", &config)
-        .arg(&hostile)
-        .env("COUNTERSIGN_DATA_DIR", &data)
-        .status()
-        .unwrap();
-    assert!(opened.success());
+    open(&format!(
+        "countersign://approvals/{}?decision=approve",
+        id(&a)
+    ));
     app.text_contains("[data-testid=notice]", "Unsupported link")
         .await;
     assert_eq!(app.fingerprint().await, before, "the link changed nothing");
