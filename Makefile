@@ -8,7 +8,7 @@ TS_TYPES := ui/src/api/types
 	package deb install-test install-test-as-root check-windows
 FUZZ_SECONDS ?= 60
 FUZZ_SOAK_SECONDS ?= 300
-FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters
+FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters command_splitter
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,11 +35,15 @@ check: fmt lint
 fmt: ## check formatting
 	$(CARGO) fmt --all -- --check
 
-lint: ## clippy on every crate with warnings denied
+lint: ## clippy on every crate with warnings denied; the fuzz targets still build
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) check --manifest-path fuzz/Cargo.toml --bins
 
-unit: ## core, desktop and UI tests, the core's on a private session bus with a real keyring
-	scripts/with-keyring.sh $(CARGO) test -p countersign --all-targets
+CORE_CRATES := -p countersign-domain -p countersign-store -p countersign-port \
+	-p countersign-integrations -p countersign-engine -p countersign
+
+unit: ## every crate's tests, desktop and UI tests; the core's on a private session bus with a real keyring
+	scripts/with-keyring.sh $(CARGO) test $(CORE_CRATES) --all-targets
 	$(CARGO) test -p countersign-desktop --lib
 	cd ui && npm test
 
@@ -59,7 +63,8 @@ soak: deps ## the long reliability runs: 1,000 SIGKILL cycles, then each fuzz ta
 fuzz: deps ## run each cargo-fuzz target for FUZZ_SECONDS (libFuzzer; nightly flags via RUSTC_BOOTSTRAP)
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	for t in $(FUZZ_TARGETS); do \
-	  RUSTC_BOOTSTRAP=1 cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	  dict=$(CURDIR)/fuzz/dicts/$$t.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) -timeout=10 $$dict || exit 1; \
 	done
 
 TAURI := tools/node_modules/.bin/tauri
@@ -75,7 +80,7 @@ deb: deps ui ## the .deb alone, in target/release/bundle/deb/ (no network needed
 check-windows: deps ## cargo check for Windows (x86_64-pc-windows-gnu, with mingw-w64): the core with its tests, the window
 	command -v x86_64-w64-mingw32-gcc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64
 	rustup target add x86_64-pc-windows-gnu
-	$(CARGO) check --target x86_64-pc-windows-gnu -p countersign --all-targets
+	$(CARGO) check --target x86_64-pc-windows-gnu $(CORE_CRATES) --all-targets
 	$(CARGO) check --target x86_64-pc-windows-gnu -p countersign-desktop --lib --bins
 
 install-test-as-root:
@@ -87,7 +92,7 @@ install-test: deb ## as root: install the .deb, open a countersign:// link throu
 
 types-fresh: ## the committed TypeScript types match the Rust types
 	rm -rf $(TS_TYPES)  # regenerated from scratch, so a type removed in Rust shows up too
-	$(CARGO) test -q -p countersign --lib export_ >/dev/null
+	$(CARGO) test -q $(CORE_CRATES) --lib export_ >/dev/null
 	$(CARGO) test -q -p countersign-desktop --lib export_ >/dev/null
 	@if [ -n "$$(git status --porcelain -- $(TS_TYPES))" ]; then \
 	  echo "TypeScript types in $(TS_TYPES) are stale: commit what cargo test generated:"; \

@@ -9,7 +9,7 @@ packages=(
   libdbus-1-dev libssl-dev     # keyring's Secret Service backend; the WebDriver client's TLS
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev  # the desktop window and tray
   nodejs npm                   # building the UI
-  dbus gnome-keyring keyutils  # a private session bus and a real keyring for the tests
+  dbus gnome-keyring keyutils libsecret-tools  # a private session bus and a real keyring for the tests
   xvfb xauth webkit2gtk-driver dunst libnotify-bin xdg-utils desktop-file-utils
 )
 

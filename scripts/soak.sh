@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cycles="${COUNTERSIGN_CRASH_CYCLES:-1000}"
 seconds="${FUZZ_SECONDS:-300}"
-targets="${FUZZ_TARGETS:-deep_link tool_address call_view_json hidden_characters}"
+targets="${FUZZ_TARGETS:-deep_link tool_address call_view_json hidden_characters command_splitter}"
 logs="$(mktemp -d)"
 started=$(date +%s)
 
@@ -18,7 +18,9 @@ figures=("$(grep -E '^soak:' "$logs/crash.log")")
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 for t in $targets; do
   # libFuzzer exits non-zero on a crash, a leak or a timeout: that fails the run.
-  RUSTC_BOOTSTRAP=1 cargo fuzz run "$t" -- -max_total_time="$seconds" 2>&1 | tee "$logs/$t.log" | grep -E '^(#[0-9]+ +(DONE|pulse)|Done|==|SUMMARY)' || true
+  dict=()
+  [[ -f "fuzz/dicts/$t.dict" ]] && dict=(-dict="$PWD/fuzz/dicts/$t.dict")
+  RUSTC_BOOTSTRAP=1 cargo fuzz run "$t" -- -max_total_time="$seconds" -timeout=10 "${dict[@]}" 2>&1 | tee "$logs/$t.log" | grep -E '^(#[0-9]+ +(DONE|pulse)|Done|==|SUMMARY)' || true
   if ! grep -qE '^Done [0-9]+ runs' "$logs/$t.log"; then
     echo "fuzz $t: did not finish cleanly (see $logs/$t.log)" >&2
     exit 1

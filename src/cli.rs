@@ -1,8 +1,10 @@
 //! The `countersign` command line: `serve`, `request`, `artifact`, `hook`, `mcp`, `token`.
 
+mod agents;
 mod client;
 mod hook;
 pub mod mcp;
+mod on_disk;
 mod request;
 mod serve;
 
@@ -13,9 +15,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use self::client::{Client, ClientError};
-use crate::data_dir::{DataDir, DataDirError};
-use crate::domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
-use crate::token::{TokenError, TokenStore};
+use countersign_domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
+use countersign_engine::data_dir::{DataDir, DataDirError};
+use countersign_engine::token::{TokenError, TokenStore};
+use countersign_integrations::claude_code::HookEvent;
+use countersign_integrations::{codex, copilot, cursor, gemini};
 
 /// Countersign: a person approves what AI agents run.
 #[derive(Debug, Parser)]
@@ -48,6 +52,8 @@ pub enum Command {
     /// Serve MCP on stdin/stdout for an MCP client (Claude Code, Claude Desktop, Cursor, Zed):
     /// `permission-prompt` always, the artifact tools with --artifacts. Also `mcp install`.
     Mcp(McpArgs),
+    /// The agents Countersign supports: found on this machine or not, hook installed or not.
+    Agents,
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
@@ -65,12 +71,27 @@ pub enum HookCommand {
         #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
               value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
         wait: u64,
+        /// The hook event this runs for (PreToolUse, PermissionRequest, PostToolUse,
+        /// PostToolUseFailure), as `hook install` writes it: known without reading the payload.
+        #[arg(long, value_parser = hook_event)]
+        event: Option<HookEvent>,
     },
-    /// Add the hook to Claude Code's settings (keeps everything else; writes a backup).
+    /// Answer one Codex hook call (PermissionRequest asks; PostToolUse records what ran).
+    Codex(AgentHookArgs),
+    /// Answer one Gemini CLI hook call (BeforeTool asks; AfterTool records what ran).
+    Gemini(AgentHookArgs),
+    /// Answer one Cursor hook call (beforeShellExecution and beforeMCPExecution ask;
+    /// afterShellExecution records what ran).
+    Cursor(AgentHookArgs),
+    /// Answer one GitHub Copilot CLI hook call (preToolUse asks; postToolUse records what ran).
+    Copilot(AgentHookArgs),
+    /// Add the hook to an agent's settings (keeps everything else; writes a backup).
     Install {
         #[arg(value_enum)]
         agent: Agent,
-        /// The settings file (default: ~/.claude/settings.json).
+        /// The settings file (default: the agent's own in the home directory:
+        /// ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json,
+        /// ~/.cursor/hooks.json, ~/.copilot/hooks/countersign.json).
         #[arg(long)]
         settings: Option<PathBuf>,
         /// Seconds the hook waits for a person.
@@ -78,13 +99,26 @@ pub enum HookCommand {
               value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
         wait: u64,
     },
-    /// Remove only Countersign's hooks from Claude Code's settings.
+    /// Remove only Countersign's hooks from an agent's settings.
     Uninstall {
         #[arg(value_enum)]
         agent: Agent,
         #[arg(long)]
         settings: Option<PathBuf>,
     },
+}
+
+/// How another agent's hook runs: how long it waits, and the event it was installed for.
+#[derive(Debug, Args)]
+pub struct AgentHookArgs {
+    /// Seconds to wait for a person before the agent's own prompt decides (or, where the
+    /// agent has none, the call is declined with that reason).
+    #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
+    wait: u64,
+    /// The hook event this runs for, by the agent's name for it, as `hook install` writes it.
+    #[arg(long)]
+    event: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -138,6 +172,23 @@ pub enum McpClient {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Agent {
     ClaudeCode,
+    Codex,
+    Gemini,
+    Cursor,
+    Copilot,
+}
+
+impl Agent {
+    /// The name in `countersign hook <name>`.
+    fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::Copilot => "copilot",
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,7 +235,7 @@ pub enum CliError {
     #[error(transparent)]
     Client(#[from] ClientError),
     #[error(transparent)]
-    Start(#[from] crate::server::StartError),
+    Start(#[from] countersign_engine::server::StartError),
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -214,18 +265,44 @@ pub async fn run(cli: Cli) -> ExitCode {
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     let explicit_dir = cli.data_dir.clone();
-    let dir = DataDir::resolve(cli.data_dir)?;
-    match cli.command {
-        Command::Hook(HookCommand::ClaudeCode { wait }) => hook::claude_code(&dir, wait).await,
+    let resolved = DataDir::resolve(cli.data_dir);
+    // An agent's hook answers even when it cannot find the console: with that agent's
+    // fail-safe answer, never an error exit the agent could take for consent.
+    let command = match cli.command {
+        Command::Hook(HookCommand::Codex(a)) => {
+            return Ok(agent_hook(resolved, &codex::Codex, a).await);
+        }
+        Command::Hook(HookCommand::Gemini(a)) => {
+            return Ok(agent_hook(resolved, &gemini::Gemini, a).await);
+        }
+        Command::Hook(HookCommand::Cursor(a)) => {
+            return Ok(agent_hook(resolved, &cursor::Cursor, a).await);
+        }
+        Command::Hook(HookCommand::Copilot(a)) => {
+            return Ok(agent_hook(resolved, &copilot::Copilot, a).await);
+        }
+        other => other,
+    };
+    let dir = resolved?;
+    match command {
+        Command::Hook(HookCommand::ClaudeCode { wait, event }) => {
+            hook::claude_code(&dir, wait, event).await
+        }
+        Command::Hook(
+            HookCommand::Codex(_)
+            | HookCommand::Gemini(_)
+            | HookCommand::Cursor(_)
+            | HookCommand::Copilot(_),
+        ) => Err(CliError::Usage("the agent's hook is answered above".into())),
         Command::Hook(HookCommand::Install {
-            agent: Agent::ClaudeCode,
+            agent,
             settings,
             wait,
-        }) => hook::install(settings, explicit_dir.as_deref(), wait),
-        Command::Hook(HookCommand::Uninstall {
-            agent: Agent::ClaudeCode,
-            settings,
-        }) => hook::uninstall(settings),
+        }) => agents::install(agent.name(), settings, explicit_dir.as_deref(), wait),
+        Command::Hook(HookCommand::Uninstall { agent, settings }) => {
+            agents::uninstall(agent.name(), settings)
+        }
+        Command::Agents => agents::list(),
         Command::Serve { port } => serve::run(&dir, port).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,
@@ -249,6 +326,24 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         }) => mcp::uninstall(client, config),
         Command::Token { rotate } => token(&dir, rotate),
     }
+}
+
+async fn agent_hook(
+    dir: Result<DataDir, DataDirError>,
+    agent: &dyn countersign_integrations::hook::HookAgent,
+    a: AgentHookArgs,
+) -> ExitCode {
+    match dir {
+        Ok(dir) => agents::run(&dir, agent, a.wait, a.event.as_deref()).await,
+        Err(e) => agents::cannot_ask(agent, a.event.as_deref(), &e.to_string()),
+    }
+}
+
+/// `--event`: one of the hook events the hook answers, by Claude Code's name for it.
+fn hook_event(name: &str) -> Result<HookEvent, String> {
+    HookEvent::named(name).ok_or_else(|| {
+        "expected PreToolUse, PermissionRequest, PostToolUse or PostToolUseFailure".to_owned()
+    })
 }
 
 fn print_json(value: &serde_json::Value) {

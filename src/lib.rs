@@ -1,15 +1,5 @@
-//! Countersign's core: the domain, the SQLite store, the `Console` use cases, the local HTTP API
-//! and the CLI. Nothing here links a GUI library.
+//! The `countersign` command: the headless console, the agents' hooks, the MCP server and the
+//! client of the local API. The engine, the domain and the integrations are crates of their
+//! own (see the README's layout).
 
-pub mod api;
 pub mod cli;
-pub mod console;
-pub mod data_dir;
-pub mod domain;
-pub mod error;
-pub mod integrations;
-pub mod preview_page;
-pub mod render_check;
-pub mod server;
-pub mod store;
-pub mod token;

@@ -3,14 +3,14 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use countersign::api;
-use countersign::console::{Clock, Console, DEFAULT_MAX_BATCH, Submission};
-use countersign::domain::approval::Decision;
-use countersign::domain::diff::{DIFF_DEADLINE, Fallback, render, render_with_deadline};
-use countersign::domain::view::FileDiff;
-use countersign::render_check::{Outcome, RenderCheck};
-use countersign::store::Store;
-use countersign::token::Token;
+use countersign_domain::approval::Decision;
+use countersign_domain::call::FileDiff;
+use countersign_domain::diff::{DIFF_DEADLINE, Fallback, render, render_with_deadline};
+use countersign_engine::api;
+use countersign_engine::console::{Clock, Console, DEFAULT_MAX_BATCH, Submission};
+use countersign_engine::render_check::{Outcome, RenderCheck};
+use countersign_engine::token::Token;
+use countersign_store::Store;
 use serde_json::{Value, json};
 
 use crate::measure::{Row, quantile_ms};
@@ -169,12 +169,16 @@ pub async fn grant_hit() -> Vec<Row> {
         let t = Instant::now();
         let hit = console.submit(s).await.unwrap();
         engine.push(t.elapsed());
-        assert_eq!(hit.status, countersign::domain::approval::Status::Approved);
+        assert_eq!(hit.status, countersign_domain::approval::Status::Approved);
     }
     engine.sort();
     let engine_p50 = quantile_ms(&engine, 0.5);
     let (url, token) = serve_console(&console).await;
-    let answer = serde_json::to_value(countersign::api::Answer::new(&first, None)).unwrap();
+    let answer = serde_json::to_value(countersign_engine::api::Answer::new(
+        &first,
+        Default::default(),
+    ))
+    .unwrap();
     let floor = serve_floor(answer).await;
     let run = Duration::from_millis(700);
     let mut rows = Vec::new();
@@ -313,7 +317,7 @@ pub async fn grant_hit_scale() -> Vec<Row> {
                     while start.elapsed() < run {
                         let s: Submission = serde_json::from_value(body.clone()).unwrap();
                         let a = c.submit(s).await.unwrap();
-                        assert_eq!(a.status, countersign::domain::approval::Status::Approved);
+                        assert_eq!(a.status, countersign_domain::approval::Status::Approved);
                         n += 1;
                     }
                     n
@@ -350,9 +354,9 @@ pub async fn grant_hit_scale() -> Vec<Row> {
 /// asks about, any-call grants on other addresses. Written straight to the store, each from
 /// a pending approval of its own.
 async fn fill_grants(c: &Console, n: usize) {
-    use countersign::domain::approval::Grant;
-    use countersign::domain::grant::{Effect, Reach};
-    use countersign::domain::ids::GrantId;
+    use countersign_domain::grant::Grant;
+    use countersign_domain::grant::{Effect, Reach};
+    use countersign_domain::ids::GrantId;
     let mut pending = Vec::new();
     for chunk in (0..n).collect::<Vec<_>>().chunks(256) {
         let tasks: Vec<_> = chunk
@@ -391,7 +395,10 @@ async fn fill_grants(c: &Console, n: usize) {
             approval_id: a.id.clone(),
             effect: Effect::Approve,
             reach,
+            artifact_version: None,
+            paused: false,
             project: None,
+            serves: None,
             reason: None,
             created_at: now,
             expires_at: None,
@@ -399,7 +406,7 @@ async fn fill_grants(c: &Console, n: usize) {
             last_used_at: None,
             revoked_at: None,
         };
-        countersign::store::grants::insert(&mut tx, &g)
+        countersign_store::grants::insert(&mut tx, &g)
             .await
             .unwrap();
     }
@@ -613,6 +620,8 @@ pub fn diff() -> Vec<Row> {
         old_text: Some(old),
         new_text: new,
         replace_all: None,
+        on_disk: None,
+        through_link: None,
     };
     let mut times = Vec::new();
     for _ in 0..20 {
@@ -629,6 +638,8 @@ pub fn diff() -> Vec<Row> {
         old_text: Some(a),
         new_text: b,
         replace_all: None,
+        on_disk: None,
+        through_link: None,
     };
     let t = Instant::now();
     let r = render_with_deadline(&distinct, DIFF_DEADLINE);
@@ -696,7 +707,8 @@ pub async fn render_check() -> Vec<Row> {
     ]
 }
 
-/// `countersign hook claude-code` answering from a grant, against `true`, the process floor.
+/// Each agent's hook (`countersign hook <agent>`) answering from a grant, against `true`, the
+/// process floor: one row per agent.
 pub async fn hook() -> Vec<Row> {
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/countersign");
     if !bin.exists() {
@@ -704,56 +716,102 @@ pub async fn hook() -> Vec<Row> {
         return Vec::new();
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = countersign::data_dir::DataDir::at(tmp.path().join("data"));
-    let server = countersign::server::Server::start(&dir, 0).await.unwrap();
-    let payload = json!({
-        "session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": { "command": "ls" }, "tool_use_id": "t",
-    })
-    .to_string();
-    let root = server.dir().root().to_owned();
-    let args: Vec<String> = ["hook", "claude-code", "--data-dir"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([root.display().to_string()])
-        .collect();
-    // The first call asks; approve it for good so the rest are grant hits.
-    let first = {
-        let (bin, args, payload) = (bin.clone(), args.clone(), payload.clone());
-        tokio::task::spawn_blocking(move || run_with_stdin(&bin, &args, &payload))
-    };
-    let pending = loop {
-        if let Some(a) = server.console.pending().await.unwrap().pop() {
-            break a;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
-    server
-        .console
-        .decide(&pending.id, &pending.digest, Decision::ALWAYS)
+    let dir = countersign_engine::data_dir::DataDir::at(tmp.path().join("data"));
+    let server = countersign_engine::server::Server::start(&dir, 0)
         .await
         .unwrap();
-    first.await.unwrap();
+    let root = server.dir().root().display().to_string();
+    // (row, the hook's arguments, a payload in the agent's documented shape, what its allow
+    // answer contains)
+    let agents: [(&str, &[&str], Value, &str); 5] = [
+        (
+            "hook_grant_hit_wall_time",
+            &["claude-code"],
+            json!({ "session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse",
+                "tool_name": "Bash", "tool_input": { "command": "ls" }, "tool_use_id": "t" }),
+            "\"allow\"",
+        ),
+        // Codex asks only to go beyond its sandbox, which no approve rule covers: its row is a
+        // decline rule's hit.
+        (
+            "hook_codex_grant_hit_wall_time",
+            &["codex"],
+            json!({ "session_id": "s", "turn_id": "1", "transcript_path": null, "cwd": "/",
+                "hook_event_name": "PermissionRequest", "model": "m",
+                "permission_mode": "default", "tool_name": "Bash",
+                "tool_input": { "command": "ls" } }),
+            "\"deny\"",
+        ),
+        (
+            "hook_gemini_grant_hit_wall_time",
+            &["gemini"],
+            json!({ "session_id": "s", "cwd": "/", "hook_event_name": "BeforeTool",
+                "timestamp": "t", "tool_name": "run_shell_command",
+                "tool_input": { "command": "ls" } }),
+            "\"allow\"",
+        ),
+        (
+            "hook_cursor_grant_hit_wall_time",
+            &["cursor"],
+            json!({ "conversation_id": "c", "generation_id": "g",
+                "hook_event_name": "beforeShellExecution", "workspace_roots": ["/"],
+                "command": "ls", "cwd": "/" }),
+            "\"allow\"",
+        ),
+        (
+            "hook_copilot_grant_hit_wall_time",
+            &["copilot", "--event", "preToolUse"],
+            json!({ "sessionId": "s", "timestamp": 1, "cwd": "/", "toolName": "bash",
+                "toolArgs": "{\"command\":\"ls\"}" }),
+            "\"allow\"",
+        ),
+    ];
     let truth = which_true();
-    let (mut ours, mut floor) = (Vec::new(), Vec::new());
-    for _ in 0..40 {
-        let (t, out) = run_with_stdin(&bin, &args, &payload);
-        assert!(String::from_utf8_lossy(&out).contains("\"allow\""));
-        ours.push(t);
-        floor.push(run_with_stdin(&truth, &[], &payload).0);
+    let mut rows = Vec::new();
+    for (row, hook, payload, allow) in agents {
+        let payload = payload.to_string();
+        let args: Vec<String> = std::iter::once("hook")
+            .chain(hook.iter().copied())
+            .chain(["--data-dir", root.as_str()])
+            .map(str::to_owned)
+            .collect();
+        // The first call asks; approve it for good so the rest are grant hits.
+        let first = {
+            let (bin, args, payload) = (bin.clone(), args.clone(), payload.clone());
+            tokio::task::spawn_blocking(move || run_with_stdin(&bin, &args, &payload))
+        };
+        let pending = loop {
+            if let Some(a) = server.console.pending().await.unwrap().pop() {
+                break a;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        let rule = if allow.contains("deny") {
+            Decision::DeclineAlways {
+                reason: None,
+                scope: None,
+            }
+        } else {
+            Decision::ALWAYS
+        };
+        server
+            .console
+            .decide(&pending.id, &pending.digest, rule)
+            .await
+            .unwrap();
+        first.await.unwrap();
+        let (mut ours, mut floor) = (Vec::new(), Vec::new());
+        for _ in 0..40 {
+            let (t, out) = run_with_stdin(&bin, &args, &payload);
+            assert!(String::from_utf8_lossy(&out).contains(allow), "{row}");
+            ours.push(t);
+            floor.push(run_with_stdin(&truth, &[], &payload).0);
+        }
+        let (o, f) = (median_ms(ours), median_ms(floor));
+        rows.push(Row::new(row, o, "ms", "≤ floor + 10 ms", o - f <= 10.0).against("`true`", f));
     }
     server.stop().await;
-    let (o, f) = (median_ms(ours), median_ms(floor));
-    vec![
-        Row::new(
-            "hook_grant_hit_wall_time",
-            o,
-            "ms",
-            "≤ floor + 10 ms",
-            o - f <= 10.0,
-        )
-        .against("`true`", f),
-    ]
+    rows
 }
 
 /// Runs a program with `stdin` on its standard input: wall time and standard output.
@@ -792,13 +850,15 @@ pub async fn mcp() -> Vec<Row> {
         return Vec::new();
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = countersign::data_dir::DataDir::at(tmp.path().join("data"));
-    let server = countersign::server::Server::start(&dir, 0).await.unwrap();
+    let dir = countersign_engine::data_dir::DataDir::at(tmp.path().join("data"));
+    let server = countersign_engine::server::Server::start(&dir, 0)
+        .await
+        .unwrap();
     let root = server.dir().root().to_owned();
     for i in 0..20 {
         server
             .console
-            .save_artifact(countersign::domain::artifact::ArtifactDraft {
+            .save_artifact(countersign_domain::artifact::ArtifactDraft {
                 artifact_id: None,
                 title: Some(format!("Dashboard {i}")),
                 description: Some("weekly active users".into()),

@@ -1,7 +1,7 @@
 #![no_main]
 //! Any input: parsing a deep link never panics, and what parses prints back unchanged.
 
-use countersign::domain::deeplink::DeepLink;
+use countersign_domain::deeplink::DeepLink;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 #![no_main]
 //! Any input: parsing a tool address never panics; what parses is ASCII and bounded.
 
-use countersign::domain::tool::{MAX_TOOL_ADDRESS_BYTES, ToolAddress};
+use countersign_domain::tool::{MAX_TOOL_ADDRESS_BYTES, ToolAddress};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

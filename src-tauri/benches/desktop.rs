@@ -457,14 +457,14 @@ struct Rest {
 
 async fn idle_cpu(pending: usize) -> Rest {
     let data = tempfile::tempdir().unwrap();
-    let dir = countersign::data_dir::DataDir::at(data.path().join("countersign"))
+    let dir = countersign_engine::data_dir::DataDir::at(data.path().join("countersign"))
         .create()
         .unwrap();
     {
-        let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
+        let store = countersign_store::Store::open(&dir.prepare_db().unwrap())
             .await
             .unwrap();
-        let console = countersign::console::Console::new(store.clone());
+        let console = countersign_engine::console::Console::new(store.clone());
         let mut tasks = tokio::task::JoinSet::new();
         for i in 0..pending {
             let console = console.clone();
@@ -627,11 +627,11 @@ struct HistoryScroll {
 /// measures the time between its frames.
 async fn history_scroll() -> HistoryScroll {
     let data = tempfile::tempdir().unwrap();
-    let dir = countersign::data_dir::DataDir::at(data.path().join("countersign"))
+    let dir = countersign_engine::data_dir::DataDir::at(data.path().join("countersign"))
         .create()
         .unwrap();
     {
-        let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
+        let store = countersign_store::Store::open(&dir.prepare_db().unwrap())
             .await
             .unwrap();
         let call =

@@ -1,16 +1,19 @@
 //! Tauri commands: each parses its input, calls the console, and maps the error.
 
-use countersign::console::{GrantPreview, InboxPage};
-use countersign::domain::approval::{Approval, Decision, Grant, GrantLists};
-use countersign::domain::approval::{HistoryCursor, HistoryOrder};
-use countersign::domain::artifact::{Artifact, ArtifactVersion};
-use countersign::domain::deeplink::LinkTarget;
-use countersign::domain::grant::{Effect, Scope};
-use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
-use countersign::domain::present::{
+use countersign_domain::approval::{Decision, Status};
+use countersign_domain::approval::{HistoryCursor, HistoryOrder};
+use countersign_domain::artifact::{Artifact, ArtifactVersion};
+use countersign_domain::deeplink::LinkTarget;
+use countersign_domain::grant::{Effect, Scope};
+use countersign_domain::grant::{Grant, GrantLists};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::on_screen::{
     Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
 };
-use countersign::error::Error;
+use countersign_domain::report::PresentedReport;
+use countersign_engine::agent_setup::{self, AgentStatus, SetupError};
+use countersign_engine::console::{GrantPreview, InboxPage};
+use countersign_engine::error::Error;
 use tauri::{AppHandle, State};
 
 use crate::error::{CommandError, CommandResult};
@@ -67,11 +70,14 @@ pub async fn decide(
     id: String,
     digest: String,
     decision: Decision,
-) -> CommandResult<Approval> {
+) -> CommandResult<Status> {
+    // The new status only: the pages that show the approval (and a grant it made) refresh
+    // from the change events that follow.
     Ok(d.server
         .console
         .decide(&approval_id(&id)?, &digest, decision)
-        .await?)
+        .await?
+        .status)
 }
 
 /// What a "don't ask again" with `scope` would have covered among earlier calls.
@@ -207,6 +213,33 @@ pub async fn revoke_artifact_grants(d: State<'_, Desktop>, id: String) -> Comman
         .await?)
 }
 
+/// The person carries an artifact's paused grants over to its current version, after seeing
+/// the change from `from` to `to` in Versions.
+#[tauri::command]
+pub async fn carry_artifact_grants(
+    d: State<'_, Desktop>,
+    id: String,
+    from: Option<u32>,
+    to: u32,
+) -> CommandResult<usize> {
+    Ok(d.server
+        .console
+        .carry_artifact_grants(&artifact_id(&id)?, from, to)
+        .await?)
+}
+
+/// The later reports of a call's result, kept beside the first.
+#[tauri::command]
+pub async fn result_reports(
+    d: State<'_, Desktop>,
+    id: String,
+) -> CommandResult<Vec<PresentedReport>> {
+    Ok(d.server
+        .console
+        .presented_reports(&approval_id(&id)?)
+        .await?)
+}
+
 async fn settings_of(app: &AppHandle, d: &Desktop) -> Settings {
     Settings {
         api_url: d.server.url.clone(),
@@ -260,4 +293,62 @@ pub fn set_view(d: State<'_, Desktop>, page: String) {
 #[tauri::command]
 pub fn take_link(d: State<'_, Desktop>) -> Option<LinkTarget> {
     d.take_link()
+}
+
+/// Every supported agent: on this machine or not, Countersign's hook installed or not, and
+/// when the console last heard from it.
+#[tauri::command]
+pub async fn agents(d: State<'_, Desktop>) -> CommandResult<Vec<AgentStatus>> {
+    let mut all = agent_setup::status();
+    for a in &mut all {
+        a.last_request_at = d.server.console.last_request_of(&a.title).await?;
+    }
+    Ok(all)
+}
+
+fn setup_error(e: SetupError) -> CommandError {
+    CommandError::from(match e {
+        SetupError::Refused(why) => {
+            Error::from(countersign_domain::limits::FieldError::new("agent", why))
+        }
+        SetupError::Io { source, .. } => Error::Settings(source),
+    })
+}
+
+/// Installs Countersign's hook in `agent`'s settings: the same code as `countersign hook
+/// install <agent>`, running the `countersign` command installed next to the app.
+#[tauri::command]
+pub async fn install_agent_hook(
+    d: State<'_, Desktop>,
+    agent: String,
+) -> CommandResult<Vec<AgentStatus>> {
+    let Some(program) = crate::settings::cli_path() else {
+        return Err(setup_error(SetupError::Refused(format!(
+            "the countersign command is not installed next to the app; run `countersign hook \
+             install {agent}` where it is"
+        ))));
+    };
+    // The console's data directory, when it is not the one the command finds by itself.
+    let root = d.server.dir().root().to_owned();
+    let default = countersign_engine::data_dir::DataDir::resolve(None).ok();
+    let data_dir = (default.as_ref().map(|d| d.root()) != Some(root.as_path())).then_some(root);
+    agent_setup::install(
+        &agent,
+        &program,
+        None,
+        data_dir.as_deref(),
+        countersign_domain::limits::DEFAULT_EXPIRY_S,
+    )
+    .map_err(setup_error)?;
+    agents(d).await
+}
+
+/// Takes Countersign's hook out of `agent`'s settings (the same code as `hook uninstall`).
+#[tauri::command]
+pub async fn remove_agent_hook(
+    d: State<'_, Desktop>,
+    agent: String,
+) -> CommandResult<Vec<AgentStatus>> {
+    agent_setup::uninstall(&agent, None).map_err(setup_error)?;
+    agents(d).await
 }

@@ -1,6 +1,6 @@
 //! Errors cross IPC as `{code, message}`, the same body the HTTP API sends.
 
-use countersign::error::{Error, ErrorBody};
+use countersign_engine::error::{Error, ErrorBody};
 use serde::Serialize;
 
 /// A failed command, as the UI receives it.
@@ -10,7 +10,10 @@ pub struct CommandError(pub ErrorBody);
 
 impl From<Error> for CommandError {
     fn from(e: Error) -> Self {
-        if matches!(e, Error::Internal(_) | Error::Unavailable(_)) {
+        if matches!(
+            e,
+            Error::Internal(_) | Error::Unavailable(_) | Error::Encoding { .. }
+        ) {
             tracing::error!(error = %e, "command failed");
         }
         Self(e.body())

@@ -17,10 +17,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use countersign::console::{CHANGE_EVENT, ChangeEvent};
-use countersign::data_dir::DataDir;
-use countersign::domain::deeplink::LinkTarget;
-use countersign::server::Server;
+use countersign_domain::deeplink::LinkTarget;
+use countersign_engine::console::{CHANGE_EVENT, ChangeEvent};
+use countersign_engine::data_dir::DataDir;
+use countersign_engine::server::Server;
 use tauri::{Emitter as _, Manager as _, RunEvent, WindowEvent};
 use tracing_subscriber::EnvFilter;
 
@@ -69,12 +69,17 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::artifact_grants,
         commands::revoke_grant,
         commands::revoke_artifact_grants,
+        commands::carry_artifact_grants,
+        commands::result_reports,
         commands::settings,
         commands::reveal_token,
         commands::rotate_token,
         commands::set_notifications,
         commands::set_view,
         commands::take_link,
+        commands::agents,
+        commands::install_agent_hook,
+        commands::remove_agent_hook,
     ]
 }
 
@@ -217,7 +222,7 @@ const BATCH_MOST: usize = 256;
 /// pending count current.
 fn forward(
     app: tauri::AppHandle,
-    console: countersign::console::Console,
+    console: countersign_engine::console::Console,
     mut events: tokio::sync::broadcast::Receiver<ChangeEvent>,
     pending_line: Option<tauri::menu::MenuItem<tauri::Wry>>,
 ) {

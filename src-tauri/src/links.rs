@@ -1,8 +1,8 @@
 //! Deep links from the command line, at a cold start or forwarded by a second launch. Each is
 //! parsed by the core's strict grammar; anything else becomes an "unsupported link" notice.
 
-use countersign::console::NAVIGATE_EVENT;
-use countersign::domain::deeplink::LinkTarget;
+use countersign_domain::deeplink::LinkTarget;
+use countersign_engine::console::NAVIGATE_EVENT;
 use tauri::{AppHandle, Emitter as _, Manager as _};
 
 use crate::state::Desktop;

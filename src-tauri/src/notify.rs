@@ -9,11 +9,11 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use countersign::console::Arrival;
-use countersign::console::ChangeEvent;
-use countersign::domain::approval::Status;
-use countersign::domain::deeplink::LinkTarget;
-use countersign::domain::verbatim::reveal;
+use countersign_domain::approval::Status;
+use countersign_domain::deeplink::LinkTarget;
+use countersign_domain::verbatim::reveal;
+use countersign_engine::console::Arrival;
+use countersign_engine::console::ChangeEvent;
 use tauri::{AppHandle, Manager as _};
 use tauri_plugin_notification::NotificationExt as _;
 use tokio::sync::broadcast::error::RecvError;
@@ -301,9 +301,9 @@ mod tests {
 
     fn approval(requester: &str, title: &str) -> Arrival {
         Arrival {
-            id: countersign::domain::ids::ApprovalId::generate(),
+            id: countersign_domain::ids::ApprovalId::generate(),
             status: Status::Pending,
-            tool: countersign::domain::tool::ToolAddress::parse("claude-code.Bash").unwrap(),
+            tool: countersign_domain::tool::ToolAddress::parse("claude-code.Bash").unwrap(),
             requester: requester.to_owned(),
             title: title.to_owned(),
             created_at: 0,
@@ -313,7 +313,7 @@ mod tests {
 
     fn on(tool: &str) -> Arrival {
         let mut a = approval("agent", "Run");
-        a.tool = countersign::domain::tool::ToolAddress::parse(tool).unwrap();
+        a.tool = countersign_domain::tool::ToolAddress::parse(tool).unwrap();
         a
     }
 
@@ -369,7 +369,7 @@ mod tests {
     #[test]
     fn a_click_opens_what_its_notification_named_and_old_ones_the_inbox() {
         let targets = Targets::default();
-        let a = countersign::domain::ids::ApprovalId::generate();
+        let a = countersign_domain::ids::ApprovalId::generate();
         let first = targets.remember(LinkTarget::Approval { id: a.clone() });
         assert_eq!(targets.target(first), LinkTarget::Approval { id: a });
         for _ in 0..REMEMBERED {

@@ -26,7 +26,7 @@ const COMPILER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/preview-compil
 /// The page: the runtime, and an inline script that asks for the artifact at once and keeps
 /// what the window sends until the runtime has loaded.
 fn page() -> String {
-    countersign::preview_page::page(
+    countersign_engine::preview_page::page(
         CSP,
         "",
         r#"<script>

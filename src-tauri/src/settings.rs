@@ -34,7 +34,7 @@ impl Prefs {
     /// Writes the file (0600).
     pub fn save(&self, dir: &Path) -> std::io::Result<()> {
         let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        countersign::token::write_private(&dir.join(FILE), &json)
+        countersign_engine::private_file::write_private(&dir.join(FILE), &json)
     }
 }
 
@@ -56,11 +56,18 @@ pub struct Settings {
 
 /// The command that runs the CLI installed next to this app.
 pub fn cli_command() -> String {
+    cli_path().map_or_else(|| "countersign".to_owned(), |cli| cli.display().to_string())
+}
+
+/// The `countersign` command installed next to this app, if it is.
+pub fn cli_path() -> Option<PathBuf> {
     std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("countersign")))
+        .and_then(|exe| {
+            exe.parent()
+                .map(|dir| dir.join(format!("countersign{}", std::env::consts::EXE_SUFFIX)))
+        })
         .filter(|cli| cli.is_file())
-        .map_or_else(|| "countersign".to_owned(), |cli| cli.display().to_string())
 }
 
 /// The data directory as text.

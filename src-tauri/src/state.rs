@@ -2,8 +2,8 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use countersign::domain::deeplink::LinkTarget;
-use countersign::server::Server;
+use countersign_domain::deeplink::LinkTarget;
+use countersign_engine::server::Server;
 
 use crate::settings::Prefs;
 

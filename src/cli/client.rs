@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::api::Answer;
-use crate::console::Submission;
-use crate::data_dir::{DataDir, DataDirError, LockHolder};
-use crate::domain::approval::Status;
-use crate::domain::digest::digest;
-use crate::domain::ids::ApprovalId;
-use crate::domain::limits::MAX_WAIT_S;
-use crate::token::{Token, TokenError, TokenStore, proof_matches};
+use countersign_domain::approval::Status;
+use countersign_domain::digest::digest;
+use countersign_domain::ids::ApprovalId;
+use countersign_domain::limits::MAX_WAIT_S;
+use countersign_engine::api::Answer;
+use countersign_engine::console::Submission;
+use countersign_engine::data_dir::{DataDir, DataDirError, LockHolder};
+use countersign_engine::token::{Token, TokenError, TokenStore, proof_matches};
 
 /// The variable that gives a client the token directly.
 pub const TOKEN_ENV: &str = "COUNTERSIGN_TOKEN";
@@ -273,9 +273,15 @@ pub struct Found {
     pub id: ApprovalId,
     pub status: Status,
     pub digest: String,
-    pub requester: crate::domain::approval::Requester,
+    pub requester: countersign_domain::approval::Requester,
+    /// What was asked: the tool address, its artifact, card and raw input, kept as JSON so one
+    /// approval the client cannot read leaves the others findable.
+    pub tool: String,
     #[serde(default)]
-    pub result: Option<serde_json::Value>,
+    pub artifact_id: Option<serde_json::Value>,
+    pub call: serde_json::Value,
+    #[serde(default)]
+    pub raw_input: Option<serde_json::Value>,
 }
 
 impl Client {
@@ -296,16 +302,16 @@ impl Client {
             .map_err(|e| ClientError::Protocol(format!("not a list of approvals: {e}")))
     }
 
-    /// Attaches what an approved call returned to approval `id`, whose digest must be
-    /// `digest`; the answer must name both.
+    /// Reports what an approved call returned to approval `id`, whose digest must be
+    /// `digest`, saying who reports it; the answer must name both.
     pub async fn attach_result(
         &self,
         id: &ApprovalId,
         digest: &str,
-        result: &crate::domain::view::ResultView,
+        result: &countersign_domain::call::ResultView,
+        by: &countersign_domain::report::Reporter,
     ) -> Result<(), ClientError> {
-        let body =
-            serde_json::to_value(result).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let body = serde_json::json!({ "result": result, "reporter": by });
         let answer = self
             .post(&format!("/v1/approvals/{id}/result"), &body)
             .await?;
@@ -321,7 +327,7 @@ fn serves(dir: &DataDir, pid: u32, addr: SocketAddr) -> bool {
     match dir.lock_holder() {
         LockHolder::Pid(holder) if holder == pid => {
             #[cfg(target_os = "linux")]
-            if crate::data_dir::listens(pid, addr.port()) == Some(false) {
+            if countersign_engine::data_dir::listens(pid, addr.port()) == Some(false) {
                 return false;
             }
             true

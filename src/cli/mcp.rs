@@ -8,6 +8,9 @@
 //! How an artifact is shown is negotiated per client (decision record 0010): a client that
 //! declares the MCP Apps extension gets `render-artifact` linked to the `ui://` view; every
 //! other client gets the deep link. The model's calls are the same either way.
+//!
+//! Here: the server and its tools. The MCP Apps view is in `view`, adding the server to a
+//! client's configuration in `install`.
 
 use std::future::Future;
 use std::process::ExitCode;
@@ -25,12 +28,19 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+mod install;
+mod view;
+
+pub use install::{install, uninstall};
+use view::view_meta;
+pub use view::{APP_MIME, UI_EXTENSION, VIEW_URI, view_html};
+
 use super::CliError;
 use super::client::{Client, ClientError};
-use crate::data_dir::DataDir;
-use crate::domain::approval::Status;
-use crate::domain::ids::ArtifactId;
-use crate::integrations::claude_code::HookPayload;
+use countersign_domain::approval::Status;
+use countersign_domain::ids::ArtifactId;
+use countersign_engine::data_dir::DataDir;
+use countersign_integrations::claude_code::HookPayload;
 
 /// Who the cards from `permission-prompt` are shown as: the model can call this tool itself, so
 /// its cards say they came through MCP, not from Claude Code's own hook.
@@ -38,16 +48,6 @@ const REQUESTER: &str = "Claude Code (via MCP permission-prompt)";
 
 /// What every tool says when no console answers.
 pub const NOT_RUNNING: &str = "Countersign is not running: open the app or run `countersign serve`";
-/// The MCP Apps extension (SEP-1865).
-pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
-/// The MIME type of an MCP Apps view.
-pub const APP_MIME: &str = "text/html;profile=mcp-app";
-/// The view that renders an artifact in an MCP Apps client.
-pub const VIEW_URI: &str = "ui://countersign/artifact";
-
-/// The preview's runtime and compiler, embedded at build time (empty when `ui/` was not built).
-const RUNTIME: &str = include_str!(concat!(env!("OUT_DIR"), "/runtime.js"));
-const COMPILER: &str = include_str!(concat!(env!("OUT_DIR"), "/compiler.js"));
 
 /// The server: which data directory's console it asks, and whether artifact tools are served.
 #[derive(Clone)]
@@ -326,10 +326,10 @@ impl Front {
             body["artifact_id"] = checked_id(&id)?.into();
         }
         let size = body.to_string().len();
-        if size > crate::api::MAX_BODY_BYTES {
+        if size > countersign_engine::api::MAX_BODY_BYTES {
             return Err(format!(
                 "the artifact is {size} bytes as JSON; Countersign takes at most {} bytes",
-                crate::api::MAX_BODY_BYTES
+                countersign_engine::api::MAX_BODY_BYTES
             ));
         }
         let saved = self
@@ -489,8 +489,13 @@ impl Front {
             tool_response: None,
             error: None,
             is_interrupt: None,
+            agent: Default::default(),
+            drawn_as: None,
+            card: None,
+            ran: None,
         };
-        let mut submission = match payload.submission(self.wait) {
+        // The files it changes are read as the hook reads them, for the same card.
+        let mut submission = match super::on_disk::submission(&payload, self.wait).await {
             Ok(s) => s,
             Err(e) => return deny(format!("Countersign: {e}; denied")),
         };
@@ -531,9 +536,9 @@ impl Front {
     /// (a 401 before anything was asked), finds it again and asks once more.
     async fn ask(
         &self,
-        submission: &crate::console::Submission,
+        submission: &countersign_engine::console::Submission,
         context: &RequestContext<RoleServer>,
-    ) -> Result<crate::api::Answer, String> {
+    ) -> Result<countersign_engine::api::Answer, String> {
         let wait = Duration::from_secs(self.wait);
         let mut found_again = false;
         loop {
@@ -570,99 +575,6 @@ fn refusal(e: ClientError) -> String {
         other => format!("Countersign answered something unexpected: {other}"),
     }
 }
-
-/// The view's own policy, the same as the window's preview frame: inline scripts (the runtime,
-/// the compiler and the artifact), no network, images and fonts `data:` only.
-const VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; \
-    style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; \
-    frame-src 'none'; child-src 'none'; worker-src 'none'; object-src 'none'; \
-    media-src 'none'; form-action 'none'; base-uri 'none'";
-
-/// What the client is told about the view: no domains at all, and a border.
-fn view_meta() -> Value {
-    json!({ "ui": { "csp": { "connectDomains": [], "resourceDomains": [], "frameDomains": [],
-        "baseUriDomains": [] }, "prefersBorder": true } })
-}
-
-/// Script text made safe to sit inside `<script>…</script>`.
-fn inline(script: &str) -> String {
-    // `</script`, in any case, ends the element: `<\/` is the same text in a string, a
-    // template or a regular expression. (The bundles have no `<!--`; a test holds them to it.)
-    let mut out = String::with_capacity(script.len());
-    let mut rest = script;
-    while let Some(at) = rest.find("</") {
-        let (head, tail) = rest.split_at(at);
-        out.push_str(head);
-        let ends = tail
-            .get(2..8)
-            .is_some_and(|w| w.eq_ignore_ascii_case("script"));
-        out.push_str(if ends { "<\\/" } else { "</" });
-        rest = &tail[2..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The MCP Apps view: the preview's runtime and compiler inline, and a bridge that speaks the
-/// MCP Apps handshake with the host and hands the tool result's source to the runtime.
-pub fn view_html() -> String {
-    if RUNTIME.is_empty() || COMPILER.is_empty() {
-        return format!(
-            "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\
-             \"Content-Security-Policy\" content=\"{VIEW_CSP}\"></head><body><p>This Countersign \
-             was built without its preview runtime: open the artifact's link instead.</p>\
-             </body></html>"
-        );
-    }
-    crate::preview_page::page(
-        VIEW_CSP,
-        "<p>Loading the artifact…</p>",
-        &format!(
-            "<script>{BRIDGE}</script>\n<script>{}</script>\n<script>{}</script>",
-            inline(COMPILER),
-            inline(RUNTIME)
-        ),
-    )
-}
-
-/// Speaks MCP Apps for the runtime: `ui/initialize`, then the tool result's `code` becomes a
-/// render; the runtime's height becomes `ui/notifications/size-changed`.
-const BRIDGE: &str = r#"
-(function () {
-  var host = window.parent, next = 1, waiting = {}, listeners = [], kept = [], theme = "light";
-  function send(m) { m.jsonrpc = "2.0"; host.postMessage(m, "*"); }
-  function deliver(m) { if (listeners.length) listeners.forEach(function (f) { f(m); }); else kept.push(m); }
-  addEventListener("message", function (e) {
-    if (e.source !== host) return;
-    var d = e.data;
-    if (!d || d.jsonrpc !== "2.0") return;
-    if (d.id !== undefined && !d.method && waiting[d.id]) { var w = waiting[d.id]; delete waiting[d.id]; w(d.result || {}); return; }
-    if (d.method === "ui/notifications/tool-result") {
-      var s = d.params && d.params.structuredContent;
-      if (s && typeof s.code === "string") deliver({ type: "render", code: s.code, compiled: null, theme: theme });
-    } else if (d.method === "ui/notifications/host-context-changed" && d.params && d.params.theme) {
-      theme = d.params.theme === "dark" ? "dark" : "light";
-      deliver({ type: "theme", theme: theme });
-    } else if (d.id !== undefined && (d.method === "ui/resource-teardown" || d.method === "ping")) {
-      send({ id: d.id, result: {} });
-    }
-  });
-  window.countersignHost = {
-    post: function (m) {
-      if (m && m.type === "resize") send({ method: "ui/notifications/size-changed", params: { width: document.documentElement.scrollWidth, height: m.height } });
-    },
-    listen: function (f) { listeners.push(f); kept.splice(0).forEach(f); }
-  };
-  var id = next++;
-  waiting[id] = function (result) {
-    var t = result.hostContext && result.hostContext.theme;
-    if (t) theme = t === "dark" ? "dark" : "light";
-    send({ method: "ui/notifications/initialized", params: {} });
-  };
-  send({ id: id, method: "ui/initialize", params: { protocolVersion: "2026-01-26",
-    appInfo: { name: "Countersign artifact", version: "1" }, appCapabilities: {} } });
-})();
-"#;
 
 impl ServerHandler for Front {
     fn get_info(&self) -> ServerConfig {
@@ -735,137 +647,5 @@ impl ServerHandler for Front {
         let result: rmcp::model::ReadResourceResult = shaped(json!({ "contents": [{
             "uri": VIEW_URI, "mimeType": APP_MIME, "text": view_html(), "_meta": view_meta() }] }))?;
         Ok(ReadResourceResponse::Complete(result))
-    }
-}
-
-/// The name Countersign's server has in a client's configuration.
-const SERVER_NAME: &str = "countersign";
-
-/// The client's own configuration file.
-fn default_config(client: super::McpClient) -> Result<std::path::PathBuf, CliError> {
-    let missing = || CliError::Usage("no home directory: pass --config".into());
-    match client {
-        super::McpClient::ClaudeCode => dirs::home_dir()
-            .map(|h| h.join(".claude.json"))
-            .ok_or_else(missing),
-        // ~/.config on Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows.
-        super::McpClient::ClaudeDesktop => dirs::config_dir()
-            .map(|c| c.join("Claude").join("claude_desktop_config.json"))
-            .ok_or_else(missing),
-    }
-}
-
-/// Adds (or updates) our server under `mcpServers`, keeping everything else. Running it again
-/// with the same options writes nothing.
-pub fn install(
-    client: super::McpClient,
-    config: Option<std::path::PathBuf>,
-    data_dir: Option<&std::path::Path>,
-    artifacts: bool,
-) -> Result<ExitCode, CliError> {
-    let path = match config {
-        Some(p) => p,
-        None => default_config(client)?,
-    };
-    let (mut v, old) = super::hook::read_settings(&path)?;
-    let exe = std::env::current_exe().map_err(|source| CliError::Io {
-        what: "cannot find this program's path".into(),
-        source,
-    })?;
-    // Absolute and text: the client starts the server from a directory of its own.
-    let text = |p: &std::path::Path| -> Result<String, CliError> {
-        let abs = std::path::absolute(p).map_err(|source| CliError::Io {
-            what: format!("cannot resolve {}", p.display()),
-            source,
-        })?;
-        abs.to_str().map(str::to_owned).ok_or_else(|| {
-            CliError::Usage(format!(
-                "{} is not valid UTF-8; pass another path",
-                abs.display()
-            ))
-        })
-    };
-    let exe = text(&exe)?;
-    let mut args = vec![json!("mcp")];
-    if artifacts {
-        args.push(json!("--artifacts"));
-    }
-    if let Some(d) = data_dir {
-        args.extend([json!("--data-dir"), json!(text(d)?)]);
-    }
-    let entry = match client {
-        super::McpClient::ClaudeCode => {
-            json!({ "type": "stdio", "command": exe, "args": args, "env": {} })
-        }
-        super::McpClient::ClaudeDesktop => json!({ "command": exe, "args": args }),
-    };
-    let servers = v.as_object_mut().and_then(|o| {
-        o.entry("mcpServers")
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-    });
-    let Some(servers) = servers else {
-        return Err(CliError::Usage(format!(
-            "{}: \"mcpServers\" is not an object; nothing was changed",
-            path.display()
-        )));
-    };
-    let changed = servers.get(SERVER_NAME) != Some(&entry);
-    servers.insert(SERVER_NAME.into(), entry.clone());
-    let backup = if changed {
-        super::hook::write_settings(&path, old.as_deref(), &v)?
-    } else {
-        None
-    };
-    super::print_json(&json!({
-        "config": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()), "server": SERVER_NAME, "entry": entry,
-        "changed": changed,
-    }));
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Removes only our server; everything else stays as it was.
-pub fn uninstall(
-    client: super::McpClient,
-    config: Option<std::path::PathBuf>,
-) -> Result<ExitCode, CliError> {
-    let path = match config {
-        Some(p) => p,
-        None => default_config(client)?,
-    };
-    let (mut v, old) = super::hook::read_settings(&path)?;
-    let removed = v
-        .get_mut("mcpServers")
-        .and_then(Value::as_object_mut)
-        .and_then(|servers| servers.remove(SERVER_NAME))
-        .is_some();
-    let backup = if removed {
-        super::hook::write_settings(&path, old.as_deref(), &v)?
-    } else {
-        None
-    };
-    super::print_json(
-        &json!({ "config": path.display().to_string(), "backup": backup.map(|b| b.display().to_string()), "removed": removed }),
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inline_scripts_cannot_end_their_element() {
-        let got = inline(r#"a = "</script>"; b = "</SCRIPT >"; c = "</Script"; d = "</div>";"#);
-        assert!(!got.to_ascii_lowercase().contains("</script"), "{got}");
-        assert!(got.contains("</div>"), "{got}");
-        // The embedded bundles have no `<!--`, which `inline` leaves as it is.
-        assert!(!RUNTIME.contains("<!--") && !COMPILER.contains("<!--"));
-        let html = view_html();
-        assert_eq!(
-            html.matches("</script>").count(),
-            3,
-            "bridge, compiler, runtime"
-        );
     }
 }

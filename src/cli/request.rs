@@ -9,13 +9,13 @@ use serde_json::json;
 
 use super::CliError;
 use super::client::Client;
-use crate::console::Submission;
-use crate::data_dir::DataDir;
-use crate::domain::approval::{Requester, Status};
-use crate::domain::ids::ArtifactId;
-use crate::domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
-use crate::domain::tool::ToolAddress;
-use crate::domain::view::{CallView, DiffCall, FileDiff, TerminalCall};
+use countersign_domain::approval::{Requester, Status};
+use countersign_domain::call::{CallView, DiffCall, FileDiff, TerminalCall};
+use countersign_domain::ids::ArtifactId;
+use countersign_domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
+use countersign_domain::tool::ToolAddress;
+use countersign_engine::console::Submission;
+use countersign_engine::data_dir::DataDir;
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("what").required(true).args(["command", "edit", "write", "view"])))]
@@ -90,6 +90,8 @@ fn call(args: &RequestArgs) -> Result<(CallView, Option<serde_json::Value>), Cli
                 old_text,
                 new_text,
                 replace_all: None,
+                on_disk: None,
+                through_link: None,
             }],
             locations: None,
             content: None,

@@ -3,10 +3,10 @@
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::data_dir::DataDir;
+use countersign_engine::data_dir::DataDir;
 #[cfg(unix)]
-use crate::data_dir::LockHolder;
-use crate::server::Server;
+use countersign_engine::data_dir::LockHolder;
+use countersign_engine::server::Server;
 
 /// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation (the server
 /// listens for it).

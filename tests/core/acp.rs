@@ -1,9 +1,9 @@
 //! ACP `session/request_permission` through the real API: the card it becomes, the option the
 //! answer names, and the refusals.
 
-use countersign::domain::approval::Decision;
-use countersign::domain::ids::ApprovalId;
-use countersign::integrations::acp;
+use countersign_domain::approval::Decision;
+use countersign_domain::ids::ApprovalId;
+use countersign_integrations::acp;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -266,26 +266,13 @@ async fn a_deny_rule_answers_reject_always() {
 async fn the_migration_keeps_each_requests_options() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("countersign.db");
-    let all = sqlx::migrate!("./migrations");
-    let before = sqlx::migrate::Migrator {
-        migrations: std::borrow::Cow::Owned(
-            all.migrations
-                .iter()
-                .filter(|m| m.version < 6)
-                .cloned()
-                .collect(),
-        ),
-        ..sqlx::migrate::Migrator::DEFAULT
-    };
     let (asked, plain) = (
         "apr_01JBZZZZZZZZZZZZZZZZZZZZZZ",
         "apr_01JBZZZZZZZZZZZZZZZZZZZZZY",
     );
     {
         use sqlx::Connection as _;
-        let url = format!("sqlite://{}?mode=rwc", path.display());
-        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        before.run(&mut conn).await.unwrap();
+        let mut conn = crate::support::database_before(&path, 6).await;
         for (id, options) in [(asked, Some(OPTIONS)), (plain, None)] {
             sqlx::query(
                 "INSERT INTO approvals (id, tool, requester_name, call_view, digest,
@@ -302,8 +289,8 @@ async fn the_migration_keeps_each_requests_options() {
         }
         conn.close().await.unwrap();
     }
-    let store = countersign::store::Store::open(&path).await.unwrap();
-    let console = countersign::console::Console::new(store);
+    let store = countersign_store::Store::open(&path).await.unwrap();
+    let console = countersign_engine::console::Console::new(store);
     let (asked, plain) = (
         ApprovalId::parse(asked).unwrap(),
         ApprovalId::parse(plain).unwrap(),
@@ -322,4 +309,88 @@ async fn the_migration_keeps_each_requests_options() {
         .await
         .unwrap();
     assert!(columns.iter().all(|(c,)| c != "acp_options"), "{columns:?}");
+}
+
+/// A database made before migration 0009, when ACP's options had a table named after the
+/// protocol, migrated: each request's options become ACP's record in the integrations' table,
+/// the request is still answered with its own option, and `session/cancel` still withdraws it.
+#[tokio::test]
+async fn the_records_migration_keeps_acp_requests_answerable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("countersign.db");
+    let (decided, waiting) = (
+        "apr_01JBZZZZZZZZZZZZZZZZZZZZZZ",
+        "apr_01JBZZZZZZZZZZZZZZZZZZZZZY",
+    );
+    {
+        use sqlx::Connection as _;
+        let mut conn = crate::support::database_before(&path, 9).await;
+        for (id, status, decided_by, decided_at) in [
+            (decided, "approved", Some("person"), Some(2)),
+            (waiting, "pending", None, None),
+        ] {
+            sqlx::query(
+                "INSERT INTO approvals (id, tool, requester_name, requester_session, call_view,
+                    digest, hidden_marks, status, decided_by, created_at, expires_at, decided_at)
+                 VALUES (?, 'acp.execute', 'zed', 'sess-old', '{\"card\":\"terminal\",
+                    \"title\":\"t\",\"command\":\"ls\"}', 'sha256:00', 0, ?, ?, 1, ?, ?)",
+            )
+            .bind(id)
+            .bind(status)
+            .bind(decided_by)
+            .bind(i64::MAX)
+            .bind(decided_at)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            sqlx::query("INSERT INTO acp_options (approval_id, options) VALUES (?, ?)")
+                .bind(id)
+                .bind(OPTIONS)
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        conn.close().await.unwrap();
+    }
+    let store = countersign_store::Store::open(&path).await.unwrap();
+    let console = countersign_engine::console::Console::new(store);
+    let (decided, waiting) = (
+        ApprovalId::parse(decided).unwrap(),
+        ApprovalId::parse(waiting).unwrap(),
+    );
+    let offered = acp::options_of(&console, &decided).await.unwrap().unwrap();
+    let approved = console.approval(&decided).await.unwrap();
+    assert_eq!(
+        acp::outcome(&approved, &offered),
+        Some(json!({ "outcome": "selected", "optionId": "once" }))
+    );
+    // Another integration's records, or another session's, are not touched.
+    assert!(
+        console
+            .withdraw_session("codex", "zed", "sess-old")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        console
+            .withdraw_session(acp::NAME, "zed", "sess-old")
+            .await
+            .unwrap(),
+        [waiting.clone()]
+    );
+    let mut conn = console.store().read().await.unwrap();
+    let tables: Vec<(String,)> =
+        sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap();
+    assert!(tables.iter().all(|(t,)| t != "acp_options"), "{tables:?}");
+    let kept: Vec<(String, String)> =
+        sqlx::query_as("SELECT approval_id, integration FROM integration_records ORDER BY 1")
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap();
+    assert_eq!(kept.len(), 2);
+    assert!(kept.iter().all(|(_, i)| i == "acp"));
 }

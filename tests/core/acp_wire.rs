@@ -3,8 +3,8 @@
 //! schema types read. Each test names the item of the ACP issue it holds.
 
 use agent_client_protocol_schema::v1 as schema;
-use countersign::domain::approval::Decision;
-use countersign::domain::ids::ApprovalId;
+use countersign_domain::approval::Decision;
+use countersign_domain::ids::ApprovalId;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -187,7 +187,7 @@ async fn a_session_cancel_withdraws_all_of_its_requests_and_no_others() {
     }
     for id in &theirs {
         let a = s.console.approval(id).await.unwrap();
-        assert_eq!(a.status, countersign::domain::approval::Status::Pending);
+        assert_eq!(a.status, countersign_domain::approval::Status::Pending);
     }
 }
 
@@ -372,7 +372,7 @@ async fn an_argv_array_is_a_terminal_card() {
     )
     .await;
     let a = s.console.approval(&id).await.unwrap();
-    let countersign::domain::view::CallView::Terminal(t) = &a.call else {
+    let countersign_domain::call::CallView::Terminal(t) = &a.call else {
         panic!("a terminal card: {:?}", a.call)
     };
     assert_eq!(t.command, "bash");

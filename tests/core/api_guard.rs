@@ -154,3 +154,52 @@ async fn a_submission_may_carry_a_large_diff() {
     let (code, a) = s.post("/v1/approvals", &body).await;
     assert_eq!(code, StatusCode::ACCEPTED, "{a}");
 }
+
+/// An integration's routes are mounted behind the same guard as the engine's own: no token, a
+/// foreign Host or an Origin is refused on each of them, and nothing is written.
+#[tokio::test]
+async fn integration_routes_are_guarded_like_the_rest() {
+    let s = server().await;
+    let before = s.fingerprint().await;
+    let ask = json!({ "sessionId": "s", "toolCall": { "toolCallId": "t", "title": "ls" },
+        "options": [{ "optionId": "a", "name": "Allow", "kind": "allow_once" }] });
+    let routes = [
+        (Method::POST, "/v1/acp/request_permission?wait=0".to_owned()),
+        (
+            Method::GET,
+            "/v1/acp/request_permission/apr_01JBZZZZZZZZZZZZZZZZZZZZZZ".to_owned(),
+        ),
+        (Method::POST, "/v1/acp/sessions/s/cancel".to_owned()),
+    ];
+    for (method, path) in &routes {
+        let url = format!("{}{path}", s.url);
+        let no_token = s
+            .send(s.http.request(method.clone(), &url).json(&ask))
+            .await;
+        assert_error(&no_token, StatusCode::UNAUTHORIZED, "unauthorized");
+        let host = s
+            .send(
+                s.request(method.clone(), path)
+                    .header(header::HOST, "evil.example")
+                    .json(&ask),
+            )
+            .await;
+        assert_error(&host, StatusCode::FORBIDDEN, "forbidden");
+        let origin = s
+            .send(
+                s.request(method.clone(), path)
+                    .header(header::ORIGIN, "https://evil.example")
+                    .json(&ask),
+            )
+            .await;
+        assert_error(&origin, StatusCode::FORBIDDEN, "forbidden");
+    }
+    assert_eq!(
+        s.fingerprint().await,
+        before,
+        "no refused request wrote anything"
+    );
+    // With everything right, the request is taken.
+    let (code, _) = s.post("/v1/acp/request_permission?wait=0", &ask).await;
+    assert_eq!(code, StatusCode::ACCEPTED);
+}

@@ -1,8 +1,8 @@
 //! Artifacts: agents create, update in place, list, search and read; a person renames and
 //! deletes, and a deletion takes the artifact's grants and pending requests with it.
 
-use countersign::domain::approval::{Decision, Status};
-use countersign::domain::ids::{ApprovalId, ArtifactId};
+use countersign_domain::approval::{Decision, Status};
+use countersign_domain::ids::{ApprovalId, ArtifactId};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -275,7 +275,7 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
         )
     );
 
-    let art = countersign::domain::ids::ArtifactId::parse(&id).unwrap();
+    let art = countersign_domain::ids::ArtifactId::parse(&id).unwrap();
     let versions: Vec<u32> = s
         .console
         .artifact_versions(&art)
@@ -296,7 +296,7 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
     assert_eq!(latest.restored_from, Some(1));
     assert_eq!(
         latest.saved_by,
-        countersign::domain::artifact::Author::Person
+        countersign_domain::artifact::Author::Person
     );
     let err = s.console.restore_version(&art, 9).await.unwrap_err();
     assert_eq!(err.code().as_str(), "version_not_found");
@@ -312,7 +312,7 @@ async fn an_update_keeps_what_it_leaves_out_and_every_version() {
 /// another check script compiled (before an upgrade) is not handed out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_preview_gets_what_the_check_compiled() {
-    use countersign::domain::artifact::ArtifactDraft;
+    use countersign_domain::artifact::ArtifactDraft;
     let t = crate::support::console().await;
     let draft = |id: Option<ArtifactId>, code: &str| ArtifactDraft {
         artifact_id: id,
@@ -358,7 +358,7 @@ async fn the_preview_gets_what_the_check_compiled() {
     assert_eq!(shown.compiled, None);
 
     // Compiled by another check script: the preview compiles afresh.
-    let store = countersign::store::Store::open(&t.dir.path().join("countersign.db"))
+    let store = countersign_store::Store::open(&t.dir.path().join("countersign.db"))
         .await
         .unwrap();
     {
@@ -377,7 +377,7 @@ async fn the_preview_gets_what_the_check_compiled() {
 /// artifact (beyond the sidebar's 500 newest) is still named, a deleted one is not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_artifact_is_named_by_id_however_many_there_are() {
-    use countersign::domain::artifact::ArtifactDraft;
+    use countersign_domain::artifact::ArtifactDraft;
     let t = crate::support::console().await;
     let mut ids = Vec::new();
     for i in 0..501 {

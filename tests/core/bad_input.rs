@@ -291,8 +291,8 @@ async fn bad_artifacts_and_results_are_refused() {
 async fn unknown_ids_are_404() {
     let s = server().await;
     let before = s.fingerprint().await;
-    let missing_apr = countersign::domain::ids::ApprovalId::generate();
-    let missing_art = countersign::domain::ids::ArtifactId::generate();
+    let missing_apr = countersign_domain::ids::ApprovalId::generate();
+    let missing_art = countersign_domain::ids::ArtifactId::generate();
     for (got, code) in [
         (
             s.get(&format!("/v1/approvals/{missing_apr}")).await,

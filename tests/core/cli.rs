@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::Output;
 
-use countersign::domain::approval::Decision;
-use countersign::domain::view::CallView;
+use countersign_domain::approval::Decision;
+use countersign_domain::call::CallView;
 use serde_json::Value;
 use tokio::process::Command;
 
@@ -201,7 +201,7 @@ async fn usage_and_refusals_have_their_exit_codes() {
         "{err}"
     );
     // What only the console can refuse exits 1 with its code.
-    let missing = countersign::domain::ids::ArtifactId::generate().to_string();
+    let missing = countersign_domain::ids::ArtifactId::generate().to_string();
     let out = request(
         &dir,
         &["--tool", "x.y", "--command", "ls", "--artifact", &missing],

@@ -8,14 +8,14 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use countersign::console::Console;
-use countersign::domain::approval::Status;
-use countersign::domain::ids::{ApprovalId, ArtifactId};
-use countersign::store::Store;
-use countersign::token::TokenStore;
+use countersign_domain::approval::Status;
+use countersign_domain::ids::{ApprovalId, ArtifactId};
+use countersign_engine::console::Console;
+use countersign_engine::token::TokenStore;
+use countersign_store::Store;
 use serde_json::{Value, json};
 
-use countersign::domain::limits::MAX_EXPIRY_S;
+use countersign_domain::limits::MAX_EXPIRY_S;
 
 use crate::restart::{Serve, serve};
 use crate::support::terminal;
@@ -122,7 +122,7 @@ async fn check(dir: &Path, acked: &Acknowledged) {
         "integrity_check after SIGKILL"
     );
     let console = Console::new(store.clone());
-    let kept = |id: &ApprovalId, sent: &Sent, a: &countersign::domain::approval::Approval| {
+    let kept = |id: &ApprovalId, sent: &Sent, a: &countersign_domain::approval::Approval| {
         assert_eq!(a.digest, sent.digest, "{id}: its digest");
         assert_eq!(
             serde_json::to_value(&a.call).unwrap(),

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use countersign::data_dir::DataDir;
-use countersign::server::Server;
+use countersign_engine::data_dir::DataDir;
+use countersign_engine::server::Server;
 use reqwest::StatusCode;
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
 //! The whole flow: an agent submits over HTTP, a person decides through `Console`, the agent's
 //! long-poll answers; grants approve the same call at once until revoked.
 
-use countersign::domain::approval::Decision;
-use countersign::domain::ids::{ApprovalId, GrantId};
+use countersign_domain::approval::Decision;
+use countersign_domain::ids::{ApprovalId, GrantId};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -80,7 +80,7 @@ async fn approve_and_dont_ask_again_then_revoke() {
     assert!(revoked[0].revoked_at.is_some());
     assert!(matches!(
         s.console.revoke_grant(&grant_id).await,
-        Err(countersign::error::Error::AlreadyRevoked)
+        Err(countersign_engine::error::Error::AlreadyRevoked)
     ));
 }
 
@@ -222,7 +222,7 @@ async fn long_poll_without_a_decision_returns_pending_after_the_wait() {
 
 #[tokio::test]
 async fn every_change_is_announced() {
-    use countersign::console::ChangeEvent;
+    use countersign_engine::console::ChangeEvent;
     let s = server().await;
     let mut events = s.console.subscribe();
     let (_, art) = s
@@ -235,7 +235,7 @@ async fn every_change_is_announced() {
     let id = ApprovalId::parse(a["id"].as_str().unwrap()).unwrap();
     s.console.decide_seen(&id, Decision::ALWAYS).await.unwrap();
     let (_, by_grant) = s.post("/v1/approvals", &terminal("x.y", "ls")).await;
-    let art_id = countersign::domain::ids::ArtifactId::parse(art["id"].as_str().unwrap()).unwrap();
+    let art_id = countersign_domain::ids::ArtifactId::parse(art["id"].as_str().unwrap()).unwrap();
     s.console.delete_artifact(&art_id).await.unwrap();
 
     let mut got = Vec::new();
@@ -285,7 +285,7 @@ async fn every_change_is_announced() {
 /// (the window, notifications) carry its megabytes.
 #[tokio::test]
 async fn an_announcement_is_small_however_large_the_call() {
-    use countersign::console::ChangeEvent;
+    use countersign_engine::console::ChangeEvent;
     let s = server().await;
     let mut events = s.console.subscribe();
     let huge = "x".repeat(1_000_000);

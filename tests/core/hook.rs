@@ -5,12 +5,14 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use countersign::domain::approval::Decision;
-use countersign::domain::view::CallView;
+use countersign_domain::approval::Decision;
+use countersign_domain::call::CallView;
 use serde_json::{Value, json};
 
 use crate::restart::BIN;
 use crate::support::{decide, decide_next, next_pending, started};
+
+mod files;
 
 pub fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
@@ -29,12 +31,9 @@ pub fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Ou
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    // A hook that stops reading before the end (at its size limit) closes the pipe on the
+    // rest: what it answers is what counts.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()
 }
 
@@ -185,6 +184,115 @@ async fn every_failure_asks() {
     server.stop().await;
 }
 
+/// The text `"PostToolUse` in a file's content once made a PreToolUse payload over the read
+/// limit pass for a report of a call that ran: the hook printed nothing and Claude Code fell back
+/// to its own permission mode. Only the payload's own top-level event keeps the hook silent.
+#[test]
+fn a_payload_too_large_to_read_is_asked_about_unless_it_surely_reports_a_call_that_ran() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = "x".repeat(9 * 1024 * 1024);
+    let silent = |out: &Output, what: &str| {
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        assert!(
+            out.stdout.is_empty(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    };
+    let asks = |out: &Output, what: &str| {
+        assert_eq!(decision(out)["permissionDecision"], "ask", "{what}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("larger than 8 MiB"), "{what}: {err}");
+    };
+
+    // A write whose content mentions PostToolUse, as a hook script or these very notes would.
+    let content = format!(
+        "{{\"hooks\": {{\"PostToolUse\": []}}, \"hook_event_name\": \"PostToolUse\"}}\n{big}"
+    );
+    let write = payload(
+        "PreToolUse",
+        "Write",
+        json!({"file_path": "/home/dev/app/hooks.json", "content": content}),
+    );
+    asks(
+        &hook(tmp.path(), &write, &[], &[]),
+        "a write over the limit",
+    );
+
+    // A genuine report over the limit: nothing to answer after a call ran.
+    let ran = after(
+        "PostToolUse",
+        "Bash",
+        json!({"command": "cat big.log"}),
+        json!({"tool_response": {"stdout": big.clone(), "stderr": "", "interrupted": false}}),
+    );
+    let out = hook(tmp.path(), &ran, &[], &[]);
+    silent(&out, "a report over the limit");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the result was not recorded"));
+
+    // Two events that disagree, or none before the cut: a call to put to the person.
+    let ambiguous = ran.replacen(
+        "\"hook_event_name\":\"PostToolUse\"",
+        "\"hook_event_name\":\"PreToolUse\",\"hook_event_name\":\"PostToolUse\"",
+        1,
+    );
+    assert_ne!(ambiguous, ran);
+    asks(&hook(tmp.path(), &ambiguous, &[], &[]), "two events");
+    let unnamed = ran.replacen("\"hook_event_name\":\"PostToolUse\",", "", 1);
+    assert_ne!(unnamed, ran);
+    asks(&hook(tmp.path(), &unnamed, &[], &[]), "no event");
+    // Disagreeing events in a payload within the limit do not parse either.
+    let small = payload("PostToolUse", "Bash", json!({"command": "ls"})).replacen(
+        "\"hook_event_name\":\"PostToolUse\"",
+        "\"hook_event_name\":\"PostToolUse\",\"hook_event_name\":\"PreToolUse\"",
+        1,
+    );
+    assert_eq!(
+        decision(&hook(tmp.path(), &small, &[], &[]))["permissionDecision"],
+        "ask"
+    );
+
+    // Installed with its event, the hook knows it without reading the payload.
+    let out = hook(tmp.path(), &write, &["--event", "PostToolUse"], &[]);
+    silent(&out, "installed for PostToolUse");
+    asks(
+        &hook(tmp.path(), &ran, &["--event", "PreToolUse"], &[]),
+        "installed for PreToolUse",
+    );
+    let out = hook(tmp.path(), &write, &["--event", "PermissionRequest"], &[]);
+    silent(
+        &out,
+        "PermissionRequest: no decision leaves Claude Code's dialog",
+    );
+}
+
+/// A payload naming another event than the one the hook was installed for is asked about
+/// whenever either of them asks before a call runs.
+#[test]
+fn a_payload_for_another_event_than_installed_is_asked_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pre = payload("PreToolUse", "Bash", json!({"command": "ls"}));
+    let ran = after(
+        "PostToolUse",
+        "Bash",
+        json!({"command": "ls"}),
+        json!({"tool_response": {"stdout": "", "stderr": "", "interrupted": false}}),
+    );
+    for (text, installed) in [(&ran, "PreToolUse"), (&pre, "PostToolUse")] {
+        let out = hook(tmp.path(), text, &["--event", installed], &[]);
+        assert_eq!(decision(&out)["permissionDecision"], "ask", "{installed}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("installed for"));
+    }
+    let failed = ran.replace("\"PostToolUse\"", "\"PostToolUseFailure\"");
+    let out = hook(tmp.path(), &failed, &["--event", "PostToolUse"], &[]);
+    assert!(out.stdout.is_empty());
+    let bad = Command::new(BIN)
+        .args(["hook", "claude-code", "--event", "Stop"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "an event it does not answer");
+}
+
 #[test]
 fn install_and_uninstall_keep_everything_else() {
     let tmp = tempfile::tempdir().unwrap();
@@ -232,26 +340,54 @@ fn install_and_uninstall_keep_everything_else() {
     assert_eq!(pre.len(), 2);
     assert_eq!(pre[0], original["hooks"]["PreToolUse"][0]);
     let ours = &pre[1]["hooks"][0];
+    let command = |event: &str| format!("hook claude-code --event {event} --wait 600");
     assert!(
         ours["command"]
             .as_str()
             .unwrap()
-            .ends_with("hook claude-code --wait 600"),
+            .ends_with(&command("PreToolUse")),
         "{ours}"
     );
     assert_eq!(ours["timeout"], 630);
-    // What ran is recorded by the same command, next to the person's own hooks.
+    assert_eq!(first["hook"]["commands"]["PreToolUse"], ours["command"]);
+    // What ran is recorded by the same program, told its event, next to the person's own hooks.
     let post = installed["hooks"]["PostToolUse"].as_array().unwrap();
     assert_eq!(post.len(), 2);
     assert_eq!(post[0], original["hooks"]["PostToolUse"][0]);
-    assert_eq!(post[1]["hooks"][0]["command"], ours["command"]);
+    let after = &post[1]["hooks"][0]["command"];
+    assert!(
+        after.as_str().unwrap().ends_with(&command("PostToolUse")),
+        "{after}"
+    );
     let failure = installed["hooks"]["PostToolUseFailure"].as_array().unwrap();
     assert_eq!(failure.len(), 1);
-    assert_eq!(failure[0]["hooks"][0]["command"], ours["command"]);
+    let failed = &failure[0]["hooks"][0]["command"];
+    assert!(
+        failed
+            .as_str()
+            .unwrap()
+            .ends_with(&command("PostToolUseFailure")),
+        "{failed}"
+    );
 
     let again = run(&["hook", "install", "claude-code"]);
     assert_eq!(again["changed"], false);
     assert_eq!(read(), installed, "installing twice adds nothing");
+
+    // An install from before the event was on the command line is replaced in place.
+    let mut older = installed.clone();
+    for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure"] {
+        let groups = older["hooks"][event].as_array_mut().unwrap();
+        let entry = &mut groups.last_mut().unwrap()["hooks"][0]["command"];
+        *entry = json!("'/old/countersign' hook claude-code --wait 600");
+    }
+    std::fs::write(&settings, serde_json::to_string_pretty(&older).unwrap()).unwrap();
+    assert_eq!(run(&["hook", "install", "claude-code"])["changed"], true);
+    assert_eq!(
+        read(),
+        installed,
+        "the older entries are replaced, not added to"
+    );
 
     let removed = run(&["hook", "uninstall", "claude-code"]);
     assert_eq!(removed["removed"], 3);
@@ -270,7 +406,7 @@ fn install_and_uninstall_keep_everything_else() {
 }
 
 /// A hook payload of `event` for call `toolu_9` with the extra fields the event carries.
-fn after(event: &str, tool: &str, input: Value, extra: Value) -> String {
+pub fn after(event: &str, tool: &str, input: Value, extra: Value) -> String {
     let mut p: Value = serde_json::from_str(&payload(event, tool, input)).unwrap();
     for (k, v) in extra.as_object().unwrap() {
         p[k] = v.clone();
@@ -279,12 +415,12 @@ fn after(event: &str, tool: &str, input: Value, extra: Value) -> String {
 }
 
 /// Asks about `input` through the hook and decides it with `d`; the approval.
-async fn asked(
-    server: &countersign::server::Server,
+pub async fn asked(
+    server: &countersign_engine::server::Server,
     tool: &str,
     input: Value,
     d: Decision,
-) -> countersign::domain::approval::Approval {
+) -> countersign_domain::approval::Approval {
     let dir = server.dir().root().to_owned();
     let p = payload("PreToolUse", tool, input);
     let run = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]));
@@ -296,7 +432,7 @@ async fn asked(
 }
 
 /// Runs the hook for an event that reports what ran: it exits 0 and prints nothing.
-async fn report(server: &countersign::server::Server, text: String) -> Output {
+pub async fn report(server: &countersign_engine::server::Server, text: String) -> Output {
     let dir = server.dir().root().to_owned();
     let out = tokio::task::spawn_blocking(move || hook(&dir, &text, &[], &[]))
         .await
@@ -350,9 +486,9 @@ async fn what_a_command_printed_is_attached_to_its_approval() {
 }
 
 async fn got_result(
-    server: &countersign::server::Server,
-    id: &countersign::domain::ids::ApprovalId,
-) -> Option<countersign::domain::view::ResultView> {
+    server: &countersign_engine::server::Server,
+    id: &countersign_domain::ids::ApprovalId,
+) -> Option<countersign_domain::call::ResultView> {
     server.console.approval(id).await.unwrap().result
 }
 
@@ -509,7 +645,7 @@ async fn a_result_never_lands_on_another_approval() {
     assert_eq!(got_result(&server2, &d.id).await, None);
     assert_eq!(
         server2.console.approval(&d.id).await.unwrap().status,
-        countersign::domain::approval::Status::Declined
+        countersign_domain::approval::Status::Declined
     );
     server.stop().await;
     server2.stop().await;
@@ -531,7 +667,7 @@ async fn a_huge_output_is_recorded_with_its_middle_left_out_and_said() {
         ),
     )
     .await;
-    let Some(countersign::domain::view::ResultView::Terminal(t)) = got_result(&server, &a.id).await
+    let Some(countersign_domain::call::ResultView::Terminal(t)) = got_result(&server, &a.id).await
     else {
         panic!("a terminal result")
     };

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use countersign::domain::approval::{Decision, Status};
-use countersign::domain::ids::ApprovalId;
-use countersign::error::Error;
+use countersign_domain::approval::{Decision, Status};
+use countersign_domain::ids::ApprovalId;
+use countersign_engine::error::Error;
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::DecideSeen as _;
 use crate::support::{assert_error, server, terminal};
@@ -120,7 +120,7 @@ async fn reads_never_write_and_each_expiry_is_announced() {
     );
     let mut announced = Vec::new();
     while let Ok(e) = events.try_recv() {
-        if let countersign::console::ChangeEvent::ApprovalFinished { id, status } = e {
+        if let countersign_engine::console::ChangeEvent::ApprovalFinished { id, status } = e {
             assert_eq!(status, Status::Expired);
             announced.push(id);
         }
@@ -245,7 +245,7 @@ async fn the_requester_can_cancel_a_pending_request() {
 }
 
 #[tokio::test]
-async fn a_result_is_attached_once_to_an_approved_call() {
+async fn a_result_is_attached_to_an_approved_call_and_later_reports_kept_beside_it() {
     let s = server().await;
     let (_, a) = s
         .post("/v1/approvals", &terminal("x.y", "cargo test"))
@@ -264,15 +264,22 @@ async fn a_result_is_attached_once_to_an_approved_call() {
     assert_eq!(attached["result"], result);
     assert!(attached["result_at"].as_i64().is_some());
 
-    let second = json!({ "card": "terminal", "output": "other", "exit_code": 1 });
-    let msg = assert_error(
-        &s.post(&path, &second).await,
-        StatusCode::CONFLICT,
-        "result_not_accepted",
+    assert_eq!(attached["result_by"]["door"], "api");
+    assert_eq!(
+        attached["result_by"]["name"],
+        Value::Null,
+        "a bare result says no name"
     );
-    assert!(msg.contains("already has a result"), "{msg}");
+
+    // A second report never replaces the first, and is never dropped: it is kept beside it.
+    let second = json!({ "card": "terminal", "output": "other", "exit_code": 1 });
+    let (code, again) = s.post(&path, &second).await;
+    assert_eq!(code, StatusCode::OK, "{again}");
     let (_, stored) = s.get(&format!("/v1/approvals/{id}")).await;
     assert_eq!(stored["result"], result, "the first result stays");
+    assert_eq!(stored["result_conflicts"], 1);
+    let kept = s.console.result_reports(&id).await.unwrap();
+    assert_eq!(serde_json::to_value(&kept[0].result).unwrap(), second);
 
     let (_, declined) = s.post("/v1/approvals", &terminal("x.y", "rm -rf /")).await;
     s.console
@@ -309,7 +316,7 @@ async fn history_pages_newest_decision_first() {
         vec![ids[4].clone(), ids[3].clone()]
     );
     let last = first.last().unwrap();
-    let cursor = countersign::domain::approval::HistoryCursor {
+    let cursor = countersign_domain::approval::HistoryCursor {
         decided_at: last.decided_at.unwrap(),
         id: last.id.clone(),
     };
@@ -329,9 +336,9 @@ async fn a_batch_commits_together_and_fails_one_by_one() {
         let mut body = terminal("x.y", &format!("job {i}"));
         if i % 10 == 0 {
             // Names an artifact that does not exist: refused alone, the batch goes on.
-            body["artifact_id"] = json!(countersign::domain::ids::ArtifactId::generate());
+            body["artifact_id"] = json!(countersign_domain::ids::ArtifactId::generate());
         }
-        let sub: countersign::console::Submission = serde_json::from_value(body).unwrap();
+        let sub: countersign_engine::console::Submission = serde_json::from_value(body).unwrap();
         handles.push(tokio::spawn(async move { console.submit(sub).await }));
     }
     let (mut ok, mut refused) = (0, 0);

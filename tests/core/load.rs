@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use countersign::domain::approval::Decision;
-use countersign::domain::ids::ApprovalId;
+use countersign_domain::approval::Decision;
+use countersign_domain::ids::ApprovalId;
 
 use crate::support::DecideSeen as _;
 use crate::support::{server, terminal};

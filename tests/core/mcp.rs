@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use countersign::domain::approval::Decision;
+use countersign_domain::approval::Decision;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ReadResourceRequestParams};
 use rmcp::service::{RoleClient, RunningService, ServiceExt as _};
 use rmcp::transport::TokioChildProcess;
@@ -16,10 +16,10 @@ use crate::support::{decide, next_pending, started};
 
 const UI: &str = "io.modelcontextprotocol/ui";
 
-type Session = RunningService<RoleClient, ClientConfig>;
+pub type Session = RunningService<RoleClient, ClientConfig>;
 
 /// Starts `countersign mcp` on `dir` and initializes a session; `apps` declares MCP Apps.
-async fn session(dir: &Path, artifacts: bool, apps: bool) -> Session {
+pub async fn session(dir: &Path, artifacts: bool, apps: bool) -> Session {
     let mut cmd = Command::new(BIN);
     cmd.arg("mcp").arg("--data-dir").arg(dir);
     if artifacts {
@@ -42,7 +42,7 @@ async fn session(dir: &Path, artifacts: bool, apps: bool) -> Session {
         .unwrap()
 }
 
-async fn call(s: &Session, name: &str, args: Value) -> CallToolResult {
+pub async fn call(s: &Session, name: &str, args: Value) -> CallToolResult {
     let params: CallToolRequestParams =
         serde_json::from_value(json!({ "name": name, "arguments": args })).unwrap();
     s.call_tool(params).await.unwrap()
@@ -236,7 +236,7 @@ async fn bad_arguments_are_tool_errors_that_change_nothing() {
     s.cancel().await.unwrap();
 }
 
-fn behaviour(r: &CallToolResult) -> Value {
+pub fn behaviour(r: &CallToolResult) -> Value {
     serde_json::from_str(&text(r)).unwrap_or_else(|_| panic!("not JSON: {}", text(r)))
 }
 
@@ -263,7 +263,7 @@ async fn the_permission_tool_allows_only_what_the_person_approved() {
     // The card says it came through MCP (the model can call this tool itself), and claims no
     // working directory for the command: Claude Code's shell may have moved.
     assert!(a.requester.name.contains("MCP"), "{}", a.requester.name);
-    let countersign::domain::view::CallView::Terminal(t) = &a.call else {
+    let countersign_domain::call::CallView::Terminal(t) = &a.call else {
         panic!("a terminal card: {:?}", a.call)
     };
     assert_eq!((t.command.as_str(), t.cwd.as_deref()), ("git push", None));
@@ -337,8 +337,10 @@ async fn with_no_console_every_tool_says_so_and_the_server_keeps_running() {
     assert_eq!(denied["behavior"], "deny");
     assert!(denied["message"].as_str().unwrap().contains("not running"));
     // The console starts later: the same session finds it.
-    let data = countersign::data_dir::DataDir::at(&dir);
-    let server = countersign::server::Server::start(&data, 0).await.unwrap();
+    let data = countersign_engine::data_dir::DataDir::at(&dir);
+    let server = countersign_engine::server::Server::start(&data, 0)
+        .await
+        .unwrap();
     let r = call(&s, "list-artifacts", json!({})).await;
     assert!(!failed(&r), "{}", text(&r));
     drop(server);
@@ -418,7 +420,7 @@ async fn a_console_that_stopped_is_not_asked_again_and_its_port_gets_nothing() {
         }
     });
     let conn = json!({ "url": url, "pid": std::process::id() });
-    countersign::token::write_private(
+    countersign_engine::private_file::write_private(
         &dir.join("connection.json"),
         &serde_json::to_vec(&conn).unwrap(),
     )

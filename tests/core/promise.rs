@@ -1,9 +1,9 @@
 //! What you approve is what you saw: an agent that holds the token tries to get a call
 //! approved that the person did not see, or a grant wider than the person meant.
 
-use countersign::domain::approval::{Decision, Status};
-use countersign::domain::ids::ApprovalId;
-use countersign::error::Error;
+use countersign_domain::approval::{Decision, Status};
+use countersign_domain::ids::ApprovalId;
+use countersign_engine::error::Error;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -260,11 +260,11 @@ async fn the_proof_route_proves_without_the_token() {
     let body: Value = resp.json().await.unwrap();
     let addr = s.url.strip_prefix("http://").unwrap();
     let proof = body["proof"].as_str().unwrap();
-    assert!(countersign::token::proof_matches(
+    assert!(countersign_engine::token::proof_matches(
         &s.token, &nonce, addr, proof
     ));
     // Bound to the address: the same proof does not pass for another port.
-    assert!(!countersign::token::proof_matches(
+    assert!(!countersign_engine::token::proof_matches(
         &s.token,
         &nonce,
         "127.0.0.1:1",

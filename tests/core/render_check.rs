@@ -171,7 +171,7 @@ async fn recursion_without_end_is_refused_and_the_console_lives() {
 /// check's answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_artifact_cannot_change_what_later_checks_compile_or_answer() {
-    use countersign::domain::artifact::ArtifactDraft;
+    use countersign_domain::artifact::ArtifactDraft;
     let t = crate::support::console().await;
     let draft = |code: &str| ArtifactDraft {
         artifact_id: None,

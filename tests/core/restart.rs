@@ -7,10 +7,10 @@ use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use countersign::console::Console;
-use countersign::domain::approval::Decision;
-use countersign::domain::ids::ApprovalId;
-use countersign::store::Store;
+use countersign_domain::approval::Decision;
+use countersign_domain::ids::ApprovalId;
+use countersign_engine::console::Console;
+use countersign_store::Store;
 use reqwest::StatusCode;
 use serde_json::json;
 

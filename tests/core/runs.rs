@@ -1,8 +1,8 @@
 //! Results and code-mode runs through the HTTP API: every shape of result comes back whole,
 //! and a run's nested calls are asked one by one but kept inside the run's card.
 
-use countersign::domain::approval::Decision;
-use countersign::domain::ids::ApprovalId;
+use countersign_domain::approval::Decision;
+use countersign_domain::ids::ApprovalId;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -147,11 +147,16 @@ async fn a_run_holds_its_nested_calls_in_history() {
         .await
         .unwrap();
     let second = approved(&s, &nested("create #2", &run, "s1")).await;
-    s.post(
-        &format!("/v1/approvals/{run}/result"),
-        &json!({"card": "generic", "logs": ["created 2"], "value": [1, 2]}),
-    )
-    .await;
+    let (code, done) = s
+        .post(
+            &format!("/v1/approvals/{run}/result"),
+            &json!({
+                "result": {"card": "generic", "logs": ["created 2"], "value": [1, 2]},
+                "reporter": {"name": "test agent", "session": "s1", "door": "api"},
+            }),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{done}");
 
     // An unrelated call decided later.
     let lone = approved(&s, &terminal("tools.run", "ls")).await;
@@ -199,7 +204,9 @@ async fn a_parent_that_is_not_the_requesters_run_is_refused() {
     let finished = approved(&s, &terminal("executor.run", "done")).await;
     s.post(
         &format!("/v1/approvals/{finished}/result"),
-        &json!({"card": "generic"}),
+        // Ended by its own requester: another's report would be kept beside it, not end it.
+        &json!({"result": {"card": "generic"},
+                "reporter": {"name": "test agent", "session": "s1"}}),
     )
     .await;
     let before = s.fingerprint().await;
@@ -250,7 +257,7 @@ async fn a_parent_that_is_not_the_requesters_run_is_refused() {
 async fn a_run_makes_at_most_its_share_of_calls() {
     let s = server().await;
     let run = approved(&s, &terminal("executor.run", "loop")).await;
-    let max = countersign::console::MAX_NESTED_CALLS;
+    let max = countersign_engine::console::MAX_NESTED_CALLS;
     for i in 0..max {
         let (code, a) = s
             .post("/v1/approvals", &nested(&format!("call {i}"), &run, "s1"))

@@ -1,13 +1,15 @@
 //! Every store query against a real temp file.
 
-use countersign::domain::approval::{Approval, DecidedBy, Grant, Requester, Status};
-use countersign::domain::approval::{HistoryCursor, HistoryOrder};
-use countersign::domain::artifact::{Artifact, Author, OwnerTier};
-use countersign::domain::grant::{Effect, Reach};
-use countersign::domain::ids::{ApprovalId, ArtifactId, GrantId};
-use countersign::domain::tool::ToolAddress;
-use countersign::domain::view::{CallView, TerminalCall};
-use countersign::store::{Store, approvals, artifacts, grants};
+use countersign_domain::approval::{Approval, DecidedBy, Requester, Status};
+use countersign_domain::approval::{HistoryCursor, HistoryOrder};
+use countersign_domain::artifact::{Artifact, Author, OwnerTier};
+use countersign_domain::call::{CallView, TerminalCall};
+use countersign_domain::grant::Grant;
+use countersign_domain::grant::{Effect, Reach};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::report::Reporter;
+use countersign_domain::tool::ToolAddress;
+use countersign_store::{Store, approvals, artifacts, grants};
 
 async fn open() -> (Store, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -21,6 +23,7 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         tool_parts: tool.parts(),
         tool,
         artifact_id: artifact.cloned(),
+        artifact_version: None,
         requester: Requester {
             name: "agent".into(),
             session: Some("s".into()),
@@ -47,6 +50,8 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         decided_at: None,
         result: None,
         result_at: None,
+        result_by: None,
+        result_conflicts: 0,
         call_id: None,
         parent: None,
     }
@@ -78,7 +83,10 @@ fn scoped(a: &Approval, t: i64, reach: Reach, expires_at: Option<i64>) -> Grant 
         approval_id: a.id.clone(),
         effect: Effect::Approve,
         reach,
+        artifact_version: None,
+        paused: false,
         project: None,
+        serves: None,
         reason: None,
         created_at: t,
         expires_at,
@@ -269,9 +277,15 @@ async fn expiry_cancel_results_pending_and_history() {
     );
 
     assert!(
-        !approvals::attach_result(&mut tx, &other.id, "{\"card\":\"generic\"}", 8_000)
-            .await
-            .unwrap(),
+        !approvals::attach_result(
+            &mut tx,
+            &other.id,
+            "{\"card\":\"generic\"}",
+            &Reporter::unnamed(),
+            8_000
+        )
+        .await
+        .unwrap(),
         "pending"
     );
     approvals::finish(
@@ -285,14 +299,26 @@ async fn expiry_cancel_results_pending_and_history() {
     .await
     .unwrap();
     assert!(
-        approvals::attach_result(&mut tx, &other.id, "{\"card\":\"generic\"}", 9_000)
-            .await
-            .unwrap()
+        approvals::attach_result(
+            &mut tx,
+            &other.id,
+            "{\"card\":\"generic\"}",
+            &Reporter::unnamed(),
+            9_000
+        )
+        .await
+        .unwrap()
     );
     assert!(
-        !approvals::attach_result(&mut tx, &other.id, "{\"card\":\"generic\"}", 9_001)
-            .await
-            .unwrap(),
+        !approvals::attach_result(
+            &mut tx,
+            &other.id,
+            "{\"card\":\"generic\"}",
+            &Reporter::unnamed(),
+            9_001
+        )
+        .await
+        .unwrap(),
         "once"
     );
     assert!(
@@ -769,7 +795,7 @@ async fn artifact_queries() {
     // Newest first within each tier; the limit counts both tiers.
     let d = artifact("Sales pipeline", "", 8);
     artifacts::insert(&mut tx, &d).await.unwrap();
-    let ids = |found: Vec<countersign::domain::artifact::ArtifactSummary>| -> Vec<ArtifactId> {
+    let ids = |found: Vec<countersign_domain::artifact::ArtifactSummary>| -> Vec<ArtifactId> {
         found.into_iter().map(|s| s.id).collect()
     };
     assert_eq!(

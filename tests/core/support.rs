@@ -1,10 +1,10 @@
 //! Shared set-up: a console on a temp database, the API on 127.0.0.1:0, a client.
 
-use countersign::api;
-use countersign::console::{Clock, Console};
-use countersign::domain::approval::Decision;
-use countersign::store::Store;
-use countersign::token::Token;
+use countersign_domain::approval::Decision;
+use countersign_engine::api;
+use countersign_engine::console::{Clock, Console};
+use countersign_engine::token::Token;
+use countersign_store::Store;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -13,10 +13,11 @@ use tempfile::TempDir;
 /// that name none, everywhere), until revoked.
 pub fn always_any() -> Decision {
     Decision::ApproveAlways {
-        scope: Some(countersign::domain::grant::Scope {
-            reach: countersign::domain::grant::Reach::Any,
+        scope: Some(countersign_domain::grant::Scope {
+            reach: countersign_domain::grant::Reach::Any,
             project: None,
             expires_at: None,
+            any_agent: false,
         }),
     }
 }
@@ -26,17 +27,17 @@ pub trait DecideSeen {
     /// Reads the approval's digest, as the window's card carries it, and decides with it.
     async fn decide_seen(
         &self,
-        id: &countersign::domain::ids::ApprovalId,
+        id: &countersign_domain::ids::ApprovalId,
         d: Decision,
-    ) -> Result<countersign::domain::approval::Approval, countersign::error::Error>;
+    ) -> Result<countersign_domain::approval::Approval, countersign_engine::error::Error>;
 }
 
 impl DecideSeen for Console {
     async fn decide_seen(
         &self,
-        id: &countersign::domain::ids::ApprovalId,
+        id: &countersign_domain::ids::ApprovalId,
         d: Decision,
-    ) -> Result<countersign::domain::approval::Approval, countersign::error::Error> {
+    ) -> Result<countersign_domain::approval::Approval, countersign_engine::error::Error> {
         let digest = match self.approval(id).await {
             Ok(a) => a.digest,
             Err(e) => return Err(e),
@@ -74,6 +75,11 @@ pub struct TestServer {
 
 pub async fn server() -> TestServer {
     let TestConsole { console, dir } = console().await;
+    serve(console, dir).await
+}
+
+/// The API served on 127.0.0.1:0 over `console`, whose database lives in `dir`.
+pub async fn serve(console: Console, dir: TempDir) -> TestServer {
     let token = Token::generate().unwrap();
     let (url, task) = api::serve_local(console.clone(), token.clone())
         .await
@@ -153,7 +159,7 @@ pub fn assert_error(got: &(StatusCode, Value), status: StatusCode, code: &str) -
 }
 
 /// Waits for the first pending approval of a console another process submits to.
-pub async fn next_pending(console: &Console) -> countersign::domain::approval::Approval {
+pub async fn next_pending(console: &Console) -> countersign_domain::approval::Approval {
     for _ in 0..500 {
         if let Some(a) = console.pending().await.unwrap().pop() {
             return a;
@@ -164,24 +170,44 @@ pub async fn next_pending(console: &Console) -> countersign::domain::approval::A
 }
 
 /// A person's decision on `a`, which must still be pending.
-pub async fn decide(console: &Console, a: &countersign::domain::approval::Approval, d: Decision) {
+pub async fn decide(console: &Console, a: &countersign_domain::approval::Approval, d: Decision) {
     console.decide(&a.id, &a.digest, d).await.unwrap();
 }
 
 /// Waits for the next pending approval and decides it; the approval as it was asked.
-pub async fn decide_next(
-    console: &Console,
-    d: Decision,
-) -> countersign::domain::approval::Approval {
+pub async fn decide_next(console: &Console, d: Decision) -> countersign_domain::approval::Approval {
     let a = next_pending(console).await;
     decide(console, &a, d).await;
     a
 }
 
 /// The full console (`Server::start`: lock, store, token, API) on a fresh data directory.
-pub async fn started() -> (countersign::server::Server, TempDir) {
+pub async fn started() -> (countersign_engine::server::Server, TempDir) {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = countersign::data_dir::DataDir::at(tmp.path().join("data"));
-    let server = countersign::server::Server::start(&dir, 0).await.unwrap();
+    let dir = countersign_engine::data_dir::DataDir::at(tmp.path().join("data"));
+    let server = countersign_engine::server::Server::start(&dir, 0)
+        .await
+        .unwrap();
     (server, tmp)
+}
+
+/// A new database at `path` with the migrations before `version` applied, as an older
+/// Countersign left it: for tests of the migrations that follow.
+pub async fn database_before(path: &std::path::Path, version: i64) -> sqlx::SqliteConnection {
+    use sqlx::Connection as _;
+    let all = sqlx::migrate!("./migrations");
+    let before = sqlx::migrate::Migrator {
+        migrations: std::borrow::Cow::Owned(
+            all.migrations
+                .iter()
+                .filter(|m| m.version < version)
+                .cloned()
+                .collect(),
+        ),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    let url = format!("sqlite://{}?mode=rwc", path.display());
+    let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    before.run(&mut conn).await.unwrap();
+    conn
 }

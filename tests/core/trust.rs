@@ -9,13 +9,13 @@ use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
-use countersign::api::Answer;
-use countersign::console::Submission;
-use countersign::data_dir::{Connection, DataDir, ServeLock};
-use countersign::domain::approval::{Decision, Status};
-use countersign::domain::digest::digest;
-use countersign::domain::ids::ApprovalId;
-use countersign::token::Token;
+use countersign_domain::approval::{Decision, Status};
+use countersign_domain::digest::digest;
+use countersign_domain::ids::ApprovalId;
+use countersign_engine::api::Answer;
+use countersign_engine::console::Submission;
+use countersign_engine::data_dir::{Connection, DataDir, ServeLock};
+use countersign_engine::token::Token;
 use serde_json::{Value, json};
 
 use crate::hook::{decision, hook, payload};
@@ -60,11 +60,11 @@ fn approved(id: &ApprovalId, digest: &str) -> Value {
         id: id.clone(),
         status: Status::Approved,
         digest: digest.to_owned(),
-        decided_by: Some(countersign::domain::approval::DecidedBy::Person),
+        decided_by: Some(countersign_domain::approval::DecidedBy::Person),
         reason: None,
         expires_at: 0,
         link: format!("countersign://approvals/{id}"),
-        acp_outcome: None,
+        more: Default::default(),
     })
     .unwrap()
 }
@@ -85,7 +85,8 @@ async fn answer(
         .and_then(|q| q.strip_prefix("nonce="))
         .unwrap_or("");
     let proof = |t: &Token| {
-        axum::Json(json!({ "proof": countersign::token::proof(t, nonce, &f.addr) })).into_response()
+        axum::Json(json!({ "proof": countersign_engine::token::proof(t, nonce, &f.addr) }))
+            .into_response()
     };
     let submitted = || {
         let s: Submission = serde_json::from_slice(&body).unwrap();
@@ -171,13 +172,15 @@ async fn fake(act: Act, dir: &Path, lock: bool) -> (Seen, Option<ServeLock>) {
     }
     std::fs::create_dir_all(dir).unwrap();
     let json = serde_json::to_vec(&conn).unwrap();
-    countersign::token::write_private(&dir.join("connection.json"), &json).unwrap();
+    countersign_engine::private_file::write_private(&dir.join("connection.json"), &json).unwrap();
     (seen, None)
 }
 
 fn private_dir(tmp: &Path) -> std::path::PathBuf {
     let dir = tmp.join("data");
-    countersign::data_dir::DataDir::at(&dir).create().unwrap();
+    countersign_engine::data_dir::DataDir::at(&dir)
+        .create()
+        .unwrap();
     dir
 }
 
@@ -313,8 +316,11 @@ async fn rotation_signals_only_the_process_holding_the_lock() {
         .spawn()
         .unwrap();
     let conn = json!({ "url": "http://127.0.0.1:9", "pid": bystander.id() });
-    countersign::token::write_private(&dir.join("connection.json"), conn.to_string().as_bytes())
-        .unwrap();
+    countersign_engine::private_file::write_private(
+        &dir.join("connection.json"),
+        conn.to_string().as_bytes(),
+    )
+    .unwrap();
     let out = std::process::Command::new(BIN)
         .args(["token", "--rotate", "--data-dir"])
         .arg(&dir)

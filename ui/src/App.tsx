@@ -245,8 +245,8 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
   const actions: CardActions = useMemo(() => ({
     decide: async (id: string, digest: string, d: Decision) => {
       await api.decide(id, digest, d);
+      // The change events that follow refresh what the decision changed.
       sync.apply({ kind: "left", id });
-      refresh();
     },
     openArtifact: (id: string) => setPage({ kind: "artifact", id }),
     openApproval: (id: string) => setPage({ kind: "approval", id }),

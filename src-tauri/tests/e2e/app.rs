@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use countersign::console::Console;
-use countersign::data_dir::DataDir;
-use countersign::store::Store;
+use countersign_engine::console::Console;
+use countersign_engine::data_dir::DataDir;
+use countersign_store::Store;
 use fantoccini::{Client, ClientBuilder, Locator};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -75,12 +75,18 @@ impl App {
 
     /// [`App::launch`] with extra command-line arguments, e.g. a link to open at start.
     pub async fn launch_with(dir: &Path, extra: &[String]) -> App {
+        Self::launch_env(dir, extra, &[]).await
+    }
+
+    /// [`App::launch_with`] with environment variables for the app (`HOME`, `PATH`).
+    pub async fn launch_env(dir: &Path, extra: &[String], env: &[(&str, String)]) -> App {
         // A killed app leaves connection.json behind; wait for the new one.
         let _ = std::fs::remove_file(dir.join("connection.json"));
         let (port, native_port) = (free_port(), free_port());
         let log = tempfile::NamedTempFile::new().unwrap();
         // Its own process group, so quitting ends WebKitWebDriver with it.
         let driver = Command::new("tauri-driver")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .process_group(0)
             .args([
                 "--port",
@@ -440,9 +446,16 @@ pub fn terminal(tool: &str, command: &str) -> Value {
 /// Pipes a Claude Code hook payload into `countersign hook claude-code --data-dir DIR`, which
 /// always exits 0; what it printed.
 pub fn run_hook(dir: &Path, payload: &Value) -> String {
+    run_agent_hook(dir, &["claude-code"], payload)
+}
+
+/// `countersign hook <agent…>` on `dir` with `payload`: what it printed.
+pub fn run_agent_hook(dir: &Path, agent: &[&str], payload: &Value) -> String {
     use std::io::Write as _;
     let mut child = Command::new(cli_bin())
-        .args(["hook", "claude-code", "--data-dir"])
+        .arg("hook")
+        .args(agent)
+        .arg("--data-dir")
         .arg(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

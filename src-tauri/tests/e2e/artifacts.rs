@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use countersign::store::Store;
+use countersign_store::Store;
 use fantoccini::Locator;
 use reqwest::StatusCode;
 use serde_json::{Value, json};

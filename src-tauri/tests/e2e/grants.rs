@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use countersign::store::Store;
+use countersign_store::Store;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -225,5 +225,44 @@ async fn o_deny_rule_and_expiry() {
         "an expired grant covers nothing"
     );
     app.screenshot("o-expired-grant").await;
+    app.quit().await;
+}
+
+/// zz. "From any agent": a command rule made on Claude Code's call serves Gemini CLI's in the
+/// same project, not an MCP tool's; the Grants page says which agents the rule serves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zz_a_rule_from_any_agent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let test = open_chooser(&app, &bash("cargo test"), 'A').await;
+    let at = card(&test);
+    app.click(&format!("{at} [data-testid=what-command]")).await;
+    let any = app.el(&format!("{at} [data-testid=any-agent]")).await;
+    assert!(any.is_enabled().await.unwrap());
+    app.text_contains(&format!("{at} [data-testid=grant-chooser]"), "Gemini CLI")
+        .await;
+    app.click(&format!("{at} [data-testid=any-agent]")).await;
+    app.screenshot("zz-chooser-any-agent").await;
+    app.click(&format!("{at} [data-testid=save-grant]")).await;
+    assert_eq!(status(&app, &test).await, "approved");
+
+    let mut gemini = bash("cargo test --workspace");
+    gemini["tool"] = json!("gemini.run_shell_command");
+    gemini["requester"]["name"] = json!("Gemini CLI");
+    let (code, a) = app.submit(&gemini).await;
+    assert_eq!(code, StatusCode::OK, "served by the rule: {a}");
+    let mut mcp = bash("cargo test");
+    mcp["tool"] = json!("claude-code.mcp__runner__exec");
+    let (code, other) = app.submit(&mcp).await;
+    assert_eq!(code, StatusCode::ACCEPTED, "not an agent's shell: {other}");
+    cancel(&app, &id(&other)).await;
+
+    app.click("[data-testid=nav-grants]").await;
+    let covers = app.text("[data-testid=grant-covers]").await;
+    assert!(
+        covers.contains("any agent") && covers.contains("Codex") && covers.contains("cargo test"),
+        "{covers}"
+    );
+    app.screenshot("zz-grants-any-agent").await;
     app.quit().await;
 }

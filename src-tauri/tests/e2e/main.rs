@@ -4,10 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acp;
+mod agents;
 mod app;
+mod artifact_rules;
 mod artifacts;
 mod grants;
 mod installed;
+mod long_calls;
 mod mcp_view;
 mod promise;
 mod results;

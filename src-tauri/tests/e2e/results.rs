@@ -51,11 +51,44 @@ async fn n_a_bash_result_through_the_hook() {
         "nothing is answered after a call ran: {printed}"
     );
 
+    // Another token holder reports a different result afterwards: kept beside it, shown.
+    let asked: Value = app
+        .get("/v1/approvals?requester=Claude%20Code&session=cc-7&call_id=toolu_01Bash")
+        .await
+        .1;
+    let asked_id = asked["approvals"][0]["id"].as_str().unwrap().to_owned();
+    let (status, body) = app
+        .post(
+            &format!("/v1/approvals/{asked_id}/result"),
+            &json!({ "card": "terminal", "output": "test result: ok. 300 passed (forged)\n" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
     app.click("[data-testid=nav-history]").await;
     let output = app
         .text(&format!("{card} [data-testid=result-output]"))
         .await;
     assert!(output.contains("test result: ok. 3 passed"), "{output}");
+    let by = app.text(&format!("{card} [data-testid=result-by]")).await;
+    assert!(
+        by.contains("Claude Code") && by.contains("cc-7") && by.contains("its hook"),
+        "{by}"
+    );
+    app.text_contains(
+        &format!("{card} [data-testid=conflicting-reports]"),
+        "1 other report",
+    )
+    .await;
+    app.click(&format!("{card} [data-testid=show-reports]"))
+        .await;
+    let other = app
+        .text(&format!("{card} [data-testid=conflicting-report]"))
+        .await;
+    assert!(
+        other.contains("did not say who it is") && other.contains("(forged)"),
+        "{other}"
+    );
     let stderr = app
         .text(&format!("{card} [data-testid=result-stderr]"))
         .await;
@@ -113,8 +146,17 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
     }
     let result = json!({ "card": "generic",
         "logs": ["listed 7 open issues", "labelled #101", "labelled #102"], "value": 7 });
+    // A run's result comes only from the run's own requester and session.
     let (status, body) = app
         .post(&format!("/v1/approvals/{}/result", id(&run)), &result)
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let (status, body) = app
+        .post(
+            &format!("/v1/approvals/{}/result", id(&run)),
+            &json!({ "result": result,
+                     "reporter": { "name": "executor", "session": "run-42", "door": "api" } }),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
 

@@ -14,11 +14,13 @@ const PENDING: usize = 10_000;
 /// own command, open for a day); the oldest as the inbox orders them (creation time, then id),
 /// and the number in its command.
 async fn fill(dir: &std::path::Path, n: usize) -> (String, usize) {
-    let dir = countersign::data_dir::DataDir::at(dir).create().unwrap();
-    let store = countersign::store::Store::open(&dir.prepare_db().unwrap())
+    let dir = countersign_engine::data_dir::DataDir::at(dir)
+        .create()
+        .unwrap();
+    let store = countersign_store::Store::open(&dir.prepare_db().unwrap())
         .await
         .unwrap();
-    let console = countersign::console::Console::new(store.clone());
+    let console = countersign_engine::console::Console::new(store.clone());
     let mut all = Vec::with_capacity(n);
     for chunk in (0..n).collect::<Vec<_>>().chunks(500) {
         let mut tasks = tokio::task::JoinSet::new();
@@ -97,8 +99,11 @@ async fn v_ten_thousand_pending() {
     );
     // Select it and decide it.
     app.click(&format!("{last} [data-testid=command]")).await;
+    app.armed(&last).await;
     let poll = app.poll(&oldest);
-    app.click(&format!("{last} [data-testid=approve]")).await;
+    // Its command's end is on screen, so Approve decides (it does not wait for a scroll).
+    app.click(&format!("{last} [data-testid=approve]:not([data-waits])"))
+        .await;
     assert_eq!(poll.await.unwrap()["status"], "approved");
     app.gone(&last).await;
     assert_eq!(

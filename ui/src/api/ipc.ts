@@ -2,11 +2,13 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
-import type { Approval } from "./types/Approval";
+import type { AgentStatus } from "./types/AgentStatus";
 import type { Artifact } from "./types/Artifact";
 import type { ArtifactVersion } from "./types/ArtifactVersion";
 import type { ChangeEvent } from "./types/ChangeEvent";
 import type { Decision } from "./types/Decision";
+import type { Status } from "./types/Status";
+import type { PresentedReport } from "./types/PresentedReport";
 import type { Effect } from "./types/Effect";
 import type { ErrorBody } from "./types/ErrorBody";
 import type { Grant } from "./types/Grant";
@@ -54,7 +56,7 @@ export const api = {
   approvals: (ids: string[]) => call<Presented[]>("approvals", { ids }),
   approval: (id: string) => call<Presented>("approval", { id }),
   /** A decision on the card shown: the approval's id and the digest of what the card showed. */
-  decide: (id: string, digest: string, decision: Decision) => call<Approval>("decide", { id, digest, decision }),
+  decide: (id: string, digest: string, decision: Decision) => call<Status>("decide", { id, digest, decision }),
   /** What a "don't ask again" with `scope` would have covered among earlier calls. */
   previewGrant: (id: string, effect: Effect, scope: Scope) => call<GrantPreview>("preview_grant", { id, effect, scope }),
   /** A page of decisions in `order`, past `after` (the last of the page before). */
@@ -73,7 +75,16 @@ export const api = {
   artifactGrants: (id: string) => call<Grant[]>("artifact_grants", { id }),
   revokeGrant: (id: string) => call<Grant>("revoke_grant", { id }),
   revokeArtifactGrants: (id: string) => call<number>("revoke_artifact_grants", { id }),
+  /** The later reports of a call's result, kept beside the first. */
+  resultReports: (id: string) => call<PresentedReport[]>("result_reports", { id }),
+  /** Carries the grants made for version `from` over to `to`, the current version, after the
+   * person has seen the change between them. */
+  carryArtifactGrants: (id: string, from: number | null, to: number) =>
+    call<number>("carry_artifact_grants", { id, from, to }),
   settings: () => call<Settings>("settings"),
+  agents: () => call<AgentStatus[]>("agents"),
+  installAgentHook: (agent: string) => call<AgentStatus[]>("install_agent_hook", { agent }),
+  removeAgentHook: (agent: string) => call<AgentStatus[]>("remove_agent_hook", { agent }),
   revealToken: () => call<string>("reveal_token"),
   rotateToken: () => call<string>("rotate_token"),
   setNotifications: (enabled: boolean) => call<Settings>("set_notifications", { enabled }),

@@ -4,12 +4,14 @@ import type { Decision } from "../api/types/Decision";
 import type { Effect } from "../api/types/Effect";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
+import { type Reading, useReading } from "../lib/reading";
 import { stamp } from "../lib/time";
 import { CallBody } from "./CallBody";
 import { Since, Until } from "./Clock";
 import { GrantChooser } from "./GrantChooser";
 import { ResultBody } from "./ResultBody";
-import { Verbatim } from "./Verbatim";
+import { ConflictingReports, ReportedBy } from "./ResultReports";
+import { moreMarks, Verbatim } from "./Verbatim";
 
 export interface CardActions {
   /** Decides the card shown, named by its id and digest. */
@@ -25,9 +27,15 @@ export interface CardActions {
 /** An artifact's title as a card names it, with its hidden-character marks. */
 export interface ArtifactTitle { title: string; marks?: Mark[] }
 
+/** Where the inbox finds, by approval id, whether each card's command has been read to its
+ * end: its `a` key asks before it decides. */
+export type Readings = Map<string, Reading>;
+
+const count = (x: number) => x.toLocaleString("en-US");
+
 /** One approval: who asks, what exactly would run, and the person's choices. `armed` is false
  * while the decision buttons are inert (the card just appeared or moved). */
-export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing }: {
+export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing, readings }: {
   p: Presented;
   selected?: boolean;
   actions: CardActions;
@@ -37,10 +45,17 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
   /** The "don't ask again" chooser open on this card, for approving or declining. */
   choosing?: Effect | null;
   setChoosing?: (effect: Effect | null) => void;
+  readings?: Readings;
 }) {
   const a = p.approval;
   const pending = a.status === "pending";
   const ref = useRef<HTMLElement>(null);
+  // A pending command is approved only once its end has been on screen.
+  const reading = useReading(a.digest, pending && a.call.card === "terminal");
+  useEffect(() => {
+    readings?.set(a.id, reading);
+    return () => { readings?.delete(a.id); };
+  });
   // Only a card that becomes selected is brought into view: one that is put back in the page
   // as the person scrolls (the inbox keeps only what is on screen) never pulls the view.
   const wasSelected = useRef(selected);
@@ -51,24 +66,42 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
   const covered = p.coverage.unshown.length === 0 && p.coverage.disagree.length === 0;
   return (
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
-      data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}>
+      data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}
+      data-read-to-end={reading.ready}>
       <CardHeader p={p} actions={actions} />
       {a.hidden_marks > 0 && (
         <div className="warning" role="alert" data-testid="hidden-warning">
-          ⚠ This call carries {a.hidden_marks} hidden character{a.hidden_marks === 1 ? "" : "s"} —
+          ⚠ This call carries {count(a.hidden_marks)} hidden character{a.hidden_marks === 1 ? "" : "s"} —
           shown below as ⟨labelled marks⟩. They can make text read differently from what runs.
+          <MoreMarks p={p} />
         </div>
       )}
       {!covered && <NotOnCard p={p} />}
       <h3 className="card-title"><Verbatim text={a.call.title} marks={p.marks["call.title"]} /></h3>
-      <CallBody p={p} />
+      <CallBody p={p} reading={reading.refs} />
       {pending ? (
         <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
-          choosing={choosing ?? null} setChoosing={setChoosing} />
+          choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} />
       ) : (
         <Outcome p={p} actions={actions} />
       )}
     </article>
+  );
+}
+
+/** Fields with more hidden characters than a card marks one by one: how many past the marks. */
+function MoreMarks({ p }: { p: Presented }) {
+  const cut = Object.entries(p.more_marks).filter((e): e is [string, number] => (e[1] ?? 0) > 0);
+  if (cut.length === 0) return null;
+  const listed = (field: string) => p.marks[field]?.length ?? 0;
+  return (
+    <ul className="fields" data-testid="marks-more">
+      {cut.map(([field, more]) => (
+        <li key={field}>
+          <code className="mono">{field}</code>: the first {count(listed(field))} are marked, {moreMarks(more)}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -134,9 +167,9 @@ function Part({ label, value }: { label: string; value: string }) {
   );
 }
 
-function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing }: {
+function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading }: {
   p: Presented; actions: CardActions; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void;
-  choosing: Effect | null; setChoosing?: (effect: Effect | null) => void;
+  choosing: Effect | null; setChoosing?: (effect: Effect | null) => void; reading: Reading;
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
@@ -187,10 +220,20 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
         </form>
       ) : (
         <div className="row">
-          <button className="primary" disabled={inert} onClick={() => void run({ decision: "approve" })}
-            data-testid="approve" title="a">Approve <kbd>a</kbd></button>
-          <button disabled={inert || blocked} onClick={() => setChoosing?.("approve")}
-            data-testid="approve-always" title="A">Approve &amp; don't ask again… <kbd>A</kbd></button>
+          {/* Until the command's end has been on screen, Approve brings it there: it says why
+              it waits, and is never a dead button. Declining never waits. */}
+          {reading.ready ? (
+            <button className="primary" disabled={inert} onClick={() => void run({ decision: "approve" })}
+              data-testid="approve" title="a">Approve <kbd>a</kbd></button>
+          ) : (
+            <button className="primary waits" disabled={busy} onClick={reading.reveal} data-testid="approve"
+              data-waits="end" title="The end of the command has not been on screen yet">
+              Scroll to the end of the command to approve <kbd>a</kbd></button>
+          )}
+          <button disabled={inert || blocked} onClick={() => (reading.ready ? setChoosing?.("approve") : reading.reveal())}
+            data-testid="approve-always"
+            title={reading.ready ? "A" : "A — first, the end of the command must have been on screen"}>
+            Approve &amp; don't ask again… <kbd>A</kbd></button>
           <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
             data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
           <button className="danger" disabled={inert} onClick={() => setChoosing?.("deny")}
@@ -225,7 +268,10 @@ function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
       {a.reason && <p className="reason">Reason: {a.reason}</p>}
       <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
       {a.result ? (
-        <section className="result"><h4>Result</h4><ResultBody result={a.result} diffs={p.result_diffs} valueJson={p.result_value_json} marks={(f) => p.marks[f]} /></section>
+        <section className="result"><h4>Result</h4>
+          <ReportedBy by={a.result_by} marks={(f) => p.marks[f]} />
+          <ResultBody result={a.result} diffs={p.result_diffs} valueJson={p.result_value_json} marks={(f) => ({ marks: p.marks[f], more: p.more_marks[f] })} />
+          {a.result_conflicts > 0 && <ConflictingReports id={a.id} count={a.result_conflicts} />}</section>
       ) : a.status === "approved" ? <p className="muted" data-testid="no-result">No result attached.</p> : null}
       {p.nested.length > 0 && <Nested run={p} actions={actions} />}
     </footer>

@@ -1,22 +1,23 @@
 import type { ContentBlock } from "../api/types/ContentBlock";
 import type { FileLocation } from "../api/types/FileLocation";
-import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
 import type { TerminalCall } from "../api/types/TerminalCall";
 import { assertNever } from "../lib/assert";
+import type { ReadingRefs } from "../lib/reading";
+import { CommandBox } from "./CommandBox";
 import { DiffView } from "./DiffView";
-import { Verbatim } from "./Verbatim";
+import { type FieldMarks, Verbatim } from "./Verbatim";
 
-type Marks = (field: string) => Mark[] | undefined;
+type Marks = (field: string) => FieldMarks;
 
 /**
  * What the call would do, by card kind. A new kind does not compile until handled here. What
  * runs comes first (command, diff, raw input); text and images the agent supplied come after
  * it, so nothing an agent draws can sit above what it asks to run.
  */
-export function CallBody({ p }: { p: Presented }) {
+export function CallBody({ p, reading }: { p: Presented; reading: ReadingRefs }) {
   const call = p.approval.call;
-  const m: Marks = (field) => p.marks[field];
+  const m: Marks = (field) => ({ marks: p.marks[field], more: p.more_marks[field] });
   // Fields the card does not show as sent: the raw input is what to read, so it is open.
   const incomplete = p.coverage.unshown.length > 0 || p.coverage.disagree.length > 0;
   switch (call.card) {
@@ -24,13 +25,13 @@ export function CallBody({ p }: { p: Presented }) {
       return (
         <div className="call-terminal">
           {call.description && (
-            <p className="description"><Verbatim text={call.description} marks={m("call.description")} /></p>
+            <p className="description"><Verbatim text={call.description} {...m("call.description")} /></p>
           )}
           {call.cwd && (
             <p className="cwd"><span className="label">in</span>{" "}
-              <span className="mono"><Verbatim text={call.cwd} marks={m("call.cwd")} /></span></p>
+              <span className="mono"><Verbatim text={call.cwd} {...m("call.cwd")} /></span></p>
           )}
-          <pre className="command mono" data-testid="command"><span className="prompt" aria-hidden>$ </span><Verbatim text={call.command} marks={m("call.command")} /></pre>
+          <CommandBox text={call.command} {...m("call.command")} refs={reading} />
           <Args call={call} m={m} />
           <Env call={call} m={m} />
           <Options call={call} m={m} />
@@ -55,7 +56,7 @@ export function CallBody({ p }: { p: Presented }) {
     case "generic":
       return (
         <div className="call-generic">
-          {call.kind && <p><span className="pill" data-testid="call-kind"><Verbatim text={call.kind} marks={m("call.kind")} /></span></p>}
+          {call.kind && <p><span className="pill" data-testid="call-kind"><Verbatim text={call.kind} {...m("call.kind")} /></span></p>}
           <Locations locations={call.locations ?? []} m={m} />
           <RawInput p={p} open />
           <Content blocks={call.content ?? []} m={m} />
@@ -72,7 +73,7 @@ function Args({ call, m }: { call: TerminalCall; m: Marks }) {
   return (
     <p className="args" data-testid="args"><span className="label">arguments</span>{" "}
       {call.args.map((arg, i) => (
-        <code key={i} className="arg mono"><Verbatim text={arg} marks={m(`call.args[${i}]`)} /></code>
+        <code key={i} className="arg mono"><Verbatim text={arg} {...m(`call.args[${i}]`)} /></code>
       ))}
     </p>
   );
@@ -87,9 +88,9 @@ function Env({ call, m }: { call: TerminalCall; m: Marks }) {
         <tbody>
           {call.env.map((v, i) => (
             <tr key={i}>
-              <td><Verbatim text={v.name} marks={m(`call.env[${i}].name`)} /></td>
+              <td><Verbatim text={v.name} {...m(`call.env[${i}].name`)} /></td>
               <td>=</td>
-              <td><Verbatim text={v.value} marks={m(`call.env[${i}].value`)} /></td>
+              <td><Verbatim text={v.value} {...m(`call.env[${i}].value`)} /></td>
             </tr>
           ))}
         </tbody>
@@ -107,8 +108,8 @@ function Options({ call, m }: { call: TerminalCall; m: Marks }) {
     <p className="options" data-testid="options">
       {options.map(([name, value]) => (
         <span key={name} className={`flag ${lifts(name, value) ? "flag-danger" : ""}`} data-testid="option">
-          <Verbatim text={name} marks={m(`call.options.${name}.name`)} />
-          {value !== true && <>: {typeof value === "string" ? <Verbatim text={value} marks={m(`call.options.${name}`)} /> : String(value)}</>}
+          <Verbatim text={name} {...m(`call.options.${name}.name`)} />
+          {value !== true && <>: {typeof value === "string" ? <Verbatim text={value} {...m(`call.options.${name}`)} /> : String(value)}</>}
         </span>
       ))}
     </p>
@@ -121,7 +122,7 @@ function Locations({ locations, m }: { locations: FileLocation[]; m: Marks }) {
     <ul className="locations">
       {locations.map((l, i) => (
         <li key={i} className="mono" data-testid="location">
-          <Verbatim text={l.path} marks={m(`call.locations[${i}].path`)} />{l.line !== undefined ? `:${l.line}` : ""}
+          <Verbatim text={l.path} {...m(`call.locations[${i}].path`)} />{l.line !== undefined ? `:${l.line}` : ""}
         </li>
       ))}
     </ul>
@@ -138,12 +139,12 @@ function Content({ blocks, m }: { blocks: ContentBlock[]; m: Marks }) {
       {blocks.map((block, i) => {
         switch (block.type) {
           case "text":
-            return <pre key={i} className="content-text"><Verbatim text={block.text} marks={m(`call.content[${i}].text`)} /></pre>;
+            return <pre key={i} className="content-text"><Verbatim text={block.text} {...m(`call.content[${i}].text`)} /></pre>;
           case "unreadable":
             return (
               <div key={i} className="warning" role="alert" data-testid="content-unreadable">
                 ⚠ This item of the request could not be read into the card; here it is as sent.
-                <pre className="content-text"><Verbatim text={block.text} marks={m(`call.content[${i}].text`)} /></pre>
+                <pre className="content-text"><Verbatim text={block.text} {...m(`call.content[${i}].text`)} /></pre>
               </div>
             );
           case "image":
@@ -167,7 +168,7 @@ function RawInput({ p, open }: { p: Presented; open?: boolean }) {
   return (
     <details className="raw-input" open={open}>
       <summary>Raw input</summary>
-      <pre className="mono" data-testid="raw-input"><Verbatim text={p.raw_input_json} marks={p.marks["raw_input_json"]} /></pre>
+      <pre className="mono" data-testid="raw-input"><Verbatim text={p.raw_input_json} marks={p.marks["raw_input_json"]} more={p.more_marks["raw_input_json"]} /></pre>
     </details>
   );
 }

@@ -1,7 +1,6 @@
 import type { FileDiff } from "../api/types/FileDiff";
-import type { Mark } from "../api/types/Mark";
 import type { RenderedDiff } from "../api/types/RenderedDiff";
-import { Verbatim } from "./Verbatim";
+import { type FieldMarks, moreMarks, Verbatim } from "./Verbatim";
 
 const SIGN = { context: " ", removed: "−", added: "+" } as const;
 
@@ -9,13 +8,30 @@ const SIGN = { context: " ", removed: "−", added: "+" } as const;
 export function DiffView({ rendered, file, marks }: {
   rendered: RenderedDiff;
   file: FileDiff;
-  marks: (field: "old_text" | "new_text" | "path") => Mark[] | undefined;
+  marks: (field: "old_text" | "new_text" | "path" | "on_disk.reason" | "through_link.link" | "through_link.target") => FieldMarks;
 }) {
+  const unread = file.on_disk?.state === "unreadable" ? file.on_disk : null;
+  const link = file.through_link;
   return (
     <section className="diff-file" data-testid="diff-file">
       <header className="diff-path">
-        <span className="mono"><Verbatim text={rendered.path} marks={marks("path")} /></span>
+        <span className="mono"><Verbatim text={rendered.path} {...marks("path")} /></span>
         {rendered.new_file && <span className="pill pill-new">new file</span>}
+        {unread && (
+          <span className="pill pill-warn" data-testid="unreadable">
+            {file.old_text === null ? "replaces an existing file" : "the file"} (could not be read:{" "}
+            <Verbatim text={unread.reason} {...marks("on_disk.reason")} />)
+          </span>
+        )}
+        {link && (
+          // The change lands where the link points, not where its written path says.
+          <span className="pill pill-warn" data-testid="through-link">
+            reached through the link <span className="mono"><Verbatim text={link.link} {...marks("through_link.link")} /></span>
+            {link.target === null ? " (its target could not be read)" : (
+              <>, which points to <span className="mono"><Verbatim text={link.target} {...marks("through_link.target")} /></span></>
+            )}
+          </span>
+        )}
         {file.replace_all && <span className="pill pill-warn" data-testid="replace-all">every occurrence</span>}
         <span className="diff-stat">
           <span className="added">+{rendered.added}</span> <span className="removed">−{rendered.removed}</span>
@@ -45,6 +61,9 @@ export function DiffView({ rendered, file, marks }: {
                         <Verbatim text={s.text} marks={s.marks} />
                       </span>
                     ))}
+                    {l.more_marks > 0 && (
+                      <span className="mark mark-more" data-testid="marks-more-inline">⟨{moreMarks(l.more_marks)}⟩</span>
+                    )}
                     {l.no_newline && <span className="muted no-newline"> ⏎̸ no newline at end</span>}
                   </td>
                 </tr>
@@ -60,7 +79,7 @@ export function DiffView({ rendered, file, marks }: {
 function Fallback({ reason, file, marks }: {
   reason: NonNullable<RenderedDiff["fallback"]>;
   file: FileDiff;
-  marks: (field: "old_text" | "new_text") => Mark[] | undefined;
+  marks: (field: "old_text" | "new_text") => FieldMarks;
 }) {
   const why = reason === "too_large" ? "the diff is too large" : "the diff took too long to compute";
   return (
@@ -69,11 +88,11 @@ function Fallback({ reason, file, marks }: {
       {file.old_text !== null && (
         <>
           <h4>Before</h4>
-          <pre className="code-block mono"><Verbatim text={file.old_text} marks={marks("old_text")} /></pre>
+          <pre className="code-block mono"><Verbatim text={file.old_text} {...marks("old_text")} /></pre>
         </>
       )}
       <h4>{file.old_text === null ? "New file" : "After"}</h4>
-      <pre className="code-block mono"><Verbatim text={file.new_text} marks={marks("new_text")} /></pre>
+      <pre className="code-block mono"><Verbatim text={file.new_text} {...marks("new_text")} /></pre>
     </div>
   );
 }

@@ -5,7 +5,7 @@ import type { Effect } from "../api/types/Effect";
 import type { GrantPreview } from "../api/types/GrantPreview";
 import type { Presented } from "../api/types/Presented";
 import type { Scope } from "../api/types/Scope";
-import { endOfDay, reachWords, shellWord } from "../lib/grants";
+import { endOfDay, reachWords, SETTINGS_EXCLUDED, shellWord } from "../lib/grants";
 import { Verbatim } from "./Verbatim";
 
 type What = "exact" | "command" | "path" | "any";
@@ -29,6 +29,7 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
   const [what, setWhat] = useState<What>(offers.default.reach.kind);
   const [n, setN] = useState(Math.max(1, words.length));
   const [here, setHere] = useState(offers.default.project !== null);
+  const [anyAgent, setAnyAgent] = useState(false);
   const [howLong, setHowLong] = useState<HowLong>("forever");
   const [reason, setReason] = useState("");
   const [preview, setPreview] = useState<GrantPreview | null>(null);
@@ -46,7 +47,9 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
     project: a.artifact_id || !here || effect === "deny" ? null : a.requester.cwd ?? null,
     // The expiry is fixed when saving; the preview does not depend on it.
     expires_at: null,
-  }), [what, n, here, a, words, offers.dir]);
+    // Only a command prefix or a folder may serve every agent.
+    any_agent: anyAgent && offers.any_agent !== null && (what === "command" || what === "path"),
+  }), [what, n, here, a, words, offers.dir, anyAgent, offers.any_agent]);
 
   useEffect(() => {
     let live = true;
@@ -92,7 +95,7 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
               <span className="prefix mono" data-testid="prefix">
                 {words.map((w, i) => <span key={i} className={i < n ? "in" : "out"}>{shellWord(w)}</span>)}
               </span>
-              <span className="muted">, whatever follows</span>
+              <span className="muted" data-testid="prefix-excludes">, {offers.prefix_excludes ?? "whatever follows"}</span>
               <button type="button" className="small" aria-label="One word fewer" disabled={n <= 1}
                 onClick={() => { setWhat("command"); setN(n - 1); }} data-testid="prefix-narrow">−</button>
               <button type="button" className="small" aria-label="One word more" disabled={n >= words.length}
@@ -101,11 +104,23 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
           ) : <span>Commands starting with… <span className="muted">({offers.no_prefix})</span></span>,
           !offers.words)}
         {a.call.card === "diff" && option("what", "path", what === "path", () => setWhat("path"),
-          offers.dir ? <span>Files under <code className="mono">{offers.dir}</code></span>
+          offers.dir ? <span>Files under <code className="mono">{offers.dir}</code>
+            {effect === "approve" && <span className="muted" data-testid="settings-excluded">, {SETTINGS_EXCLUDED}</span>}</span>
             : <span>Files under… <span className="muted">(they share no directory)</span></span>,
           !offers.dir)}
         {option("what", "any", what === "any", () => setWhat("any"), <>Any call to <code className="mono">{a.tool}</code></>)}
       </fieldset>
+      {offers.any_agent !== null && (
+        <fieldset>
+          <legend>Who</legend>
+          <label className={`choice ${what === "command" || what === "path" ? "" : "off"}`}>
+            <input type="checkbox" checked={anyAgent} disabled={!(what === "command" || what === "path")}
+              onChange={(e) => setAnyAgent(e.target.checked)} data-testid="any-agent" />
+            From any agent <span className="muted">({offers.any_agent}), not only <code className="mono">{a.tool}</code>
+              {what === "command" || what === "path" ? "" : " — for a command prefix or a folder"}</span>
+          </label>
+        </fieldset>
+      )}
       <fieldset>
         <legend>Where</legend>
         {a.artifact_id ? <p className="muted">For this call's artifact only.</p>
@@ -133,7 +148,7 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
           : preview ? <>
             <p>Covers <strong>{preview.covered}</strong> of your {preview.scanned} earlier
               call{preview.scanned === 1 ? "" : "s"} to this address ({preview.approved} of them approved):
-              {" "}{reachWords(scope.reach)}.</p>
+              {" "}{reachWords(scope.reach, effect)}.</p>
             {preview.examples.length > 0 && (
               <ul className="mono">{preview.examples.map((x) => <li key={x.id}>{x.summary} <span className="muted">· {x.status}</span></li>)}</ul>
             )}

@@ -10,7 +10,7 @@ const PART_BYTES = 16 * 1024;
 
 const encoder = new TextEncoder();
 
-interface Elided { head: string; tail: string; lines: number; bytes: number }
+export interface Elided { head: string; tail: string; lines: number; bytes: number }
 
 /** The first and last lines of a long text, and what is left out between them. */
 export function elide(text: string): Elided | null {
@@ -31,29 +31,42 @@ export function elide(text: string): Elided | null {
 }
 
 /** The marks that fall inside `[from, to)` (UTF-8 byte offsets), relative to `from`. */
-function within(marks: Mark[] | undefined, from: number, to: number): Mark[] {
+export function within(marks: Mark[] | undefined, from: number, to: number): Mark[] {
   return (marks ?? [])
     .filter((m) => m.start >= from && m.end <= to)
     .map((m) => ({ ...m, start: m.start - from, end: m.end - from }));
 }
 
+/** Where the listed marks end (UTF-8 bytes): past it a field's marks are counted, not listed. */
+function listedEnd(marks: Mark[] | undefined): number {
+  return marks && marks.length > 0 ? marks[marks.length - 1].end : 0;
+}
+
+/** The marks of a head (`[0, headEnd)`) or tail (`[tailStart, total)`) shown of a long text,
+ * with the count of marks past the listed ones: on the head when they end in it, and always on
+ * the tail, which then lies past them (its hidden characters are shown as sent). */
+export function partMarks(marks: Mark[] | undefined, more: number | undefined, part: "head" | "tail", from: number, to: number, headEnd: number): { marks: Mark[]; more?: number } {
+  const owns = (more ?? 0) > 0 && (part === "tail" || listedEnd(marks) <= headEnd);
+  return { marks: within(marks, from, to), more: owns ? more : undefined };
+}
+
 /** A result's text: whole when short, else head and tail with what was left out said, and
  * "Show all" one click away. Nothing is cut silently; hidden characters show as marks. */
-export function LongText({ text, marks }: { text: string; marks?: Mark[] }) {
+export function LongText({ text, marks, more }: { text: string; marks?: Mark[]; more?: number }) {
   const [all, setAll] = useState(false);
   const cut = all ? null : elide(text);
-  if (!cut) return <pre className="output mono" data-testid="result-text"><Verbatim text={text} marks={marks} /></pre>;
+  if (!cut) return <pre className="output mono" data-testid="result-text"><Verbatim text={text} marks={marks} more={more} /></pre>;
   const total = encoder.encode(text).length;
   const headEnd = encoder.encode(cut.head).length;
   const tailStart = total - encoder.encode(cut.tail).length;
   return (
     <div className="long-text">
-      <pre className="output mono" data-testid="result-head"><Verbatim text={cut.head} marks={within(marks, 0, headEnd)} /></pre>
+      <pre className="output mono" data-testid="result-head"><Verbatim text={cut.head} {...partMarks(marks, more, "head", 0, headEnd, headEnd)} /></pre>
       <div className="elided" data-testid="elided">
         … {cut.lines > 0 ? `${cut.lines.toLocaleString()} lines, ` : ""}{cut.bytes.toLocaleString()} bytes not shown …
         <button className="small" onClick={() => setAll(true)} data-testid="show-all">Show all</button>
       </div>
-      <pre className="output mono" data-testid="result-tail"><Verbatim text={cut.tail} marks={within(marks, tailStart, total)} /></pre>
+      <pre className="output mono" data-testid="result-tail"><Verbatim text={cut.tail} {...partMarks(marks, more, "tail", tailStart, total, headEnd)} /></pre>
     </div>
   );
 }

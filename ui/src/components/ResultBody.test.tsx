@@ -6,7 +6,7 @@ import { ResultBody } from "./ResultBody";
 
 /** The result as the window shows it, as HTML. */
 function shown(result: ResultView, valueJson: string | null = null): string {
-  return renderToStaticMarkup(<ResultBody result={result} diffs={[]} valueJson={valueJson} marks={() => undefined} />);
+  return renderToStaticMarkup(<ResultBody result={result} diffs={[]} valueJson={valueJson} marks={() => ({})} />);
 }
 
 /** Where each test id appears in the HTML, in order. */

@@ -4,19 +4,23 @@ import type { ResultView } from "../api/types/ResultView";
 import { assertNever } from "../lib/assert";
 import { DiffView } from "./DiffView";
 import { LongText } from "./LongText";
-import { Verbatim } from "./Verbatim";
+import { type FieldMarks, Verbatim } from "./Verbatim";
 
 const encoder = new TextEncoder();
 
-/** Log lines as one text, with each line's marks moved to where the line starts in it. */
-export function joinLines(lines: string[], marks: (field: string) => Mark[] | undefined): { text: string; marks: Mark[] } {
+/** Log lines as one text, with each line's marks moved to where the line starts in it, and
+ * the count of those past the listed ones summed. */
+export function joinLines(lines: string[], marks: (field: string) => FieldMarks): { text: string; marks: Mark[]; more: number } {
   let offset = 0;
+  let more = 0;
   const all: Mark[] = [];
   lines.forEach((line, i) => {
-    for (const m of marks(`result.logs[${i}]`) ?? []) all.push({ ...m, start: m.start + offset, end: m.end + offset });
+    const field = marks(`result.logs[${i}]`);
+    for (const m of field.marks ?? []) all.push({ ...m, start: m.start + offset, end: m.end + offset });
+    more += field.more ?? 0;
     offset += encoder.encode(line).length + 1;
   });
-  return { text: lines.join("\n"), marks: all };
+  return { text: lines.join("\n"), marks: all, more };
 }
 
 /** What the call returned, complete and in order: what it printed or logged, then what it
@@ -27,9 +31,9 @@ export function ResultBody({ result, diffs, valueJson, marks }: {
   diffs: RenderedDiff[];
   /** A generic result's return value as pretty JSON. */
   valueJson: string | null;
-  marks: (field: string) => Mark[] | undefined;
+  marks: (field: string) => FieldMarks;
 }) {
-  const title = result.title ? <h4 data-testid="result-title"><Verbatim text={result.title} marks={marks("result.title")} /></h4> : null;
+  const title = result.title ? <h4 data-testid="result-title"><Verbatim text={result.title} {...marks("result.title")} /></h4> : null;
   const none = <p className="muted" data-testid="no-output">No output.</p>;
   switch (result.card) {
     case "terminal": {
@@ -40,13 +44,13 @@ export function ResultBody({ result, diffs, valueJson, marks }: {
           {result.output && (
             <div className="result-part" data-testid="result-output">
               {both && <p className="result-label muted">Standard output</p>}
-              <LongText text={result.output} marks={marks("result.output")} />
+              <LongText text={result.output} {...marks("result.output")} />
             </div>
           )}
           {result.stderr && (
             <div className="result-part" data-testid="result-stderr">
               <p className="result-label muted">Standard error</p>
-              <LongText text={result.stderr} marks={marks("result.stderr")} />
+              <LongText text={result.stderr} {...marks("result.stderr")} />
             </div>
           )}
           {!result.output && !result.stderr && none}
@@ -69,7 +73,7 @@ export function ResultBody({ result, diffs, valueJson, marks }: {
           {content.map((block, i) => {
             switch (block.type) {
               case "text":
-              case "unreadable": return <LongText key={i} text={block.text} marks={marks(`result.content[${i}].text`)} />;
+              case "unreadable": return <LongText key={i} text={block.text} {...marks(`result.content[${i}].text`)} />;
               case "image": return (
                 <figure key={i} className="content-image">
                   <figcaption className="muted">Image supplied by the agent ({block.mime_type})</figcaption>
@@ -82,19 +86,19 @@ export function ResultBody({ result, diffs, valueJson, marks }: {
           {logs.length > 0 && (
             <div className="result-part" data-testid="result-logs">
               <p className="result-label muted">Logged ({logs.length} line{logs.length === 1 ? "" : "s"})</p>
-              <LongText text={joined.text} marks={joined.marks} />
+              <LongText text={joined.text} marks={joined.marks} more={joined.more} />
             </div>
           )}
           {valueJson !== null && (
             <div className="result-part" data-testid="result-value">
               <p className="result-label muted">Returned</p>
-              <LongText text={valueJson} marks={marks("result.value")} />
+              <LongText text={valueJson} {...marks("result.value")} />
             </div>
           )}
           {result.error !== undefined && (
             <div className="result-part failed" data-testid="result-error">
               <p className="result-label bad">Failed</p>
-              <LongText text={result.error} marks={marks("result.error")} />
+              <LongText text={result.error} {...marks("result.error")} />
             </div>
           )}
           {empty && none}

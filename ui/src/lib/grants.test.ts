@@ -12,6 +12,12 @@ describe("grants in plain words", () => {
     );
   });
 
+  it("says what an approve folder rule leaves out, and a decline rule does not", () => {
+    const folder = { kind: "path", prefix: "/p" } as const;
+    expect(reachWords(folder, "approve")).toContain("except the agents' and tools' settings");
+    expect(reachWords(folder, "deny")).toBe("files under /p");
+  });
+
   it("says how long is left", () => {
     expect(untilWords(null, 0)).toBe("until revoked");
     expect(untilWords(1000, 2000)).toBe("expired");

@@ -1,3 +1,4 @@
+import type { Effect } from "../api/types/Effect";
 import type { Grant } from "../api/types/Grant";
 import type { Reach } from "../api/types/Reach";
 import { span } from "./time";
@@ -5,13 +6,18 @@ import { span } from "./time";
 /** A grant that has not been used for this long is flagged on the Grants page. */
 export const STALE_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** What a reach covers, in words. */
-export function reachWords(reach: Reach): string {
+/** What an approve folder rule leaves out, whatever its folder (the core's `paths::SETTINGS`). */
+export const SETTINGS_EXCLUDED = "except the agents' and tools' settings (.git, .claude, .vscode, hooks, …)";
+
+/** What a reach covers, in words. An approve folder rule never covers the settings under it;
+ * a decline rule covers them too. */
+export function reachWords(reach: Reach, effect: Effect = "approve"): string {
   switch (reach.kind) {
     case "any": return "any call";
     case "exact": return "this exact call";
     case "command": return `commands starting with “${reach.words.map(shellWord).join(" ")}”`;
-    case "path": return `files under ${reach.prefix}`;
+    case "path": return effect === "approve"
+      ? `files under ${reach.prefix}, ${SETTINGS_EXCLUDED}` : `files under ${reach.prefix}`;
   }
 }
 

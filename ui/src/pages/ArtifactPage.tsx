@@ -29,9 +29,11 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab>("preview");
+  // The pair of versions Versions compares, when a review of paused grants chose it.
+  const [review, setReview] = useState<[number, number] | null>(null);
   const tabs = useRef<Record<Tab, HTMLButtonElement | null>>({ preview: null, source: null, versions: null, grants: null });
 
-  useEffect(() => { setTab("preview"); setEditing(null); }, [id]);
+  useEffect(() => { setTab("preview"); setEditing(null); setReview(null); }, [id]);
   useEffect(() => {
     setMissing(false);
     api.artifact(id).then((a) => { setShown(a); setError(null); }).catch((e: unknown) => {
@@ -54,6 +56,17 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
   const loaded = shown && shown.artifact.id === id ? shown : null;
   const artifact = loaded?.artifact ?? null;
   const live = grants.filter((g) => g.revoked_at === null);
+  const paused = live.filter((g) => g.paused);
+  // Paused grants by the version they were made for, oldest first.
+  const pausedFrom = [...new Set(paused.map((g) => g.artifact_version))].sort((a, b) => (a ?? 0) - (b ?? 0));
+  const reviewChange = (from: number | null) => {
+    if (!artifact) return;
+    // A rule made for no known version is reviewed against the whole history.
+    setReview([from ?? 1, artifact.version]);
+    setTab("versions");
+    tabs.current.versions?.focus();
+  };
+  const reloadGrants = () => api.artifactGrants(id).then(setGrants).catch((e: Error) => setError(e.message));
   const save = async () => {
     if (editing === null) return;
     try { await rename(id, editing); setEditing(null); } catch (e) { setError(e instanceof Error ? e.message : String(e)); }
@@ -93,10 +106,21 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
           {error && <p className="error">{error}</p>}
           {loaded.hidden_marks > 0 && (
             <div className="warning" role="alert" data-testid="hidden-warning">
-              ⚠ This artifact carries {loaded.hidden_marks} hidden character{loaded.hidden_marks === 1 ? "" : "s"}, shown as ⟨labelled marks⟩ in its title, description and source.
+              ⚠ This artifact carries {loaded.hidden_marks.toLocaleString("en-US")} hidden character{loaded.hidden_marks === 1 ? "" : "s"}, shown as ⟨labelled marks⟩ in its title, description and source.
             </div>
           )}
-          <p className="description" data-testid="artifact-description">{artifact.description ? <Verbatim text={artifact.description} marks={loaded.marks["description"]} /> : <span className="muted">No description.</span>}</p>
+          {paused.length > 0 && (
+            <div className="warning" role="status" data-testid="paused-grants">
+              {paused.length} rule{paused.length === 1 ? "" : "s"} for this artifact {paused.length === 1 ? "is" : "are"} paused:
+              the agent saved new code since {paused.length === 1 ? "it was" : "they were"} made, so its calls ask again.
+              {pausedFrom.map((v) => (
+                <button key={v ?? "unknown"} className="link" data-testid="review-change" onClick={() => reviewChange(v)}>
+                  {v === null ? "Review the current code" : `Review the change from version ${v} to ${artifact.version}`}
+                </button>
+              ))}
+            </div>
+          )}
+          <p className="description" data-testid="artifact-description">{artifact.description ? <Verbatim text={artifact.description} marks={loaded.marks["description"]} more={loaded.more_marks["description"]} /> : <span className="muted">No description.</span>}</p>
           <div className="row spread">
             <p className="muted meta">Version {artifact.version} · created {stamp(artifact.created_at)} · updated {stamp(artifact.updated_at)} · <code className="mono">{artifact.id}</code></p>
             <div className="row">
@@ -119,8 +143,9 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
         {tab === "preview" && <ArtifactPreview code={artifact?.code ?? null} compiled={loaded?.compiled ?? null} version={artifact?.version ?? 0} />}
-        {tab === "source" && (loaded && artifact ? <Source code={artifact.code} marks={loaded.code_marks} /> : waiting)}
-        {tab === "versions" && (artifact ? <Versions id={id} current={artifact.version} version={version} onError={setError} /> : waiting)}
+        {tab === "source" && (loaded && artifact ? <Source code={artifact.code} marks={loaded.code_marks} more={loaded.code_more_marks} /> : waiting)}
+        {tab === "versions" && (artifact ? <Versions id={id} current={artifact.version} version={version} onError={setError}
+          chosen={review} paused={paused} onCarried={() => void reloadGrants()} /> : waiting)}
         {tab === "grants" && (
           <>
             {live.length > 0 && (
@@ -134,7 +159,8 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
               </p>
             ) : (
               <GrantTable grants={live} now={Date.now()} artifactTitle={() => ({ title: artifact?.title ?? id, marks: loaded?.marks["title"] })} openArtifact={openArtifact}
-                revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }} />
+                revoke={async (g) => { await api.revokeGrant(g.id); setGrants(await api.artifactGrants(id)); }}
+                review={(g) => reviewChange(g.artifact_version)} />
             )}
           </>
         )}
@@ -144,13 +170,13 @@ export function ArtifactPage({ id, version, rename, remove, openArtifact }: {
 }
 
 /** The source exactly as saved, with line numbers and hidden-character marks. */
-function Source({ code, marks }: { code: string; marks: ShownArtifact["code_marks"] }) {
+function Source({ code, marks, more }: { code: string; marks: ShownArtifact["code_marks"]; more: ShownArtifact["code_more_marks"] }) {
   const lines = code.split("\n");
   return (
     <table className="source mono" data-testid="artifact-source">
       <tbody>
         {lines.map((l, i) => (
-          <tr key={i}><td className="ln">{i + 1}</td><td className="code"><Verbatim text={l} marks={marks[i]} /></td></tr>
+          <tr key={i}><td className="ln">{i + 1}</td><td className="code"><Verbatim text={l} marks={marks[i]} more={more[i]} /></td></tr>
         ))}
       </tbody>
     </table>
@@ -159,22 +185,28 @@ function Source({ code, marks }: { code: string; marks: ShownArtifact["code_mark
 
 const WHO = { agent: "the agent", person: "you" } as const;
 
-/** Every saved version, who saved it and when; the change between any two; restore. */
-function Versions({ id, current, version, onError }: {
+/** Every saved version, who saved it and when; the change between any two; restore. Paused
+ * grants are carried over here, once the change from their version to the current one is on
+ * screen. */
+function Versions({ id, current, version, onError, chosen, paused, onCarried }: {
   id: string;
   current: number;
   version: number;
   onError: (message: string) => void;
+  /** The pair to compare first (a review of paused grants). */
+  chosen: [number, number] | null;
+  paused: Grant[];
+  onCarried: () => void;
 }) {
   const [versions, setVersions] = useState<ArtifactVersion[] | null>(null);
-  const [pair, setPair] = useState<[number, number]>([Math.max(1, current - 1), current]);
+  const [pair, setPair] = useState<[number, number]>(chosen ?? [Math.max(1, current - 1), current]);
   const [diff, setDiff] = useState<ShownDiff | null>(null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     api.artifactVersions(id).then(setVersions).catch((e: Error) => onError(e.message));
   }, [id, version]);
-  useEffect(() => { setPair([Math.max(1, current - 1), current]); }, [current]);
+  useEffect(() => { setPair(chosen ?? [Math.max(1, current - 1), current]); }, [current, chosen]);
   const [from, to] = pair;
   useEffect(() => {
     setDiff(null);
@@ -185,6 +217,18 @@ function Versions({ id, current, version, onError }: {
   const restore = async (v: number) => {
     setBusy(true);
     try { await api.restoreVersion(id, v); } catch (e) { onError(e instanceof Error ? e.message : String(e)); } finally { setBusy(false); }
+  };
+  // The paused grants this comparison shows the change for: made for `from` (or for no known
+  // version, once the current code is on screen), compared with the current version.
+  const carrying = diff !== null && to === current
+    ? paused.filter((g) => g.artifact_version === from || g.artifact_version === null) : [];
+  const carry = async () => {
+    setBusy(true);
+    try {
+      const from_ = carrying.some((g) => g.artifact_version === from) ? from : null;
+      await api.carryArtifactGrants(id, from_, current);
+      onCarried();
+    } catch (e) { onError(e instanceof Error ? e.message : String(e)); } finally { setBusy(false); }
   };
   const pick = (which: 0 | 1) => (
     <select aria-label={which === 0 ? "Compare from version" : "Compare to version"} data-testid={which === 0 ? "diff-from" : "diff-to"}
@@ -221,7 +265,15 @@ function Versions({ id, current, version, onError }: {
         <>
           <div className="row compare">Compare {pick(0)} with {pick(1)}</div>
           {diff === null ? <p className="muted">Comparing…</p> : (
-            <DiffView rendered={diff.rendered} file={diff.file} marks={(f) => diff.marks[f]} />
+            <DiffView rendered={diff.rendered} file={diff.file} marks={(f) => ({ marks: diff.marks[f], more: diff.more_marks[f] })} />
+          )}
+          {carrying.length > 0 && (
+            <div className="row carry" data-testid="carry">
+              <span>{carrying.length} paused rule{carrying.length === 1 ? "" : "s"} made for version {from}:</span>
+              <button className="primary small" disabled={busy} data-testid="carry-grants" onClick={() => void carry()}>
+                Carry {carrying.length === 1 ? "it" : "them"} over to version {current}
+              </button>
+            </div>
           )}
         </>
       ) : <p className="muted">One version so far: an agent's update keeps this one and adds the next.</p>}

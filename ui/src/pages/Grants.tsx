@@ -50,7 +50,8 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
     <div className="page grants">
       <h1>Grants</h1>
       <p className="muted">Rules that decide without asking: each covers calls to one tool address (for one
-        artifact, or for calls that name none), narrowed to what you chose. A deny rule beats any approval.</p>
+        artifact, or for calls that name none) or, for commands and folders, every agent's, narrowed to what you
+        chose. A deny rule beats any approval.</p>
       {error && <p className="error">{error}</p>}
       {live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : table(live, revoke)}
       <h2>Revoked and expired</h2>
@@ -60,13 +61,15 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
 }
 
 /** Grants in a table: what each covers in plain words, its uses, and how long it lasts. */
-export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke }: {
+export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke, review }: {
   grants: Grant[];
   now: number;
   artifactTitle: (id: string) => ArtifactTitle | null | undefined;
   openArtifact: (id: string) => void;
   openApproval?: (id: string) => void;
   revoke?: (g: Grant) => Promise<void>;
+  /** Shows the change that paused an artifact's grant (else its artifact's page opens). */
+  review?: (g: Grant) => void;
 }) {
   return (
     <table className="grid" data-testid={revoke ? "live-grants" : "revoked-grants"}>
@@ -81,9 +84,19 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
             <td data-testid="grant-covers">
               {g.reach.kind === "exact" && openApproval
                 ? <button className="link" onClick={() => openApproval(g.approval_id)}>this exact call</button>
-                : reachWords(g.reach)}
-              {" "}to <code className="mono">{g.tool}</code>
+                : reachWords(g.reach, g.effect)}
+              {g.serves !== null
+                ? <> from <strong data-testid="grant-serves">any agent</strong> <span className="muted">({g.serves})</span></>
+                : <>{" "}to <code className="mono">{g.tool}</code></>}
               {g.reason && <div className="muted">Reason: {g.reason}</div>}
+              {g.paused && g.revoked_at === null && g.artifact_id && (
+                <div className="paused" data-testid="grant-paused">
+                  <span className="pill pill-warn">paused</span> the artifact's code changed since
+                  {g.artifact_version === null ? " this rule was made" : ` version ${g.artifact_version}`}: its calls ask again.{" "}
+                  <button className="link" data-testid="grant-review" onClick={() => (review ? review(g) : openArtifact(g.artifact_id as string))}>
+                    Review the change</button>
+                </div>
+              )}
             </td>
             <td>{g.artifact_id ? (
               <ArtifactCell id={g.artifact_id} title={artifactTitle(g.artifact_id)} openArtifact={openArtifact} />

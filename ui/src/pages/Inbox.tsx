@@ -4,7 +4,7 @@ import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } fro
 import { api } from "../api/ipc";
 import type { Effect } from "../api/types/Effect";
 import type { Pending } from "../lib/inbox";
-import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+import { ApprovalCard, type CardActions, type Readings } from "../components/ApprovalCard";
 import { useArming } from "../lib/arming";
 
 /**
@@ -79,7 +79,8 @@ function isTyping(target: EventTarget | null): boolean {
 /**
  * Pending approvals, newest first. j/k move, a approve, A don't ask again, d decline, Enter
  * open, n bring in new requests. Decisions name the card shown (its id and digest), ignore key
- * auto-repeat, and are inert for a moment after the card under them changes.
+ * auto-repeat, and are inert for a moment after the card under them changes; `a` and `A` on a
+ * command whose end has not been on screen bring the end into view instead.
  */
 export function Inbox({ pending, need, actions }: {
   pending: Pending;
@@ -102,6 +103,8 @@ export function Inbox({ pending, need, actions }: {
     try { await actions.decide(id, digest, d); } catch (e) { decided.current.delete(id); throw e; }
   };
   const cardActions: CardActions = { ...actions, decide };
+  // Whether each card's command has been read to its end, by id: `a` asks before deciding.
+  const readings = useRef<Readings>(new Map()).current;
   const byId = pending.cards;
   const ids = useMemo(() => pending.entries.map((e) => e.id), [pending.entries]);
   useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current }), [ids]);
@@ -181,6 +184,14 @@ export function Inbox({ pending, need, actions }: {
       }
       const a = current?.approval;
       const always = key === "a" && e.shiftKey;
+      // A command whose end has not been on screen is brought there instead of decided (a
+      // card with nothing to read is ready at once; one not in the page yet is not).
+      const reading = a ? readings.get(a.id) : undefined;
+      if (key === "a" && !reading?.ready) {
+        reading?.reveal();
+        e.preventDefault();
+        return;
+      }
       switch (key) {
         case "j": dispatch({ kind: "move", by: 1 }); break;
         case "k": dispatch({ kind: "move", by: -1 }); break;
@@ -242,7 +253,8 @@ export function Inbox({ pending, need, actions }: {
                 armed={armed} declining={declining === p.approval.id}
                 setDeclining={(on) => setDeclining(on ? p.approval.id : null)}
                 choosing={choosing?.id === p.approval.id ? choosing.effect : null}
-                setChoosing={(effect) => setChoosing(effect ? { id: p.approval.id, effect } : null)} />
+                setChoosing={(effect) => setChoosing(effect ? { id: p.approval.id, effect } : null)}
+                readings={readings} />
             </div>
           );
         })}

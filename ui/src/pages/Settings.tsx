@@ -2,9 +2,10 @@ import { useEffect, useState } from "react";
 
 import { api } from "../api/ipc";
 import type { Settings as SettingsData } from "../api/types/Settings";
+import { Agents } from "../components/Agents";
 import { useConfirm } from "../components/Confirm";
 
-/** The API address, the token, the data directory, notifications. */
+/** The API address, the token, the data directory, notifications, the agents. */
 export function Settings() {
   const confirm = useConfirm();
   const [s, setS] = useState<SettingsData | null>(null);
@@ -50,6 +51,8 @@ export function Settings() {
         </dd>
       </dl>
       {message && <p className="notice" role="status" data-testid="settings-message">{message}</p>}
+      <h2>Agents</h2>
+      <Agents />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import type { ArtifactId } from "./ArtifactId";
 import type { CallView } from "./CallView";
 import type { DecidedBy } from "./DecidedBy";
 import type { GrantId } from "./GrantId";
+import type { Reporter } from "./Reporter";
 import type { Requester } from "./Requester";
 import type { ResultView } from "./ResultView";
 import type { Status } from "./Status";
@@ -17,7 +18,12 @@ export type Approval = { id: ApprovalId, tool: ToolAddress,
 /**
  * The labelled five-part form of `tool`, when it has that shape.
  */
-tool_parts: AddressParts | null, artifact_id: ArtifactId | null, requester: Requester, call: CallView, raw_input: unknown, status: Status, digest: string, 
+tool_parts: AddressParts | null, artifact_id: ArtifactId | null, 
+/**
+ * The named artifact's version when the call was asked: what a grant made from this
+ * call holds for (`None` for calls asked before versions were recorded).
+ */
+artifact_version: number | null, requester: Requester, call: CallView, raw_input: unknown, status: Status, digest: string, 
 /**
  * Hidden characters found in the call; while non-zero no grant can be made from it.
  */
@@ -30,6 +36,14 @@ granted: GrantId | null,
  * UTC unix milliseconds.
  */
 created_at: number, expires_at: number, decided_at: number | null, result: ResultView | null, result_at: number | null, 
+/**
+ * Who reported the result, as it says (`None` for results from before this was kept).
+ */
+result_by: Reporter | null, 
+/**
+ * Later reports of the call's result that were kept beside it.
+ */
+result_conflicts: number, 
 /**
  * The requester's own id for the call (Claude Code's `tool_use_id`), which finds the
  * approval again when the call's result comes in.

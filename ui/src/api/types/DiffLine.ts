@@ -9,4 +9,9 @@ export type DiffLine = { kind: LineKind, old_line: number | null, new_line: numb
 /**
  * The line had no newline at its end (the last line of a file).
  */
-no_newline: boolean, };
+no_newline: boolean, 
+/**
+ * Hidden characters in the line past the first 1,000 (`verbatim::MAX_MARKS`) its segments
+ * list: counted, not listed ("and N more").
+ */
+more_marks: number, };

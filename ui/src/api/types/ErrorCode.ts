@@ -3,4 +3,4 @@
 /**
  * Stable error codes, shown to agents (HTTP) and the UI (IPC) alike as `{code, message}`.
  */
-export type ErrorCode = "invalid_request" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "payload_too_large" | "approval_not_found" | "artifact_not_found" | "version_not_found" | "grant_not_found" | "already_decided" | "already_revoked" | "hidden_characters" | "fields_not_on_card" | "scope_not_fitting" | "artifact_render_failed" | "digest_mismatch" | "result_not_accepted" | "keyring_unavailable" | "storage_unavailable" | "internal";
+export type ErrorCode = "invalid_request" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "payload_too_large" | "approval_not_found" | "artifact_not_found" | "version_not_found" | "grant_not_found" | "already_decided" | "already_revoked" | "hidden_characters" | "fields_not_on_card" | "scope_not_fitting" | "artifact_render_failed" | "digest_mismatch" | "result_not_accepted" | "keyring_unavailable" | "storage_unavailable" | "submission_failed" | "artifact_changed" | "internal";

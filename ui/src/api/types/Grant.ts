@@ -16,9 +16,23 @@ export type Grant = { id: GrantId, artifact_id: ArtifactId | null, tool: ToolAdd
  */
 approval_id: ApprovalId, effect: Effect, reach: Reach, 
 /**
+ * For an artifact's grant: the version whose code it holds for.
+ */
+artifact_version: number | null, 
+/**
+ * An artifact's approve grant whose artifact now has other code than that version's: it
+ * covers nothing until the person carries it over (or the code is restored). Derived
+ * when read, never stored.
+ */
+paused: boolean, 
+/**
  * Only calls from this project (the requester's working directory); `None`: everywhere.
  */
 project: string | null, 
+/**
+ * For a rule across agents: the agents it serves, in words. Derived from the address.
+ */
+serves: string | null, 
 /**
  * The reason a deny rule gives the agent.
  */

@@ -19,6 +19,17 @@ words: Array<string> | null,
  */
 no_prefix: string | null, 
 /**
+ * What a prefix of `words` covers, in words for the chooser: "whatever follows, except
+ * what runs other code or another program, like `--upload-pack`", from the table of
+ * programs, or the sentence for a program it does not know.
+ */
+prefix_excludes: string | null, 
+/**
  * The directory every file of a diff call lies under, for a path prefix.
  */
-dir: string | null, };
+dir: string | null, 
+/**
+ * For a supported agent's shell or file tool: the agents a command or folder rule may
+ * serve "from any agent", in words; `None` when the rule can serve this tool only.
+ */
+any_agent: string | null, };

@@ -42,9 +42,15 @@ nested: Array<Presented>,
 nested_count: number, 
 /**
  * Hidden-character marks by field (`call.command`, `raw_input_json`, …); fields without
- * marks are left out. Offsets are byte offsets into the field's UTF-8 text.
+ * marks are left out. Offsets are byte offsets into the field's UTF-8 text. At most
+ * 1,000 (`verbatim::MAX_MARKS`) per field, the first ones in the text.
  */
 marks: { [key in string]?: Array<Mark> }, 
+/**
+ * By field, how many marks it carries past those listed in `marks`: counted, not listed
+ * ("and N more"). Fields whose marks are all listed are left out.
+ */
+more_marks: { [key in string]?: number }, 
 /**
  * Raw-input fields the card does not show, or contradicts: the raw input is then shown
  * expanded with them named.

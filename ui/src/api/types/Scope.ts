@@ -13,4 +13,9 @@ project: string | null,
 /**
  * UTC unix milliseconds; `None` until revoked.
  */
-expires_at: number | null, };
+expires_at: number | null, 
+/**
+ * The rule serves every agent's calls of this kind (shell commands, or file edits), not
+ * only this tool's: one rule for `cargo test` in a project, whoever asks.
+ */
+any_agent?: boolean, };

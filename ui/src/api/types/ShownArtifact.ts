@@ -6,9 +6,17 @@ import type { Mark } from "./Mark";
  * An artifact ready to show: the marks of its title and description, and of each line of
  * its source (by line index, lines without marks left out).
  */
-export type ShownArtifact = { artifact: Artifact, marks: { [key in string]?: Array<Mark> }, code_marks: { [key in number]?: Array<Mark> }, 
+export type ShownArtifact = { artifact: Artifact, marks: { [key in string]?: Array<Mark> }, 
 /**
- * How many marks in all; the page warns when there are any.
+ * By field, the marks past those listed (see `Presented::more_marks`).
+ */
+more_marks: { [key in string]?: number }, code_marks: { [key in number]?: Array<Mark> }, 
+/**
+ * By source line, the marks past those listed in `code_marks`.
+ */
+code_more_marks: { [key in number]?: number }, 
+/**
+ * How many marks in all, listed or not; the page warns when there are any.
  */
 hidden_marks: number, 
 /**

@@ -7,4 +7,8 @@ import type { RenderedDiff } from "./RenderedDiff";
  * A change between two texts ready to show: the diff, the texts, and their marks when the
  * diff falls back to whole texts (`old_text`, `new_text`).
  */
-export type ShownDiff = { file: FileDiff, rendered: RenderedDiff, marks: { [key in string]?: Array<Mark> }, };
+export type ShownDiff = { file: FileDiff, rendered: RenderedDiff, marks: { [key in string]?: Array<Mark> }, 
+/**
+ * By field, the marks past those listed (see `Presented::more_marks`).
+ */
+more_marks: { [key in string]?: number }, };

@@ -5,4 +5,8 @@ import type { Mark } from "./Mark";
 /**
  * An artifact in a list, with the marks of its title and description.
  */
-export type ShownSummary = { artifact: ArtifactSummary, marks: { [key in string]?: Array<Mark> }, };
+export type ShownSummary = { artifact: ArtifactSummary, marks: { [key in string]?: Array<Mark> }, 
+/**
+ * By field, the marks past those listed (see `Presented::more_marks`).
+ */
+more_marks: { [key in string]?: number }, };

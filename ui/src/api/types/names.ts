@@ -1,3 +1,3 @@
-// Generated from src/console/events.rs by `cargo test`. Do not edit.
+// Generated from crates/engine/src/console/events.rs by `cargo test`. Do not edit.
 export const CHANGE_EVENT = "countersign://change";
 export const NAVIGATE_EVENT = "countersign://navigate";

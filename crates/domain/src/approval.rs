@@ -1,0 +1,395 @@
+//! Approvals, decisions and grants: the state machine and the records the store keeps.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::call::{CallView, ResultView};
+use super::coverage::coverage;
+#[cfg(doc)]
+use super::grant::default_scope;
+use super::ids::{ApprovalId, ArtifactId, GrantId};
+use super::limits::{FieldError, MAX_PATH_BYTES, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
+use super::report::Reporter;
+use super::scope::{Effect, Scope};
+use super::tool::{AddressParts, ToolAddress};
+
+/// Where an approval is in its life. Every state but `pending` is final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Status {
+    Pending,
+    Approved,
+    Declined,
+    Expired,
+    Cancelled,
+}
+
+impl Status {
+    /// The stored and serialized name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Approved => "approved",
+            Status::Declined => "declined",
+            Status::Expired => "expired",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses the stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => Status::Pending,
+            "approved" => Status::Approved,
+            "declined" => Status::Declined,
+            "expired" => Status::Expired,
+            "cancelled" => Status::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// A decision is final: only a pending approval may move, and only to a final state.
+    pub fn can_become(self, next: Status) -> bool {
+        self == Status::Pending && next != Status::Pending
+    }
+
+    /// Whether no further change is possible.
+    pub fn is_final(self) -> bool {
+        self != Status::Pending
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a person chose on a pending approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "decision", rename_all = "snake_case", deny_unknown_fields)]
+#[ts(export)]
+pub enum Decision {
+    Approve,
+    /// Approve, and approve the calls `scope` covers from now on without asking (the
+    /// narrowest sensible scope when none is given: [`default_scope`]).
+    ApproveAlways {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        scope: Option<Scope>,
+    },
+    Decline {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reason: Option<String>,
+    },
+    /// Decline, and decline the calls `scope` covers from now on, with the same reason.
+    DeclineAlways {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        scope: Option<Scope>,
+    },
+}
+
+impl Decision {
+    /// Approve and don't ask again, with the default scope.
+    pub const ALWAYS: Decision = Decision::ApproveAlways { scope: None };
+
+    /// The state the approval moves to.
+    pub fn status(&self) -> Status {
+        match self {
+            Decision::Approve | Decision::ApproveAlways { .. } => Status::Approved,
+            Decision::Decline { .. } | Decision::DeclineAlways { .. } => Status::Declined,
+        }
+    }
+
+    /// The rule the decision makes, if it makes one: its effect and the scope asked for.
+    pub fn rule(&self) -> Option<(Effect, Option<&Scope>)> {
+        match self {
+            Decision::ApproveAlways { scope } => Some((Effect::Approve, scope.as_ref())),
+            Decision::DeclineAlways { scope, .. } => Some((Effect::Deny, scope.as_ref())),
+            Decision::Approve | Decision::Decline { .. } => None,
+        }
+    }
+
+    /// The reason given to the agent, when there is one.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Decision::Decline { reason } | Decision::DeclineAlways { reason, .. } => {
+                reason.as_deref().filter(|r| !r.trim().is_empty())
+            }
+            Decision::Approve | Decision::ApproveAlways { .. } => None,
+        }
+    }
+
+    /// Checks the reason's length.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        if let Some(r) = self.reason() {
+            check_len("reason", r, MAX_REASON_BYTES)?;
+        }
+        Ok(())
+    }
+}
+
+/// Who decided: a person at the console, or a standing grant. Serialized `person` / `grant:<id>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(try_from = "String", into = "String")]
+#[ts(export, type = "string")]
+pub enum DecidedBy {
+    Person,
+    Grant(GrantId),
+}
+
+impl TryFrom<String> for DecidedBy {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        if s == "person" {
+            return Ok(DecidedBy::Person);
+        }
+        s.strip_prefix("grant:")
+            .and_then(|g| GrantId::parse(g).ok())
+            .map(DecidedBy::Grant)
+            .ok_or_else(|| format!("not a decider: {s}"))
+    }
+}
+
+impl From<DecidedBy> for String {
+    fn from(d: DecidedBy) -> String {
+        match d {
+            DecidedBy::Person => "person".to_owned(),
+            DecidedBy::Grant(g) => format!("grant:{g}"),
+        }
+    }
+}
+
+/// The agent asking: a name shown to the person, an optional session it belongs to, and its
+/// working directory — the project a grant can be scoped to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct Requester {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub session: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cwd: Option<String>,
+}
+
+impl Requester {
+    /// Name required, both bounded.
+    pub fn validate(&self, field: &str) -> Result<(), FieldError> {
+        if self.name.trim().is_empty() {
+            return Err(FieldError::new(format!("{field}.name"), "is empty"));
+        }
+        check_len(&format!("{field}.name"), &self.name, MAX_REQUESTER_BYTES)?;
+        if let Some(s) = &self.session {
+            check_len(&format!("{field}.session"), s, MAX_REQUESTER_BYTES)?;
+        }
+        if let Some(cwd) = &self.cwd {
+            if cwd.is_empty() {
+                return Err(FieldError::new(format!("{field}.cwd"), "is empty"));
+            }
+            check_len(&format!("{field}.cwd"), cwd, MAX_PATH_BYTES)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a history page starts: just past (decided_at, id) of the last row of the page before.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, TS)]
+#[ts(export)]
+pub struct HistoryCursor {
+    #[ts(type = "number")]
+    pub decided_at: i64,
+    pub id: ApprovalId,
+}
+
+/// The order History lists decisions in: the latest first, or the earliest first (the end of a
+/// long history in one step).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum HistoryOrder {
+    #[default]
+    NewestFirst,
+    OldestFirst,
+}
+
+/// A pending approval's place in the inbox: its id and when it was asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct InboxEntry {
+    pub id: ApprovalId,
+    #[ts(type = "number")]
+    pub created_at: i64,
+}
+
+/// One approval request and everything that happened to it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct Approval {
+    pub id: ApprovalId,
+    pub tool: ToolAddress,
+    /// The labelled five-part form of `tool`, when it has that shape.
+    pub tool_parts: Option<AddressParts>,
+    pub artifact_id: Option<ArtifactId>,
+    /// The named artifact's version when the call was asked: what a grant made from this
+    /// call holds for (`None` for calls asked before versions were recorded).
+    pub artifact_version: Option<u32>,
+    pub requester: Requester,
+    pub call: CallView,
+    #[ts(type = "unknown")]
+    pub raw_input: Option<serde_json::Value>,
+    pub status: Status,
+    pub digest: String,
+    /// Hidden characters found in the call; while non-zero no grant can be made from it.
+    pub hidden_marks: u32,
+    pub decided_by: Option<DecidedBy>,
+    pub reason: Option<String>,
+    /// The grant this approval created ("don't ask again"), if any.
+    pub granted: Option<GrantId>,
+    /// UTC unix milliseconds.
+    #[ts(type = "number")]
+    pub created_at: i64,
+    #[ts(type = "number")]
+    pub expires_at: i64,
+    #[ts(type = "number | null")]
+    pub decided_at: Option<i64>,
+    pub result: Option<ResultView>,
+    #[ts(type = "number | null")]
+    pub result_at: Option<i64>,
+    /// Who reported the result, as it says (`None` for results from before this was kept).
+    pub result_by: Option<Reporter>,
+    /// Later reports of the call's result that were kept beside it.
+    pub result_conflicts: u32,
+    /// The requester's own id for the call (Claude Code's `tool_use_id`), which finds the
+    /// approval again when the call's result comes in.
+    pub call_id: Option<String>,
+    /// The outer run this call is part of: a code-mode run's approval.
+    pub parent: Option<ApprovalId>,
+}
+
+/// Why no grant may cover a call: "don't ask again" is off for it, and a live grant for its
+/// address does not approve it (it goes to a person).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantBlock {
+    /// The call carries this many hidden-character marks.
+    HiddenCharacters(u32),
+    /// These raw-input fields are not on the card, or disagree with it.
+    NotOnCard(Vec<String>),
+    /// This many items of the request could not be read into the card (it shows them as sent).
+    Unreadable(u32),
+}
+
+impl Approval {
+    /// The approval as it stands at `now`: a pending one whose time ran out reads as expired at
+    /// its expiry, whether or not the sweeper has recorded that yet. Reads use this, so a read
+    /// never has to write.
+    pub fn as_of(mut self, now: i64) -> Self {
+        if self.status == Status::Pending && self.expires_at <= now {
+            self.status = Status::Expired;
+            self.decided_at = Some(self.expires_at);
+        }
+        self
+    }
+
+    /// Why no grant may cover this call, if anything stops one. The one rule every path that
+    /// makes or matches a grant asks.
+    pub fn grant_block(&self) -> Option<GrantBlock> {
+        if self.hidden_marks > 0 {
+            return Some(GrantBlock::HiddenCharacters(self.hidden_marks));
+        }
+        let unreadable = self.call.unreadable();
+        if unreadable > 0 {
+            return Some(GrantBlock::Unreadable(
+                u32::try_from(unreadable).unwrap_or(u32::MAX),
+            ));
+        }
+        let c = coverage(&self.call, self.raw_input.as_ref());
+        if c.is_complete() {
+            return None;
+        }
+        let mut fields = c.disagree;
+        fields.extend(c.unshown);
+        Some(GrantBlock::NotOnCard(fields))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Status; 5] = [
+        Status::Pending,
+        Status::Approved,
+        Status::Declined,
+        Status::Expired,
+        Status::Cancelled,
+    ];
+
+    #[test]
+    fn only_pending_moves_and_only_to_a_final_state() {
+        for from in ALL {
+            for to in ALL {
+                let expected = from == Status::Pending && to != Status::Pending;
+                assert_eq!(from.can_become(to), expected, "{from} -> {to}");
+            }
+        }
+    }
+
+    #[test]
+    fn status_names_round_trip() {
+        for s in ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Status::parse("Pending"), None);
+    }
+
+    #[test]
+    fn decided_by_serializes_as_text() {
+        let g = GrantId::generate();
+        let v = serde_json::to_value(DecidedBy::Grant(g.clone())).unwrap();
+        assert_eq!(v, serde_json::json!(format!("grant:{g}")));
+        assert_eq!(
+            serde_json::from_value::<DecidedBy>(v).unwrap(),
+            DecidedBy::Grant(g)
+        );
+        assert!(serde_json::from_value::<DecidedBy>(serde_json::json!("grant:x")).is_err());
+    }
+
+    #[test]
+    fn decision_json_shape() {
+        let d: Decision =
+            serde_json::from_str(r#"{"decision":"decline","reason":"not on main"}"#).unwrap();
+        assert_eq!(
+            d,
+            Decision::Decline {
+                reason: Some("not on main".into())
+            }
+        );
+        assert_eq!(d.status(), Status::Declined);
+        assert_eq!(Decision::ALWAYS.status(), Status::Approved);
+        let long = Decision::Decline {
+            reason: Some("x".repeat(MAX_REASON_BYTES + 1)),
+        };
+        assert!(long.validate().is_err());
+    }
+
+    #[test]
+    fn requester_needs_a_name() {
+        let r = Requester {
+            name: "  ".into(),
+            session: None,
+            cwd: None,
+        };
+        assert_eq!(r.validate("requester").unwrap_err().field, "requester.name");
+    }
+}

@@ -1,0 +1,566 @@
+//! How far a grant reaches, and the one rule that says whether it covers a call.
+//!
+//! A grant is keyed by (artifact or none, canonical tool address), matched exactly, and
+//! narrowed by three parts the person chose: what (this exact call, a command prefix, a path
+//! prefix, or any call to the address), where (the artifact; for calls with no artifact, one
+//! project or everywhere) and how long. A deny rule has the same shape; deny beats approve.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::approval::Approval;
+use super::call::{CallView, FileDiff};
+use super::ids::{ApprovalId, ArtifactId, GrantId};
+use super::limits::FieldError;
+pub use super::scope::{Effect, Reach, Scope};
+use super::shell::{Declines, declines as shell_declines, prefix_covers, prefix_refusal, segments};
+use super::tool::ToolAddress;
+
+mod offers;
+
+pub use offers::{Offers, offers};
+
+/// A standing "don't ask again" (or "decline and don't ask again") for one (artifact or
+/// none, tool address), narrowed by what, where and how long.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Grant {
+    pub id: GrantId,
+    pub artifact_id: Option<ArtifactId>,
+    pub tool: ToolAddress,
+    /// The approval whose decision created it.
+    pub approval_id: ApprovalId,
+    pub effect: Effect,
+    pub reach: Reach,
+    /// For an artifact's grant: the version whose code it holds for.
+    pub artifact_version: Option<u32>,
+    /// An artifact's approve grant whose artifact now has other code than that version's: it
+    /// covers nothing until the person carries it over (or the code is restored). Derived
+    /// when read, never stored.
+    pub paused: bool,
+    /// Only calls from this project (the requester's working directory); `None`: everywhere.
+    pub project: Option<String>,
+    /// For a rule across agents: the agents it serves, in words. Derived from the address.
+    pub serves: Option<String>,
+    /// The reason a deny rule gives the agent.
+    pub reason: Option<String>,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    #[ts(type = "number | null")]
+    pub expires_at: Option<i64>,
+    #[ts(type = "number")]
+    pub uses: i64,
+    #[ts(type = "number | null")]
+    pub last_used_at: Option<i64>,
+    #[ts(type = "number | null")]
+    pub revoked_at: Option<i64>,
+}
+
+/// The grants page: live grants, then the revoke list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct GrantLists {
+    /// Newest first.
+    pub live: Vec<Grant>,
+    /// Most recently revoked first.
+    pub revoked: Vec<Grant>,
+}
+
+/// Whether a terminal card's flag leaves the command run plainly, so a prefix may cover it:
+/// a timeout, or Cursor's sandbox switched on (it only takes power away).
+pub fn plain_option(name: &str, value: &serde_json::Value) -> bool {
+    name == "timeout" || (name == "sandbox" && value == &serde_json::Value::Bool(true))
+}
+
+/// The address of rules that serve every agent's shell commands.
+pub const ANY_AGENT_SHELL: &str = "any-agent.shell";
+/// The address of rules that serve every agent's file edits.
+pub const ANY_AGENT_FILES: &str = "any-agent.files";
+/// Addresses beginning with this are Countersign's own, for rules across agents: no call may
+/// ask under one.
+pub const ANY_AGENT_PREFIX: &str = "any-agent.";
+
+/// The supported agents' shell tools: a rule "from any agent" about commands serves these.
+const SHELL_TOOLS: &[&str] = &[
+    "claude-code.Bash",
+    "codex.Bash",
+    "gemini.run_shell_command",
+    "cursor.shell",
+    "copilot.bash",
+];
+/// The supported agents' file-editing tools: a rule "from any agent" about folders serves these.
+const FILE_TOOLS: &[&str] = &[
+    "claude-code.Edit",
+    "claude-code.MultiEdit",
+    "claude-code.Write",
+    "gemini.write_file",
+    "gemini.replace",
+];
+
+/// The address of the rules across agents that may serve calls to `tool`: shell commands or
+/// file edits of a supported agent; `None` for any other tool.
+pub fn any_agent_address(tool: &ToolAddress) -> Option<ToolAddress> {
+    let family = if SHELL_TOOLS.contains(&tool.as_str()) {
+        ANY_AGENT_SHELL
+    } else if FILE_TOOLS.contains(&tool.as_str()) {
+        ANY_AGENT_FILES
+    } else {
+        return None;
+    };
+    ToolAddress::from_canonical(family).ok()
+}
+
+/// The tools a rule at `address` serves: itself, or for a rule across agents each agent's tool
+/// of its kind.
+pub fn served_tools(address: &ToolAddress) -> Vec<&'static str> {
+    match address.as_str() {
+        ANY_AGENT_SHELL => SHELL_TOOLS.to_vec(),
+        ANY_AGENT_FILES => FILE_TOOLS.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// The agents a rule at `address` serves, in words: "Claude Code, Codex, Gemini CLI, Cursor
+/// and Copilot CLI" for the shell rules across agents.
+pub fn served_agents(address: &ToolAddress) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for tool in served_tools(address) {
+        let name = match tool.split_once('.').map_or(tool, |(agent, _)| agent) {
+            "claude-code" => "Claude Code",
+            "codex" => "Codex",
+            "gemini" => "Gemini CLI",
+            "cursor" => "Cursor",
+            "copilot" => "Copilot CLI",
+            other => other,
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => address.as_str().to_owned(),
+    }
+}
+
+/// For a rule across agents at `address`, the agents it serves, in words.
+pub fn serves(address: &ToolAddress) -> Option<String> {
+    address
+        .as_str()
+        .starts_with(ANY_AGENT_PREFIX)
+        .then(|| served_agents(address))
+}
+
+/// The longest a grant may be set to last, when it expires at all: a week.
+pub const MAX_GRANT_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// What a call looks like to the rule.
+pub struct CallFacts<'a> {
+    pub approval: &'a Approval,
+    /// The call's simple commands, for a terminal call that splits into plain words.
+    pub segments: Option<&'a [Vec<String>]>,
+}
+
+impl<'a> CallFacts<'a> {
+    /// The facts of `approval`; `segments` from [`command_segments`].
+    pub fn new(approval: &'a Approval, segments: Option<&'a [Vec<String>]>) -> Self {
+        Self { approval, segments }
+    }
+}
+
+/// A terminal call's simple commands, when its command splits into plain words.
+pub fn command_segments(call: &CallView) -> Option<Vec<Vec<String>>> {
+    command_segments_why(call).ok()
+}
+
+/// [`command_segments`], or why there are none.
+fn command_segments_why(call: &CallView) -> Result<Vec<Vec<String>>, String> {
+    match call {
+        // A command for another shell (PowerShell, cmd.exe) splits differently: `\;` or `#&`
+        // that a POSIX reading keeps in one word end a command there. No rule reads it.
+        CallView::Terminal(t)
+            if t.options
+                .as_ref()
+                .and_then(|o| o.get("shell"))
+                .is_some_and(|sh| !matches!(sh.as_str(), Some("bash" | "sh" | "zsh" | "dash"))) =>
+        {
+            Err("it runs in a shell Countersign does not read (not a POSIX shell)".into())
+        }
+        CallView::Terminal(t) if t.args.is_none() => {
+            segments(&t.command).map_err(|e| e.to_string())
+        }
+        CallView::Terminal(_) => Err("its arguments are given apart from the command".into()),
+        _ => Err("it is not a terminal call".into()),
+    }
+}
+
+/// Why a grant does not cover a call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Miss {
+    #[error("another tool address")]
+    Address,
+    #[error("another artifact")]
+    Artifact,
+    #[error("revoked")]
+    Revoked,
+    #[error("expired")]
+    Expired,
+    #[error("another project")]
+    Project,
+    #[error("another call")]
+    Call,
+    #[error("a command that does not start with the granted words")]
+    Command,
+    #[error("a command with environment variables or flags a prefix does not cover")]
+    Settings,
+    /// The command starts with the prefix, and then has an option or subcommand that runs
+    /// other code (the table of programs in `shell`), which no prefix covers.
+    #[error("a command with `{0}`, which a prefix never covers")]
+    Excluded(String),
+    #[error("a file outside the granted path")]
+    Path,
+    /// A file reached through a symbolic link lands where the link points, which its written
+    /// path does not say: a folder rule never approves it.
+    #[error("a file reached through a symbolic link")]
+    Link,
+    #[error("the call carries hidden characters or fields not on its card")]
+    Blocked,
+    /// The artifact's code changed since the grant was made: it waits for the person.
+    #[error("the artifact's code changed since the grant was made")]
+    Paused,
+    /// A deny rule that may cover the call but cannot tell (a command line that does not
+    /// split, a path that is not plain): a person decides.
+    #[error("a call a decline rule may cover")]
+    Unsure,
+}
+
+/// Whether `grant` covers the call, at `now`. The one rule the batch writer, `decide` and the
+/// preview all use.
+///
+/// An approve grant covers a call only when all of it is inside the grant: every command of a
+/// command line, every file of an edit, the project it says it runs in. A deny rule covers a
+/// call when any part of it is: one command or one file is enough, whatever project the call
+/// names (a call cannot escape a decline by naming another one).
+pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss> {
+    let a = call.approval;
+    // A rule across agents serves each supported agent's tool of its kind; any other rule
+    // serves its own address only.
+    if grant.tool != a.tool && any_agent_address(&a.tool).as_ref() != Some(&grant.tool) {
+        return Err(Miss::Address);
+    }
+    if grant.artifact_id != a.artifact_id {
+        return Err(Miss::Artifact);
+    }
+    if grant.revoked_at.is_some() {
+        return Err(Miss::Revoked);
+    }
+    if grant.expires_at.is_some_and(|t| t <= now) {
+        return Err(Miss::Expired);
+    }
+    match grant.effect {
+        Effect::Approve => approves(grant, call),
+        Effect::Deny => declines(grant, call),
+    }
+}
+
+fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
+    let a = call.approval;
+    // What the person allowed was this code's calls; other code asks again.
+    if grant.paused {
+        return Err(Miss::Paused);
+    }
+    if let Some(project) = &grant.project {
+        let card_cwd = match &a.call {
+            CallView::Terminal(t) => t.cwd.as_ref(),
+            _ => None,
+        };
+        if a.requester.cwd.as_ref() != Some(project) || card_cwd.is_some_and(|c| c != project) {
+            return Err(Miss::Project);
+        }
+    }
+    // Marks and fields not on the card keep a call from approval.
+    if a.grant_block().is_some() {
+        return Err(Miss::Blocked);
+    }
+    match &grant.reach {
+        Reach::Any => Ok(()),
+        Reach::Exact { digest } if *digest == a.digest => Ok(()),
+        Reach::Exact { .. } => Err(Miss::Call),
+        Reach::Command { words } => {
+            let CallView::Terminal(t) = &a.call else {
+                return Err(Miss::Command);
+            };
+            // The words the person chose, not settings they never saw: a prefix covers a
+            // command run plainly (a timeout aside).
+            let plain_options = t
+                .options
+                .iter()
+                .flatten()
+                .all(|(name, value)| plain_option(name, value));
+            if t.env.as_ref().is_some_and(|e| !e.is_empty()) || !plain_options {
+                return Err(Miss::Settings);
+            }
+            match call.segments.map(|segs| prefix_covers(words, segs)) {
+                Some(Ok(true)) => Ok(()),
+                Some(Err(found)) => Err(Miss::Excluded(found.what)),
+                _ => Err(Miss::Command),
+            }
+        }
+        Reach::Path { prefix } => {
+            let CallView::Diff(d) = &a.call else {
+                return Err(Miss::Path);
+            };
+            let inside = |f: &FileDiff| {
+                paths::under_exactly(&f.path, prefix) == Some(true) && !paths::is_settings(&f.path)
+            };
+            if !d.diffs.iter().all(inside) {
+                return Err(Miss::Path);
+            }
+            // Under the folder by its written path, but it lands where the link points: a
+            // folder the person never chose, or the settings under another name.
+            if d.diffs.iter().any(|f| f.through_link.is_some()) {
+                return Err(Miss::Link);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Whether a call that is not a terminal card still carries a command to run in its raw input.
+fn runs_a_command(a: &Approval) -> bool {
+    let raw = match &a.call {
+        CallView::Generic(g) => g.raw_input.as_ref().or(a.raw_input.as_ref()),
+        _ => a.raw_input.as_ref(),
+    };
+    raw.and_then(|r| r.get("command"))
+        .is_some_and(|c| c.is_string() || c.is_array())
+}
+
+fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
+    let a = call.approval;
+    match &grant.reach {
+        Reach::Any => Ok(()),
+        Reach::Exact { digest } if *digest == a.digest => Ok(()),
+        Reach::Exact { .. } => Err(Miss::Call),
+        Reach::Command { words } => match (&a.call, call.segments) {
+            // Any command of the line, seen through paths, wrappers and `sh -c`.
+            (CallView::Terminal(_), Some(segs)) => match shell_declines(words, segs) {
+                Declines::Yes => Ok(()),
+                Declines::Unsure => Err(Miss::Unsure),
+                Declines::No => Err(Miss::Command),
+            },
+            (CallView::Terminal(_), None) => Err(Miss::Unsure),
+            // A command shown another way (Claude Code's background Bash is a generic card):
+            // a rule about commands cannot judge it, so a person does.
+            _ if runs_a_command(a) => Err(Miss::Unsure),
+            _ => Err(Miss::Command),
+        },
+        Reach::Path { prefix } => {
+            let CallView::Diff(d) = &a.call else {
+                return Err(Miss::Path);
+            };
+            // A file reached through a link may land under the folder whatever its written path
+            // says: declined when that path is plainly under it, otherwise a person decides.
+            let verdicts: Vec<Option<bool>> = d
+                .diffs
+                .iter()
+                .map(|f| match paths::under_folded(&f.path, prefix) {
+                    Some(true) => Some(true),
+                    _ if f.through_link.is_some() => None,
+                    other => other,
+                })
+                .collect();
+            if verdicts.contains(&Some(true)) {
+                Ok(())
+            } else if verdicts.contains(&None) {
+                Err(Miss::Unsure)
+            } else {
+                Err(Miss::Path)
+            }
+        }
+    }
+}
+
+/// The grant that decides a call, if any: a deny rule that covers it beats any approve grant,
+/// and one that may cover it (but cannot tell) leaves it to a person, unless another deny rule
+/// covers it for sure (whichever of them comes first).
+pub fn deciding<'g>(grants: &'g [Grant], call: &CallFacts<'_>, now: i64) -> Option<&'g Grant> {
+    let mut approve = None;
+    let mut unsure = false;
+    for g in grants {
+        match (g.effect, covers(g, call, now)) {
+            (Effect::Deny, Ok(())) => return Some(g),
+            (Effect::Deny, Err(Miss::Unsure)) => unsure = true,
+            (Effect::Approve, Ok(())) if approve.is_none() => approve = Some(g),
+            _ => {}
+        }
+    }
+    if unsure { None } else { approve }
+}
+
+/// The narrowest sensible scope: this exact call, until revoked; from this project for a call
+/// that names no artifact (one that names an artifact is scoped to it and its code).
+pub fn default_scope(a: &Approval) -> Scope {
+    Scope {
+        reach: Reach::Exact {
+            digest: a.digest.clone(),
+        },
+        project: match a.artifact_id {
+            Some(_) => None,
+            None => a.requester.cwd.clone(),
+        },
+        expires_at: None,
+        any_agent: false,
+    }
+}
+
+/// The rule a decision with `scope` makes from approval `a`, at `now`: a deny rule applies
+/// whatever project a call names, so its `project` is dropped.
+pub fn rule(a: &Approval, effect: Effect, scope: &Scope, reason: Option<&str>, now: i64) -> Grant {
+    let tool = match scope.any_agent {
+        true => any_agent_address(&a.tool).unwrap_or_else(|| a.tool.clone()),
+        false => a.tool.clone(),
+    };
+    Grant {
+        id: GrantId::generate(),
+        artifact_id: a.artifact_id.clone(),
+        tool: tool.clone(),
+        serves: serves(&tool),
+        approval_id: a.id.clone(),
+        effect,
+        reach: scope.reach.clone(),
+        artifact_version: a.artifact_version,
+        paused: false,
+        project: match effect {
+            Effect::Approve => scope.project.clone(),
+            Effect::Deny => None,
+        },
+        reason: reason.map(str::to_owned),
+        created_at: now,
+        expires_at: scope.expires_at,
+        uses: 0,
+        last_used_at: None,
+        revoked_at: None,
+    }
+}
+
+/// Checks that `scope` fits the call it is made from, at `now`: within what a scope may say,
+/// and such that the rule it makes covers that very call.
+pub fn check_scope(
+    scope: &Scope,
+    effect: Effect,
+    a: &Approval,
+    now: i64,
+) -> Result<(), FieldError> {
+    let bad = |field: &str, why: String| Err(FieldError::new(format!("scope.{field}"), why));
+    if let Some(t) = scope.expires_at
+        && (t <= now || t - now > MAX_GRANT_MS)
+    {
+        return bad("expires_at", "must be in the future, within a week".into());
+    }
+    match (&scope.project, &a.artifact_id) {
+        (Some(_), Some(_)) => {
+            return bad(
+                "project",
+                "a call that names an artifact is scoped to the artifact".into(),
+            );
+        }
+        (Some(p), None) if a.requester.cwd.as_ref() != Some(p) => {
+            return bad(
+                "project",
+                "must be the requester's working directory for this call".into(),
+            );
+        }
+        _ => {}
+    }
+    if scope.any_agent {
+        let family = any_agent_address(&a.tool);
+        let fits = matches!(
+            (&scope.reach, family.as_ref().map(ToolAddress::as_str)),
+            (Reach::Command { .. }, Some(ANY_AGENT_SHELL))
+                | (Reach::Path { .. }, Some(ANY_AGENT_FILES))
+        );
+        if !fits || a.artifact_id.is_some() {
+            return bad(
+                "any_agent",
+                "a rule serves every agent only for a shell command prefix or a folder of file \
+                 edits, asked by a supported agent's own tool"
+                    .into(),
+            );
+        }
+    }
+    match &scope.reach {
+        Reach::Any | Reach::Exact { .. } => {}
+        Reach::Command { words } => {
+            let CallView::Terminal(_) = &a.call else {
+                return bad("reach", "a command prefix fits terminal calls only".into());
+            };
+            if let Err(why) = command_segments_why(&a.call) {
+                return bad(
+                    "reach",
+                    format!("this command line cannot be split ({why}): grant the exact call"),
+                );
+            }
+            // Approve prefixes only: a decline rule on `git` or `curl` refuses more, never less.
+            if effect == Effect::Approve
+                && let Some(why) = prefix_refusal(words)
+            {
+                return bad("reach.words", why);
+            }
+        }
+        Reach::Path { prefix } => {
+            let CallView::Diff(_) = &a.call else {
+                return bad("reach", "a path prefix fits diff calls only".into());
+            };
+            if !prefix.starts_with('/') || prefix.trim_end_matches('/').is_empty() {
+                return bad(
+                    "reach.prefix",
+                    "a path prefix must name a directory by its full path".into(),
+                );
+            }
+        }
+    }
+    let segs = command_segments(&a.call);
+    let made = rule(a, effect, scope, None, now);
+    match covers(&made, &CallFacts::new(a, segs.as_deref()), now) {
+        Ok(()) => Ok(()),
+        Err(Miss::Call) => bad("reach.digest", "is not this call's digest".into()),
+        Err(Miss::Command) => bad(
+            "reach.words",
+            "every command of this call must start with these words".into(),
+        ),
+        Err(Miss::Excluded(what)) => bad(
+            "reach.words",
+            format!(
+                "`{what}` follows these words in this call, and a prefix never covers it: grant \
+                 the exact call instead"
+            ),
+        ),
+        Err(Miss::Settings) => bad(
+            "reach",
+            "a command with environment variables or flags can only be granted exactly".into(),
+        ),
+        Err(Miss::Path) => bad(
+            "reach.prefix",
+            "every file of this call must lie under it, outside version-control and tool \
+             directories, by a plain full path"
+                .into(),
+        ),
+        Err(Miss::Link) => bad(
+            "reach",
+            "a file of this call is reached through a symbolic link, which a folder rule never \
+             covers: grant the exact call instead"
+                .into(),
+        ),
+        Err(Miss::Project) => bad(
+            "project",
+            "the call's own working directory is another one".into(),
+        ),
+        Err(other) => bad("reach", format!("it would not cover this call ({other})")),
+    }
+}
+
+mod paths;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,20 @@
+//! Pure types and rules: ids, tool addresses, the card union, approvals, grants, the digest,
+//! the hidden-character scanner, diffs and deep links. Nothing here does I/O.
+
+pub mod approval;
+pub mod artifact;
+pub mod call;
+pub mod coverage;
+pub mod deeplink;
+pub mod diff;
+pub mod digest;
+pub mod grant;
+pub mod ids;
+pub mod limits;
+pub mod on_screen;
+pub mod report;
+pub mod scope;
+pub mod shell;
+pub mod submission;
+pub mod tool;
+pub mod verbatim;

@@ -1,0 +1,150 @@
+//! Interpreters and query shells: what they run is the script they are given, and options
+//! that add code to it.
+
+use super::Kind::*;
+use super::What::*;
+use super::*;
+
+/// The table's entries for these programs, in the order the chooser names examples in.
+// One exclusion a line, so the table reads as one.
+#[rustfmt::skip]
+pub const PROGRAMS: &[Program] = &[
+    program(
+        &["python", "pypy"],
+        GETOPT,
+        SCRIPT,
+        &[],
+        &[
+            before(Opt("-c="), Code, "python(1): -c"),
+            // A module named, like a script named: which code runs, not code given as text.
+            before(Opt("-m="), Setting, "python(1): -m module"),
+            after("manage.py", Word("shell"), Code, "django-admin(1): shell"),
+            after("manage.py", Word("dbshell"), Command, "django-admin(1): dbshell"),
+            after("manage.py", Word("shell_plus"), Code, "django-extensions: shell_plus"),
+            after("manage.py", Word("runscript"), Code, "django-extensions: runscript"),
+            after("manage.py", Opt("--settings="), Setting, "django-admin(1): --settings"),
+            after("manage.py", Opt("--pythonpath="), Setting, "django-admin(1): --pythonpath"),
+            after("manage.py", Opt("--testrunner="), Code, "django-admin(1): test --testrunner"),
+        ],
+    ),
+    program(
+        &["node", "nodejs"],
+        GETOPT,
+        SCRIPT,
+        &[],
+        &[
+            before(Opt("--require="), Code, "node(1): -r, --require"),
+            before(Opt("-r="), Code, "node(1): -r"),
+            before(Opt("--import="), Code, "node(1): --import"),
+            before(Opt("--eval="), Code, "node(1): -e, --eval"),
+            before(Opt("-e="), Code, "node(1): -e"),
+            before(Opt("--print="), Code, "node(1): -p, --print"),
+            before(Opt("-p="), Code, "node(1): -p"),
+            before(Opt("--loader="), Code, "node(1): --loader"),
+            before(Opt("--experimental-loader="), Code, "node(1): --experimental-loader"),
+            before(Opt("--env-file="), Setting, "node(1): --env-file (NODE_OPTIONS)"),
+        ],
+    ),
+    program(
+        &["perl"],
+        GETOPT,
+        SCRIPT,
+        &[],
+        &[
+            before(Opt("-e="), Code, "perlrun(1): -e"),
+            before(Opt("-E="), Code, "perlrun(1): -E"),
+            before(Opt("-M="), Code, "perlrun(1): -M"),
+            before(Opt("-m="), Code, "perlrun(1): -m"),
+            before(Opt("-I="), Setting, "perlrun(1): -I"),
+            before(Opt("-d"), Code, "perlrun(1): -d:MOD"),
+            before(Opt("-x"), Code, "perlrun(1): -x"),
+        ],
+    ),
+    program(
+        &["ruby"],
+        GETOPT,
+        SCRIPT,
+        &[],
+        &[
+            before(Opt("-e="), Code, "ruby(1): -e"),
+            before(Opt("-r="), Code, "ruby(1): -r"),
+            before(Opt("-I="), Setting, "ruby(1): -I"),
+            before(Opt("-S"), Setting, "ruby(1): -S (a script from PATH)"),
+            before(Opt("-C="), Setting, "ruby(1): -C"),
+            before(Opt("-x"), Code, "ruby(1): -x"),
+        ],
+    ),
+    program(
+        &["sed", "gsed"],
+        GETOPT,
+        OPERANDS,
+        &[],
+        &[
+            any(Opt("-e="), Code, "sed(1): -e script (GNU sed reads options anywhere)"),
+            any(Opt("--expression="), Code, "sed(1): --expression"),
+            any(Opt("-f="), Code, "sed(1): -f script-file"),
+            any(Opt("--file="), Code, "sed(1): --file"),
+        ],
+    ),
+    program(
+        &["awk", "gawk", "mawk", "nawk"],
+        GETOPT,
+        OPERANDS,
+        &[],
+        &[
+            any(Opt("-f="), Code, "awk(1): -f progfile"),
+            any(Opt("--file="), Code, "gawk(1): --file"),
+            any(Opt("-e="), Code, "gawk(1): -e, --source"),
+            any(Opt("--source="), Code, "gawk(1): --source"),
+            any(Opt("-E="), Code, "gawk(1): -E, --exec"),
+            any(Opt("--exec="), Code, "gawk(1): --exec"),
+            any(Opt("-i="), Code, "gawk(1): -i, --include"),
+            any(Opt("--include="), Code, "gawk(1): --include"),
+            any(Opt("-l="), Code, "gawk(1): -l, --load (a shared library)"),
+            any(Opt("--load="), Code, "gawk(1): --load"),
+            any(Holds("system"), Command, "awk(1): system(cmd)"),
+            any(Holds("|"), Command, "awk(1): print | cmd, cmd | getline; gawk(1): |&"),
+        ],
+    ),
+    program(
+        &["sqlite"],
+        Spelling::Words,
+        OPERANDS,
+        &[],
+        &[
+            any(Beyond(1), Code, "sqlite3(1): SQL after the database (VACUUM INTO, ATTACH)"),
+            any(DotCommand, Command, "sqlite3(1): dot-commands (.shell, .system, .load)"),
+            any(Cased("-A"), Writes, "sqlite3(1): -A, .archive (extracts and writes files)"),
+            any(Cased("--A"), Writes, "sqlite3(1): --A, .archive"),
+            any(Opt("-cmd="), Code, "sqlite3(1): -cmd"),
+            any(Opt("-init="), Code, "sqlite3(1): -init"),
+            any(Holds("load_extension"), Code, "sqlite3 CLI: load_extension()"),
+            any(Holds("edit("), Command, "sqlite3 CLI: edit() runs an editor program"),
+            any(Holds("writefile"), Writes, "sqlite3 CLI: writefile()"),
+        ],
+    ),
+    program(
+        &["psql"],
+        GETOPT,
+        OPERANDS,
+        &[],
+        &[
+            any(Opt("-c="), Code, "psql(1): -c, --command (meta-commands such as \\!)"),
+            any(Opt("--command="), Code, "psql(1): --command"),
+            any(Opt("-f="), Code, "psql(1): -f, --file"),
+            any(Opt("--file="), Code, "psql(1): --file"),
+            any(Opt("-o="), Command, "psql(1): -o |command"),
+            any(Opt("--output="), Command, "psql(1): --output"),
+            any(Opt("-v="), Code, "psql(1): -v, --set (prompts run `commands`)"),
+            any(Opt("--set="), Code, "psql(1): --set"),
+            any(Opt("--variable="), Code, "psql(1): --variable"),
+            any(Opt("-L="), Writes, "psql(1): -L, --log-file"),
+            any(Holds("\\!"), Command, "psql(1): \\! runs a shell command"),
+            any(Opt("-h="), Setting, "psql(1): -h, --host (another server)"),
+            any(Opt("--host="), Setting, "psql(1): --host"),
+            any(Holds("host="), Setting, "psql(1): a connection string's host"),
+            any(Holds("service="), Setting, "psql(1): a connection string's service"),
+            any(Holds("://"), Setting, "psql(1): a connection URI"),
+        ],
+    ),
+];

@@ -1,0 +1,525 @@
+//! Putting Countersign's hook into each agent's settings and taking it out again, and what
+//! this machine has of each agent. The `countersign hook install|uninstall` command and the
+//! window's Agents settings run this same code.
+//!
+//! Every edit keeps the file's other settings, leaves a backup beside it when it changes
+//! anything, refuses a file that is not a JSON object (changing nothing), and changes nothing
+//! when run twice. Uninstall takes out only Countersign's own entries, and the groups and
+//! events they leave empty.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use ts_rs::TS;
+
+use crate::private_file::write_private;
+
+/// Why an install or uninstall changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The file's content or the request does not allow the edit.
+    #[error("{0}")]
+    Refused(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
+    move |source| SetupError::Io { what, source }
+}
+
+/// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
+pub const AGENTS: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "copilot"];
+
+/// Where an agent reads its hooks, and how an entry is written.
+struct Target {
+    /// Shown to the person.
+    title: &'static str,
+    /// The file, from the home directory.
+    file: &'static [&'static str],
+    /// The events installed: (event, whether it waits for a person).
+    events: &'static [(&'static str, bool)],
+    shape: Shape,
+    /// The agent's program, to tell whether it is on this machine.
+    program: &'static str,
+    /// Paths from the home directory that only the agent itself makes (never Countersign's
+    /// install), which also say it is on this machine.
+    marks: &'static [&'static str],
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `{"hooks": {event: [{"matcher"?, "hooks": [{"type": "command", "command",
+    /// "timeout"}]}]}}`, the timeout in seconds, or milliseconds (Gemini CLI).
+    Grouped {
+        matcher: Option<&'static str>,
+        millis: bool,
+    },
+    /// Cursor: `{"version": 1, "hooks": {event: [{"command", "timeout", "failClosed"}]}}`.
+    Flat,
+    /// Copilot CLI: a file of its own, `{"version": 1, "hooks": {event: [{"type": "command",
+    /// "bash", "powershell", "timeoutSec"}]}}`.
+    OwnFile,
+}
+
+fn target(agent: &str) -> Option<Target> {
+    Some(match agent {
+        // Claude Code: ~/.claude/settings.json (docs.claude.com, hooks).
+        "claude-code" => Target {
+            title: "Claude Code",
+            file: &[".claude", "settings.json"],
+            events: &[
+                ("PreToolUse", true),
+                ("PostToolUse", false),
+                ("PostToolUseFailure", false),
+            ],
+            shape: Shape::Grouped {
+                matcher: Some("*"),
+                millis: false,
+            },
+            program: "claude",
+            marks: &[".claude.json"],
+        },
+        // Codex reads `hooks.json` beside its config, as well as config.toml's [hooks]: the
+        // JSON form keeps TOML editing out (developers.openai.com/codex/hooks).
+        "codex" => Target {
+            title: "Codex",
+            file: &[".codex", "hooks.json"],
+            events: &[("PermissionRequest", true), ("PostToolUse", false)],
+            shape: Shape::Grouped {
+                matcher: None,
+                millis: false,
+            },
+            program: "codex",
+            marks: &[".codex/config.toml", ".codex/auth.json"],
+        },
+        // Gemini CLI: the `hooks` of ~/.gemini/settings.json; timeouts in milliseconds.
+        "gemini" => Target {
+            title: "Gemini CLI",
+            file: &[".gemini", "settings.json"],
+            events: &[("BeforeTool", true), ("AfterTool", false)],
+            // The tools that run commands, write files, fetch or reach MCP servers; reading
+            // tools are not asked about (Gemini CLI's matcher is a regex on the tool name).
+            shape: Shape::Grouped {
+                matcher: Some("^(run_shell_command|write_file|replace|web_fetch|mcp_.*)$"),
+                millis: true,
+            },
+            program: "gemini",
+            marks: &[".gemini/oauth_creds.json", ".gemini/installation_id"],
+        },
+        // Cursor: ~/.cursor/hooks.json (cursor.com/docs/hooks).
+        "cursor" => Target {
+            title: "Cursor",
+            file: &[".cursor", "hooks.json"],
+            events: &[
+                ("beforeShellExecution", true),
+                ("beforeMCPExecution", true),
+                ("afterShellExecution", false),
+            ],
+            shape: Shape::Flat,
+            program: "cursor-agent",
+            marks: &[".cursor/extensions", ".config/Cursor"],
+        },
+        // Copilot CLI reads every file in ~/.copilot/hooks/ (github/docs, hooks reference).
+        "copilot" => Target {
+            title: "Copilot CLI",
+            file: &[".copilot", "hooks", "countersign.json"],
+            events: &[("preToolUse", true), ("postToolUse", false)],
+            shape: Shape::OwnFile,
+            program: "copilot",
+            marks: &[".copilot/config.json"],
+        },
+        _ => return None,
+    })
+}
+
+fn target_of(agent: &str) -> Result<Target, SetupError> {
+    target(agent).ok_or_else(|| SetupError::Refused(format!("no hook install for {agent}")))
+}
+
+/// The agent's own settings file in the home directory.
+pub fn default_file(agent: &str) -> Result<PathBuf, SetupError> {
+    let t = target_of(agent)?;
+    let home = dirs::home_dir()
+        .ok_or_else(|| SetupError::Refused("no home directory: pass --settings".into()))?;
+    Ok(t.file.iter().fold(home, |p, part| p.join(part)))
+}
+
+/// Reads a JSON settings file: its value and its text, or an empty object when it is not
+/// there. A file that is not a JSON object is refused.
+pub fn read_settings(path: &Path) -> Result<(Value, Option<String>), SetupError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let v: Value = serde_json::from_str(&text).map_err(|e| {
+                SetupError::Refused(format!(
+                    "{} is not valid JSON ({e}); nothing was changed",
+                    path.display()
+                ))
+            })?;
+            if !v.is_object() {
+                return Err(SetupError::Refused(format!(
+                    "{} is not a JSON object; nothing was changed",
+                    path.display()
+                )));
+            }
+            Ok((v, Some(text)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((json!({}), None)),
+        Err(e) => Err(io(format!("cannot read {}", path.display()))(e)),
+    }
+}
+
+/// Keeps the old file beside the new one, then writes the new one atomically.
+pub fn write_settings(
+    path: &Path,
+    old: Option<&str>,
+    new: &Value,
+) -> Result<Option<PathBuf>, SetupError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(io(format!("cannot create {}", parent.display())))?;
+    }
+    let backup = match old {
+        Some(text) => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_millis();
+            let b = path.with_extension(format!("json.countersign-backup-{stamp}"));
+            write_private(&b, text.as_bytes())
+                .map_err(io(format!("cannot write {}", b.display())))?;
+            Some(b)
+        }
+        None => None,
+    };
+    let mut text =
+        serde_json::to_string_pretty(new).map_err(|e| SetupError::Refused(e.to_string()))?;
+    text.push('\n');
+    write_private(path, text.as_bytes()).map_err(io(format!("cannot write {}", path.display())))?;
+    Ok(backup)
+}
+
+/// A path as one word of the agent's shell: single-quoted for a POSIX shell; double-quoted on
+/// Windows (where a path cannot hold `"`).
+fn quote(p: &Path) -> String {
+    if cfg!(windows) {
+        format!("\"{}\"", p.display())
+    } else {
+        format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+    }
+}
+
+/// The command the agent runs for `event`: the `countersign` program by absolute path, told
+/// the event, so it knows it without reading the payload.
+fn command(
+    agent: &str,
+    program: &Path,
+    data_dir: Option<&Path>,
+    wait: u64,
+    event: &str,
+) -> Result<String, SetupError> {
+    // PowerShell (Gemini CLI's shell on Windows) runs a quoted path only after `&`.
+    let call = if cfg!(windows) && agent == "gemini" {
+        "& "
+    } else {
+        ""
+    };
+    let mut cmd = format!(
+        "{call}{} hook {agent} --event {event} --wait {wait}",
+        quote(program)
+    );
+    if let Some(d) = data_dir {
+        // Absolute: agents run hooks from the project's directory.
+        let d = std::path::absolute(d).map_err(io(format!("cannot resolve {}", d.display())))?;
+        cmd.push_str(&format!(" --data-dir {}", quote(&d)));
+    }
+    Ok(cmd)
+}
+
+/// Whether a hook entry is Countersign's for `agent` (also one written before the event was
+/// on the command line).
+fn is_ours(agent: &str, entry: &Value) -> bool {
+    let marker = format!("hook {agent} ");
+    ["command", "bash", "powershell"].iter().any(|k| {
+        entry[*k]
+            .as_str()
+            .is_some_and(|c| c.contains("countersign") && c.contains(&marker))
+    })
+}
+
+/// What an install did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Installed {
+    pub settings: PathBuf,
+    pub backup: Option<PathBuf>,
+    pub changed: bool,
+    pub events: Vec<&'static str>,
+    /// Each event's command line, as written.
+    pub commands: BTreeMap<&'static str, String>,
+    /// The matcher Countersign's entries carry, where the agent's file has one.
+    pub matcher: Option<&'static str>,
+    /// What the person still has to do in the agent.
+    pub note: Option<&'static str>,
+}
+
+/// What an uninstall did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Removed {
+    pub settings: PathBuf,
+    pub backup: Option<PathBuf>,
+    pub removed: usize,
+}
+
+/// Adds Countersign's hooks for `agent` to `file` (default: the agent's own), running
+/// `program` with `wait` seconds for a person.
+pub fn install(
+    agent: &str,
+    program: &Path,
+    file: Option<PathBuf>,
+    data_dir: Option<&Path>,
+    wait: u64,
+) -> Result<Installed, SetupError> {
+    let t = target_of(agent)?;
+    let path = match file {
+        Some(p) => p,
+        None => default_file(agent)?,
+    };
+    let (mut v, old) = read_settings(&path)?;
+    let refused = |what: String| {
+        SetupError::Refused(format!("{}: {what}; nothing was changed", path.display()))
+    };
+    if matches!(t.shape, Shape::Flat | Shape::OwnFile)
+        && let Some(o) = v.as_object_mut()
+    {
+        o.entry("version").or_insert(json!(1));
+    }
+    let hooks = v
+        .as_object_mut()
+        .and_then(|o| {
+            o.entry("hooks")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+        })
+        .ok_or_else(|| refused("\"hooks\" is not an object".into()))?;
+    let mut commands = BTreeMap::new();
+    for (event, asks) in t.events {
+        let cmd = command(agent, program, data_dir, wait, event)?;
+        commands.insert(*event, cmd.clone());
+        // Asking waits for a person: the agent must wait longer, or it goes on without an
+        // answer (Copilot CLI, Gemini CLI and Cursor run the call on a timeout).
+        let secs = if *asks { wait + 30 } else { 30 };
+        let entry = match t.shape {
+            Shape::Grouped { millis, .. } => json!({
+                "type": "command", "command": cmd,
+                "timeout": if millis { secs * 1000 } else { secs },
+            }),
+            // Cursor lets the call run when the hook crashes unless told otherwise.
+            Shape::Flat => json!({ "command": cmd, "timeout": secs, "failClosed": *asks }),
+            Shape::OwnFile => json!({
+                "type": "command", "bash": cmd,
+                // PowerShell runs a quoted path only after `&`.
+                "powershell": format!("& {cmd}"),
+                "timeoutSec": secs,
+            }),
+        };
+        let list = hooks
+            .entry(*event)
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .ok_or_else(|| refused(format!("\"hooks.{event}\" is not a list")))?;
+        let mut present = false;
+        for item in list.iter_mut() {
+            match t.shape {
+                Shape::Grouped { .. } => {
+                    if let Some(inner) = item.get_mut("hooks").and_then(Value::as_array_mut) {
+                        for h in inner.iter_mut().filter(|h| is_ours(agent, h)) {
+                            *h = entry.clone();
+                            present = true;
+                        }
+                    }
+                }
+                Shape::Flat | Shape::OwnFile => {
+                    if is_ours(agent, item) {
+                        *item = entry.clone();
+                        present = true;
+                    }
+                }
+            }
+        }
+        if !present {
+            list.push(match t.shape {
+                Shape::Grouped {
+                    matcher: Some(m), ..
+                } => json!({ "matcher": m, "hooks": [entry] }),
+                Shape::Grouped { matcher: None, .. } => json!({ "hooks": [entry] }),
+                Shape::Flat | Shape::OwnFile => entry,
+            });
+        }
+    }
+    let changed = old
+        .as_deref()
+        .is_none_or(|o| serde_json::from_str::<Value>(o).ok() != Some(v.clone()));
+    let backup = if changed {
+        write_settings(&path, old.as_deref(), &v)?
+    } else {
+        None
+    };
+    Ok(Installed {
+        settings: path,
+        backup,
+        changed,
+        events: t.events.iter().map(|(e, _)| *e).collect(),
+        commands,
+        matcher: match t.shape {
+            Shape::Grouped { matcher, .. } => matcher,
+            Shape::Flat | Shape::OwnFile => None,
+        },
+        note: (agent == "codex").then_some(
+            "Codex runs a new or changed hook only once you trust it: open /hooks in Codex \
+             and trust Countersign's entries",
+        ),
+    })
+}
+
+/// Removes only Countersign's hooks for `agent` (and the groups and events they leave empty;
+/// the person's own empty ones stay).
+pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupError> {
+    let t = target_of(agent)?;
+    let path = match file {
+        Some(p) => p,
+        None => default_file(agent)?,
+    };
+    let (mut v, old) = read_settings(&path)?;
+    let mut removed = 0;
+    if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
+        let mut emptied = Vec::new();
+        for (event, list) in hooks.iter_mut() {
+            let Some(list) = list.as_array_mut() else {
+                continue;
+            };
+            let before = list.len();
+            list.retain_mut(|item| match t.shape {
+                Shape::Grouped { .. } => {
+                    let Some(inner) = item.get_mut("hooks").and_then(Value::as_array_mut) else {
+                        return true;
+                    };
+                    let n = inner.len();
+                    inner.retain(|h| !is_ours(agent, h));
+                    removed += n - inner.len();
+                    // A group goes only when it held nothing but ours.
+                    !(inner.is_empty() && n > 0)
+                }
+                Shape::Flat | Shape::OwnFile => {
+                    let ours = is_ours(agent, item);
+                    removed += usize::from(ours);
+                    !ours
+                }
+            });
+            if list.is_empty() && before > 0 {
+                emptied.push(event.clone());
+            }
+        }
+        for event in emptied {
+            hooks.remove(&event);
+        }
+        if hooks.is_empty()
+            && removed > 0
+            && let Some(o) = v.as_object_mut()
+        {
+            o.remove("hooks");
+        }
+    }
+    let backup = if removed > 0 {
+        write_settings(&path, old.as_deref(), &v)?
+    } else {
+        None
+    };
+    Ok(Removed {
+        settings: path,
+        backup,
+        removed,
+    })
+}
+
+/// One supported agent as this machine has it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct AgentStatus {
+    /// The name in `countersign hook <name>`.
+    pub agent: String,
+    /// The name its calls are shown under.
+    pub title: String,
+    /// Where it was found on this machine: its program on PATH, or a file of its own.
+    pub found: Option<String>,
+    /// Its settings file, and whether it is there.
+    pub settings: Option<String>,
+    pub settings_found: bool,
+    /// Countersign's hook is in that file.
+    pub hook_installed: bool,
+    /// When the console last saw a request from it (UTC unix ms).
+    #[ts(type = "number | null")]
+    pub last_request_at: Option<i64>,
+}
+
+/// Every supported agent: on this machine or not, hook installed or not. `last_request_at`
+/// is left for the caller, which has the console.
+pub fn status() -> Vec<AgentStatus> {
+    AGENTS
+        .iter()
+        .filter_map(|agent| {
+            let t = target(agent)?;
+            let file = default_file(agent).ok();
+            let text = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
+            let installed = text
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .is_some_and(|v| holds_ours(agent, &v));
+            Some(AgentStatus {
+                agent: (*agent).to_owned(),
+                title: t.title.to_owned(),
+                found: found_on_path(t.program)
+                    .or_else(|| {
+                        let home = dirs::home_dir()?;
+                        t.marks.iter().map(|m| home.join(m)).find(|p| p.exists())
+                    })
+                    .map(|p| p.display().to_string()),
+                settings: file.map(|f| f.display().to_string()),
+                settings_found: text.is_some(),
+                hook_installed: installed,
+                last_request_at: None,
+            })
+        })
+        .collect()
+}
+
+/// Whether any hook entry in the settings `v` is Countersign's for `agent`.
+fn holds_ours(agent: &str, v: &Value) -> bool {
+    let Some(hooks) = v.get("hooks").and_then(Value::as_object) else {
+        return false;
+    };
+    let entries = |list: &Vec<Value>| -> Vec<Value> {
+        list.iter()
+            .flat_map(|item| match item.get("hooks").and_then(Value::as_array) {
+                Some(inner) => inner.clone(),
+                None => vec![item.clone()],
+            })
+            .collect()
+    };
+    hooks
+        .values()
+        .filter_map(Value::as_array)
+        .any(|list| entries(list).iter().any(|e| is_ours(agent, e)))
+}
+
+/// The program's path when it is on PATH.
+fn found_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}

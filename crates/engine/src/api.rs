@@ -1,0 +1,129 @@
+//! The local HTTP API for agents: parse, call `Console`, answer JSON. No route decides.
+
+mod error;
+mod guard;
+mod routes;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+
+use axum::Router;
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tower_http::trace::TraceLayer;
+
+pub use self::error::ApiError;
+pub use self::routes::Answer;
+use crate::console::Console;
+use crate::token::Token;
+use countersign_domain::approval::Approval;
+use countersign_domain::ids::ApprovalId;
+use countersign_domain::submission::Submission;
+use countersign_port::{Inbox, Record};
+use std::time::Duration;
+
+pub use countersign_port::{MAX_BODY_BYTES, MAX_SUBMISSION_BYTES};
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct ApiState {
+    pub console: Console,
+    /// The bearer token; replaced in place when it is rotated.
+    pub token: Arc<RwLock<Token>>,
+    /// The address the API listens on (`127.0.0.1:PORT`), which its proofs name.
+    pub addr: String,
+}
+
+/// The whole API, guarded: loopback Host only, no Origin, bearer token, JSON bodies.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .route("/v1/health", get(routes::health))
+        .route("/v1/proof", get(routes::proof))
+        .route(
+            "/v1/approvals",
+            post(routes::submit).get(routes::approvals_for_call),
+        )
+        .route("/v1/approvals/{id}", get(routes::approval))
+        .route("/v1/approvals/{id}/cancel", post(routes::cancel))
+        .route("/v1/approvals/{id}/result", post(routes::attach_result))
+        .route(
+            "/v1/artifacts",
+            post(routes::save_artifact).get(routes::artifacts),
+        )
+        .route("/v1/artifacts/{id}", get(routes::artifact))
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .with_state(state.clone())
+        // Each integration's own routes, behind the same guard.
+        .merge(countersign_integrations::routes(state.console.clone()))
+        .layer(axum::middleware::from_fn_with_state(state, guard::guard))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// The console as the integrations see it: submit, wait, their records, withdraw a session.
+impl Inbox for Console {
+    async fn submit(
+        &self,
+        submission: Submission,
+        record: Option<Record>,
+    ) -> Result<Approval, ApiError> {
+        Ok(self.submit_with_record(submission, record).await?)
+    }
+
+    async fn wait(&self, id: &ApprovalId, at_most: Duration) -> Result<Approval, ApiError> {
+        Ok(Console::wait(self, id, at_most).await?)
+    }
+
+    async fn records(
+        &self,
+        integration: &'static str,
+        ids: &[&ApprovalId],
+    ) -> Result<HashMap<ApprovalId, String>, ApiError> {
+        Ok(Console::records(self, integration, ids).await?)
+    }
+
+    async fn withdraw_session(
+        &self,
+        integration: &'static str,
+        requester: &str,
+        session: &str,
+    ) -> Result<Vec<ApprovalId>, ApiError> {
+        Ok(Console::withdraw_session(self, integration, requester, session).await?)
+    }
+}
+
+/// Binds 127.0.0.1 on `port` (0 picks one).
+pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
+    TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))).await
+}
+
+/// Serves until `shutdown` resolves, then lets requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    state: ApiState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Serves `console` with `token` on a free loopback port until the runtime ends: its URL and
+/// the serving task. For embedding the API without a data directory (tests, benchmarks);
+/// `Server::start` is the full console.
+pub async fn serve_local(
+    console: Console,
+    token: Token,
+) -> std::io::Result<(String, tokio::task::JoinHandle<std::io::Result<()>>)> {
+    let listener = bind(0).await?;
+    let addr = listener.local_addr()?.to_string();
+    let url = format!("http://{addr}");
+    let state = ApiState {
+        console,
+        token: Arc::new(RwLock::new(token)),
+        addr,
+    };
+    let task = tokio::spawn(serve(listener, state, std::future::pending()));
+    Ok((url, task))
+}

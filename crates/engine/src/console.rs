@@ -1,0 +1,113 @@
+//! `Console`: the use cases every front door shares, and the change events they emit. Each
+//! aggregate has its own module: approvals, artifacts, grants, events.
+
+mod approvals;
+mod artifacts;
+mod batch;
+mod clock;
+mod events;
+mod grants;
+mod watchers;
+
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+pub use self::approvals::{InboxPage, MAX_NESTED_CALLS, MAX_PRESENTED_AT_ONCE};
+pub use self::artifacts::Saved;
+use self::batch::Batcher;
+pub use self::batch::{BatchProbe, DEFAULT_MAX_BATCH};
+pub use self::clock::Clock;
+pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
+pub use self::grants::{GrantPreview, PreviewCall};
+use self::watchers::Watchers;
+pub use countersign_domain::approval::InboxEntry;
+pub use countersign_domain::submission::Submission;
+use countersign_store::Store;
+
+/// The shared engine: the store, the clock, the waiters and the change events.
+#[derive(Clone)]
+pub struct Console {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    /// The first-render check artifacts pass before they are saved.
+    checker: crate::render_check::RenderCheck,
+    batcher: Batcher,
+    clock: Clock,
+    watchers: Watchers,
+    events: broadcast::Sender<ChangeEvent>,
+    /// How many change events were published, counted before each is sent.
+    changes: std::sync::atomic::AtomicU64,
+    /// Set once the console is closing, so long-polls answer at once.
+    closing: tokio::sync::watch::Sender<bool>,
+}
+
+impl Console {
+    /// A console over an opened store.
+    pub fn new(store: Store) -> Self {
+        Self::with_clock(store, Clock::system())
+    }
+
+    /// A console whose clock can be moved, for tests and simulations of time.
+    pub fn with_clock(store: Store, clock: Clock) -> Self {
+        Self::with_options(store, clock, DEFAULT_MAX_BATCH)
+    }
+
+    /// A console writing at most `max_batch` submissions per transaction (1: one transaction
+    /// per submission, the baseline group commit is measured against).
+    pub fn with_options(store: Store, clock: Clock, max_batch: usize) -> Self {
+        Self::with_probe(store, clock, max_batch, None)
+    }
+
+    /// A console whose batch writer calls `probe` on every submission before writing it, so
+    /// tests can make a batch fail as an unforeseen fault would and see the writer go on.
+    pub fn with_probe(
+        store: Store,
+        clock: Clock,
+        max_batch: usize,
+        probe: Option<BatchProbe>,
+    ) -> Self {
+        let batcher = Batcher::spawn(store.clone(), max_batch, probe);
+        let (events, _) = broadcast::channel(events::EVENT_BUFFER);
+        let closing = tokio::sync::watch::Sender::new(false);
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                checker: crate::render_check::RenderCheck::new(),
+                batcher,
+                clock,
+                watchers: Watchers::default(),
+                events,
+                changes: std::sync::atomic::AtomicU64::new(0),
+                closing,
+            }),
+        }
+    }
+
+    /// Answers every long-poll now and every later one at once: the console is closing.
+    pub fn close(&self) {
+        self.inner.closing.send_replace(true);
+    }
+
+    /// The store underneath, for start-up checks and tests.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// The clock in use.
+    pub fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    /// How many approvals have an agent waiting on them right now.
+    pub fn waiting(&self) -> usize {
+        self.inner.watchers.len()
+    }
+
+    fn now(&self) -> i64 {
+        self.inner.clock.now_ms()
+    }
+}

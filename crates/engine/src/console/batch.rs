@@ -1,0 +1,305 @@
+//! Group commit for submissions: whatever submissions are waiting are written in one
+//! `BEGIN IMMEDIATE` transaction, and every caller is answered only after that transaction
+//! commits. Durability stays `synchronous = FULL`; the fsync is shared.
+
+use std::collections::BTreeMap;
+
+use sqlx::SqliteConnection;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::Error;
+use countersign_domain::approval::{Approval, DecidedBy, Status};
+use countersign_domain::grant::Grant;
+use countersign_domain::grant::{CallFacts, Effect, any_agent_address, command_segments, deciding};
+use countersign_domain::ids::{ArtifactId, GrantId};
+use countersign_domain::tool::ToolAddress;
+use countersign_port::Record;
+use countersign_store::grants::Lookup;
+use countersign_store::records::{self, NewRecord};
+use countersign_store::{Store, StoreError, approvals, artifacts, grants};
+
+/// Submissions waiting beyond this many start the next batch.
+pub const DEFAULT_MAX_BATCH: usize = 256;
+const QUEUE: usize = 4096;
+
+/// A stored submission: the approval as written, and whether a grant approved it.
+pub type Stored = (Approval, bool);
+
+/// One submission to store: the approval, and what its integration keeps beside it, written
+/// in the same transaction.
+pub struct NewApproval {
+    pub approval: Approval,
+    pub record: Option<Record>,
+}
+
+struct Job {
+    new: NewApproval,
+    reply: oneshot::Sender<Result<Stored, Error>>,
+}
+
+/// Called on each submission inside the batch's isolation, before its writes: a test's way to
+/// make a batch fail as an unforeseen fault would.
+pub type BatchProbe = std::sync::Arc<dyn Fn(&Approval) + Send + Sync>;
+
+/// The queue into the writer.
+pub struct Batcher {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Batcher {
+    /// Starts the writer task; `max_batch` 1 writes one transaction per submission.
+    pub fn spawn(store: Store, max_batch: usize, probe: Option<BatchProbe>) -> Self {
+        let (jobs, mut rx) = mpsc::channel::<Job>(QUEUE);
+        let max_batch = max_batch.max(1);
+        tokio::spawn(async move {
+            while let Some(first) = rx.recv().await {
+                let mut batch = vec![first];
+                // Submitters woken by the last commit are still on their way here; let the
+                // tasks that are ready run, and take what they queued, until a pass adds
+                // nothing. Alone, a submission waits for one pass over an empty run queue.
+                while batch.len() < max_batch {
+                    tokio::task::yield_now().await;
+                    let before = batch.len();
+                    while batch.len() < max_batch {
+                        match rx.try_recv() {
+                            Ok(job) => batch.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    if batch.len() == before {
+                        break;
+                    }
+                }
+                supervise(&store, batch, probe.clone()).await;
+            }
+        });
+        Self { jobs }
+    }
+
+    /// Stores one submission; answers once it is committed.
+    pub async fn store(&self, new: NewApproval) -> Result<Stored, Error> {
+        let (reply, answer) = oneshot::channel();
+        let closed = || Error::Unavailable("the writer stopped".into());
+        self.jobs
+            .send(Job { new, reply })
+            .await
+            .map_err(|_| closed())?;
+        answer.await.map_err(|_| closed())?
+    }
+}
+
+/// Writes one batch in a task of its own, so that whatever goes wrong in it — a panic in a
+/// parser of agent text, a bug — fails that batch alone: its submitters get a typed error
+/// (nothing of theirs was acknowledged), and the writer goes on with the next batch. A
+/// transaction the failed task left open is rolled back before the next one begins.
+async fn supervise(store: &Store, batch: Vec<Job>, probe: Option<BatchProbe>) {
+    let (news, replies): (Vec<NewApproval>, Vec<_>) =
+        batch.into_iter().map(|job| (job.new, job.reply)).unzip();
+    let n = news.len();
+    let task = tokio::spawn(write(store.clone(), news, probe));
+    match task.await {
+        Ok(answers) => {
+            for (reply, answer) in replies.into_iter().zip(answers) {
+                let _ = reply.send(answer);
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, submissions = n, "a batch of submissions failed");
+            for reply in replies {
+                let _ = reply.send(Err(Error::BatchFailed));
+            }
+        }
+    }
+}
+
+/// The same error for every caller of a failed batch.
+fn shared(e: &StoreError) -> Error {
+    Error::from(StoreError::Batch {
+        unavailable: e.is_unavailable(),
+        message: e.to_string(),
+    })
+}
+
+/// One answer per submission of `news`, in order.
+async fn write(
+    store: Store,
+    news: Vec<NewApproval>,
+    probe: Option<BatchProbe>,
+) -> Vec<Result<Stored, Error>> {
+    if let Some(probe) = &probe {
+        for new in &news {
+            probe(&new.approval);
+        }
+    }
+    // One transaction for the whole batch. A job refused by its checks writes nothing, so it
+    // cannot spoil the others; only a failing write aborts the batch, which is then redone one
+    // job per transaction so each caller gets its own answer.
+    let attempt = async {
+        let mut tx = store.write().await?;
+        let results = insert_all(&mut tx, news.iter().collect()).await?;
+        tx.commit().await?;
+        Ok::<_, StoreError>(results)
+    };
+    match attempt.await {
+        Ok(results) => results,
+        Err(e) if news.len() == 1 => vec![Err(shared(&e))],
+        Err(_) => {
+            let mut answers = Vec::with_capacity(news.len());
+            for new in &news {
+                let one = async {
+                    let mut tx = store.write().await?;
+                    let results = insert_all(&mut tx, vec![new]).await?;
+                    tx.commit().await?;
+                    Ok::<_, StoreError>(results)
+                };
+                answers.push(match one.await {
+                    Ok(mut results) => results.pop().unwrap_or_else(|| {
+                        Err(Error::Internal("a submission went unanswered".into()))
+                    }),
+                    Err(e) => Err(e.into()),
+                });
+            }
+            answers
+        }
+    }
+}
+
+/// A batch's writes, in a fixed handful of statements whatever its size: which named
+/// artifacts exist, which live grants may cover the submissions, the grants' use counts, the
+/// approvals themselves. An approval whose artifact is missing is refused and not written; a
+/// deny rule that covers one declines it at once, else an approve grant approves it (never one
+/// that carries hidden characters or fields not on its card: the domain rule). Nothing in a
+/// batch creates or revokes a grant, so one lookup for the batch sees what one lookup per
+/// submission would.
+async fn insert_all(
+    conn: &mut SqliteConnection,
+    news: Vec<&NewApproval>,
+) -> Result<Vec<Result<Stored, Error>>, StoreError> {
+    let mut approvals: Vec<Approval> = news.iter().map(|n| n.approval.clone()).collect();
+    let named: Vec<&ArtifactId> = approvals
+        .iter()
+        .filter_map(|a| a.artifact_id.as_ref())
+        .collect();
+    let existing = if named.is_empty() {
+        Vec::new()
+    } else {
+        artifacts::current_versions(conn, &named).await?
+    };
+    // A call that names an artifact is asked of its code as it is now: a grant made from it
+    // holds for that version.
+    let refused: Vec<bool> = approvals
+        .iter_mut()
+        .map(|a| {
+            let Some(id) = &a.artifact_id else {
+                return false;
+            };
+            a.artifact_version = existing.iter().find(|(e, _)| e == id).map(|(_, v)| *v);
+            a.artifact_version.is_none()
+        })
+        .collect();
+    let segments: Vec<Option<Vec<Vec<String>>>> = approvals
+        .iter()
+        .map(|a| command_segments(&a.call))
+        .collect();
+    // Each call's own address, and for a supported agent's shell or file tool the address of
+    // the rules that serve every agent.
+    let families: Vec<Option<ToolAddress>> = approvals
+        .iter()
+        .map(|a| {
+            a.artifact_id
+                .is_none()
+                .then(|| any_agent_address(&a.tool))
+                .flatten()
+        })
+        .collect();
+    let lookups: Vec<Lookup<'_>> = (0..approvals.len())
+        .filter(|&i| !refused[i])
+        .flat_map(|i| {
+            let first_word = segments[i]
+                .as_ref()
+                .and_then(|s| s.first())
+                .and_then(|w| w.first())
+                .map(String::as_str);
+            let own = Lookup {
+                artifact: approvals[i].artifact_id.as_ref(),
+                tool: &approvals[i].tool,
+                digest: &approvals[i].digest,
+                first_word,
+            };
+            let across = families[i].as_ref().map(|tool| Lookup {
+                artifact: None,
+                tool,
+                digest: &approvals[i].digest,
+                first_word,
+            });
+            std::iter::once(own).chain(across)
+        })
+        .collect();
+    let now = approvals.iter().map(|a| a.created_at).max().unwrap_or(0);
+    let live = if lookups.is_empty() {
+        Vec::new()
+    } else {
+        grants::candidates(conn, &lookups, now).await?
+    };
+
+    // Which grant decides which submission; how often each grant was used, and when last.
+    let matched: Vec<Option<Grant>> = (0..approvals.len())
+        .map(|i| {
+            let a = &approvals[i];
+            let facts = CallFacts::new(a, segments[i].as_deref());
+            (!refused[i])
+                .then(|| deciding(&live, &facts, a.created_at).cloned())
+                .flatten()
+        })
+        .collect();
+    let mut uses: BTreeMap<&GrantId, (i64, i64)> = BTreeMap::new();
+    for (a, g) in approvals.iter_mut().zip(&matched) {
+        let Some(g) = g else { continue };
+        match g.effect {
+            Effect::Approve => a.status = Status::Approved,
+            Effect::Deny => {
+                a.status = Status::Declined;
+                a.reason.clone_from(&g.reason);
+            }
+        }
+        a.decided_by = Some(DecidedBy::Grant(g.id.clone()));
+        a.decided_at = Some(a.created_at);
+        let (n, last) = uses.entry(&g.id).or_insert((0, a.created_at));
+        *n += 1;
+        *last = (*last).max(a.created_at);
+    }
+    for (id, (n, last)) in uses {
+        grants::record_uses(conn, id, n, last).await?;
+    }
+
+    let written: Vec<&Approval> = approvals
+        .iter()
+        .zip(&refused)
+        .filter(|(_, refused)| !**refused)
+        .map(|(a, _)| a)
+        .collect();
+    approvals::insert_many(conn, &written).await?;
+    let kept: Vec<NewRecord<'_>> = news
+        .iter()
+        .zip(&refused)
+        .filter(|(_, refused)| !**refused)
+        .filter_map(|(n, _)| {
+            let r = n.record.as_ref()?;
+            Some(NewRecord {
+                approval_id: &n.approval.id,
+                integration: r.integration,
+                payload: &r.payload,
+            })
+        })
+        .collect();
+    records::insert_many(conn, &kept).await?;
+    Ok(approvals
+        .into_iter()
+        .zip(refused)
+        .zip(matched)
+        .map(|((a, refused), g)| match (&a.artifact_id, refused) {
+            (Some(id), true) => Err(Error::ArtifactNotFound(id.to_string())),
+            _ => Ok((a, g.is_some())),
+        })
+        .collect())
+}

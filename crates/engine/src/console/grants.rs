@@ -1,0 +1,182 @@
+//! Grants and deny rules: the lists, a preview of what a scope would cover, revoking.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{ChangeEvent, Console};
+use crate::error::Error;
+use countersign_domain::approval::Status;
+use countersign_domain::call::CallView;
+use countersign_domain::grant::{
+    CallFacts, Effect, Scope, check_scope, command_segments, covers, rule,
+};
+use countersign_domain::grant::{Grant, GrantLists};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_store::{approvals, artifacts, grants};
+
+/// How many earlier calls a preview looks through, newest first.
+const PREVIEW_SCAN: u32 = 1_000;
+/// How many of the covered calls a preview lists.
+const PREVIEW_EXAMPLES: usize = 5;
+
+/// What a scope would have approved (or declined) among the person's earlier calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct GrantPreview {
+    /// Earlier calls to the same address (and artifact) the grant would have covered.
+    pub covered: u32,
+    /// Of those, how many the person (or a grant) approved.
+    pub approved: u32,
+    /// Earlier calls looked at.
+    pub scanned: u32,
+    /// The first few covered, newest first.
+    pub examples: Vec<PreviewCall>,
+}
+
+/// One earlier call a preview lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct PreviewCall {
+    pub id: ApprovalId,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    /// What ran, in a line: the command, the files, or the card's title.
+    pub summary: String,
+    pub status: Status,
+}
+
+/// A call in a line, for a preview list.
+fn summary(call: &CallView) -> String {
+    match call {
+        CallView::Terminal(t) => t.command.clone(),
+        CallView::Diff(d) => d
+            .diffs
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        CallView::Generic(g) => g.title.clone(),
+    }
+}
+
+impl Console {
+    /// What a "don't ask again" with `scope` on this pending approval would cover among the
+    /// earlier calls to its address: checked as the decision would check it.
+    pub async fn preview_grant(
+        &self,
+        id: &ApprovalId,
+        effect: Effect,
+        scope: &Scope,
+    ) -> Result<GrantPreview, Error> {
+        let a = self.approval(id).await?;
+        let now = self.now();
+        check_scope(scope, effect, &a, now).map_err(Error::Scope)?;
+        let probe = rule(&a, effect, scope, None, now);
+        let mut conn = self.inner.store.read().await?;
+        let earlier =
+            approvals::recent_for(&mut conn, &a.tool, a.artifact_id.as_ref(), PREVIEW_SCAN).await?;
+        drop(conn);
+        let mut preview = GrantPreview {
+            covered: 0,
+            approved: 0,
+            scanned: 0,
+            examples: Vec::new(),
+        };
+        for e in earlier.iter().filter(|e| e.id != a.id) {
+            preview.scanned += 1;
+            let segs = command_segments(&e.call);
+            if covers(&probe, &CallFacts::new(e, segs.as_deref()), now).is_ok() {
+                preview.covered += 1;
+                preview.approved += u32::from(e.status == Status::Approved);
+                if preview.examples.len() < PREVIEW_EXAMPLES {
+                    preview.examples.push(PreviewCall {
+                        id: e.id.clone(),
+                        created_at: e.created_at,
+                        summary: summary(&e.call),
+                        status: e.status,
+                    });
+                }
+            }
+        }
+        Ok(preview)
+    }
+
+    /// Live grants and deny rules, newest first.
+    pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_live(&mut conn, self.now()).await?)
+    }
+
+    /// One artifact's grants, live first.
+    pub async fn artifact_grants(&self, id: &ArtifactId) -> Result<Vec<Grant>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(grants::list_for_artifact(&mut conn, id).await?)
+    }
+
+    /// Live grants, and the revoke list (revoked or expired, most recently ended first).
+    pub async fn grant_lists(&self) -> Result<GrantLists, Error> {
+        let now = self.now();
+        let mut conn = self.inner.store.read().await?;
+        let live = grants::list_live(&mut conn, now).await?;
+        let revoked = grants::list_ended(&mut conn, now).await?;
+        Ok(GrantLists { live, revoked })
+    }
+
+    /// A person, having seen the change from version `from` to version `to` of an artifact in
+    /// its Versions, carries the grants made for `from` (`None`: grants made before versions
+    /// were recorded) over to `to`; returns how many. `to` must still be the current version:
+    /// code saved since is a change the person has not seen.
+    pub async fn carry_artifact_grants(
+        &self,
+        id: &ArtifactId,
+        from: Option<u32>,
+        to: u32,
+    ) -> Result<usize, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let artifact = artifacts::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ArtifactNotFound(id.to_string()))?;
+        if artifact.version != to {
+            return Err(Error::ArtifactChanged {
+                seen: to,
+                current: artifact.version,
+            });
+        }
+        let carried = grants::carry(&mut tx, id, from, to).await?;
+        tx.commit().await?;
+        if !carried.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        Ok(carried.len())
+    }
+
+    /// A person revokes every live grant of one artifact; returns how many.
+    pub async fn revoke_artifact_grants(&self, id: &ArtifactId) -> Result<usize, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let revoked = grants::revoke_for_artifact(&mut tx, id, self.now()).await?;
+        tx.commit().await?;
+        if !revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
+        Ok(revoked.len())
+    }
+
+    /// A person revokes a grant: the next matching call asks again. Live grants identical to
+    /// it (made from other calls with the same choices) go with it, or it would go on
+    /// deciding.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<Grant, Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let g = grants::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
+        if !grants::revoke(&mut tx, id, now).await? {
+            return Err(Error::AlreadyRevoked);
+        }
+        grants::revoke_identical(&mut tx, &g, now).await?;
+        let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
+        tx.commit().await?;
+        self.emit(ChangeEvent::GrantsChanged);
+        Ok(revoked)
+    }
+}

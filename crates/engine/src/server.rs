@@ -1,0 +1,175 @@
+//! A running console on a data directory: the lock, the store, the API on 127.0.0.1, the
+//! expiry sweeper. `countersign serve` and the desktop app both start one.
+
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::api::{self, ApiState};
+use crate::console::Console;
+use crate::data_dir::{Connection, DataDir, DataDirError, ServeLock};
+use crate::token::{Backend, Token, TokenError, TokenStore};
+use countersign_store::{Store, StoreError};
+
+/// Why a console could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    DataDir(#[from] DataDirError),
+    #[error("cannot open the database: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot get the API token: {0}")]
+    Token(#[from] TokenError),
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind { port: u16, source: std::io::Error },
+    #[error("cannot listen for signals: {source}")]
+    Signals { source: std::io::Error },
+}
+
+/// A console serving its data directory until [`Server::stop`].
+pub struct Server {
+    pub console: Console,
+    pub url: String,
+    pub token_backend: Backend,
+    token: Arc<RwLock<Token>>,
+    lock: ServeLock,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+    sweeper: JoinHandle<()>,
+    /// Re-reads the token on SIGHUP (`countersign token --rotate`).
+    reloader: Option<JoinHandle<()>>,
+}
+
+/// Re-reads the token whenever the process gets SIGHUP, which `countersign token --rotate`
+/// sends to the console holding the data directory's lock. Installed before the console is
+/// published, so no rotation can end it.
+#[cfg(unix)]
+fn reload_on_hangup(
+    token: Arc<RwLock<Token>>,
+    root: std::path::PathBuf,
+) -> std::io::Result<JoinHandle<()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            match TokenStore::new(&root).load() {
+                Ok((fresh, backend)) => {
+                    if let Ok(mut t) = token.write() {
+                        *t = fresh;
+                    }
+                    tracing::info!(%backend, "API token reloaded");
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "API token reload failed; keeping the old one");
+                }
+            }
+        }
+    }))
+}
+
+impl Server {
+    /// Locks `dir`, opens the database, loads or creates the token, binds and serves.
+    pub async fn start(dir: &DataDir, port: u16) -> Result<Self, StartError> {
+        let lock = dir.lock()?;
+        // A connection.json left by a console that died names a port anyone may hold now.
+        lock.withdraw();
+        let store = Store::open(&lock.dir().prepare_db()?).await?;
+        let console = Console::new(store);
+        let (token, token_backend) = TokenStore::new(lock.dir().root()).load_or_create()?;
+        if token_backend == Backend::File {
+            tracing::warn!(
+                "no OS keyring is available: the API token is kept in a 0600 file in {}",
+                lock.dir().root().display()
+            );
+        }
+        let listener = api::bind(port)
+            .await
+            .map_err(|source| StartError::Bind { port, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { port, source })?;
+        let url = format!("http://{addr}");
+        let token = Arc::new(RwLock::new(token));
+        let state = ApiState {
+            console: console.clone(),
+            token: token.clone(),
+            addr: addr.to_string(),
+        };
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(api::serve(listener, state, async move {
+            let _ = stop_rx.await;
+        }));
+        #[cfg(unix)]
+        let reloader = Some(
+            reload_on_hangup(token.clone(), lock.dir().root().to_owned())
+                .map_err(|source| StartError::Signals { source })?,
+        );
+        #[cfg(not(unix))]
+        let reloader = None;
+        lock.publish(&Connection {
+            url: url.clone(),
+            pid: std::process::id(),
+        })?;
+        let sweeper = console.spawn_sweeper();
+        Ok(Self {
+            console,
+            url,
+            token_backend,
+            token,
+            lock,
+            stop: Some(stop_tx),
+            task: Some(task),
+            sweeper,
+            reloader,
+        })
+    }
+
+    /// The data directory served (canonical).
+    pub fn dir(&self) -> &DataDir {
+        self.lock.dir()
+    }
+
+    /// The current token.
+    pub fn token(&self) -> Option<Token> {
+        self.token.read().ok().map(|t| t.clone())
+    }
+
+    /// Replaces the token with a fresh one and uses it at once.
+    pub fn rotate_token(&self) -> Result<Token, TokenError> {
+        let (fresh, _) = TokenStore::new(self.dir().root()).replace()?;
+        if let Ok(mut t) = self.token.write() {
+            *t = fresh.clone();
+        }
+        Ok(fresh)
+    }
+
+    /// Withdraws `connection.json` and answers every long-poll now, for a process that is about
+    /// to exit without awaiting [`Server::stop`].
+    pub fn withdraw(&self) {
+        self.lock.withdraw();
+        self.console.close();
+    }
+
+    /// Stops taking requests, lets those in flight finish, closes the database and removes
+    /// `connection.json`.
+    pub async fn stop(mut self) {
+        self.lock.withdraw();
+        self.console.close();
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            match task.await {
+                Ok(Err(e)) => tracing::warn!(error = %e, "API server stopped with an error"),
+                Err(e) => tracing::warn!(error = %e, "API server task failed"),
+                Ok(Ok(())) => {}
+            }
+        }
+        self.sweeper.abort();
+        if let Some(r) = self.reloader.take() {
+            r.abort();
+        }
+        self.console.store().close().await;
+    }
+}

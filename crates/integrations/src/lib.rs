@@ -1,0 +1,67 @@
+//! How each agent reaches Countersign, one module per agent: its payloads mapped onto the
+//! card union, its answers mapped back, and the routes its protocol needs. An integration
+//! sees the domain and the engine's port ([`countersign_port::Inbox`]) only.
+//!
+//! Adding an agent: a module here, and a line in [`routes`] if it serves HTTP routes (hooks
+//! that run as the `countersign hook` command need none: they use the common API).
+
+pub mod acp;
+pub mod claude_code;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
+pub mod hook;
+
+use std::collections::HashMap;
+
+use axum::Router;
+use countersign_domain::approval::Approval;
+use countersign_domain::ids::ApprovalId;
+use countersign_domain::submission::Submission;
+use countersign_port::{ApiError, Inbox, Record, from_value};
+use serde_json::{Map, Value};
+
+/// Every agent that reaches the inbox through `countersign hook <name>` with the common
+/// runner (Claude Code has a runner of its own).
+pub fn hook_agents() -> [&'static dyn hook::HookAgent; 4] {
+    [
+        &codex::Codex,
+        &gemini::Gemini,
+        &cursor::Cursor,
+        &copilot::Copilot,
+    ]
+}
+
+/// Every integration's routes over `inbox`, for the engine to mount behind its guard.
+pub fn routes<I: Inbox>(inbox: I) -> Router {
+    Router::new().merge(acp::routes(inbox))
+}
+
+/// A body sent to `POST /v1/approvals`, in the common card form or in a form an integration
+/// claims (ACP's older `{"requester", "acp": {…}}`): the submission, and what its
+/// integration keeps beside it.
+pub fn submission(body: Map<String, Value>) -> Result<(Submission, Option<Record>), ApiError> {
+    if body.contains_key("acp") {
+        let form: acp::AcpSubmission = from_value(Value::Object(body))?;
+        let (submission, options) = form.into_submission()?;
+        return Ok((submission, Some(acp::record(&options)?)));
+    }
+    Ok((from_value(Value::Object(body))?, None))
+}
+
+/// The fields each integration adds to the API's answer about each of `approvals` (ACP's
+/// `acp_outcome`), by approval.
+pub async fn answer_fields<I: Inbox>(
+    inbox: &I,
+    approvals: &[&Approval],
+) -> Result<HashMap<ApprovalId, Map<String, Value>>, ApiError> {
+    let mut fields: HashMap<ApprovalId, Map<String, Value>> = HashMap::new();
+    for (id, outcome) in acp::outcomes(inbox, approvals).await? {
+        fields
+            .entry(id)
+            .or_default()
+            .insert("acp_outcome".into(), outcome);
+    }
+    Ok(fields)
+}

@@ -1,0 +1,654 @@
+//! The `approvals` table.
+
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+
+use super::{StoreError, from_json, to_json};
+use countersign_domain::approval::{Approval, DecidedBy, Requester, Status};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::report::{Door, Reporter, ResultReport};
+use countersign_domain::tool::ToolAddress;
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    tool: String,
+    artifact_id: Option<String>,
+    artifact_version: Option<i64>,
+    requester_name: String,
+    requester_session: Option<String>,
+    requester_cwd: Option<String>,
+    call_view: String,
+    raw_input: Option<String>,
+    digest: String,
+    hidden_marks: i64,
+    status: String,
+    decided_by: Option<String>,
+    reason: Option<String>,
+    granted: Option<String>,
+    created_at: i64,
+    expires_at: i64,
+    decided_at: Option<i64>,
+    result_view: Option<String>,
+    result_at: Option<i64>,
+    result_reporter_name: Option<String>,
+    result_reporter_session: Option<String>,
+    result_door: Option<String>,
+    result_conflicts: i64,
+    call_id: Option<String>,
+    parent_id: Option<String>,
+}
+
+const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
+    a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
+    g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
+    a.result_reporter_name, a.result_reporter_session, a.result_door,
+    (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
+    a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+
+impl TryFrom<Row> for Approval {
+    type Error = StoreError;
+    fn try_from(r: Row) -> Result<Self, StoreError> {
+        let bad = |what: &str| StoreError::corrupt(&r.id, what);
+        let tool = ToolAddress::from_canonical(&r.tool).map_err(|_| bad("tool"))?;
+        Ok(Approval {
+            id: ApprovalId::parse(&r.id).map_err(|_| bad("id"))?,
+            tool_parts: tool.parts(),
+            tool,
+            artifact_id: r
+                .artifact_id
+                .as_deref()
+                .map(ArtifactId::parse)
+                .transpose()
+                .map_err(|_| bad("artifact_id"))?,
+            artifact_version: r
+                .artifact_version
+                .map(u32::try_from)
+                .transpose()
+                .map_err(|_| bad("artifact_version"))?,
+            requester: Requester {
+                name: r.requester_name,
+                session: r.requester_session,
+                cwd: r.requester_cwd,
+            },
+            call: from_json(&r.id, &r.call_view)?,
+            raw_input: r
+                .raw_input
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
+            status: Status::parse(&r.status).ok_or_else(|| bad("status"))?,
+            digest: r.digest,
+            hidden_marks: u32::try_from(r.hidden_marks).map_err(|_| bad("hidden_marks"))?,
+            decided_by: r
+                .decided_by
+                .map(DecidedBy::try_from)
+                .transpose()
+                .map_err(|_| bad("decided_by"))?,
+            reason: r.reason,
+            granted: r
+                .granted
+                .as_deref()
+                .map(GrantId::parse)
+                .transpose()
+                .map_err(|_| bad("granted"))?,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            decided_at: r.decided_at,
+            result: r
+                .result_view
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
+            result_at: r.result_at,
+            result_by: r
+                .result_door
+                .as_deref()
+                .map(|door| {
+                    Ok::<_, StoreError>(Reporter {
+                        name: r.result_reporter_name.clone(),
+                        session: r.result_reporter_session.clone(),
+                        door: Door::parse(door).ok_or_else(|| bad("result_door"))?,
+                    })
+                })
+                .transpose()?,
+            result_conflicts: u32::try_from(r.result_conflicts)
+                .map_err(|_| bad("result_conflicts"))?,
+            call_id: r.call_id,
+            parent: r
+                .parent_id
+                .as_deref()
+                .map(ApprovalId::parse)
+                .transpose()
+                .map_err(|_| bad("parent_id"))?,
+        })
+    }
+}
+
+fn all(rows: Vec<Row>) -> Result<Vec<Approval>, StoreError> {
+    rows.into_iter().map(Approval::try_from).collect()
+}
+
+/// Stores a new approval as it is (pending, or already approved by a grant).
+pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), StoreError> {
+    insert_many(conn, &[a]).await
+}
+
+/// Rows per multi-row `INSERT`: a batch is written in chunks of powers of two up to this, so
+/// a handful of statement texts (and prepared statements) cover every batch size.
+const INSERT_CHUNK: usize = 64;
+
+/// Stores new approvals with a few multi-row `INSERT`s instead of one statement each.
+pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Result<(), StoreError> {
+    let mut rest = all;
+    while !rest.is_empty() {
+        let n = INSERT_CHUNK.min(1 << rest.len().ilog2());
+        let (chunk, tail) = rest.split_at(n);
+        rest = tail;
+        let encoded = chunk
+            .iter()
+            .map(|&a| {
+                let id = a.id.as_str();
+                Ok((
+                    a,
+                    to_json(id, &a.call)?,
+                    a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
+                ))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name, requester_session,
+            requester_cwd, call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
+            created_at, expires_at, decided_at, call_id, parent_id) ",
+        );
+        q.push_values(encoded, |mut row, (a, call, raw)| {
+            row.push_bind(a.id.as_str())
+                .push_bind(a.tool.as_str())
+                .push_bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
+                .push_bind(a.artifact_version.map(i64::from))
+                .push_bind(&a.requester.name)
+                .push_bind(&a.requester.session)
+                .push_bind(&a.requester.cwd)
+                .push_bind(call)
+                .push_bind(raw)
+                .push_bind(&a.digest)
+                .push_bind(i64::from(a.hidden_marks))
+                .push_bind(a.status.as_str())
+                .push_bind(a.decided_by.clone().map(String::from))
+                .push_bind(&a.reason)
+                .push_bind(a.created_at)
+                .push_bind(a.expires_at)
+                .push_bind(a.decided_at)
+                .push_bind(&a.call_id)
+                .push_bind(a.parent.as_ref().map(ApprovalId::as_str));
+        });
+        q.build().execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// One approval, with the grant it created, if any.
+pub async fn get(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+) -> Result<Option<Approval>, StoreError> {
+    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE a.id = ?"))
+        .bind(id.as_str())
+        .fetch_optional(conn)
+        .await?;
+    row.map(Approval::try_from).transpose()
+}
+
+/// Moves a pending, unexpired approval to a final state. `false` when it was not pending (or had
+/// expired): the first of two racing deciders wins.
+pub async fn finish(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    status: Status,
+    decided_by: Option<&DecidedBy>,
+    reason: Option<&str>,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?
+         WHERE id = ? AND status = 'pending' AND expires_at > ?",
+    )
+    .bind(status.as_str())
+    .bind(decided_by.cloned().map(String::from))
+    .bind(reason)
+    .bind(now)
+    .bind(id.as_str())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Marks every pending approval whose time has run out as expired, returning their ids.
+pub async fn expire_due(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE approvals SET status = 'expired', decided_at = expires_at
+         WHERE status = 'pending' AND expires_at <= ? RETURNING id",
+    )
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, ApprovalId::parse)
+}
+
+/// Whether any pending approval's time has run out.
+pub async fn any_due(conn: &mut SqliteConnection, now: i64) -> Result<bool, StoreError> {
+    let due: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM approvals WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
+    )
+    .bind(now)
+    .fetch_optional(conn)
+    .await?;
+    Ok(due.is_some())
+}
+
+/// Cancels the pending approvals that name an artifact (it is being deleted).
+pub async fn cancel_for_artifact(
+    conn: &mut SqliteConnection,
+    artifact: &ArtifactId,
+    reason: &str,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE approvals SET status = 'cancelled', reason = ?, decided_at = ?
+         WHERE status = 'pending' AND artifact_id = ? AND expires_at > ? RETURNING id",
+    )
+    .bind(reason)
+    .bind(now)
+    .bind(artifact.as_str())
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, ApprovalId::parse)
+}
+
+/// Withdraws every pending call of `requester`'s `session` that came through `integration`.
+pub async fn cancel_session(
+    conn: &mut SqliteConnection,
+    integration: &str,
+    requester: &str,
+    session: &str,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE approvals SET status = 'cancelled', reason = 'session cancelled', decided_at = ?
+         WHERE status = 'pending' AND expires_at > ? AND requester_name = ?
+           AND requester_session = ?
+           AND id IN (SELECT approval_id FROM integration_records WHERE integration = ?)
+         RETURNING id",
+    )
+    .bind(now)
+    .bind(now)
+    .bind(requester)
+    .bind(session)
+    .bind(integration)
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, ApprovalId::parse)
+}
+
+/// Attaches the result of an approved call, once, with who reported it. `false` when it was
+/// not approved or already had one.
+pub async fn attach_result(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    result_json: &str,
+    by: &Reporter,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE approvals SET result_view = ?, result_at = ?, result_reporter_name = ?,
+                result_reporter_session = ?, result_door = ?
+         WHERE id = ? AND status = 'approved' AND result_view IS NULL",
+    )
+    .bind(result_json)
+    .bind(now)
+    .bind(&by.name)
+    .bind(&by.session)
+    .bind(by.door.as_str())
+    .bind(id.as_str())
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Moves a call's result into its kept reports, leaving it without one, so a report that
+/// stands over it can take its place.
+pub async fn demote_result(conn: &mut SqliteConnection, id: &ApprovalId) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO result_reports (approval_id, reported_at, reporter_name, reporter_session,
+            door, result_view)
+         SELECT id, result_at, result_reporter_name, result_reporter_session,
+                ifnull(result_door, 'api'), result_view
+           FROM approvals WHERE id = ? AND result_view IS NOT NULL",
+    )
+    .bind(id.as_str())
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "UPDATE approvals SET result_view = NULL, result_at = NULL, result_reporter_name = NULL,
+                result_reporter_session = NULL, result_door = NULL
+         WHERE id = ?",
+    )
+    .bind(id.as_str())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// How many kept reports of a call say they come from the requester `name` in `session`
+/// (`mine`), or how many do not.
+pub async fn reports_claiming(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    name: &str,
+    session: Option<&str>,
+    mine: bool,
+) -> Result<u32, StoreError> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM result_reports
+          WHERE approval_id = ?1
+            AND ((reporter_name IS ?2 AND reporter_session IS ?3) = ?4)",
+    )
+    .bind(id.as_str())
+    .bind(name)
+    .bind(session)
+    .bind(mine)
+    .fetch_one(conn)
+    .await?;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// Keeps a later report of a call's result beside the first.
+pub async fn add_report(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    result_json: &str,
+    by: &Reporter,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO result_reports (approval_id, reported_at, reporter_name, reporter_session,
+            door, result_view) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id.as_str())
+    .bind(now)
+    .bind(&by.name)
+    .bind(&by.session)
+    .bind(by.door.as_str())
+    .bind(result_json)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct ReportRow {
+    reported_at: i64,
+    reporter_name: Option<String>,
+    reporter_session: Option<String>,
+    door: String,
+    result_view: String,
+}
+
+/// The later reports of a call's result, oldest first.
+pub async fn reports(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+) -> Result<Vec<ResultReport>, StoreError> {
+    let rows: Vec<ReportRow> = sqlx::query_as(
+        "SELECT reported_at, reporter_name, reporter_session, door, result_view
+           FROM result_reports WHERE approval_id = ? ORDER BY reported_at, rowid",
+    )
+    .bind(id.as_str())
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            Ok(ResultReport {
+                reporter: Reporter {
+                    name: r.reporter_name,
+                    session: r.reporter_session,
+                    door: Door::parse(&r.door)
+                        .ok_or_else(|| StoreError::corrupt(id.as_str(), "result report door"))?,
+                },
+                result: from_json(id.as_str(), &r.result_view)?,
+                reported_at: r.reported_at,
+            })
+        })
+        .collect()
+}
+
+/// Whether calls were made inside this approval's run.
+pub async fn has_nested(conn: &mut SqliteConnection, id: &ApprovalId) -> Result<bool, StoreError> {
+    let (n,): (i64,) =
+        sqlx::query_as("SELECT EXISTS (SELECT 1 FROM approvals WHERE parent_id = ?)")
+            .bind(id.as_str())
+            .fetch_one(conn)
+            .await?;
+    Ok(n == 1)
+}
+
+/// The approvals a requester's session made for its call `call_id`, newest first.
+pub async fn for_call(
+    conn: &mut SqliteConnection,
+    requester: &str,
+    session: &str,
+    call_id: &str,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.requester_session = ? AND a.call_id = ? AND a.requester_name = ?
+         ORDER BY a.created_at DESC, a.id DESC LIMIT 16"
+    ))
+    .bind(session)
+    .bind(call_id)
+    .bind(requester)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// The first `limit` calls made inside each of the runs `parents`, oldest first, and how many
+/// each made in all.
+pub async fn nested_in(
+    conn: &mut SqliteConnection,
+    parents: &[&ApprovalId],
+    limit: u32,
+) -> Result<(Vec<Approval>, std::collections::HashMap<ApprovalId, u32>), StoreError> {
+    if parents.is_empty() {
+        return Ok((Vec::new(), std::collections::HashMap::new()));
+    }
+    let mut q = QueryBuilder::<Sqlite>::new(format!(
+        "{SELECT} WHERE a.id IN (SELECT id FROM (SELECT id, row_number() OVER
+           (PARTITION BY parent_id ORDER BY created_at, id) AS n
+           FROM approvals WHERE parent_id IN ("
+    ));
+    let mut list = q.separated(", ");
+    for id in parents {
+        list.push_bind(id.as_str());
+    }
+    q.push(")) WHERE n <= ");
+    q.push_bind(limit);
+    q.push(") ORDER BY a.created_at, a.id");
+    let rows = q.build_query_as().fetch_all(&mut *conn).await?;
+    let mut c = QueryBuilder::<Sqlite>::new(
+        "SELECT parent_id, count(*) FROM approvals WHERE parent_id IN (",
+    );
+    let mut list = c.separated(", ");
+    for id in parents {
+        list.push_bind(id.as_str());
+    }
+    c.push(") GROUP BY parent_id");
+    let counted: Vec<(String, i64)> = c.build_query_as().fetch_all(conn).await?;
+    let counts = counted
+        .into_iter()
+        .filter_map(|(id, n)| Some((ApprovalId::parse(&id).ok()?, u32::try_from(n).ok()?)))
+        .collect();
+    Ok((all(rows)?, counts))
+}
+
+/// How many calls the run `parent` has made.
+pub async fn count_nested(
+    conn: &mut SqliteConnection,
+    parent: &ApprovalId,
+) -> Result<i64, StoreError> {
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM approvals WHERE parent_id = ?")
+        .bind(parent.as_str())
+        .fetch_one(conn)
+        .await?;
+    Ok(n)
+}
+
+/// The approvals `ids` (those that exist), in no particular order.
+pub async fn get_many(
+    conn: &mut SqliteConnection,
+    ids: &[&ApprovalId],
+) -> Result<Vec<Approval>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut q = QueryBuilder::<Sqlite>::new(format!("{SELECT} WHERE a.id IN ("));
+    let mut list = q.separated(", ");
+    for id in ids {
+        list.push_bind(id.as_str());
+    }
+    q.push(")");
+    let rows = q.build_query_as().fetch_all(conn).await?;
+    all(rows)
+}
+
+/// Pending approvals whose time has not run out at `now`, newest first.
+pub async fn list_pending(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.status = 'pending' AND a.expires_at > ?
+         ORDER BY a.created_at DESC, a.id DESC"
+    ))
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// Every pending approval not out of time at `now`, newest first: its id and creation time.
+pub async fn pending_ids(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<Vec<countersign_domain::approval::InboxEntry>, StoreError> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT id, created_at FROM approvals WHERE status = 'pending' AND expires_at > ?
+         ORDER BY created_at DESC, id DESC",
+    )
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter()
+        .map(|(id, created_at)| {
+            Ok(countersign_domain::approval::InboxEntry {
+                id: ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id"))?,
+                created_at,
+            })
+        })
+        .collect()
+}
+
+/// How many approvals are pending and not out of time at `now`.
+pub async fn count_pending(conn: &mut SqliteConnection, now: i64) -> Result<i64, StoreError> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM approvals WHERE status = 'pending' AND expires_at > ?",
+    )
+    .bind(now)
+    .fetch_one(conn)
+    .await?;
+    Ok(n)
+}
+
+use countersign_domain::approval::{HistoryCursor, HistoryOrder};
+
+/// The latest `limit` approvals to `tool` for `artifact` (or none), newest first.
+pub async fn recent_for(
+    conn: &mut SqliteConnection,
+    tool: &ToolAddress,
+    artifact: Option<&ArtifactId>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.tool = ? AND ifnull(a.artifact_id, '') = ?
+         ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
+    ))
+    .bind(tool.as_str())
+    .bind(artifact.map_or("", ArtifactId::as_str))
+    .bind(limit)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// Decided approvals, most recently decided first, `limit` at a time.
+pub async fn list_history(
+    conn: &mut SqliteConnection,
+    order: HistoryOrder,
+    after: Option<&HistoryCursor>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    // Both orders walk the same index, one forwards and one backwards.
+    let (past, dir) = match order {
+        HistoryOrder::NewestFirst => ("<", "DESC"),
+        HistoryOrder::OldestFirst => (">", "ASC"),
+    };
+    let rows = match after {
+        None => {
+            sqlx::query_as(&format!(
+                "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
+                 ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"
+            ))
+            .bind(limit)
+            .fetch_all(conn)
+            .await?
+        }
+        Some(c) => {
+            sqlx::query_as(&format!(
+                "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
+                   AND (a.decided_at, a.id) {past} (?, ?)
+                 ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"
+            ))
+            .bind(c.decided_at)
+            .bind(c.id.as_str())
+            .bind(limit)
+            .fetch_all(conn)
+            .await?
+        }
+    };
+    all(rows)
+}
+
+/// The earliest expiry among pending approvals, for the sweeper to sleep until.
+pub async fn next_expiry(conn: &mut SqliteConnection) -> Result<Option<i64>, StoreError> {
+    let (t,): (Option<i64>,) =
+        sqlx::query_as("SELECT min(expires_at) FROM approvals WHERE status = 'pending'")
+            .fetch_one(conn)
+            .await?;
+    Ok(t)
+}
+
+/// When `requester` last asked anything (UTC unix ms), if ever.
+pub async fn last_request_of(
+    conn: &mut SqliteConnection,
+    requester: &str,
+) -> Result<Option<i64>, StoreError> {
+    let (at,): (Option<i64>,) =
+        sqlx::query_as("SELECT max(created_at) FROM approvals WHERE requester_name = ?")
+            .bind(requester)
+            .fetch_one(conn)
+            .await?;
+    Ok(at)
+}

@@ -1,0 +1,307 @@
+//! The `grants` table: approve grants and deny rules.
+
+use sqlx::SqliteConnection;
+
+use super::{StoreError, from_json, to_json};
+use countersign_domain::grant::Effect;
+use countersign_domain::grant::{Grant, serves};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::tool::ToolAddress;
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    artifact_id: Option<String>,
+    tool: String,
+    approval_id: String,
+    effect: String,
+    reach: String,
+    artifact_version: Option<i64>,
+    paused: bool,
+    project: Option<String>,
+    reason: Option<String>,
+    created_at: i64,
+    expires_at: Option<i64>,
+    uses: i64,
+    last_used_at: Option<i64>,
+    revoked_at: Option<i64>,
+}
+
+/// A grant row; `paused` is derived: an artifact's approve grant whose artifact's code is not
+/// the code of the version it holds for (compared by content, so a re-save of the same code or
+/// a restore of that version leaves it live).
+const SELECT: &str = "SELECT g.id, g.artifact_id, g.tool, g.approval_id, g.effect, g.reach,
+    g.artifact_version,
+    g.artifact_id IS NOT NULL AND g.effect = 'approve' AND NOT EXISTS (
+        SELECT 1 FROM artifacts ar JOIN artifact_versions v
+            ON v.artifact_id = ar.id AND v.version = g.artifact_version
+         WHERE ar.id = g.artifact_id AND v.code = ar.code) AS paused,
+    g.project, g.reason, g.created_at, g.expires_at, g.uses, g.last_used_at, g.revoked_at
+    FROM grants g";
+
+impl TryFrom<Row> for Grant {
+    type Error = StoreError;
+    fn try_from(r: Row) -> Result<Self, StoreError> {
+        let bad = |what: &str| StoreError::corrupt(&r.id, what);
+        let tool = ToolAddress::from_canonical(&r.tool).map_err(|_| bad("tool"))?;
+        Ok(Grant {
+            id: GrantId::parse(&r.id).map_err(|_| bad("id"))?,
+            artifact_id: r
+                .artifact_id
+                .as_deref()
+                .map(ArtifactId::parse)
+                .transpose()
+                .map_err(|_| bad("artifact_id"))?,
+            tool: tool.clone(),
+            serves: serves(&tool),
+            approval_id: ApprovalId::parse(&r.approval_id).map_err(|_| bad("approval_id"))?,
+            effect: Effect::parse(&r.effect).ok_or_else(|| bad("effect"))?,
+            reach: from_json(&r.id, &r.reach)?,
+            artifact_version: r
+                .artifact_version
+                .map(u32::try_from)
+                .transpose()
+                .map_err(|_| bad("artifact_version"))?,
+            paused: r.paused,
+            project: r.project,
+            reason: r.reason,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            uses: r.uses,
+            last_used_at: r.last_used_at,
+            revoked_at: r.revoked_at,
+        })
+    }
+}
+
+fn all(rows: Vec<Row>) -> Result<Vec<Grant>, StoreError> {
+    rows.into_iter().map(Grant::try_from).collect()
+}
+
+/// What a submission is looked up by: its key, its digest (exact grants) and the first word
+/// of its command (command-prefix grants).
+pub struct Lookup<'a> {
+    pub artifact: Option<&'a ArtifactId>,
+    pub tool: &'a ToolAddress,
+    pub digest: &'a str,
+    pub first_word: Option<&'a str>,
+}
+
+/// The live grants that may cover any of these submissions, in one indexed query whatever the
+/// number of grants: those of each key that reach any call or a path, the exact grant of its
+/// digest, the command grants of its first word, and every deny rule of the key. The domain
+/// rule decides among them.
+pub async fn candidates(
+    conn: &mut SqliteConnection,
+    lookups: &[Lookup<'_>],
+    now: i64,
+) -> Result<Vec<Grant>, StoreError> {
+    let keys: Vec<[&str; 4]> = lookups
+        .iter()
+        .map(|l| {
+            [
+                l.tool.as_str(),
+                l.artifact.map_or("", ArtifactId::as_str),
+                l.digest,
+                l.first_word.unwrap_or(""),
+            ]
+        })
+        .collect();
+    // One probe of the lookup index per reach kind: an OR across them would scan every live
+    // grant of the key.
+    let probe = |kind: &str, key: &str| {
+        format!(
+            "SELECT g2.id FROM json_each(?1) k JOIN grants g2
+               ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+              AND g2.reach_kind = '{kind}' AND {key} AND g2.revoked_at IS NULL"
+        )
+    };
+    // Every deny rule of the key, whatever its reach: a rule about `rm` must see `ls && rm`,
+    // and a command line it cannot split (which then goes to a person).
+    let deny = "SELECT g2.id FROM json_each(?1) k JOIN grants g2
+               ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+              AND g2.effect = 'deny' AND g2.revoked_at IS NULL";
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {} UNION ALL {deny})
+           AND (g.expires_at IS NULL OR g.expires_at > ?2)
+         ORDER BY g.created_at, g.id",
+        probe("any", "g2.reach_key IS NULL"),
+        probe("path", "g2.reach_key IS NULL"),
+        probe("exact", "g2.reach_key = k.value ->> 2"),
+        probe("command", "g2.reach_key = k.value ->> 3"),
+    ))
+    .bind(to_json("grant lookups", &keys)?)
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// One grant, live or revoked.
+pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Grant>, StoreError> {
+    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE g.id = ?"))
+        .bind(id.as_str())
+        .fetch_optional(conn)
+        .await?;
+    row.map(Grant::try_from).transpose()
+}
+
+/// Stores a new live grant or deny rule.
+pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreError> {
+    let (kind, key) = g.reach.index();
+    sqlx::query(
+        "INSERT INTO grants (id, artifact_id, tool, approval_id, effect, reach, reach_kind,
+            reach_key, artifact_version, project, reason, created_at, expires_at, uses,
+            last_used_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(g.id.as_str())
+    .bind(g.artifact_id.as_ref().map(ArtifactId::as_str))
+    .bind(g.tool.as_str())
+    .bind(g.approval_id.as_str())
+    .bind(g.effect.as_str())
+    .bind(to_json(g.id.as_str(), &g.reach)?)
+    .bind(kind)
+    .bind(key)
+    .bind(g.artifact_version.map(i64::from))
+    .bind(&g.project)
+    .bind(&g.reason)
+    .bind(g.created_at)
+    .bind(g.expires_at)
+    .bind(g.uses)
+    .bind(g.last_used_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Counts `uses` more uses of a grant, the last at `last_used_at`.
+pub async fn record_uses(
+    conn: &mut SqliteConnection,
+    id: &GrantId,
+    uses: i64,
+    last_used_at: i64,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE grants SET uses = uses + ?, last_used_at = ? WHERE id = ?")
+        .bind(uses)
+        .bind(last_used_at)
+        .bind(id.as_str())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Revokes a live grant; `false` when it was already revoked (or does not exist).
+pub async fn revoke(
+    conn: &mut SqliteConnection,
+    id: &GrantId,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query("UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+        .bind(now)
+        .bind(id.as_str())
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Revokes the live grants identical to `g` (same key, effect, reach and project), returning
+/// their ids.
+pub async fn revoke_identical(
+    conn: &mut SqliteConnection,
+    g: &Grant,
+    now: i64,
+) -> Result<Vec<GrantId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE grants SET revoked_at = ?
+          WHERE revoked_at IS NULL AND tool = ? AND ifnull(artifact_id, '') = ?
+            AND effect = ? AND reach = ? AND ifnull(project, '') = ?
+         RETURNING id",
+    )
+    .bind(now)
+    .bind(g.tool.as_str())
+    .bind(g.artifact_id.as_ref().map_or("", ArtifactId::as_str))
+    .bind(g.effect.as_str())
+    .bind(to_json(g.id.as_str(), &g.reach)?)
+    .bind(g.project.as_deref().unwrap_or(""))
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, GrantId::parse)
+}
+
+/// Carries an artifact's live approve grants made for version `from` over to version `to`,
+/// returning their ids.
+pub async fn carry(
+    conn: &mut SqliteConnection,
+    artifact: &ArtifactId,
+    from: Option<u32>,
+    to: u32,
+) -> Result<Vec<GrantId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE grants SET artifact_version = ?
+          WHERE artifact_id = ? AND artifact_version IS ? AND effect = 'approve'
+            AND revoked_at IS NULL
+         RETURNING id",
+    )
+    .bind(i64::from(to))
+    .bind(artifact.as_str())
+    .bind(from.map(i64::from))
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, GrantId::parse)
+}
+
+/// Revokes every live grant of an artifact, returning their ids.
+pub async fn revoke_for_artifact(
+    conn: &mut SqliteConnection,
+    artifact: &ArtifactId,
+    now: i64,
+) -> Result<Vec<GrantId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE grants SET revoked_at = ? WHERE artifact_id = ? AND revoked_at IS NULL RETURNING id",
+    )
+    .bind(now)
+    .bind(artifact.as_str())
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, GrantId::parse)
+}
+
+/// Live grants (neither revoked nor expired at `now`), newest first.
+pub async fn list_live(conn: &mut SqliteConnection, now: i64) -> Result<Vec<Grant>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > ?)
+         ORDER BY g.created_at DESC, g.id DESC"
+    ))
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// Revoked and expired grants, most recently ended first.
+pub async fn list_ended(conn: &mut SqliteConnection, now: i64) -> Result<Vec<Grant>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE g.revoked_at IS NOT NULL OR g.expires_at <= ?
+         ORDER BY ifnull(g.revoked_at, g.expires_at) DESC, g.id DESC"
+    ))
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
+/// An artifact's grants, live first, then revoked, newest first within each.
+pub async fn list_for_artifact(
+    conn: &mut SqliteConnection,
+    artifact: &ArtifactId,
+) -> Result<Vec<Grant>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE g.artifact_id = ?
+         ORDER BY g.revoked_at IS NOT NULL, ifnull(g.revoked_at, g.created_at) DESC, g.id DESC"
+    ))
+    .bind(artifact.as_str())
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
