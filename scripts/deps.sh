@@ -49,3 +49,11 @@ have=$(tools/node_modules/.bin/tauri --version 2>/dev/null | awk '{print $2}' ||
 if [[ "$have" != "$want" ]]; then
   (cd tools && npm ci --no-audit --no-fund --silent)
 fi
+
+# The ACP client and agent the tests start around `countersign acp`: the official TypeScript
+# SDK, pinned in tests/acp-peers/package-lock.json.
+want=$(node -p 'require("./tests/acp-peers/package.json").dependencies["@agentclientprotocol/sdk"]')
+have=$(node -p 'require("./tests/acp-peers/node_modules/@agentclientprotocol/sdk/package.json").version' 2>/dev/null || true)
+if [[ "$have" != "$want" ]]; then
+  (cd tests/acp-peers && npm ci --no-audit --no-fund --silent)
+fi

@@ -1,5 +1,6 @@
 //! The `countersign` command line: `serve`, `request`, `artifact`, `hook`, `mcp`, `token`.
 
+mod acp;
 mod agents;
 mod client;
 mod hook;
@@ -52,6 +53,10 @@ pub enum Command {
     /// Serve MCP on stdin/stdout for an MCP client (Claude Code, Claude Desktop, Cursor, Zed):
     /// `permission-prompt` always, the artifact tools with --artifacts. Also `mcp install`.
     Mcp(McpArgs),
+    /// Run an ACP agent behind Countersign: the editor starts `countersign acp -- <agent…>`
+    /// instead of the agent; its permission requests come to the inbox, everything else
+    /// passes as it came. With no console, the editor's own prompt decides.
+    Acp(AcpArgs),
     /// The agents Countersign supports: found on this machine or not, hook installed or not.
     Agents,
     /// Print the API token for other clients.
@@ -119,6 +124,16 @@ pub struct AgentHookArgs {
     /// The hook event this runs for, by the agent's name for it, as `hook install` writes it.
     #[arg(long)]
     event: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AcpArgs {
+    /// The agent's name on its cards when its `initialize` answer gives none.
+    #[arg(long)]
+    name: Option<String>,
+    /// The agent's command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "AGENT")]
+    command: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -281,6 +296,17 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Hook(HookCommand::Copilot(a)) => {
             return Ok(agent_hook(resolved, &copilot::Copilot, a).await);
         }
+        // The agent runs even without a data directory: the editor then decides every request.
+        Command::Acp(AcpArgs { name, command }) => {
+            let dir = match resolved {
+                Ok(dir) => Some(dir),
+                Err(e) => {
+                    eprintln!("countersign: {e}; the editor decides every request");
+                    None
+                }
+            };
+            return acp::run(dir, name, &command).await;
+        }
         other => other,
     };
     let dir = resolved?;
@@ -302,6 +328,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Hook(HookCommand::Uninstall { agent, settings }) => {
             agents::uninstall(agent.name(), settings)
         }
+        Command::Acp(_) => Err(CliError::Usage("the proxy is started above".into())),
         Command::Agents => agents::list(),
         Command::Serve { port } => serve::run(&dir, port).await,
         Command::Request(args) => request::run(&dir, args).await,

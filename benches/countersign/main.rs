@@ -39,5 +39,8 @@ async fn main() {
     if want("mcp") {
         rows.extend(scenarios::mcp().await);
     }
+    if want("acp_proxy") {
+        rows.extend(scenarios::acp_proxy().await);
+    }
     measure::write(&rows);
 }

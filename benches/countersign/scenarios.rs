@@ -926,3 +926,69 @@ pub async fn mcp() -> Vec<Row> {
         ),
     ]
 }
+
+/// `countersign acp -- cat` against `cat` itself: a message written and its echo read back, one
+/// at a time. The proxy passes it twice (to the agent and back), so its cost per message
+/// passed is half the difference.
+pub async fn acp_proxy() -> Vec<Row> {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/countersign");
+    if !bin.exists() {
+        eprintln!("acp_proxy: build target/release/countersign first (make bench does)");
+        return Vec::new();
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("no-console").display().to_string();
+    let message = json!({ "jsonrpc": "2.0", "method": "session/update", "params": {
+        "sessionId": "s", "update": { "sessionUpdate": "agent_message_chunk",
+        "content": { "type": "text", "text": "x".repeat(2000) } } } })
+    .to_string()
+        + "\n";
+    let round_trips = |program: String, args: Vec<String>| {
+        let message = message.clone();
+        async move {
+            let mut child = tokio::process::Command::new(program)
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .kill_on_drop(true)
+                .spawn()
+                .unwrap();
+            let mut to = child.stdin.take().unwrap();
+            let mut from = BufReader::new(child.stdout.take().unwrap());
+            let mut times = Vec::new();
+            let mut line = String::new();
+            for i in 0..2200 {
+                let t = Instant::now();
+                to.write_all(message.as_bytes()).await.unwrap();
+                line.clear();
+                from.read_line(&mut line).await.unwrap();
+                assert_eq!(line, message);
+                // The first 200 warm up.
+                if i >= 200 {
+                    times.push(t.elapsed());
+                }
+            }
+            drop(to);
+            let _ = child.wait().await;
+            times.sort();
+            quantile_ms(&times, 0.5)
+        }
+    };
+    let direct = round_trips("cat".into(), Vec::new()).await;
+    let args = ["acp", "--data-dir", data.as_str(), "--", "cat"]
+        .map(str::to_owned)
+        .to_vec();
+    let proxied = round_trips(bin.display().to_string(), args).await;
+    let added = (proxied - direct) / 2.0;
+    vec![
+        Row::new(
+            "acp_proxy_added_per_message_p50",
+            added,
+            "ms",
+            "≤ 1 ms",
+            added <= 1.0,
+        )
+        .against("direct round trip p50 (`cat`)", direct),
+    ]
+}

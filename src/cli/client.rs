@@ -267,6 +267,56 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Submits `body` (a form of `submission` the console reads, such as ACP's) and waits
+    /// until the request is decided, expires or is withdrawn, holding it: should this process
+    /// go away, the console withdraws it. Every answer must name the approval the submission
+    /// made and the digest computed here from `submission`.
+    pub async fn ask_held(
+        &self,
+        body: &serde_json::Value,
+        submission: &Submission,
+        on_pending: impl FnOnce(&Answer),
+    ) -> Result<Answer, ClientError> {
+        let expected = digest(
+            &submission.tool,
+            submission.artifact_id.as_ref(),
+            submission.raw_input.as_ref(),
+            &submission.call,
+        )
+        .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut answer = checked(self.post("/v1/approvals", body).await?, None, &expected)?;
+        let id = answer.id.clone();
+        if answer.status == Status::Pending {
+            on_pending(&answer);
+        }
+        let path = format!("/v1/approvals/{id}");
+        let wait = MAX_WAIT_S.to_string();
+        let query = [("wait", wait.as_str()), ("hold", "true")];
+        while answer.status == Status::Pending {
+            answer = checked(self.get_query(&path, &query).await?, Some(&id), &expected)?;
+        }
+        Ok(answer)
+    }
+
+    /// Withdraws `requester`'s pending ACP requests of `session` (ACP's `session/cancel`).
+    pub async fn cancel_acp_session(
+        &self,
+        requester: &str,
+        session: &str,
+    ) -> Result<(), ClientError> {
+        let mut url =
+            reqwest::Url::parse(&self.base).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        url.path_segments_mut()
+            .map_err(|()| ClientError::Protocol("the console's URL has no path".into()))?
+            .extend(["v1", "acp", "sessions", session, "cancel"]);
+        url.query_pairs_mut().append_pair("agent", requester);
+        self.send(self.http.post(url).json(&json!({})))
+            .await
+            .map(|_| ())
+    }
+}
+
 /// An approval as the console lists it for a call, with what finding the call needs.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct Found {

@@ -7,6 +7,7 @@
 )]
 
 mod acp;
+mod acp_proxy;
 mod acp_wire;
 mod agents;
 mod api_guard;

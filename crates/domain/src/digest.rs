@@ -20,6 +20,11 @@ struct Bound<'a> {
 
 /// `sha256:<hex>` over RFC 8785 (JCS) canonical JSON of
 /// `{tool, artifact_id, raw_input, call}` with the call's advisory fields removed.
+///
+/// A title is advisory only where something else on the card binds what runs: a generic card
+/// with no raw input (an ACP agent's execute call whose command is only its title, as Gemini
+/// CLI sends it) keeps its title in the digest, so a rule made for one such call never covers
+/// another that differs only in its title.
 pub fn digest(
     tool: &ToolAddress,
     artifact_id: Option<&ArtifactId>,
@@ -36,9 +41,14 @@ pub fn digest_of_json(
     raw_input: Option<&serde_json::Value>,
     mut call: serde_json::Value,
 ) -> Result<String, serde_json::Error> {
+    let title_says_what_runs = call.get("card").and_then(|c| c.as_str()) == Some("generic")
+        && raw_input.is_none()
+        && call.get("raw_input").is_none_or(serde_json::Value::is_null);
     if let Some(fields) = call.as_object_mut() {
         for f in ADVISORY_FIELDS {
-            fields.remove(f);
+            if !(f == "title" && title_says_what_runs) {
+                fields.remove(f);
+            }
         }
     }
     let canonical = serde_json_canonicalizer::to_vec(&Bound {
@@ -107,6 +117,35 @@ mod tests {
         assert_ne!(
             base,
             digest(&t, None, Some(&raw), &terminal("x", "ls", None)).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_title_is_bound_where_nothing_else_says_what_runs() {
+        let t = ToolAddress::parse("acp.execute").unwrap();
+        let generic = |title: &str| {
+            CallView::Generic(crate::call::GenericCall {
+                title: title.into(),
+                kind: Some("execute".into()),
+                raw_input: None,
+                content: Some(vec![crate::call::ContentBlock::Text(
+                    crate::call::TextBlock {
+                        text: "[current working directory /home/me/api]".into(),
+                    },
+                )]),
+                locations: None,
+            })
+        };
+        // Gemini CLI's command is only its title: another command is another call.
+        assert_ne!(
+            digest(&t, None, None, &generic("npm test")).unwrap(),
+            digest(&t, None, None, &generic("rm -rf ~")).unwrap()
+        );
+        // With its raw input, the title is the agent's wording again.
+        let raw = json!({"command": "npm test"});
+        assert_eq!(
+            digest(&t, None, Some(&raw), &generic("npm test")).unwrap(),
+            digest(&t, None, Some(&raw), &generic("Run the tests")).unwrap()
         );
     }
 

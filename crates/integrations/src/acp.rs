@@ -20,6 +20,7 @@ use countersign_domain::submission::Submission;
 use countersign_domain::tool::ToolAddress;
 use countersign_port::{ApiError, ErrorCode, Inbox, Record};
 
+pub mod proxy;
 mod routes;
 pub use routes::{AGENT_HEADER, routes};
 
@@ -570,6 +571,38 @@ pub fn response(
     a: &Approval,
     options: &[PermissionOption],
 ) -> Option<schema::RequestPermissionResponse> {
+    respond(&Decided::from(a), options)
+}
+
+/// A decision as an ACP answer needs it: the console's own [`Approval`], or what the proxy
+/// was told of one.
+#[derive(Debug, Clone, Copy)]
+pub struct Decided<'a> {
+    pub id: &'a ApprovalId,
+    pub digest: &'a str,
+    pub status: Status,
+    /// A person's decision that also made a rule ("don't ask again").
+    pub always: bool,
+    pub reason: Option<&'a str>,
+}
+
+impl<'a> From<&'a Approval> for Decided<'a> {
+    fn from(a: &'a Approval) -> Self {
+        Self {
+            id: &a.id,
+            digest: &a.digest,
+            status: a.status,
+            always: a.granted.is_some() && a.decided_by == Some(DecidedBy::Person),
+            reason: a.reason.as_deref(),
+        }
+    }
+}
+
+/// [`response`] for a decision however it is known.
+pub fn respond(
+    a: &Decided<'_>,
+    options: &[PermissionOption],
+) -> Option<schema::RequestPermissionResponse> {
     let pick = |kinds: &[OptionKind]| {
         kinds
             .iter()
@@ -580,7 +613,7 @@ pub fn response(
                 ))
             })
     };
-    let always = a.granted.is_some() && a.decided_by == Some(DecidedBy::Person);
+    let always = a.always;
     let outcome = match a.status {
         Status::Pending => return None,
         // Never `allow_always`, even for "don't ask again": the agent would remember it in its
@@ -600,7 +633,7 @@ pub fn response(
     // Which approval answered, the digest of the call it bound, and a decline's reason.
     let mut ours = json!({ "approval": a.id, "digest": a.digest });
     if a.status == Status::Declined
-        && let Some(reason) = a.reason.as_ref().filter(|r| !r.is_empty())
+        && let Some(reason) = a.reason.filter(|r| !r.is_empty())
     {
         ours["reason"] = json!(reason);
     }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acp;
+mod acp_proxy;
 mod agents;
 mod app;
 mod artifact_rules;

@@ -187,9 +187,15 @@ pub async fn submit(
 #[serde(deny_unknown_fields)]
 pub struct WaitQuery {
     wait: Option<u64>,
+    /// The waiter holds the request: should it go away (its connection closes) while the
+    /// request still waits for a person, the request is withdrawn. A proxy that is killed
+    /// leaves nothing pending behind it.
+    #[serde(default)]
+    hold: bool,
 }
 
-/// `GET /v1/approvals/{id}?wait=S`: the whole approval; with `wait`, once decided or after S s.
+/// `GET /v1/approvals/{id}?wait=S[&hold=true]`: the whole approval; with `wait`, once decided
+/// or after S s.
 pub async fn approval(
     State(s): State<ApiState>,
     Path(id): Path<String>,
@@ -197,11 +203,60 @@ pub async fn approval(
 ) -> Result<Json<ApprovalPage>, ApiError> {
     let id = approval_id(&id)?;
     let Query(q) = query.map_err(bad_query)?;
-    let a = match q.wait {
-        Some(_) => s.console.wait(&id, wait_at_most(q.wait)?).await?,
-        None => s.console.approval(&id).await?,
+    let a = match (q.wait, q.hold) {
+        (Some(_), hold) => {
+            let held = hold.then(|| Held::new(&s, &id));
+            let a = s.console.wait(&id, wait_at_most(q.wait)?).await;
+            // The wait ended with the waiter still here.
+            if let Some(held) = held {
+                held.release();
+            }
+            a?
+        }
+        (None, false) => s.console.approval(&id).await?,
+        (None, true) => {
+            return Err(ApiError::of(
+                ErrorCode::InvalidRequest,
+                "hold is only for a wait: add wait=S",
+            ));
+        }
     };
     Ok(Json(ApprovalPage::one(&s, a).await?))
+}
+
+/// A request held by its waiter: dropped before [`Held::release`] (the waiter's connection
+/// closed, so the server dropped the handler), it withdraws the request if it still waits.
+struct Held {
+    console: Option<crate::console::Console>,
+    id: ApprovalId,
+}
+
+impl Held {
+    fn new(s: &ApiState, id: &ApprovalId) -> Self {
+        Self {
+            console: Some(s.console.clone()),
+            id: id.clone(),
+        }
+    }
+
+    fn release(mut self) {
+        self.console = None;
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(console) = self.console.take() {
+            let id = self.id.clone();
+            tokio::spawn(async move {
+                // Already decided, expired or withdrawn: nothing to do.
+                match console.cancel(&id).await {
+                    Ok(_) => tracing::info!(%id, "withdrawn: its waiter went away"),
+                    Err(e) => tracing::debug!(%id, "not withdrawn ({e})"),
+                }
+            });
+        }
+    }
 }
 
 #[derive(Deserialize)]

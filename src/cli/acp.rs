@@ -1,0 +1,412 @@
+//! `countersign acp [--name NAME] -- <agent command…>`: the editor starts this instead of its
+//! ACP agent. It starts the agent and passes every message both ways as it came, byte for byte
+//! (ACP's stdio transport: one JSON-RPC message per line,
+//! <https://agentclientprotocol.com/protocol/transports>), except the agent's
+//! `session/request_permission`, which the inbox answers.
+//!
+//! Fail safe: when no console answers, the console stops while a request waits, the request
+//! cannot be read, or nobody decided before it expired, the request goes to the editor as it
+//! came and the editor's own prompt decides. The proxy never answers allow on its own.
+//!
+//! Cancel and end: the editor's `session/cancel` withdraws that session's requests (the agent
+//! gets `cancelled`); every request waits holding its approval, so the editor closing, the
+//! agent exiting, or this process ending in any way (killed included) withdraws what it had
+//! pending.
+//!
+//! Why not the official SDK's connection: it gives the requests it sends ids of its own and
+//! reads every message into its types, so a proxy built on it would not pass ids, `_meta` and
+//! unknown methods as they came. The official schema crate reads the messages this one acts on
+//! (`countersign_integrations::acp`).
+
+use std::collections::HashMap;
+use std::process::{ExitCode, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader,
+};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::JoinSet;
+
+use super::CliError;
+use super::client::Client;
+use countersign_domain::approval::Status;
+use countersign_engine::data_dir::DataDir;
+use countersign_integrations::acp::proxy::{Ask, FromAgent, FromEditor, Relay};
+use countersign_integrations::acp::{self, Decided};
+
+/// How long the agent has to exit once the editor has gone, before it is stopped.
+const AGENT_EXIT_GRACE: Duration = Duration::from_secs(5);
+/// How long reports still on their way may hold the proxy's exit.
+const ERRANDS_GRACE: Duration = Duration::from_secs(5);
+
+/// What the proxy's tasks share.
+#[derive(Clone)]
+struct Shared {
+    /// Unset when the data directory could not be found: every request goes to the editor.
+    dir: Option<Arc<DataDir>>,
+    relay: Arc<Mutex<Relay>>,
+    /// Each session's count of `session/cancel`s, so a request submitted while its session was
+    /// being cancelled is withdrawn too.
+    cancels: Arc<Mutex<HashMap<String, u64>>>,
+    to_agent: UnboundedSender<Vec<u8>>,
+    to_editor: UnboundedSender<Vec<u8>>,
+    /// Reports and withdrawals on their way to the console, finished before the proxy exits.
+    errands: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl Shared {
+    fn relay(&self) -> std::sync::MutexGuard<'_, Relay> {
+        self.relay.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `work` beside the relay; the proxy waits for it before it exits.
+    fn errand(&self, work: impl Future<Output = ()> + Send + 'static) {
+        let mut errands = self.errands.lock().unwrap_or_else(PoisonError::into_inner);
+        errands.retain(|e| !e.is_finished());
+        errands.push(tokio::spawn(work));
+    }
+
+    /// Waits (at most [`ERRANDS_GRACE`]) for the errands still running.
+    async fn finish_errands(&self) {
+        let errands: Vec<_> = {
+            let mut errands = self.errands.lock().unwrap_or_else(PoisonError::into_inner);
+            errands.drain(..).collect()
+        };
+        let all = async {
+            for e in errands {
+                let _ = e.await;
+            }
+        };
+        let _ = tokio::time::timeout(ERRANDS_GRACE, all).await;
+    }
+
+    fn cancels_of(&self, session: &str) -> u64 {
+        let cancels = self.cancels.lock().unwrap_or_else(PoisonError::into_inner);
+        cancels.get(session).copied().unwrap_or(0)
+    }
+
+    async fn client(&self) -> Result<Client, String> {
+        let dir = self
+            .dir
+            .as_deref()
+            .ok_or("the data directory could not be found")?;
+        Client::connect(dir).await.map_err(|e| e.to_string())
+    }
+}
+
+/// Runs the agent behind the proxy until it exits; answers its exit status.
+pub async fn run(
+    dir: Option<DataDir>,
+    name: Option<String>,
+    command: &[String],
+) -> Result<ExitCode, CliError> {
+    let Some((program, args)) = command.split_first() else {
+        return Err(CliError::Usage(
+            "name the agent to start after --, e.g. countersign acp -- gemini --acp".into(),
+        ));
+    };
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| CliError::Io {
+            what: format!("could not start the agent {program:?}"),
+            source,
+        })?;
+    let (Some(agent_in), Some(agent_out)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(CliError::Usage(
+            "the agent's stdio could not be opened".into(),
+        ));
+    };
+    let (to_agent, agent_queue) = unbounded_channel();
+    let (to_editor, editor_queue) = unbounded_channel();
+    let shared = Shared {
+        dir: dir.map(Arc::new),
+        relay: Arc::new(Mutex::new(Relay::new(name))),
+        cancels: Arc::default(),
+        to_agent,
+        to_editor,
+        errands: Arc::default(),
+    };
+    let agent_writer = tokio::spawn(write_lines(agent_queue, agent_in));
+    let editor_writer = tokio::spawn(write_lines(editor_queue, tokio::io::stdout()));
+    let mut asks = JoinSet::new();
+    let mut from_editor = Box::pin(read_editor(shared.clone(), tokio::io::stdin()));
+    let (to_ask, mut asking) = unbounded_channel();
+    let mut from_agent = Box::pin(read_agent(shared.clone(), agent_out, to_ask));
+    let mut terminated = Box::pin(terminated());
+    let status = loop {
+        tokio::select! {
+            () = &mut from_agent => {
+                // The agent closed its output: it is ending. What it asked can no longer be
+                // answered; the holds end with the tasks, which withdraws the requests.
+                asks.abort_all();
+                break wait_for(&mut child).await;
+            }
+            () = &mut from_editor => {
+                // The editor has gone: withdraw what waits, close the agent's input, and give
+                // the agent time to exit.
+                asks.abort_all();
+                let _ = shared.to_agent.send(CLOSE);
+                if tokio::time::timeout(AGENT_EXIT_GRACE, &mut from_agent).await.is_err() {
+                    let _ = child.start_kill();
+                }
+                break wait_for(&mut child).await;
+            }
+            Some((ask, line)) = asking.recv() => {
+                asks.spawn(answer(shared.clone(), ask, line));
+            }
+            Some(_) = asks.join_next(), if !asks.is_empty() => {}
+            signal = &mut terminated => {
+                asks.abort_all();
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                exit(128 + i32::from(signal));
+            }
+        }
+    };
+    // What the agent wrote last still reaches the editor, and its last results the console.
+    let _ = shared.to_editor.send(CLOSE);
+    let _ = editor_writer.await;
+    shared.finish_errands().await;
+    agent_writer.abort();
+    exit(exit_code(status))
+}
+
+/// Ends the process now: the read of the editor's side runs on a thread that cannot be
+/// cancelled, and would hold the runtime open until the editor wrote again.
+fn exit(code: i32) -> ! {
+    std::process::exit(code)
+}
+
+fn wait_for(child: &mut tokio::process::Child) -> impl Future<Output = Option<ExitStatus>> + '_ {
+    async move { child.wait().await.ok() }
+}
+
+/// The proxy's exit status: the agent's, or 128 + the signal that ended it.
+fn exit_code(status: Option<ExitStatus>) -> i32 {
+    let Some(status) = status else {
+        return 1;
+    };
+    if let Some(code) = status.code() {
+        return code;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        if let Some(signal) = status.signal() {
+            return 128 + signal;
+        }
+    }
+    1
+}
+
+/// Queued to a writer, ends its output (a message is never empty).
+const CLOSE: Vec<u8> = Vec::new();
+
+/// Writes each queued message, flushed, until [`CLOSE`] or every sender is gone; then closes
+/// the output.
+async fn write_lines(mut queue: UnboundedReceiver<Vec<u8>>, mut out: impl AsyncWrite + Unpin) {
+    while let Some(line) = queue.recv().await {
+        if line.is_empty() {
+            break;
+        }
+        if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = out.shutdown().await;
+}
+
+/// One message per line, the newline kept; the last may end without one.
+async fn next_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Option<Vec<u8>> {
+    let mut line = Vec::new();
+    match reader.read_until(b'\n', &mut line).await {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line),
+    }
+}
+
+fn trimmed(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n")
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .unwrap_or(line)
+}
+
+/// Passes the editor's messages to the agent; a `session/cancel` also withdraws its session's
+/// requests. Ends when the editor closes its side.
+async fn read_editor(shared: Shared, input: impl AsyncRead + Unpin) {
+    let mut input = BufReader::with_capacity(64 * 1024, input);
+    while let Some(line) = next_line(&mut input).await {
+        let seen = shared.relay().from_editor(trimmed(&line));
+        let _ = shared.to_agent.send(line);
+        if let FromEditor::PassAndCancel { session } = seen {
+            {
+                let mut cancels = shared
+                    .cancels
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                *cancels.entry(session.clone()).or_default() += 1;
+            }
+            let errand = shared.clone();
+            shared.errand(async move { cancel(&errand, &session).await });
+        }
+    }
+}
+
+async fn cancel(shared: &Shared, session: &str) {
+    let agent = shared.relay().agent().to_owned();
+    let done = match shared.client().await {
+        Ok(client) => client
+            .cancel_acp_session(&agent, session)
+            .await
+            .map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
+    if let Err(why) = done {
+        tracing::warn!("session {session}'s requests were not withdrawn: {why}");
+    }
+}
+
+/// Passes the agent's messages to the editor, except its permission requests, which go to
+/// [`answer`]; an approved call's result is reported on the way. Ends when the agent closes
+/// its output.
+async fn read_agent(
+    shared: Shared,
+    output: impl AsyncRead + Unpin,
+    to_ask: UnboundedSender<(Box<Ask>, Vec<u8>)>,
+) {
+    let mut output = BufReader::with_capacity(64 * 1024, output);
+    while let Some(line) = next_line(&mut output).await {
+        let seen = shared.relay().from_agent(trimmed(&line));
+        match seen {
+            FromAgent::Pass => {
+                let _ = shared.to_editor.send(line);
+            }
+            FromAgent::Ask(ask) => {
+                if shared.dir.is_none() {
+                    let _ = shared.to_editor.send(line);
+                } else if let Err(e) = to_ask.send((ask, line)) {
+                    let (_, line) = e.0;
+                    let _ = shared.to_editor.send(line);
+                }
+            }
+            FromAgent::PassAndReport(report) => {
+                let _ = shared.to_editor.send(line);
+                let errand = shared.clone();
+                shared.errand(async move {
+                    let done = match errand.client().await {
+                        Ok(client) => client
+                            .attach_result(
+                                &report.approval,
+                                &report.digest,
+                                &report.result,
+                                &report.by,
+                            )
+                            .await
+                            .map_err(|e| e.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    if let Err(why) = done {
+                        tracing::warn!("the result of {} was not recorded: {why}", report.approval);
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// Asks the inbox and answers the agent; whenever the inbox cannot answer, passes the request
+/// to the editor as it came.
+async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>) {
+    match decide(&shared, &ask).await {
+        Ok(Some(reply)) => {
+            let _ = shared.to_agent.send(reply);
+        }
+        Ok(None) => {
+            let _ = shared.to_editor.send(line);
+        }
+        Err(why) => {
+            eprintln!("countersign: {why}; the editor asks instead");
+            let _ = shared.to_editor.send(line);
+        }
+    }
+}
+
+/// The inbox's answer to the agent, as one line; `None` when nobody decided before the
+/// request expired, so the editor's prompt decides.
+async fn decide(shared: &Shared, ask: &Ask) -> Result<Option<Vec<u8>>, String> {
+    let cancels = shared.cancels_of(&ask.session);
+    let client = shared.client().await?;
+    let on_pending = |pending: &countersign_engine::api::Answer| {
+        // The editor cancelled the session while this was on its way: withdraw it too.
+        if shared.cancels_of(&ask.session) != cancels {
+            let (shared, id) = (shared.clone(), pending.id.clone());
+            tokio::spawn(async move {
+                if let Ok(client) = shared.client().await {
+                    let path = format!("/v1/approvals/{id}/cancel");
+                    let _ = client.post(&path, &serde_json::json!({})).await;
+                }
+            });
+        }
+    };
+    let answer = client
+        .ask_held(&ask.body, &ask.submission, on_pending)
+        .await
+        .map_err(|e| e.to_string())?;
+    if answer.status == Status::Expired {
+        eprintln!(
+            "countersign: nobody answered {} before it expired; the editor asks instead",
+            answer.id
+        );
+        return Ok(None);
+    }
+    if answer.status == Status::Approved {
+        shared
+            .relay()
+            .approved(ask, answer.id.clone(), answer.digest.clone());
+    }
+    let decided = Decided {
+        id: &answer.id,
+        digest: &answer.digest,
+        status: answer.status,
+        // A decline answers `reject_once`; the person's rule answers the repeats.
+        always: false,
+        reason: answer.reason.as_deref(),
+    };
+    let response = acp::respond(&decided, &ask.options)
+        .ok_or_else(|| format!("{} is still pending", answer.id))?;
+    let mut reply = serde_json::to_vec(&acp::answer(Some(&ask.rpc_id), &response))
+        .map_err(|e| format!("the answer could not be written: {e}"))?;
+    reply.push(b'\n');
+    Ok(Some(reply))
+}
+
+/// Waits for SIGTERM, SIGINT or SIGHUP; answers its number.
+#[cfg(unix)]
+async fn terminated() -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => 15,
+        _ = int.recv() => 2,
+        _ = hup.recv() => 1,
+    }
+}
+
+#[cfg(not(unix))]
+async fn terminated() -> u8 {
+    let _ = tokio::signal::ctrl_c().await;
+    2
+}
