@@ -184,8 +184,8 @@ fn exit(code: i32) -> ! {
     std::process::exit(code)
 }
 
-fn wait_for(child: &mut tokio::process::Child) -> impl Future<Output = Option<ExitStatus>> + '_ {
-    async move { child.wait().await.ok() }
+async fn wait_for(child: &mut tokio::process::Child) -> Option<ExitStatus> {
+    child.wait().await.ok()
 }
 
 /// The proxy's exit status: the agent's, or 128 + the signal that ended it.

@@ -47,7 +47,7 @@ async fn w_an_acp_agent_behind_the_proxy() {
     let command = shapes["gemini"]["execute"]["toolCall"]["title"]
         .as_str()
         .unwrap();
-    for said in ["gemini-cli", "acp.execute", "web-app", command] {
+    for said in ["gemini-cli", "acp.execute", command] {
         assert!(text.contains(said), "{said} in {text}");
     }
     app.screenshot("w-acp-proxy-card").await;
