@@ -36,10 +36,9 @@ use countersign_engine::data_dir::DataDir;
 use countersign_integrations::acp::proxy::{Ask, FromAgent, FromEditor, Relay};
 use countersign_integrations::acp::{self, Decided};
 
-/// How long the agent has to exit once the editor has gone, before it is stopped.
-const AGENT_EXIT_GRACE: Duration = Duration::from_secs(5);
-/// How long reports still on their way may hold the proxy's exit.
-const ERRANDS_GRACE: Duration = Duration::from_secs(5);
+/// How long the agent has to exit once its editor has gone (or after SIGTERM), the editor to
+/// take the last messages, and reports on their way to reach the console.
+const GRACE: Duration = Duration::from_secs(5);
 
 /// What the proxy's tasks share.
 #[derive(Clone)]
@@ -68,7 +67,7 @@ impl Shared {
         errands.push(tokio::spawn(work));
     }
 
-    /// Waits (at most [`ERRANDS_GRACE`]) for the errands still running.
+    /// Waits (at most [`GRACE`]) for the errands still running.
     async fn finish_errands(&self) {
         let errands: Vec<_> = {
             let mut errands = self.errands.lock().unwrap_or_else(PoisonError::into_inner);
@@ -79,7 +78,7 @@ impl Shared {
                 let _ = e.await;
             }
         };
-        let _ = tokio::time::timeout(ERRANDS_GRACE, all).await;
+        let _ = tokio::time::timeout(GRACE, all).await;
     }
 
     fn cancels_of(&self, session: &str) -> u64 {
@@ -104,15 +103,22 @@ pub async fn run(
 ) -> Result<ExitCode, CliError> {
     let Some((program, args)) = command.split_first() else {
         return Err(CliError::Usage(
-            "name the agent to start after --, e.g. countersign acp -- gemini --acp".into(),
+            "name the agent to start after --, e.g. countersign acp -- gemini --experimental-acp"
+                .into(),
         ));
     };
-    let mut child = tokio::process::Command::new(program)
+    let mut command = tokio::process::Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
+        .kill_on_drop(true);
+    // Its own process group, so stopping the agent stops what it started too (`npx` and
+    // the agent it runs, a shell and its commands).
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = command
         .spawn()
         .map_err(|source| CliError::Io {
             what: format!("could not start the agent {program:?}"),
@@ -140,42 +146,65 @@ pub async fn run(
     let (to_ask, mut asking) = unbounded_channel();
     let mut from_agent = Box::pin(read_agent(shared.clone(), agent_out, to_ask));
     let mut terminated = Box::pin(terminated());
-    let status = loop {
+    let end = loop {
         tokio::select! {
-            () = &mut from_agent => {
-                // The agent closed its output: it is ending. What it asked can no longer be
-                // answered; the holds end with the tasks, which withdraws the requests.
-                asks.abort_all();
-                break wait_for(&mut child).await;
-            }
-            () = &mut from_editor => {
-                // The editor has gone: withdraw what waits, close the agent's input, and give
-                // the agent time to exit.
-                asks.abort_all();
-                let _ = shared.to_agent.send(CLOSE);
-                if tokio::time::timeout(AGENT_EXIT_GRACE, &mut from_agent).await.is_err() {
-                    let _ = child.start_kill();
-                }
-                break wait_for(&mut child).await;
-            }
-            Some((ask, line)) = asking.recv() => {
-                asks.spawn(answer(shared.clone(), ask, line));
+            () = &mut from_agent => break End::AgentClosed,
+            () = &mut from_editor => break End::EditorClosed,
+            Some((ask, line, cancels)) = asking.recv() => {
+                asks.spawn(answer(shared.clone(), ask, line, cancels));
             }
             Some(_) = asks.join_next(), if !asks.is_empty() => {}
-            signal = &mut terminated => {
-                asks.abort_all();
-                let _ = child.start_kill();
-                let _ = child.wait().await;
-                exit(128 + i32::from(signal));
-            }
+            signal = &mut terminated => break End::Signal(signal),
         }
     };
-    // What the agent wrote last still reaches the editor, and its last results the console.
-    let _ = shared.to_editor.send(CLOSE);
-    let _ = editor_writer.await;
-    shared.finish_errands().await;
+    // What waits can no longer be answered: the holds end with the tasks, which withdraws
+    // the requests.
+    asks.abort_all();
+    let agent_pid = child.id();
+    let finish = async {
+        match end {
+            End::Signal(signal) => {
+                stop(&mut child).await;
+                return 128 + i32::from(signal);
+            }
+            // The editor has gone: close the agent's input and give it time to finish.
+            End::EditorClosed => {
+                let _ = shared.to_agent.send(CLOSE);
+                if tokio::time::timeout(GRACE, &mut from_agent).await.is_err() {
+                    stop(&mut child).await;
+                }
+            }
+            // The agent closed its output: it is ending; it may wait for its input to close.
+            End::AgentClosed => {
+                let _ = shared.to_agent.send(CLOSE);
+            }
+        }
+        let status = match tokio::time::timeout(GRACE, child.wait()).await {
+            Ok(status) => status.ok(),
+            Err(_) => stop(&mut child).await,
+        };
+        // What the agent wrote last still reaches the editor, and its last results the console.
+        let _ = shared.to_editor.send(CLOSE);
+        let _ = tokio::time::timeout(GRACE, editor_writer).await;
+        shared.finish_errands().await;
+        exit_code(status)
+    };
+    let code = tokio::select! {
+        code = finish => code,
+        signal = &mut terminated => {
+            kill(agent_pid);
+            128 + i32::from(signal)
+        }
+    };
     agent_writer.abort();
-    exit(exit_code(status))
+    exit(code)
+}
+
+/// Why the relay ended.
+enum End {
+    AgentClosed,
+    EditorClosed,
+    Signal(u8),
 }
 
 /// Ends the process now: the read of the editor's side runs on a thread that cannot be
@@ -184,8 +213,44 @@ fn exit(code: i32) -> ! {
     std::process::exit(code)
 }
 
-async fn wait_for(child: &mut tokio::process::Child) -> Option<ExitStatus> {
+/// Stops the agent and what it started: SIGTERM to its process group, then SIGKILL after
+/// [`GRACE`]. Its exit status.
+async fn stop(child: &mut tokio::process::Child) -> Option<ExitStatus> {
+    let pid = child.id();
+    signal_group(pid, Stop::Gently);
+    if let Ok(status) = tokio::time::timeout(GRACE, child.wait()).await {
+        // What it started and left behind goes too.
+        signal_group(pid, Stop::Now);
+        return status.ok();
+    }
+    signal_group(pid, Stop::Now);
+    let _ = child.start_kill();
     child.wait().await.ok()
+}
+
+/// Kills the agent and what it started at once (the proxy is being stopped itself).
+fn kill(pid: Option<u32>) {
+    signal_group(pid, Stop::Now);
+}
+
+enum Stop {
+    Gently,
+    Now,
+}
+
+/// Signals the agent's process group (its pid: it leads the group).
+fn signal_group(pid: Option<u32>, how: Stop) {
+    #[cfg(unix)]
+    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+        use nix::sys::signal::{Signal, killpg};
+        let signal = match how {
+            Stop::Gently => Signal::SIGTERM,
+            Stop::Now => Signal::SIGKILL,
+        };
+        let _ = killpg(nix::unistd::Pid::from_raw(pid), signal);
+    }
+    #[cfg(not(unix))]
+    let _ = (pid, how);
 }
 
 /// The proxy's exit status: the agent's, or 128 + the signal that ended it.
@@ -269,7 +334,7 @@ async fn cancel(shared: &Shared, session: &str) {
         Err(e) => Err(e),
     };
     if let Err(why) = done {
-        tracing::warn!("session {session}'s requests were not withdrawn: {why}");
+        tracing::debug!("session {session}'s requests were not withdrawn: {why}");
     }
 }
 
@@ -279,7 +344,7 @@ async fn cancel(shared: &Shared, session: &str) {
 async fn read_agent(
     shared: Shared,
     output: impl AsyncRead + Unpin,
-    to_ask: UnboundedSender<(Box<Ask>, Vec<u8>)>,
+    to_ask: UnboundedSender<(Box<Ask>, Vec<u8>, u64)>,
 ) {
     let mut output = BufReader::with_capacity(64 * 1024, output);
     while let Some(line) = next_line(&mut output).await {
@@ -291,8 +356,12 @@ async fn read_agent(
             FromAgent::Ask(ask) => {
                 if shared.dir.is_none() {
                     let _ = shared.to_editor.send(line);
-                } else if let Err(e) = to_ask.send((ask, line)) {
-                    let (_, line) = e.0;
+                } else if let Err(e) = {
+                    // Counted as the request is read: a cancel after this withdraws it.
+                    let cancels = shared.cancels_of(&ask.session);
+                    to_ask.send((ask, line, cancels))
+                } {
+                    let (_, line, _) = e.0;
                     let _ = shared.to_editor.send(line);
                 }
             }
@@ -323,8 +392,8 @@ async fn read_agent(
 
 /// Asks the inbox and answers the agent; whenever the inbox cannot answer, passes the request
 /// to the editor as it came.
-async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>) {
-    match decide(&shared, &ask).await {
+async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>, cancels: u64) {
+    match decide(&shared, &ask, cancels).await {
         Ok(Some(reply)) => {
             let _ = shared.to_agent.send(reply);
         }
@@ -340,8 +409,7 @@ async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>) {
 
 /// The inbox's answer to the agent, as one line; `None` when nobody decided before the
 /// request expired, so the editor's prompt decides.
-async fn decide(shared: &Shared, ask: &Ask) -> Result<Option<Vec<u8>>, String> {
-    let cancels = shared.cancels_of(&ask.session);
+async fn decide(shared: &Shared, ask: &Ask, cancels: u64) -> Result<Option<Vec<u8>>, String> {
     let client = shared.client().await?;
     let on_pending = |pending: &countersign_engine::api::Answer| {
         // The editor cancelled the session while this was on its way: withdraw it too.

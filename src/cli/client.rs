@@ -285,7 +285,17 @@ impl Client {
             &submission.call,
         )
         .map_err(|e| ClientError::Protocol(e.to_string()))?;
-        let mut answer = checked(self.post("/v1/approvals", body).await?, None, &expected)?;
+        let first = self.post("/v1/approvals", body).await?;
+        let mut answer = match checked(first.clone(), None, &expected) {
+            Ok(a) => a,
+            Err(e) => {
+                // Not the call submitted: whatever it made is not left waiting.
+                if let Some(id) = first["id"].as_str().and_then(|i| ApprovalId::parse(i).ok()) {
+                    self.withdraw(&id).await;
+                }
+                return Err(e);
+            }
+        };
         let id = answer.id.clone();
         if answer.status == Status::Pending {
             on_pending(&answer);
@@ -294,9 +304,26 @@ impl Client {
         let wait = MAX_WAIT_S.to_string();
         let query = [("wait", wait.as_str()), ("hold", "true")];
         while answer.status == Status::Pending {
-            answer = checked(self.get_query(&path, &query).await?, Some(&id), &expected)?;
+            let polled = self
+                .get_query(&path, &query)
+                .await
+                .and_then(|got| checked(got, Some(&id), &expected));
+            match polled {
+                Ok(a) => answer = a,
+                Err(e) => {
+                    // Given up on: withdrawn where the console still answers.
+                    self.withdraw(&id).await;
+                    return Err(e);
+                }
+            }
         }
         Ok(answer)
+    }
+
+    /// Withdraws approval `id` if it still waits; a console that no longer answers is left.
+    async fn withdraw(&self, id: &ApprovalId) {
+        let path = format!("/v1/approvals/{id}/cancel");
+        let _ = self.post(&path, &json!({})).await;
     }
 
     /// Withdraws `requester`'s pending ACP requests of `session` (ACP's `session/cancel`).

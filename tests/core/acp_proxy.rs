@@ -520,3 +520,36 @@ async fn a_rule_for_a_title_only_command_covers_that_title_only() {
         "the same one is covered: {again}"
     );
 }
+
+/// An agent that closes its output but keeps running (or waits for its input to close) does
+/// not keep the proxy: its input is closed, then it is stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_stops_talking_does_not_keep_the_proxy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = Raw::start(
+        &tmp.path().join("no-console"),
+        &["sh", "-c", "exec >&-; sleep 60"],
+    );
+    let out = tokio::time::timeout(Duration::from_secs(30), raw.child.wait_with_output())
+        .await
+        .expect("the proxy ended")
+        .unwrap();
+    assert!(!out.status.success(), "the agent was stopped: {:?}", out.status);
+}
+
+/// A waiter's malformed `hold` request is refused and withdraws nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_hold_withdraws_nothing() {
+    let s = crate::support::server().await;
+    let (_, got) = s
+        .post("/v1/approvals", &crate::support::terminal("t.x", "ls"))
+        .await;
+    let id = got["id"].as_str().unwrap().to_owned();
+    for bad in ["?wait=61&hold=true", "?hold=true", "?wait=1&hold=maybe"] {
+        let (code, _) = s.get(&format!("/v1/approvals/{id}{bad}")).await;
+        assert_eq!(code, reqwest::StatusCode::BAD_REQUEST, "{bad}");
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
+    assert_eq!(a["status"], "pending");
+}

@@ -341,6 +341,34 @@ async fn long_titles_and_large_diffs_are_taken() {
         shown.starts_with("bash -lc") && shown.ends_with("'"),
         "{shown}"
     );
+    // The whole title is on the card below it, and so in what the digest binds: two titles
+    // alike at both ends are two calls.
+    let card = serde_json::to_string(&a.call).unwrap();
+    assert!(card.contains(&format!("The whole title ({} bytes): {title}", title.len())));
+    let mut other = title.clone();
+    other.replace_range(2000..2004, "rm -");
+    let id2 = ask(
+        &s,
+        &params(
+            "s",
+            json!({ "toolCallId": "t2", "title": other, "kind": "execute" }),
+        ),
+    )
+    .await;
+    let id1 = ask(
+        &s,
+        &params(
+            "s",
+            json!({ "toolCallId": "t1", "title": title, "kind": "execute" }),
+        ),
+    )
+    .await;
+    let (a1, a2) = (
+        s.console.approval(&id1).await.unwrap(),
+        s.console.approval(&id2).await.unwrap(),
+    );
+    assert_eq!(a1.call.title(), a2.call.title(), "shown alike in the title");
+    assert_ne!(a1.digest, a2.digest, "bound apart");
 
     let lock = "x".repeat(6 * 1024 * 1024);
     let big = params(

@@ -375,6 +375,17 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
         .collect();
     // What the agent said with the call, its `_meta` included, then what could not be read.
     let mut said: Vec<ContentBlock> = Vec::new();
+    // A title too long to show whole is shown (and bound) whole below it: where it is all
+    // that names the command (Gemini CLI), its middle must not go unseen.
+    if let Some(whole) = fields
+        .title
+        .as_deref()
+        .filter(|t| t.len() > MAX_TITLE_BYTES)
+    {
+        said.push(ContentBlock::Text(TextBlock {
+            text: format!("The whole title ({} bytes): {whole}", whole.len()),
+        }));
+    }
     let mut terminals = 0;
     for (i, c) in content.iter().enumerate() {
         match c {

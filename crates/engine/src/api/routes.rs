@@ -205,8 +205,9 @@ pub async fn approval(
     let Query(q) = query.map_err(bad_query)?;
     let a = match (q.wait, q.hold) {
         (Some(_), hold) => {
+            let at_most = wait_at_most(q.wait)?;
             let held = hold.then(|| Held::new(&s, &id));
-            let a = s.console.wait(&id, wait_at_most(q.wait)?).await;
+            let a = s.console.wait(&id, at_most).await;
             // The wait ended with the waiter still here.
             if let Some(held) = held {
                 held.release();
@@ -246,9 +247,11 @@ impl Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        if let Some(console) = self.console.take() {
+        if let Some(console) = self.console.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
             let id = self.id.clone();
-            tokio::spawn(async move {
+            runtime.spawn(async move {
                 // Already decided, expired or withdrawn: nothing to do.
                 match console.cancel(&id).await {
                     Ok(_) => tracing::info!(%id, "withdrawn: its waiter went away"),

@@ -182,6 +182,16 @@ impl Relay {
                 FromAgent::Pass
             }
             (Some(METHOD), Some(id)) => match self.ask(id, line) {
+                // A call id asked about again is a new call: what an earlier approval of
+                // that id waited for is not this one's output.
+                Some(ask) if ask.tool_call_id.is_some() => {
+                    let key = (
+                        ask.session.clone(),
+                        ask.tool_call_id.clone().unwrap_or_default(),
+                    );
+                    self.approved.remove(&key);
+                    FromAgent::Ask(Box::new(ask))
+                }
                 Some(ask) => FromAgent::Ask(Box::new(ask)),
                 // Not readable as the schema's request: the editor's own prompt decides.
                 None => FromAgent::Pass,
@@ -504,6 +514,17 @@ mod tests {
             })])
         );
         // Reported once.
+        assert!(matches!(r.from_agent(&done), FromAgent::Pass));
+
+        // An approved call's id asked about again: the earlier approval gets nothing of the
+        // new call's output, whatever the new one's fate.
+        let FromAgent::Ask(again) = r.from_agent(&permission(json!(2), "s1")) else {
+            panic!("not asked")
+        };
+        r.approved(&again, ApprovalId::generate(), "sha256:y".into());
+        let FromAgent::Ask(_) = r.from_agent(&permission(json!(3), "s1")) else {
+            panic!("not asked")
+        };
         assert!(matches!(r.from_agent(&done), FromAgent::Pass));
     }
 
