@@ -118,12 +118,10 @@ pub async fn run(
     // the agent it runs, a shell and its commands).
     #[cfg(unix)]
     command.process_group(0);
-    let mut child = command
-        .spawn()
-        .map_err(|source| CliError::Io {
-            what: format!("could not start the agent {program:?}"),
-            source,
-        })?;
+    let mut child = command.spawn().map_err(|source| CliError::Io {
+        what: format!("could not start the agent {program:?}"),
+        source,
+    })?;
     let (Some(agent_in), Some(agent_out)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(CliError::Usage(
             "the agent's stdio could not be opened".into(),
@@ -161,6 +159,7 @@ pub async fn run(
     // the requests.
     asks.abort_all();
     let agent_pid = child.id();
+    let signalled = matches!(end, End::Signal(_));
     let finish = async {
         match end {
             End::Signal(signal) => {
@@ -191,7 +190,7 @@ pub async fn run(
     };
     let code = tokio::select! {
         code = finish => code,
-        signal = &mut terminated => {
+        signal = &mut terminated, if !signalled => {
             kill(agent_pid);
             128 + i32::from(signal)
         }

@@ -534,7 +534,11 @@ async fn an_agent_that_stops_talking_does_not_keep_the_proxy() {
         .await
         .expect("the proxy ended")
         .unwrap();
-    assert!(!out.status.success(), "the agent was stopped: {:?}", out.status);
+    assert!(
+        !out.status.success(),
+        "the agent was stopped: {:?}",
+        out.status
+    );
 }
 
 /// A waiter's malformed `hold` request is refused and withdraws nothing.
@@ -552,4 +556,28 @@ async fn a_refused_hold_withdraws_nothing() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
     assert_eq!(a["status"], "pending");
+}
+
+/// SIGTERM to the proxy stops the agent and what it started, and the proxy says so in its
+/// status (128 + 15).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_stops_the_agent_with_the_proxy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("still-running");
+    let script = format!("sleep 2; touch {}", marker.display());
+    let mut raw = Raw::start(
+        &tmp.path().join("no-console"),
+        &["sh", "-c", &format!("({script}) & sleep 60")],
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(raw.child.id().unwrap()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(30), raw.child.wait())
+        .await
+        .expect("the proxy ended")
+        .unwrap();
+    assert_eq!(status.code(), Some(143));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!marker.exists(), "what the agent started was stopped too");
 }
