@@ -285,7 +285,9 @@ impl Client {
             &submission.call,
         )
         .map_err(|e| ClientError::Protocol(e.to_string()))?;
-        let first = self.post("/v1/approvals", body).await?;
+        // Held from the start: should this process go away before its first wait, the
+        // console withdraws the request when the lease runs out.
+        let first = self.post("/v1/approvals?hold=true", body).await?;
         let mut answer = match checked(first.clone(), None, &expected) {
             Ok(a) => a,
             Err(e) => {

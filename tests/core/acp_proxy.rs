@@ -435,12 +435,13 @@ async fn nothing_stays_pending_for_a_process_that_is_gone() {
     server.stop().await;
 }
 
-/// The approval's status once it is no longer pending (within 10 s).
+/// The approval's status once it is no longer pending (within 20 s: a proxy killed before
+/// its first wait leaves its request to its lease).
 async fn settled(
     server: &countersign_engine::server::Server,
     id: &countersign_domain::ids::ApprovalId,
 ) -> Status {
-    for _ in 0..500 {
+    for _ in 0..1000 {
         let a = server.console.approval(id).await.unwrap();
         if a.status != Status::Pending {
             return a.status;
@@ -556,6 +557,68 @@ async fn a_refused_hold_withdraws_nothing() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (_, a) = s.get(&format!("/v1/approvals/{id}")).await;
     assert_eq!(a["status"], "pending");
+}
+
+/// A held request lives only while its holder does: one nobody waits on is withdrawn when
+/// the lease runs out, one whose holder keeps waiting is kept past many leases, and one
+/// submitted without `hold` is never withdrawn for want of a waiter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_request_lives_only_while_its_holder_waits() {
+    let s = crate::support::server().await;
+    let lease = countersign_engine::api::HOLD_LEASE;
+    let submit = |path: &'static str, command: &'static str| {
+        let s = &s;
+        async move {
+            let (code, got) = s
+                .post(path, &crate::support::terminal("t.x", command))
+                .await;
+            assert_eq!(code, reqwest::StatusCode::ACCEPTED, "{got}");
+            got["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let status = |id: String| {
+        let s = &s;
+        async move { s.get(&format!("/v1/approvals/{id}")).await.1["status"].clone() }
+    };
+
+    // A malformed hold is refused before anything is made.
+    let before = s.fingerprint().await;
+    let bad = s
+        .post(
+            "/v1/approvals?hold=maybe",
+            &crate::support::terminal("t.x", "ls"),
+        )
+        .await;
+    crate::support::assert_error(&bad, reqwest::StatusCode::BAD_REQUEST, "invalid_request");
+    assert_eq!(s.fingerprint().await, before, "a refused hold made nothing");
+
+    let abandoned = submit("/v1/approvals?hold=true", "abandoned").await;
+    let unheld = submit("/v1/approvals", "unheld").await;
+    let kept = submit("/v1/approvals?hold=true", "kept").await;
+    // The holder of `kept` waits again and again, past two leases.
+    let started = std::time::Instant::now();
+    while started.elapsed() < lease * 2 + Duration::from_secs(1) {
+        let (code, got) = s
+            .get(&format!("/v1/approvals/{kept}?wait=1&hold=true"))
+            .await;
+        assert_eq!(code, reqwest::StatusCode::OK, "{got}");
+        assert_eq!(got["status"], "pending", "kept while its holder waits");
+    }
+    assert_eq!(
+        status(abandoned.clone()).await,
+        "cancelled",
+        "nobody waited on it"
+    );
+    assert_eq!(status(unheld.clone()).await, "pending", "nobody held it");
+    // `kept`'s holder stops waiting: withdrawn once the lease after its last wait runs out.
+    assert_eq!(status(kept.clone()).await, "pending");
+    tokio::time::sleep(lease + Duration::from_secs(2)).await;
+    assert_eq!(
+        status(kept).await,
+        "cancelled",
+        "its holder stopped waiting"
+    );
+    assert_eq!(status(unheld).await, "pending");
 }
 
 /// SIGTERM to the proxy stops the agent and what it started, and the proxy says so in its

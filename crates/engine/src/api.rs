@@ -2,6 +2,7 @@
 
 mod error;
 mod guard;
+mod holds;
 mod routes;
 
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use tokio::net::TcpListener;
 use tower_http::trace::TraceLayer;
 
 pub use self::error::ApiError;
+pub use self::holds::LEASE as HOLD_LEASE;
 pub use self::routes::Answer;
 use crate::console::Console;
 use crate::token::Token;
@@ -33,6 +35,19 @@ pub struct ApiState {
     pub token: Arc<RwLock<Token>>,
     /// The address the API listens on (`127.0.0.1:PORT`), which its proofs name.
     pub addr: String,
+    /// The requests their submitters hold.
+    pub holds: Arc<holds::Holds>,
+}
+
+impl ApiState {
+    pub fn new(console: Console, token: Arc<RwLock<Token>>, addr: String) -> Self {
+        Self {
+            holds: holds::Holds::new(console.clone()),
+            console,
+            token,
+            addr,
+        }
+    }
 }
 
 /// The whole API, guarded: loopback Host only, no Origin, bearer token, JSON bodies.
@@ -119,11 +134,7 @@ pub async fn serve_local(
     let listener = bind(0).await?;
     let addr = listener.local_addr()?.to_string();
     let url = format!("http://{addr}");
-    let state = ApiState {
-        console,
-        token: Arc::new(RwLock::new(token)),
-        addr,
-    };
+    let state = ApiState::new(console, Arc::new(RwLock::new(token)), addr);
     let task = tokio::spawn(serve(listener, state, std::future::pending()));
     Ok((url, task))
 }

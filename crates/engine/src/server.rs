@@ -91,11 +91,7 @@ impl Server {
             .map_err(|source| StartError::Bind { port, source })?;
         let url = format!("http://{addr}");
         let token = Arc::new(RwLock::new(token));
-        let state = ApiState {
-            console: console.clone(),
-            token: token.clone(),
-            addr: addr.to_string(),
-        };
+        let state = ApiState::new(console.clone(), token.clone(), addr.to_string());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task = tokio::spawn(api::serve(listener, state, async move {
             let _ = stop_rx.await;

@@ -158,13 +158,25 @@ pub async fn proof(
     ))
 }
 
-/// `POST /v1/approvals`: 200 when a grant decided it, 202 while it waits for a person.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitQuery {
+    /// The submitter holds the request (see [`super::holds`]): it waits on it at once and
+    /// again after every wait, or the request is withdrawn.
+    #[serde(default)]
+    hold: bool,
+}
+
+/// `POST /v1/approvals[?hold=true]`: 200 when a grant decided it, 202 while it waits for a
+/// person.
 /// Takes the card form, or a form an integration claims (ACP's
 /// `{"requester", "acp": {"toolCall", "options"}}`).
 pub async fn submit(
     State(s): State<ApiState>,
+    query: Result<Query<SubmitQuery>, QueryRejection>,
     JsonBody(body): JsonBody<Map<String, Value>, MAX_SUBMISSION_BYTES>,
 ) -> Result<(StatusCode, Json<Answer>), ApiError> {
+    let Query(q) = query.map_err(bad_query)?;
     let (sub, record) = countersign_integrations::submission(body)?;
     // The "could not be read" block is Countersign's own, from what an ACP request sent.
     if record.is_none() && sub.call.unreadable() > 0 {
@@ -176,6 +188,9 @@ pub async fn submit(
     }
     let a = s.console.submit_with_record(sub, record).await?;
     let code = if a.status == Status::Pending {
+        if q.hold {
+            s.holds.submitted(&a.id);
+        }
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
@@ -188,8 +203,8 @@ pub async fn submit(
 pub struct WaitQuery {
     wait: Option<u64>,
     /// The waiter holds the request: should it go away (its connection closes) while the
-    /// request still waits for a person, the request is withdrawn. A proxy that is killed
-    /// leaves nothing pending behind it.
+    /// request still waits for a person, the request is withdrawn at once; should it not
+    /// wait again within the lease after this wait, then. See [`super::holds`].
     #[serde(default)]
     hold: bool,
 }
@@ -206,11 +221,11 @@ pub async fn approval(
     let a = match (q.wait, q.hold) {
         (Some(_), hold) => {
             let at_most = wait_at_most(q.wait)?;
-            let held = hold.then(|| Held::new(&s, &id));
+            let held = hold.then(|| s.holds.wait(&id));
             let a = s.console.wait(&id, at_most).await;
             // The wait ended with the waiter still here.
             if let Some(held) = held {
-                held.release();
+                held.ended(matches!(&a, Ok(a) if a.status == Status::Pending));
             }
             a?
         }
@@ -223,43 +238,6 @@ pub async fn approval(
         }
     };
     Ok(Json(ApprovalPage::one(&s, a).await?))
-}
-
-/// A request held by its waiter: dropped before [`Held::release`] (the waiter's connection
-/// closed, so the server dropped the handler), it withdraws the request if it still waits.
-struct Held {
-    console: Option<crate::console::Console>,
-    id: ApprovalId,
-}
-
-impl Held {
-    fn new(s: &ApiState, id: &ApprovalId) -> Self {
-        Self {
-            console: Some(s.console.clone()),
-            id: id.clone(),
-        }
-    }
-
-    fn release(mut self) {
-        self.console = None;
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        if let Some(console) = self.console.take()
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            let id = self.id.clone();
-            runtime.spawn(async move {
-                // Already decided, expired or withdrawn: nothing to do.
-                match console.cancel(&id).await {
-                    Ok(_) => tracing::info!(%id, "withdrawn: its waiter went away"),
-                    Err(e) => tracing::debug!(%id, "not withdrawn ({e})"),
-                }
-            });
-        }
-    }
 }
 
 #[derive(Deserialize)]
