@@ -3,6 +3,7 @@
 mod acp;
 mod agents;
 mod client;
+mod history;
 mod hook;
 pub mod mcp;
 mod on_disk;
@@ -59,6 +60,9 @@ pub enum Command {
     Acp(AcpArgs),
     /// The agents Countersign supports: found on this machine or not, hook installed or not.
     Agents,
+    /// History for an audit, read from the database (a console need not run).
+    #[command(subcommand)]
+    History(history::HistoryCommand),
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
@@ -251,6 +255,8 @@ pub enum CliError {
     Client(#[from] ClientError),
     #[error(transparent)]
     Start(#[from] countersign_engine::server::StartError),
+    #[error(transparent)]
+    Export(#[from] countersign_engine::export::ExportError),
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -330,6 +336,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         }
         Command::Acp(_) => Err(CliError::Usage("the proxy is started above".into())),
         Command::Agents => agents::list(),
+        Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Serve { port } => serve::run(&dir, port).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,

@@ -27,6 +27,9 @@ async fn main() {
     if want("store_scale") {
         rows.extend(scenarios::store_scale().await);
     }
+    if want("history_search") {
+        rows.extend(scenarios::history_search().await);
+    }
     if want("diff") {
         rows.extend(scenarios::diff());
     }

@@ -992,3 +992,118 @@ pub async fn acp_proxy() -> Vec<Row> {
         .against("direct round trip p50 (`cat`)", direct),
     ]
 }
+
+/// History's search over 1,000,000 decisions: a common word, a rare word and filters only,
+/// each 40 times (p50 and p99); and what the full-text index costs beside its table.
+pub async fn history_search() -> Vec<Row> {
+    use countersign_domain::approval::HistoryOrder;
+    use countersign_domain::history::{HistoryQuery, Outcome};
+    let (console, _dir) = console(DEFAULT_MAX_BATCH).await;
+    let mut tx = console.store().write().await.unwrap();
+    // Commands from a small vocabulary (common words), one word in 10,000 calls that is rare,
+    // eight agents in twelve projects, one result in ten failed.
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+         INSERT INTO approvals (id, tool, requester_name, requester_session, requester_cwd,
+             call_view, raw_input, digest, hidden_marks, status, decided_by, reason, created_at,
+             expires_at, decided_at, result_view)
+         SELECT 'apr_' || printf('%026d', i), 'shell.exec', 'agent-' || (i % 8), 's-' || (i % 500),
+             '/home/dev/project-' || (i % 12),
+             json_object('card', 'terminal', 'title', 'Run a command', 'command', c),
+             json_object('command', c), 'sha256:00', 0,
+             CASE WHEN i % 5 = 0 THEN 'declined' ELSE 'approved' END,
+             CASE WHEN i % 3 = 0 THEN 'grant:grt_01JD0000000000000000000000' ELSE 'person' END,
+             CASE WHEN i % 5 = 0 THEN 'not on the main branch' END,
+             i, i + 600000, i + 10,
+             json_object('card', 'terminal', 'output', 'done in ' || (i % 90) || 's',
+                 'exit_code', CASE WHEN i % 10 = 0 THEN 1 ELSE 0 END)
+         FROM (SELECT i, (CASE i % 6 WHEN 0 THEN 'cargo test --workspace' WHEN 1 THEN 'npm run build'
+             WHEN 2 THEN 'git status' WHEN 3 THEN 'ls -la src' WHEN 4 THEN 'pytest -q tests'
+             ELSE 'make lint' END) || CASE WHEN i % 10000 = 7 THEN ' --zanzibar' ELSE '' END AS c
+             FROM n)",
+    )
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let mut conn = console.store().read().await.unwrap();
+    let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_eq!(busy, 0, "the checkpoint ran to the end");
+    let size = |like: &'static str| {
+        sqlx::query_as::<_, (i64,)>("SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?").bind(like)
+    };
+    let (table,) = size("approvals").fetch_one(&mut *conn).await.unwrap();
+    let (index,) = size("approvals\\_fts%")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    drop(conn);
+    let mut rows = Vec::new();
+    let queries: [(&str, HistoryQuery); 3] = [
+        (
+            "common_word",
+            HistoryQuery {
+                text: Some("cargo".into()),
+                ..HistoryQuery::default()
+            },
+        ),
+        (
+            "rare_word",
+            HistoryQuery {
+                text: Some("zanzibar".into()),
+                ..HistoryQuery::default()
+            },
+        ),
+        (
+            "filters_only",
+            HistoryQuery {
+                agent: Some("agent-3".into()),
+                outcome: Some(Outcome::Declined),
+                ..HistoryQuery::default()
+            },
+        ),
+    ];
+    for (name, q) in queries {
+        let mut times = Vec::new();
+        for _ in 0..40 {
+            let t = Instant::now();
+            let page = console
+                .history_search(&q, HistoryOrder::NewestFirst, None, 100)
+                .await
+                .unwrap();
+            times.push(t.elapsed());
+            assert!(!page.calls.is_empty(), "{name}");
+        }
+        times.sort();
+        let (p50, p99) = (quantile_ms(&times, 0.5), quantile_ms(&times, 0.99));
+        rows.push(Row::new(
+            &format!("history_search_1m_{name}_p50"),
+            p50,
+            "ms",
+            "≤ 50 ms",
+            p50 <= 50.0,
+        ));
+        rows.push(Row::new(
+            &format!("history_search_1m_{name}_p99"),
+            p99,
+            "ms",
+            "≤ 200 ms",
+            p99 <= 200.0,
+        ));
+    }
+    let ratio = index as f64 / table as f64;
+    rows.push(
+        Row::new(
+            "history_fts_index_size",
+            ratio,
+            "× the table",
+            "≤ 2×",
+            ratio <= 2.0,
+        )
+        .against("approvals table (bytes)", table as f64),
+    );
+    rows
+}

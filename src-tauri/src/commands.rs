@@ -6,6 +6,7 @@ use countersign_domain::artifact::{Artifact, ArtifactVersion};
 use countersign_domain::deeplink::LinkTarget;
 use countersign_domain::grant::{Effect, Scope};
 use countersign_domain::grant::{Grant, GrantLists};
+use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign_domain::on_screen::{
     Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
@@ -94,15 +95,28 @@ pub async fn preview_grant(
         .await?)
 }
 
+/// The agents and projects History's filters offer.
+#[tauri::command]
+pub async fn history_facets(d: State<'_, Desktop>) -> CommandResult<HistoryFacets> {
+    Ok(d.server.console.history_facets().await?)
+}
+
+/// A page of History: every decision, or those `query` finds (words and filters).
 #[tauri::command]
 pub async fn history(
     d: State<'_, Desktop>,
     order: HistoryOrder,
     after: Option<HistoryCursor>,
-) -> CommandResult<Vec<Presented>> {
+    query: Option<HistoryQuery>,
+) -> CommandResult<HistoryPage> {
     Ok(d.server
         .console
-        .history_shown(order, after.as_ref(), HISTORY_PAGE)
+        .history_search(
+            &query.unwrap_or_default(),
+            order,
+            after.as_ref(),
+            HISTORY_PAGE,
+        )
         .await?)
 }
 

@@ -54,6 +54,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::decide,
         commands::preview_grant,
         commands::history,
+        commands::history_facets,
         commands::artifacts,
         commands::artifact_titles,
         commands::inbox_page,

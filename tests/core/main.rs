@@ -20,6 +20,7 @@ mod faults;
 mod flow;
 mod folders;
 mod grants;
+mod history;
 mod hook;
 mod hostile;
 mod layers;

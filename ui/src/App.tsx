@@ -6,6 +6,7 @@ import type { InboxPage } from "./api/types/InboxPage";
 import type { Mark } from "./api/types/Mark";
 import type { ShownSummary } from "./api/types/ShownSummary";
 import type { Decision } from "./api/types/Decision";
+import type { HistoryQuery } from "./api/types/HistoryQuery";
 import type { LinkTarget } from "./api/types/LinkTarget";
 import type { ArtifactTitle, CardActions } from "./components/ApprovalCard";
 import { ConfirmProvider, useConfirm } from "./components/Confirm";
@@ -131,6 +132,8 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     return t;
   }, [titles, fetchTitles]);
   const [query, setQuery] = useState("");
+  // History's search, kept while the person is on other pages.
+  const [historyQuery, setHistoryQuery] = useState<HistoryQuery>({});
   // What each page shows is read again when its own kind of thing changed, not on every event.
   const [versions, setVersions] = useState<Record<Resource, number>>({ approvals: 0, artifacts: 0, grants: 0 });
   const [notice, setNotice] = useState<string | null>(recovered);
@@ -258,9 +261,11 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     switch (page.kind) {
       // Mounted afresh once the first read is in: the list starts whole, in one render.
       case "inbox": return <Inbox key={inbox.loaded ? "read" : "reading"} pending={inbox} need={(ids) => sync.need(ids)} actions={actions} />;
-      case "history": return <History version={versions.approvals} actions={actions} />;
+      case "history": return <History version={versions.approvals} actions={actions}
+        query={historyQuery} setQuery={setHistoryQuery} />;
       case "grants": return <Grants version={versions.grants} artifactTitle={titleOf}
-        openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })} />;
+        openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })}
+        openHistory={(q) => { setHistoryQuery(q); setPage({ kind: "history" }); }} />;
       case "settings": return <Settings />;
       case "artifact": return <ArtifactPage key={page.id} id={page.id} version={versions.artifacts + versions.grants} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
       case "approval": return <ApprovalPage id={page.id} version={versions.approvals + versions.grants} actions={actions} />;

@@ -8,6 +8,7 @@ pub mod api;
 pub mod console;
 pub mod data_dir;
 pub mod error;
+pub mod export;
 pub mod preview_page;
 pub mod private_file;
 pub mod render_check;

@@ -1,5 +1,7 @@
 //! The `approvals` table.
 
+pub mod history;
+
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::{StoreError, from_json, to_json};
@@ -593,42 +595,14 @@ pub async fn recent_for(
     all(rows)
 }
 
-/// Decided approvals, most recently decided first, `limit` at a time.
+/// Decided approvals in `order`, `limit` at a time; a run's nested calls are in its card.
 pub async fn list_history(
     conn: &mut SqliteConnection,
     order: HistoryOrder,
     after: Option<&HistoryCursor>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    // Both orders walk the same index, one forwards and one backwards.
-    let (past, dir) = match order {
-        HistoryOrder::NewestFirst => ("<", "DESC"),
-        HistoryOrder::OldestFirst => (">", "ASC"),
-    };
-    let rows = match after {
-        None => {
-            sqlx::query_as(&format!(
-                "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
-                 ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"
-            ))
-            .bind(limit)
-            .fetch_all(conn)
-            .await?
-        }
-        Some(c) => {
-            sqlx::query_as(&format!(
-                "{SELECT} WHERE a.status <> 'pending' AND a.parent_id IS NULL
-                   AND (a.decided_at, a.id) {past} (?, ?)
-                 ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"
-            ))
-            .bind(c.decided_at)
-            .bind(c.id.as_str())
-            .bind(limit)
-            .fetch_all(conn)
-            .await?
-        }
-    };
-    all(rows)
+    history::search(conn, &Default::default(), order, after, limit).await
 }
 
 /// The earliest expiry among pending approvals, for the sweeper to sleep until.

@@ -35,6 +35,13 @@ pub enum StoreError {
     /// A batched write failed; every caller in the batch gets this.
     #[error("batched write failed: {message}")]
     Batch { unavailable: bool, message: String },
+    /// The database is at another schema than this Countersign's: no console of this version
+    /// has opened it yet (it migrates on start), or a newer one has.
+    #[error(
+        "the database is at schema {at:?}, not this Countersign's ({wanted}): start this \
+         version's console once, which updates it"
+    )]
+    OutOfDate { at: Option<i64>, wanted: i64 },
     /// A stored row that no longer parses as its type (hand-edited or from a newer version).
     #[error("stored row {id} is unreadable: {what}")]
     Corrupt { id: String, what: String },
@@ -155,6 +162,33 @@ impl Store {
             reader,
             path: path.to_owned(),
         })
+    }
+
+    /// One read-only connection to the database at `path`, which must exist and be at this
+    /// Countersign's schema: for reading History beside a running console (WAL lets it read
+    /// while the console writes). Nothing is created, migrated or written.
+    pub async fn read_only(path: &Path) -> Result<SqliteConnection, StoreError> {
+        let url = format!("sqlite://{}", path.display());
+        let options = SqliteConnectOptions::from_str(&url)?
+            .read_only(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let mut conn = SqliteConnection::connect_with(&options).await?;
+        let latest = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        let (applied,): (Option<i64>,) =
+            sqlx::query_as("SELECT max(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&mut conn)
+                .await
+                .map_err(|_| StoreError::OutOfDate {
+                    at: None,
+                    wanted: latest,
+                })?;
+        if applied != Some(latest) {
+            return Err(StoreError::OutOfDate {
+                at: applied,
+                wanted: latest,
+            });
+        }
+        Ok(conn)
     }
 
     /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so a

@@ -353,6 +353,9 @@ impl App {
     pub async fn gone(&self, css: &str) {
         let started = Instant::now();
         while self.present(css).await {
+            if started.elapsed() >= WAIT {
+                self.screenshot("failed-still-there").await;
+            }
             assert!(started.elapsed() < WAIT, "{css} is still there");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

@@ -10,6 +10,7 @@ mod app;
 mod artifact_rules;
 mod artifacts;
 mod grants;
+mod history;
 mod installed;
 mod long_calls;
 mod mcp_view;

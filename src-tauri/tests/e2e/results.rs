@@ -232,6 +232,11 @@ async fn p_every_result_shape_in_history() {
     for (name, result) in &cases {
         let (_, a) = app.submit(&terminal("tools.run", name)).await;
         let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
+        // The window taking the focus re-arms its cards, and a click in a card's inert moment
+        // decides nothing: focus it as a person would (on the command), then wait until the
+        // card takes decisions.
+        app.click(&format!("{card} [data-testid=command]")).await;
+        app.armed(&card).await;
         app.click(&format!("{card} [data-testid=approve]")).await;
         app.gone(&card).await;
         let (status, body) = app

@@ -15,7 +15,10 @@ import type { Grant } from "./types/Grant";
 import type { GrantPreview } from "./types/GrantPreview";
 import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
+import type { HistoryFacets } from "./types/HistoryFacets";
 import type { HistoryOrder } from "./types/HistoryOrder";
+import type { HistoryPage } from "./types/HistoryPage";
+import type { HistoryQuery } from "./types/HistoryQuery";
 import type { InboxPage } from "./types/InboxPage";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
@@ -59,8 +62,12 @@ export const api = {
   decide: (id: string, digest: string, decision: Decision) => call<Status>("decide", { id, digest, decision }),
   /** What a "don't ask again" with `scope` would have covered among earlier calls. */
   previewGrant: (id: string, effect: Effect, scope: Scope) => call<GrantPreview>("preview_grant", { id, effect, scope }),
-  /** A page of decisions in `order`, past `after` (the last of the page before). */
-  history: (order: HistoryOrder, after: HistoryCursor | null) => call<Presented[]>("history", { order, after }),
+  /** A page of decisions in `order`, past `after` (the last of the page before): every one,
+   * or those `query` finds; with how many match in all on the first page. */
+  history: (order: HistoryOrder, after: HistoryCursor | null, query: HistoryQuery) =>
+    call<HistoryPage>("history", { order, after, query }),
+  /** The agents and projects History's filters offer. */
+  historyFacets: () => call<HistoryFacets>("history_facets"),
   artifacts: (query: string | null) => call<ShownSummary[]>("artifacts", { query }),
   artifact: (id: string) => call<ShownArtifact>("artifact", { id }),
   /** The titles of these artifacts (at most 500), however many the library holds. */

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { api } from "../api/ipc";
 import type { Grant } from "../api/types/Grant";
 import type { GrantLists } from "../api/types/GrantLists";
+import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { ArtifactTitle } from "../components/ApprovalCard";
 import { GrantUntil } from "../components/Clock";
 import { Verbatim } from "../components/Verbatim";
@@ -10,11 +11,13 @@ import { neverUsed, reachWords, untilWords, whereWords } from "../lib/grants";
 import { stamp } from "../lib/time";
 
 /** Live grants and deny rules with Revoke, then the revoke list (revoked or expired). */
-export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
+export function Grants({ version, artifactTitle, openArtifact, openApproval, openHistory }: {
   version: number;
   artifactTitle: (id: string) => ArtifactTitle | null | undefined;
   openArtifact: (id: string) => void;
   openApproval: (id: string) => void;
+  /** History, filtered by `q` (the calls a rule decided). */
+  openHistory: (q: HistoryQuery) => void;
 }) {
   const [lists, setLists] = useState<GrantLists | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -44,7 +47,7 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
   const ended = [...lists.live.filter(expired), ...lists.revoked];
   const table = (grants: Grant[], onRevoke?: (g: Grant) => Promise<void>) => (
     <GrantTable grants={grants} now={now} artifactTitle={artifactTitle} openArtifact={openArtifact}
-      openApproval={openApproval} revoke={onRevoke} />
+      openApproval={openApproval} revoke={onRevoke} openHistory={openHistory} />
   );
   return (
     <div className="page grants">
@@ -61,9 +64,11 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval }: {
 }
 
 /** Grants in a table: what each covers in plain words, its uses, and how long it lasts. */
-export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke, review }: {
+export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke, review, openHistory }: {
   grants: Grant[];
   now: number;
+  /** Opens History on the calls a rule decided. */
+  openHistory?: (q: HistoryQuery) => void;
   artifactTitle: (id: string) => ArtifactTitle | null | undefined;
   openArtifact: (id: string) => void;
   openApproval?: (id: string) => void;
@@ -103,7 +108,9 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
             ) : whereWords(g)}</td>
             <td className="when" data-testid="grant-until" title={g.expires_at !== null ? stamp(g.expires_at) : undefined}>
               <GrantUntil at={g.expires_at} words={untilWords} /></td>
-            <td>{g.uses}{neverUsed(g, now) && <span className="pill pill-warn" data-testid="never-used"> never used</span>}</td>
+            <td>{g.uses}{neverUsed(g, now) && <span className="pill pill-warn" data-testid="never-used"> never used</span>}
+              {g.uses > 0 && openHistory && <div><button className="link small" data-testid="grant-calls"
+                onClick={() => openHistory({ decider: { kind: "rule", id: g.id } })}>calls it decided</button></div>}</td>
             <td className="when">{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
             {revoke ? (
               <td><button className="danger small" onClick={() => void revoke(g)} data-testid="revoke">Revoke</button></td>

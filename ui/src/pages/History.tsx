@@ -2,9 +2,13 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
+import type { HistoryFacets } from "../api/types/HistoryFacets";
 import type { HistoryOrder } from "../api/types/HistoryOrder";
+import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+import { HistoryFilters } from "../components/HistoryFilters";
+import { dateWords, queryKey } from "../lib/history";
 
 /** How many decisions a page read holds (the shell's own page size). */
 const PAGE = 100;
@@ -31,32 +35,49 @@ export function mergeFirst(prev: Presented[] | null, first: Presented[], order: 
 
 /** Decided approvals, the latest or the earliest first; only the cards on screen are in the
  * page, and older ones are read as the list nears the end of what it holds. */
-export function History({ version, actions }: { version: number; actions: CardActions }) {
+export function History({ version, actions, query, setQuery }: {
+  version: number;
+  actions: CardActions;
+  /** Kept by the window, so leaving History and coming back keeps the search. */
+  query: HistoryQuery;
+  setQuery: (q: HistoryQuery) => void;
+}) {
   const [order, setOrder] = useState<HistoryOrder>("newest_first");
+  const [facets, setFacets] = useState<HistoryFacets>({ agents: [], projects: [] });
+  useEffect(() => { api.historyFacets().then(setFacets).catch(() => {}); }, [version]);
   return (
     <div className="page history">
-      <h1>History</h1>
-      <div className="segmented" role="group" aria-label="Order">
-        {(["newest_first", "oldest_first"] as const).map((o) => (
-          <button key={o} aria-pressed={order === o} data-testid={`history-${o}`} onClick={() => setOrder(o)}>
-            {o === "newest_first" ? "Latest first" : "Earliest first"}
-          </button>
-        ))}
+      <div className="page-head">
+        <h1>History</h1>
+        <div className="segmented" role="group" aria-label="Order">
+          {(["newest_first", "oldest_first"] as const).map((o) => (
+            <button key={o} aria-pressed={order === o} data-testid={`history-${o}`} onClick={() => setOrder(o)}>
+              {o === "newest_first" ? "Latest first" : "Earliest first"}
+            </button>
+          ))}
+        </div>
       </div>
-      <Decisions key={order} order={order} version={version} actions={actions} />
+      <HistoryFilters query={query} setQuery={setQuery} facets={facets} />
+      <Decisions key={`${order} ${queryKey(query)}`} order={order} query={query} version={version} actions={actions} />
     </div>
   );
 }
 
-function Decisions({ order, version, actions }: { order: HistoryOrder; version: number; actions: CardActions }) {
+function Decisions({ order, query, version, actions }: {
+  order: HistoryOrder;
+  query: HistoryQuery;
+  version: number;
+  actions: CardActions;
+}) {
   const [items, setItems] = useState<Presented[] | null>(null);
+  const [summary, setSummary] = useState<{ words: string; total: number } | null>(null);
   const [more, setMore] = useState(false);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    api.history(order, null).then((page) => {
+    api.history(order, null, query).then(({ calls: page, total, in_words }) => {
       if (!live) return;
       setItems((prev) => {
         const merged = mergeFirst(prev, page, order);
@@ -64,17 +85,18 @@ function Decisions({ order, version, actions }: { order: HistoryOrder; version: 
         if (merged === page) setMore(page.length === PAGE);
         return merged;
       });
+      if (total !== undefined) setSummary({ words: in_words, total });
       setError(null);
     }).catch((e: Error) => { if (live) setError(e.message); });
     return () => { live = false; };
-  }, [version, order]);
+  }, [version, order, query]);
 
   const readOlder = useCallback(async () => {
     const last = items?.[items.length - 1]?.approval;
     if (!last || last.decided_at === null || reading) return;
     setReading(true);
     try {
-      const page = await api.history(order, { decided_at: last.decided_at, id: last.id });
+      const { calls: page } = await api.history(order, { decided_at: last.decided_at, id: last.id }, query);
       setItems((prev) => {
         const have = new Set((prev ?? []).map((p) => p.approval.id));
         return [...(prev ?? []), ...page.filter((p) => !have.has(p.approval.id))];
@@ -86,7 +108,7 @@ function Decisions({ order, version, actions }: { order: HistoryOrder; version: 
     } finally {
       setReading(false);
     }
-  }, [items, order, reading]);
+  }, [items, order, query, reading]);
 
   const listRef = useRef<HTMLDivElement>(null);
   const count = items?.length ?? 0;
@@ -106,11 +128,20 @@ function Decisions({ order, version, actions }: { order: HistoryOrder; version: 
   }, [lastShown, count, more, reading, error, readOlder]);
 
   if (items === null) {
-    return error ? <p className="error">{error}</p> : <p className="muted">Loading…</p>;
+    return error ? <p className="error" data-testid="history-error">{error}</p> : <p className="muted">Loading…</p>;
   }
+  const filtered = queryKey(query) !== "{}";
   return (
     <>
-      {items.length === 0 && <p className="muted">No decisions yet.</p>}
+      {summary && (filtered || summary.total > 0) && (
+        <p className="query-words" data-testid="history-summary" aria-live="polite">
+          {filtered && <>{summary.words}{dateWords(query)}: </>}
+          <strong>{summary.total.toLocaleString()} {summary.total === 1 ? "call" : "calls"}</strong>
+          {!filtered && " in History"}
+        </p>
+      )}
+      {items.length === 0 && <p className="muted" data-testid="history-empty">
+        {filtered ? "Nothing in History matches." : "No decisions yet."}</p>}
       <div ref={listRef} className="card-list" data-testid="history-list" data-count={items.length}
         style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {shown.map((item) => {
@@ -131,7 +162,8 @@ function Decisions({ order, version, actions }: { order: HistoryOrder; version: 
         </button>
       )}
       {!more && items.length > 0 && <p className="muted" data-testid="history-end">
-        {order === "newest_first" ? "The earliest decision." : "The latest decision."}</p>}
+        {filtered ? "The end of what matches."
+          : order === "newest_first" ? "The earliest decision." : "The latest decision."}</p>}
     </>
   );
 }

@@ -15,6 +15,7 @@ use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::call::ResultView;
 use countersign_domain::digest::digest_of_json;
 use countersign_domain::grant::{Effect, check_scope, default_scope, rule};
+use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::ApprovalId;
 use countersign_domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
 use countersign_domain::on_screen::{ParentRef, Presented, present};
@@ -647,6 +648,36 @@ impl Console {
         let page = approvals::list_history(&mut conn, order, after, limit).await?;
         drop(conn);
         self.shown(page, Some(NESTED_IN_HISTORY)).await
+    }
+
+    /// The agents and projects History's filters offer, from the latest 5,000 decisions.
+    pub async fn history_facets(&self) -> Result<HistoryFacets, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(approvals::history::facets(&mut conn, 5_000).await?)
+    }
+
+    /// A page of the decided calls matching `q`, ready to show, with how many match in all
+    /// on the first page. Search words are only words, whatever FTS5 syntax they hold.
+    pub async fn history_search(
+        &self,
+        q: &HistoryQuery,
+        order: HistoryOrder,
+        after: Option<&HistoryCursor>,
+        limit: u32,
+    ) -> Result<HistoryPage, Error> {
+        q.check()?;
+        let mut conn = self.inner.store.read().await?;
+        let page = approvals::history::search(&mut conn, q, order, after, limit).await?;
+        let total = match after {
+            None => Some(approvals::history::count(&mut conn, q).await?),
+            Some(_) => None,
+        };
+        drop(conn);
+        Ok(HistoryPage {
+            calls: self.shown(page, Some(NESTED_IN_HISTORY)).await?,
+            total,
+            in_words: q.in_words(),
+        })
     }
 }
 

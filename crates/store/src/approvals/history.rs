@@ -1,0 +1,163 @@
+//! History's search: decided calls that match a [`HistoryQuery`], most recently decided first,
+//! a page at a time, and how many match in all.
+
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+
+use super::{Row, SELECT, all};
+use crate::StoreError;
+use countersign_domain::approval::{Approval, HistoryCursor, HistoryOrder};
+use countersign_domain::history::{Decider, HistoryFacets, HistoryQuery};
+
+/// The decided calls matching `q` in `order`, just past `after`, `limit` of them. An empty
+/// query lists what History lists unfiltered (a run's nested calls show inside its card); any
+/// word or filter finds nested calls too, each on its own.
+pub async fn search(
+    conn: &mut SqliteConnection,
+    q: &HistoryQuery,
+    order: HistoryOrder,
+    after: Option<&HistoryCursor>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    page(conn, q, q.is_empty(), order, after, limit).await
+}
+
+/// Every decided call matching `q`, nested calls included, earliest decided first, just past
+/// `after`: what an export writes, a page at a time.
+pub async fn every_call(
+    conn: &mut SqliteConnection,
+    q: &HistoryQuery,
+    after: Option<&HistoryCursor>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    page(conn, q, false, HistoryOrder::OldestFirst, after, limit).await
+}
+
+/// How many calls [`every_call`] lists for `q`.
+pub async fn count_every_call(
+    conn: &mut SqliteConnection,
+    q: &HistoryQuery,
+) -> Result<i64, StoreError> {
+    counted(conn, q, false).await
+}
+
+async fn page(
+    conn: &mut SqliteConnection,
+    q: &HistoryQuery,
+    top_only: bool,
+    order: HistoryOrder,
+    after: Option<&HistoryCursor>,
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    // Both orders walk the same index, one forwards and one backwards.
+    let (past, dir) = match order {
+        HistoryOrder::NewestFirst => ("<", "DESC"),
+        HistoryOrder::OldestFirst => (">", "ASC"),
+    };
+    let mut sql = QueryBuilder::<Sqlite>::new(SELECT);
+    matching(&mut sql, q, top_only);
+    if let Some(c) = after {
+        sql.push(format!(" AND (a.decided_at, a.id) {past} ("))
+            .push_bind(c.decided_at)
+            .push(", ")
+            .push_bind(c.id.as_str())
+            .push(")");
+    }
+    sql.push(format!(" ORDER BY a.decided_at {dir}, a.id {dir} LIMIT "))
+        .push_bind(limit);
+    let rows: Vec<Row> = sql.build_query_as().fetch_all(conn).await?;
+    all(rows)
+}
+
+/// How many calls [`search`] lists for `q`.
+pub async fn count(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<i64, StoreError> {
+    counted(conn, q, q.is_empty()).await
+}
+
+async fn counted(
+    conn: &mut SqliteConnection,
+    q: &HistoryQuery,
+    top_only: bool,
+) -> Result<i64, StoreError> {
+    let mut sql = QueryBuilder::<Sqlite>::new("SELECT count(*) FROM approvals a");
+    matching(&mut sql, q, top_only);
+    let (n,): (i64,) = sql.build_query_as().fetch_one(conn).await?;
+    Ok(n)
+}
+
+/// ` WHERE …` for the calls `q` matches; `top_only`: not a run's nested calls.
+fn matching(sql: &mut QueryBuilder<'_, Sqlite>, q: &HistoryQuery, top_only: bool) {
+    sql.push(" WHERE a.status <> 'pending'");
+    if top_only {
+        sql.push(" AND a.parent_id IS NULL");
+    }
+    if let Some(words) = q.fts_match() {
+        sql.push(" AND a.rowid IN (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH ")
+            .push_bind(words)
+            .push(")");
+    }
+    for (column, value) in [
+        ("a.requester_name", &q.agent),
+        ("a.requester_cwd", &q.project),
+        ("a.requester_session", &q.session),
+        ("a.tool", &q.tool),
+    ] {
+        if let Some(v) = value {
+            sql.push(format!(" AND {column} = ")).push_bind(v.clone());
+        }
+    }
+    if let Some(o) = q.outcome {
+        sql.push(" AND a.status = ").push_bind(o.status().as_str());
+    }
+    match &q.decider {
+        None => {}
+        Some(Decider::Person) => {
+            sql.push(" AND a.decided_by = 'person'");
+        }
+        Some(Decider::AnyRule) => {
+            sql.push(" AND a.decided_by LIKE 'grant:%'");
+        }
+        Some(Decider::Rule { id }) => {
+            sql.push(" AND a.decided_by = ")
+                .push_bind(format!("grant:{id}"));
+        }
+        Some(Decider::Expiry) => {
+            sql.push(" AND a.status = 'expired'");
+        }
+    }
+    if q.failed {
+        sql.push(
+            " AND a.result_view IS NOT NULL AND (ifnull(json_extract(a.result_view, '$.exit_code'), 0) <> 0
+               OR json_extract(a.result_view, '$.error') IS NOT NULL)",
+        );
+    }
+    if let Some(since) = q.since {
+        sql.push(" AND a.decided_at >= ").push_bind(since);
+    }
+    if let Some(until) = q.until {
+        sql.push(" AND a.decided_at < ").push_bind(until);
+    }
+}
+
+/// The agents and projects of the latest `recent` decisions, most decisions first (at most 50
+/// of each): bounded however long History is.
+pub async fn facets(conn: &mut SqliteConnection, recent: u32) -> Result<HistoryFacets, StoreError> {
+    let of = |column: &str| {
+        format!(
+            "SELECT v FROM (SELECT {column} AS v FROM approvals WHERE status <> 'pending'
+               ORDER BY decided_at DESC LIMIT ?)
+             WHERE v IS NOT NULL GROUP BY v ORDER BY count(*) DESC, v LIMIT 50"
+        )
+    };
+    let agents: Vec<(String,)> = sqlx::query_as(&of("requester_name"))
+        .bind(recent)
+        .fetch_all(&mut *conn)
+        .await?;
+    let projects: Vec<(String,)> = sqlx::query_as(&of("requester_cwd"))
+        .bind(recent)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(HistoryFacets {
+        agents: agents.into_iter().map(|(v,)| v).collect(),
+        projects: projects.into_iter().map(|(v,)| v).collect(),
+    })
+}

@@ -1,0 +1,151 @@
+//! History you can search: words and filters over what three agents asked, each filter a
+//! removable chip, the query said in words with its count, and a rule's calls from Grants.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::app::{App, id};
+
+/// A terminal call from `agent` in `project`.
+fn call(tool: &str, agent: &str, project: &str, command: &str) -> serde_json::Value {
+    json!({
+        "tool": tool,
+        "requester": { "name": agent, "session": format!("{agent}-1"), "cwd": project },
+        "call": { "card": "terminal", "title": "Run a command", "command": command },
+        "raw_input": { "command": command },
+    })
+}
+
+/// How many cards History lists now, once it has read them.
+async fn listed(app: &App) -> u64 {
+    app.el("[data-testid=history-list]").await;
+    app.client
+        .execute(
+            "return document.querySelector('[data-testid=history-list]').dataset.count|0;",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_u64()
+        .unwrap()
+}
+
+/// Waits until History lists `n` calls and says `words` above them.
+async fn shows(app: &App, n: u64, words: &str) {
+    let started = Instant::now();
+    loop {
+        let summary = if app.present("[data-testid=history-summary]").await {
+            app.text("[data-testid=history-summary]").await
+        } else {
+            String::new()
+        };
+        if app.present("[data-testid=history-list]").await
+            && listed(app).await == n
+            && summary.contains(words)
+        {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "History shows {n} calls and “{words}”; it says “{summary}”"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// x. Three agents' calls decided (one by a rule); History finds them by a word, by agent
+/// and by the rule, hostile search text is only words, and every filter comes off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x_history_search_and_filters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::launch(tmp.path()).await;
+    let asked = [
+        call(
+            "shell.exec",
+            "codex",
+            "/home/dev/api",
+            "cargo test --workspace",
+        ),
+        call("shell.exec", "gemini-cli", "/home/dev/web", "npm run build"),
+        call("fs.list", "claude-code", "/home/dev/api", "ls -la"),
+    ];
+    let mut ids = Vec::new();
+    for body in &asked {
+        let (_, a) = app.submit(body).await;
+        ids.push(id(&a));
+    }
+    let card = "[data-testid=approval-card]";
+    app.text_contains("[data-testid=inbox] h1 .count", "3 waiting")
+        .await;
+    for (i, id) in ids.iter().enumerate() {
+        let at = format!("{card}[data-id='{id}']");
+        let shown = Instant::now();
+        while !app.present(&at).await {
+            assert!(shown.elapsed() < Duration::from_secs(10), "{id} shown");
+            if app.present("[data-testid=new-requests]").await {
+                app.click("[data-testid=new-requests]").await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        app.click(&format!("{at} [data-testid=command]")).await;
+        app.armed(&at).await;
+        if i == 2 {
+            app.grant_default(&at).await;
+        } else {
+            app.click(&format!("{at} [data-testid=approve]:not([data-waits])"))
+                .await;
+        }
+        app.gone(&at).await;
+    }
+    // The same call again: the rule decides it at once.
+    let (code, again) = app.submit(&asked[2]).await;
+    assert_eq!(code, reqwest::StatusCode::OK, "{again}");
+
+    app.click("[data-testid=nav-history]").await;
+    shows(&app, 4, "4 calls").await;
+
+    // A word: only the call that holds it, said in words, with a chip.
+    app.type_into("[data-testid=history-search]", "cargo").await;
+    shows(&app, 1, "1 call").await;
+    assert!(
+        app.text("[data-testid=history-summary]")
+            .await
+            .contains("matching “cargo”")
+    );
+    app.text_contains("[data-testid=history-list]", "cargo test --workspace")
+        .await;
+    app.text_contains("[data-testid=history-chips]", "“cargo”")
+        .await;
+    app.screenshot("x-history-search").await;
+
+    // Search syntax is only words: no error, nothing wider.
+    app.click("[data-testid=remove-text]").await;
+    shows(&app, 4, "4 calls").await;
+    app.type_into("[data-testid=history-search]", "\"NEAR(* OR")
+        .await;
+    app.el("[data-testid=history-empty]").await;
+    assert!(!app.present("[data-testid=history-error]").await);
+    app.press(fantoccini::key::Key::Escape).await;
+    shows(&app, 4, "4 calls").await;
+
+    // An agent, picked in its filter: a chip that comes off.
+    app.type_into("[data-testid=filter-agent]", "gemini-cli\u{E007}")
+        .await;
+    shows(&app, 1, "gemini-cli: 1 call").await;
+    app.text_contains("[data-testid=history-list]", "npm run build")
+        .await;
+    app.click("[data-testid=remove-agent]").await;
+    shows(&app, 4, "4 calls").await;
+
+    // From a rule on the Grants page: the calls it decided.
+    app.click("[data-testid=nav-grants]").await;
+    app.click("[data-testid=grant-calls]").await;
+    shows(&app, 1, "decided by rule").await;
+    app.text_contains("[data-testid=history-chips]", "decided by rule")
+        .await;
+    app.text_contains("[data-testid=history-list]", "ls -la")
+        .await;
+    app.screenshot("x-history-a-rules-calls").await;
+    app.quit().await;
+}
