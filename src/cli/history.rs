@@ -184,8 +184,9 @@ pub async fn run(dir: &DataDir, cmd: HistoryCommand) -> Result<ExitCode, CliErro
         }
     }
     eprintln!(
-        "{}{written} calls ({words}) to {to}",
+        "{}{written} {} ({words}) to {to}",
         if show { "\r" } else { "" },
+        if written == 1 { "call" } else { "calls" },
     );
     Ok(ExitCode::SUCCESS)
 }
