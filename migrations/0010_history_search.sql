@@ -67,5 +67,5 @@ SELECT
 FROM approvals WHERE status <> 'pending';
 
 -- Filters History offers besides words: who asked, where, and when it was decided.
-CREATE INDEX approvals_history_by_agent ON approvals (requester_name, decided_at DESC)
+CREATE INDEX approvals_history_by_agent ON approvals (requester_name, decided_at DESC, id DESC)
     WHERE status <> 'pending';

@@ -1032,14 +1032,14 @@ pub async fn history_search() -> Vec<Row> {
         .await
         .unwrap();
     assert_eq!(busy, 0, "the checkpoint ran to the end");
-    let size = |like: &'static str| {
-        sqlx::query_as::<_, (i64,)>("SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?").bind(like)
+    // The table's own b-tree, and the index's shadow tables (`approvals_fts_data`, `_idx`, …).
+    let size = |glob: &'static str| {
+        sqlx::query_as::<_, (i64,)>("SELECT ifnull(sum(pgsize), 0) FROM dbstat WHERE name GLOB ?")
+            .bind(glob)
     };
     let (table,) = size("approvals").fetch_one(&mut *conn).await.unwrap();
-    let (index,) = size("approvals\\_fts%")
-        .fetch_one(&mut *conn)
-        .await
-        .unwrap();
+    let (index,) = size("approvals_fts_*").fetch_one(&mut *conn).await.unwrap();
+    assert!(index > 0, "the index was measured");
     drop(conn);
     let mut rows = Vec::new();
     let queries: [(&str, HistoryQuery); 3] = [

@@ -547,3 +547,76 @@ fn an_export_without_a_database_says_so() {
         "nothing created"
     );
 }
+
+/// A word in more calls than a count is worth: History says "10,000+" and still lists the
+/// latest decisions first, whichever way it reads them.
+#[tokio::test]
+async fn a_common_word_is_counted_to_a_cap_and_listed_in_order() {
+    let t = crate::support::console().await;
+    let c = &t.console;
+    let mut tx = c.store().write().await.unwrap();
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10050)
+         INSERT INTO approvals (id, tool, requester_name, call_view, digest, hidden_marks, status,
+             decided_by, created_at, expires_at, decided_at)
+         SELECT 'apr_' || printf('%026d', i), 'shell.exec', 'agent-' || (i % 3),
+             json_object('card', 'terminal', 'title', 'Run', 'command',
+                 'make ' || CASE WHEN i % 1000 = 0 THEN 'rare' ELSE 'often' END),
+             'sha256:00', 0, 'approved', 'person', i, i + 600000,
+             1000000 - i * 7 % 10050
+         FROM n",
+    )
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    // Decided out of the order asked (above), so rowid order is not decision order.
+    for (word, total, at_least) in [("often", 10_000, true), ("rare", 10, false)] {
+        let page = c
+            .history_search(&words(word), HistoryOrder::NewestFirst, None, 100)
+            .await
+            .unwrap();
+        assert_eq!(
+            (page.total, page.at_least),
+            (Some(total), at_least),
+            "{word}"
+        );
+        let decided: Vec<i64> = page
+            .calls
+            .iter()
+            .map(|p| p.approval.decided_at.unwrap())
+            .collect();
+        assert_eq!(decided.len(), usize::try_from(total.min(100)).unwrap());
+        assert!(
+            decided.windows(2).all(|w| w[0] >= w[1]),
+            "{word}: latest first"
+        );
+    }
+    // The latest decisions with the common word, as History's own order gives them.
+    let all = c
+        .history_search(
+            &HistoryQuery::default(),
+            HistoryOrder::NewestFirst,
+            None,
+            100,
+        )
+        .await
+        .unwrap();
+    let often: Vec<_> = all
+        .calls
+        .iter()
+        .filter(|p| {
+            serde_json::to_string(&p.approval.call)
+                .unwrap()
+                .contains("often")
+        })
+        .map(|p| p.approval.id.clone())
+        .take(50)
+        .collect();
+    let found = c
+        .history_search(&words("often"), HistoryOrder::NewestFirst, None, 50)
+        .await
+        .unwrap();
+    let found: Vec<_> = found.calls.iter().map(|p| p.approval.id.clone()).collect();
+    assert_eq!(found, often);
+}

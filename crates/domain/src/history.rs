@@ -69,6 +69,8 @@ pub struct HistoryPage {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub total: Option<i64>,
+    /// `total` is where counting stopped: at least that many match.
+    pub at_least: bool,
     /// The query in words ("approved by a rule, Codex").
     pub in_words: String,
 }

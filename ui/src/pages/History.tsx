@@ -70,14 +70,14 @@ function Decisions({ order, query, version, actions }: {
   actions: CardActions;
 }) {
   const [items, setItems] = useState<Presented[] | null>(null);
-  const [summary, setSummary] = useState<{ words: string; total: number } | null>(null);
+  const [summary, setSummary] = useState<{ words: string; total: number; atLeast: boolean } | null>(null);
   const [more, setMore] = useState(false);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    api.history(order, null, query).then(({ calls: page, total, in_words }) => {
+    api.history(order, null, query).then(({ calls: page, total, at_least, in_words }) => {
       if (!live) return;
       setItems((prev) => {
         const merged = mergeFirst(prev, page, order);
@@ -85,7 +85,7 @@ function Decisions({ order, query, version, actions }: {
         if (merged === page) setMore(page.length === PAGE);
         return merged;
       });
-      if (total !== undefined) setSummary({ words: in_words, total });
+      if (total !== undefined) setSummary({ words: in_words, total, atLeast: at_least });
       setError(null);
     }).catch((e: Error) => { if (live) setError(e.message); });
     return () => { live = false; };
@@ -136,7 +136,7 @@ function Decisions({ order, query, version, actions }: {
       {summary && (filtered || summary.total > 0) && (
         <p className="query-words" data-testid="history-summary" aria-live="polite">
           {filtered && <>{summary.words}{dateWords(query)}: </>}
-          <strong>{summary.total.toLocaleString()} {summary.total === 1 ? "call" : "calls"}</strong>
+          <strong>{summary.total.toLocaleString()}{summary.atLeast && "+"} {summary.total === 1 && !summary.atLeast ? "call" : "calls"}</strong>
           {!filtered && " in History"}
         </p>
       )}

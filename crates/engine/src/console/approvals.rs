@@ -668,14 +668,16 @@ impl Console {
         q.check()?;
         let mut conn = self.inner.store.read().await?;
         let page = approvals::history::search(&mut conn, q, order, after, limit).await?;
-        let total = match after {
+        let counted = match after {
             None => Some(approvals::history::count(&mut conn, q).await?),
             Some(_) => None,
         };
         drop(conn);
+        let cap = approvals::history::COUNT_CAP;
         Ok(HistoryPage {
             calls: self.shown(page, Some(NESTED_IN_HISTORY)).await?,
-            total,
+            total: counted.map(|n| n.min(cap)),
+            at_least: counted.is_some_and(|n| n > cap),
             in_words: q.in_words(),
         })
     }

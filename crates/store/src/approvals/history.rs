@@ -8,6 +8,14 @@ use crate::StoreError;
 use countersign_domain::approval::{Approval, HistoryCursor, HistoryOrder};
 use countersign_domain::history::{Decider, HistoryFacets, HistoryQuery};
 
+/// Counts for the window stop here: past it History says "10,000+", so a count never costs
+/// more than finding this many calls.
+pub const COUNT_CAP: i64 = 10_000;
+
+/// Words matching more calls than this are "common": History then walks its decision-time
+/// index and keeps the calls among the matches, rather than reading every match and sorting.
+const COMMON: i64 = 2_000;
+
 /// The decided calls matching `q` in `order`, just past `after`, `limit` of them. An empty
 /// query lists what History lists unfiltered (a run's nested calls show inside its card); any
 /// word or filter finds nested calls too, each on its own.
@@ -18,7 +26,8 @@ pub async fn search(
     after: Option<&HistoryCursor>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    page(conn, q, q.is_empty(), order, after, limit).await
+    let common = common(conn, q).await?;
+    page(conn, q, q.is_empty(), common, order, after, limit).await
 }
 
 /// Every decided call matching `q`, nested calls included, earliest decided first, just past
@@ -29,7 +38,17 @@ pub async fn every_call(
     after: Option<&HistoryCursor>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    page(conn, q, false, HistoryOrder::OldestFirst, after, limit).await
+    let common = common(conn, q).await?;
+    page(
+        conn,
+        q,
+        false,
+        common,
+        HistoryOrder::OldestFirst,
+        after,
+        limit,
+    )
+    .await
 }
 
 /// How many calls [`every_call`] lists for `q`.
@@ -37,13 +56,30 @@ pub async fn count_every_call(
     conn: &mut SqliteConnection,
     q: &HistoryQuery,
 ) -> Result<i64, StoreError> {
-    counted(conn, q, false).await
+    let common = common(conn, q).await?;
+    counted(conn, q, false, common, None).await
+}
+
+/// Whether `q`'s words match more than [`COMMON`] decided calls.
+async fn common(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<bool, StoreError> {
+    let Some(words) = q.fts_match() else {
+        return Ok(false);
+    };
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH ? LIMIT ?)",
+    )
+    .bind(words)
+    .bind(COMMON + 1)
+    .fetch_one(conn)
+    .await?;
+    Ok(n > COMMON)
 }
 
 async fn page(
     conn: &mut SqliteConnection,
     q: &HistoryQuery,
     top_only: bool,
+    common: bool,
     order: HistoryOrder,
     after: Option<&HistoryCursor>,
     limit: u32,
@@ -54,7 +90,7 @@ async fn page(
         HistoryOrder::OldestFirst => (">", "ASC"),
     };
     let mut sql = QueryBuilder::<Sqlite>::new(SELECT);
-    matching(&mut sql, q, top_only);
+    matching(&mut sql, q, top_only, common);
     if let Some(c) = after {
         sql.push(format!(" AND (a.decided_at, a.id) {past} ("))
             .push_bind(c.decided_at)
@@ -68,32 +104,45 @@ async fn page(
     all(rows)
 }
 
-/// How many calls [`search`] lists for `q`.
+/// How many calls [`search`] lists for `q`, up to [`COUNT_CAP`] + 1.
 pub async fn count(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<i64, StoreError> {
-    counted(conn, q, q.is_empty()).await
+    let common = common(conn, q).await?;
+    counted(conn, q, q.is_empty(), common, Some(COUNT_CAP + 1)).await
 }
 
 async fn counted(
     conn: &mut SqliteConnection,
     q: &HistoryQuery,
     top_only: bool,
+    common: bool,
+    cap: Option<i64>,
 ) -> Result<i64, StoreError> {
-    let mut sql = QueryBuilder::<Sqlite>::new("SELECT count(*) FROM approvals a");
-    matching(&mut sql, q, top_only);
+    let mut sql = QueryBuilder::<Sqlite>::new("SELECT count(*) FROM (SELECT 1 FROM approvals a");
+    matching(&mut sql, q, top_only, common);
+    if let Some(cap) = cap {
+        sql.push(" LIMIT ").push_bind(cap);
+    }
+    sql.push(")");
     let (n,): (i64,) = sql.build_query_as().fetch_one(conn).await?;
     Ok(n)
 }
 
-/// ` WHERE …` for the calls `q` matches; `top_only`: not a run's nested calls.
-fn matching(sql: &mut QueryBuilder<'_, Sqlite>, q: &HistoryQuery, top_only: bool) {
+/// ` WHERE …` for the calls `q` matches; `top_only`: not a run's nested calls; `common`: the
+/// words match many calls, so they filter the rows an index walks rather than pick them.
+fn matching(sql: &mut QueryBuilder<'_, Sqlite>, q: &HistoryQuery, top_only: bool, common: bool) {
     sql.push(" WHERE a.status <> 'pending'");
     if top_only {
         sql.push(" AND a.parent_id IS NULL");
     }
     if let Some(words) = q.fts_match() {
-        sql.push(" AND a.rowid IN (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH ")
-            .push_bind(words)
-            .push(")");
+        // `+` keeps SQLite from reading the matches by rowid: it builds their set once and
+        // walks the decision-time index, stopping at the page's end.
+        let rowid = if common { "+a.rowid" } else { "a.rowid" };
+        sql.push(format!(
+            " AND {rowid} IN (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH "
+        ))
+        .push_bind(words)
+        .push(")");
     }
     for (column, value) in [
         ("a.requester_name", &q.agent),

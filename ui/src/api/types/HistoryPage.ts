@@ -10,6 +10,10 @@ export type HistoryPage = { calls: Array<Presented>,
  */
 total?: number, 
 /**
+ * `total` is where counting stopped: at least that many match.
+ */
+at_least: boolean, 
+/**
  * The query in words ("approved by a rule, Codex").
  */
 in_words: string, };
