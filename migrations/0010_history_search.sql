@@ -4,7 +4,11 @@
 -- changes in the same transaction as the row it indexes. Contentless: the text stays in
 -- `approvals` only, and the index is keyed by the row's rowid (nothing here runs VACUUM, the
 -- one statement that may renumber a rowid table). JSON is indexed by its text values only,
--- never its keys, so searching "title" finds calls that say "title", not every card.
+-- never its keys, so searching "title" finds calls that say "title", not every card; nor the
+-- card's kind, nor a content block's type, image data or image type. The raw input is the
+-- agent's own JSON: every text value of it is indexed, whatever its key. Each column takes the first 64 KiB of its
+-- text, so a submission of megabytes costs the writer no more than that to index, and a
+-- malformed JSON value (a hand-edited row) is indexed as nothing rather than failing the write.
 CREATE VIRTUAL TABLE approvals_fts USING fts5 (
     asked, raw, reason, result,
     content = '', contentless_delete = 1,
@@ -16,14 +20,21 @@ WHEN new.status <> 'pending' BEGIN
     INSERT INTO approvals_fts (rowid, asked, raw, reason, result) VALUES (
         new.rowid,
         new.tool || ' ' || new.requester_name || ' ' || ifnull(
-            (SELECT group_concat(value, ' ') FROM json_tree(new.call_view) WHERE type = 'text'),
+            substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(new.call_view) THEN new.call_view END)
+            WHERE type = 'text'
+              AND NOT (path = '$' AND key = 'card')
+              AND NOT (path LIKE '$.content[%' AND key IN ('type', 'data', 'mime_type'))), 1, 65536),
             ''),
         ifnull(
-            (SELECT group_concat(value, ' ') FROM json_tree(new.raw_input) WHERE type = 'text'),
+            substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(new.raw_input) THEN new.raw_input END)
+            WHERE type = 'text'), 1, 65536),
             ''),
         ifnull(new.reason, ''),
         ifnull(
-            (SELECT group_concat(value, ' ') FROM json_tree(new.result_view) WHERE type = 'text'),
+            substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(new.result_view) THEN new.result_view END)
+            WHERE type = 'text'
+              AND NOT (path = '$' AND key = 'card')
+              AND NOT (path LIKE '$.content[%' AND key IN ('type', 'data', 'mime_type'))), 1, 65536),
             ''));
 END;
 
@@ -35,14 +46,21 @@ WHEN new.status <> 'pending' BEGIN
     INSERT INTO approvals_fts (rowid, asked, raw, reason, result) VALUES (
         new.rowid,
         new.tool || ' ' || new.requester_name || ' ' || ifnull(
-            (SELECT group_concat(value, ' ') FROM json_tree(new.call_view) WHERE type = 'text'),
+            substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(new.call_view) THEN new.call_view END)
+            WHERE type = 'text'
+              AND NOT (path = '$' AND key = 'card')
+              AND NOT (path LIKE '$.content[%' AND key IN ('type', 'data', 'mime_type'))), 1, 65536),
             ''),
         ifnull(
-            (SELECT group_concat(value, ' ') FROM json_tree(new.raw_input) WHERE type = 'text'),
+            substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(new.raw_input) THEN new.raw_input END)
+            WHERE type = 'text'), 1, 65536),
             ''),
         ifnull(new.reason, ''),
         ifnull(
-            (SELECT group_concat(value, ' ') FROM json_tree(new.result_view) WHERE type = 'text'),
+            substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(new.result_view) THEN new.result_view END)
+            WHERE type = 'text'
+              AND NOT (path = '$' AND key = 'card')
+              AND NOT (path LIKE '$.content[%' AND key IN ('type', 'data', 'mime_type'))), 1, 65536),
             ''));
 END;
 
@@ -55,14 +73,21 @@ INSERT INTO approvals_fts (rowid, asked, raw, reason, result)
 SELECT
     rowid,
     tool || ' ' || requester_name || ' ' || ifnull(
-        (SELECT group_concat(value, ' ') FROM json_tree(approvals.call_view) WHERE type = 'text'),
+        substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(approvals.call_view) THEN approvals.call_view END)
+            WHERE type = 'text'
+              AND NOT (path = '$' AND key = 'card')
+              AND NOT (path LIKE '$.content[%' AND key IN ('type', 'data', 'mime_type'))), 1, 65536),
         ''),
     ifnull(
-        (SELECT group_concat(value, ' ') FROM json_tree(approvals.raw_input) WHERE type = 'text'),
+        substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(approvals.raw_input) THEN approvals.raw_input END)
+            WHERE type = 'text'), 1, 65536),
         ''),
     ifnull(reason, ''),
     ifnull(
-        (SELECT group_concat(value, ' ') FROM json_tree(approvals.result_view) WHERE type = 'text'),
+        substr((SELECT group_concat(value, ' ') FROM json_tree(CASE WHEN json_valid(approvals.result_view) THEN approvals.result_view END)
+            WHERE type = 'text'
+              AND NOT (path = '$' AND key = 'card')
+              AND NOT (path LIKE '$.content[%' AND key IN ('type', 'data', 'mime_type'))), 1, 65536),
         '')
 FROM approvals WHERE status <> 'pending';
 

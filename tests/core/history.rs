@@ -154,8 +154,11 @@ async fn words_find_what_was_asked_and_what_came_back_once_decided() {
     expire(c).await;
     assert_eq!(ids(c, words("terraform")).await, [s.pending.clone()]);
     assert_eq!(ids(c, words("docker prune")).await, [s.expired.clone()]);
-    // JSON keys are not words of the call: every card has a "command" and a "title" key.
+    // JSON keys are not words of the call: every card has a "command" and a "title" key; nor
+    // is the card's kind (every one here is a terminal card).
     assert!(ids(c, words("card")).await.is_empty());
+    assert!(ids(c, words("title")).await.is_empty());
+    assert!(ids(c, words("terminal")).await.is_empty());
     // A result attached later is found by its words at once.
     c.attach_result(&s.by_rule, output(0, "README.md Cargo.lock"), hook())
         .await
@@ -469,7 +472,7 @@ async fn an_export_is_read_back_whole() {
     let by_rule = by_id(&s.by_rule);
     assert_eq!(by_rule["decided_by"], "rule");
     assert_eq!(by_rule["rule"], c.grants().await.unwrap()[0].id.to_string());
-    assert_eq!(by_id(&s.withdrawn)["decided_by"], "requester");
+    assert_eq!(by_id(&s.withdrawn)["decided_by"], "withdrawn");
     assert_eq!(by_id(&s.withdrawn)["outcome"], "withdrawn");
     assert_eq!(
         by_id(&formula)["agent"],

@@ -53,7 +53,8 @@ pub struct Record {
     pub decided_at: Option<String>,
     /// approved, declined, expired or withdrawn.
     pub outcome: &'static str,
-    /// `person`, `rule` (see `rule`), `expiry` or `requester` (it withdrew the call).
+    /// `person`, `rule` (see `rule`), `expiry`, or `withdrawn` (by its requester, another
+    /// holder of the API token, or the artifact it named being deleted).
     pub decided_by: &'static str,
     /// The rule that decided, when one did.
     pub rule: Option<String>,
@@ -85,7 +86,7 @@ impl Record {
         let (decided_by, rule) = match (&a.decided_by, a.status) {
             (Some(DecidedBy::Person), _) => ("person", None),
             (Some(DecidedBy::Grant(g)), _) => ("rule", Some(g.to_string())),
-            (None, Status::Cancelled) => ("requester", None),
+            (None, Status::Cancelled) => ("withdrawn", None),
             (None, _) => ("expiry", None),
         };
         Ok(Self {
@@ -150,9 +151,15 @@ impl History {
         if !db.exists() {
             return Err(ExportError::NoDatabase(db.to_owned()));
         }
-        Ok(Self {
-            conn: countersign_store::Store::read_only(db).await?,
-        })
+        let mut conn = countersign_store::Store::read_only(db).await?;
+        // One snapshot for the count and every page: a call decided (or expired, which dates
+        // it back to its expiry) while the export runs is in neither, so none is missed
+        // between pages and the count says what was written.
+        sqlx::query("BEGIN")
+            .execute(&mut conn)
+            .await
+            .map_err(StoreError::from)?;
+        Ok(Self { conn })
     }
 
     /// How many calls an export of `q` writes.

@@ -37,14 +37,25 @@ pub enum StoreError {
     Batch { unavailable: bool, message: String },
     /// The database is at another schema than this Countersign's: no console of this version
     /// has opened it yet (it migrates on start), or a newer one has.
-    #[error(
-        "the database is at schema {at:?}, not this Countersign's ({wanted}): start this \
-         version's console once, which updates it"
-    )]
+    #[error("{}", out_of_date(*at, *wanted))]
     OutOfDate { at: Option<i64>, wanted: i64 },
     /// A stored row that no longer parses as its type (hand-edited or from a newer version).
     #[error("stored row {id} is unreadable: {what}")]
     Corrupt { id: String, what: String },
+}
+
+/// What to do about a database at schema `at` when this Countersign reads `wanted`.
+fn out_of_date(at: Option<i64>, wanted: i64) -> String {
+    match at {
+        Some(at) if at > wanted => format!(
+            "the database is at schema {at}, newer than this Countersign's ({wanted}): use the \
+             Countersign that updated it"
+        ),
+        _ => format!(
+            "the database is older than this Countersign's schema ({wanted}): start this \
+             version's console once, which updates it"
+        ),
+    }
 }
 
 impl StoreError {
@@ -168,8 +179,8 @@ impl Store {
     /// Countersign's schema: for reading History beside a running console (WAL lets it read
     /// while the console writes). Nothing is created, migrated or written.
     pub async fn read_only(path: &Path) -> Result<SqliteConnection, StoreError> {
-        let url = format!("sqlite://{}", path.display());
-        let options = SqliteConnectOptions::from_str(&url)?
+        let options = SqliteConnectOptions::new()
+            .filename(path)
             .read_only(true)
             .busy_timeout(BUSY_TIMEOUT);
         let mut conn = SqliteConnection::connect_with(&options).await?;

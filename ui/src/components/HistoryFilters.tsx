@@ -3,11 +3,10 @@ import { useEffect, useRef, useState } from "react";
 import type { HistoryFacets } from "../api/types/HistoryFacets";
 import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { Outcome } from "../api/types/Outcome";
-import { chips, cleaned, dateValue, midnight, OUTCOMES, without } from "../lib/history";
+import { chips, cleaned, dateValue, lastDayValue, midnight, nextMidnight, OUTCOMES, without } from "../lib/history";
 
 /** How long typing pauses before the search runs. */
 const TYPING_MS = 250;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** History's search box, its filters and a removable chip for each filter set. `/` focuses
  * the search; Escape in it clears it. */
@@ -91,13 +90,9 @@ export function HistoryFilters({ query, setQuery, facets }: {
             onChange={(e) => apply({ ...query, since: midnight(e.target.value) })} />
         </label>
         <label className="filter">To
-          <input type="date" data-testid="filter-until"
-            value={dateValue(query.until === undefined ? undefined : query.until - DAY_MS)}
-            onChange={(e) => {
-              const start = midnight(e.target.value);
-              // Through the end of the day picked.
-              apply({ ...query, until: start === undefined ? undefined : start + DAY_MS });
-            }} />
+          <input type="date" data-testid="filter-until" value={lastDayValue(query.until)}
+            // Through the end of the day picked.
+            onChange={(e) => apply({ ...query, until: nextMidnight(e.target.value) })} />
         </label>
       </div>
       {set.length > 0 && (

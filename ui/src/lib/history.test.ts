@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { chips, cleaned, dateValue, midnight, queryKey, without } from "./history";
+import { chips, cleaned, dateValue, lastDayValue, midnight, nextMidnight, queryKey, without } from "./history";
 
 describe("History's query in the window", () => {
   it("keys a query by what is set, in any order", () => {
@@ -21,5 +21,9 @@ describe("History's query in the window", () => {
     expect(ms).toBe(new Date(2026, 11, 1).getTime());
     expect(dateValue(ms)).toBe("2026-12-01");
     expect(midnight("yesterday")).toBeUndefined();
+    // "To" a day means through its end, and reads back as that day.
+    const end = nextMidnight("2026-12-31");
+    expect(end).toBe(new Date(2027, 0, 1).getTime());
+    expect(lastDayValue(end)).toBe("2026-12-31");
   });
 });

@@ -88,3 +88,15 @@ export function dateWords(q: HistoryQuery): string {
   const to = q.until !== undefined ? `, through ${day(q.until - 1)}` : "";
   return from + to;
 }
+
+/** The local midnight ending `date` (the start of the next day, whatever its length). */
+export function nextMidnight(date: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!m) return undefined;
+  return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1).getTime();
+}
+
+/** The day a `until` (a next midnight) ends, as a date input's value. */
+export function lastDayValue(until: number | undefined): string {
+  return until === undefined ? "" : dateValue(until - 1);
+}

@@ -44,7 +44,9 @@ export function History({ version, actions, query, setQuery }: {
 }) {
   const [order, setOrder] = useState<HistoryOrder>("newest_first");
   const [facets, setFacets] = useState<HistoryFacets>({ agents: [], projects: [] });
-  useEffect(() => { api.historyFacets().then(setFacets).catch(() => {}); }, [version]);
+  // Read once a visit: the agents and projects change slowly, and an agent's stream of
+  // requests must not make History re-read them with every event.
+  useEffect(() => { api.historyFacets().then(setFacets).catch(() => {}); }, []);
   return (
     <div className="page history">
       <div className="page-head">

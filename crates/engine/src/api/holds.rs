@@ -18,7 +18,7 @@ use crate::console::Console;
 
 /// How long a held request may go without a wait on it: a holder waits again at once, so this
 /// is only slack for a busy machine.
-pub const LEASE: Duration = Duration::from_secs(5);
+pub const LEASE: Duration = Duration::from_secs(10);
 
 /// The held requests that are still pending, with their waits.
 pub struct Holds {

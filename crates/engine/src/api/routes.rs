@@ -186,11 +186,25 @@ pub async fn submit(
         ))
         .into());
     }
-    let a = s.console.submit_with_record(sub, record).await?;
+    let a = if q.hold {
+        // The submission and its lease in a task of their own: a submitter that goes away
+        // while its submission is being stored (the server drops this handler) still leaves
+        // a lease behind, which withdraws the request.
+        let (console, holds) = (s.console.clone(), s.holds.clone());
+        let stored = tokio::spawn(async move {
+            let a = console.submit_with_record(sub, record).await?;
+            if a.status == Status::Pending {
+                holds.submitted(&a.id);
+            }
+            Ok::<_, Error>(a)
+        });
+        stored
+            .await
+            .map_err(|e| Error::Internal(format!("the submission's task: {e}")))??
+    } else {
+        s.console.submit_with_record(sub, record).await?
+    };
     let code = if a.status == Status::Pending {
-        if q.hold {
-            s.holds.submitted(&a.id);
-        }
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
@@ -225,7 +239,9 @@ pub async fn approval(
             let a = s.console.wait(&id, at_most).await;
             // The wait ended with the waiter still here.
             if let Some(held) = held {
-                held.ended(matches!(&a, Ok(a) if a.status == Status::Pending));
+                // Unless it is known to be over, the holder keeps its lease (a wait that
+                // failed may have failed for the console's own reasons).
+                held.ended(!matches!(&a, Ok(a) if a.status.is_final()));
             }
             a?
         }
