@@ -16,4 +16,4 @@ export COUNTERSIGN_E2E_BIN="${COUNTERSIGN_E2E_BIN:-$PWD/target/debug/countersign
 export COUNTERSIGN_CLI_BIN="${COUNTERSIGN_CLI_BIN:-$PWD/target/debug/countersign}"
 mkdir -p target/e2e-screenshots
 # A hung window must fail the run, never stall it.
-timeout --kill-after=10 900 cargo test -p countersign-desktop --test e2e -- --test-threads=1 "$@"
+timeout --kill-after=10 1800 cargo test -p countersign-desktop --test e2e -- --test-threads=1 "$@"

@@ -331,6 +331,14 @@ impl App {
             .await;
     }
 
+    /// Approves the card `card` as a person would: once it takes decisions and its Approve
+    /// button approves (not yet while it first brings the command's end on screen).
+    pub async fn approve(&self, card: &str) {
+        self.armed(card).await;
+        self.click(&format!("{card} [data-testid=approve]:not([data-waits])"))
+            .await;
+    }
+
     /// Waits until the card `css` takes decisions (its inert moment after appearing is over).
     pub async fn armed(&self, css: &str) {
         self.el(&format!("{css}[data-armed=true]")).await;

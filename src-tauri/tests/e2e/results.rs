@@ -32,7 +32,7 @@ async fn n_a_bash_result_through_the_hook() {
     });
     let card = "[data-testid=approval-card]";
     app.el(&format!("{card} [data-testid=command]")).await;
-    app.click(&format!("{card} [data-testid=approve]")).await;
+    app.approve(&card).await;
     let answer: Value = serde_json::from_str(&ask.await.unwrap()).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
 
@@ -116,8 +116,7 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
     assert_eq!(status, StatusCode::ACCEPTED, "{run}");
     let run_card = format!("[data-testid=approval-card][data-id='{}']", id(&run));
     let decided = app.poll(&id(&run));
-    app.click(&format!("{run_card} [data-testid=approve]"))
-        .await;
+    app.approve(&run_card).await;
     // Its calls come once the run is approved and running.
     assert_eq!(decided.await.unwrap()["status"], "approved");
 
@@ -141,7 +140,7 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
         if number == 101 {
             app.screenshot("o-nested-call-in-the-inbox").await;
         }
-        app.click(&format!("{card} [data-testid=approve]")).await;
+        app.approve(&card).await;
         nested_ids.push(id(&a));
     }
     let result = json!({ "card": "generic",
@@ -236,8 +235,7 @@ async fn p_every_result_shape_in_history() {
         // decides nothing: focus it as a person would (on the command), then wait until the
         // card takes decisions.
         app.click(&format!("{card} [data-testid=command]")).await;
-        app.armed(&card).await;
-        app.click(&format!("{card} [data-testid=approve]")).await;
+        app.approve(&card).await;
         app.gone(&card).await;
         let (status, body) = app
             .post(&format!("/v1/approvals/{}/result", id(&a)), result)

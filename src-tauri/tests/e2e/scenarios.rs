@@ -175,7 +175,7 @@ async fn c_hidden_characters() {
     app.screenshot("c-hidden-characters").await;
 
     let poll = app.poll(&id(&a));
-    app.click(&format!("{card} [data-testid=approve]")).await;
+    app.approve(&card).await;
     assert_eq!(poll.await.unwrap()["status"], "approved");
     app.quit().await;
 }
@@ -540,7 +540,7 @@ async fn h_claude_code_hook() {
             .contains("hello, world")
     );
     app.screenshot("h-claude-code-hook").await;
-    app.click(&format!("{card} [data-testid=approve]")).await;
+    app.approve(&card).await;
     let answer: serde_json::Value = serde_json::from_str(&hook.await.unwrap()).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
     app.quit().await;
