@@ -8,12 +8,13 @@ use countersign_domain::grant::{Effect, Scope};
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::limits::FieldError;
 use countersign_domain::on_screen::{
     Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
 };
 use countersign_domain::report::PresentedReport;
 use countersign_engine::agent_setup::{self, AgentStatus, SetupError};
-use countersign_engine::console::{GrantPreview, InboxPage};
+use countersign_engine::console::{GrantPreview, InboxPage, MAX_DECLINED_AT_ONCE};
 use countersign_engine::error::Error;
 use tauri::{AppHandle, State};
 
@@ -79,6 +80,29 @@ pub async fn decide(
         .decide(&approval_id(&id)?, &digest, decision)
         .await?
         .status)
+}
+
+/// Declines a group's pending calls together with one reason, after the window's confirmation
+/// named how many: exactly the ids it counted, never more (a call that arrived since is not
+/// among them). Never approves. Answers how many were declined (those still pending).
+#[tauri::command]
+pub async fn decline_group(
+    d: State<'_, Desktop>,
+    ids: Vec<String>,
+    reason: Option<String>,
+) -> CommandResult<usize> {
+    if ids.len() > MAX_DECLINED_AT_ONCE {
+        return Err(Error::from(FieldError::new(
+            "ids",
+            format!("at most {MAX_DECLINED_AT_ONCE} at a time"),
+        ))
+        .into());
+    }
+    let ids = ids
+        .iter()
+        .map(|id| approval_id(id))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(d.server.console.decline_many(&ids, reason).await?.len())
 }
 
 /// What a "don't ask again" with `scope` would have covered among earlier calls.

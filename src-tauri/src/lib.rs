@@ -52,6 +52,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
     tauri::generate_handler![
         commands::approval,
         commands::decide,
+        commands::decline_group,
         commands::preview_grant,
         commands::history,
         commands::history_facets,
@@ -255,8 +256,8 @@ fn forward(
             }
             last = Some(tokio::time::Instant::now());
             // The tray counts once per batch, not once per event.
-            if let (Some(line), Ok(n)) = (&pending_line, console.pending_count().await) {
-                let _ = line.set_text(tray::pending_label(n));
+            if let (Some(line), Ok(w)) = (&pending_line, console.waiting_calls().await) {
+                let _ = line.set_text(tray::waiting_label(w));
             }
         }
     });

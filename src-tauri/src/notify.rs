@@ -13,7 +13,7 @@ use countersign_domain::approval::Status;
 use countersign_domain::deeplink::LinkTarget;
 use countersign_domain::verbatim::reveal;
 use countersign_engine::console::Arrival;
-use countersign_engine::console::ChangeEvent;
+use countersign_engine::console::{ChangeEvent, Waiting};
 use tauri::{AppHandle, Manager as _};
 use tauri_plugin_notification::NotificationExt as _;
 use tokio::sync::broadcast::error::RecvError;
@@ -29,6 +29,8 @@ const QUIET: Duration = Duration::from_millis(400);
 const LONGEST: Duration = Duration::from_secs(5);
 /// How many distinct tools a burst's notification names.
 const NAMED: usize = 5;
+/// How many distinct agents a burst counts by itself (when what waits cannot be read).
+const AGENTS_COUNTED: usize = 100;
 
 /// New pending approvals that arrived together: what the notification says, kept small
 /// however many arrive.
@@ -40,12 +42,15 @@ struct Burst {
     missed: bool,
     /// The first distinct tools, at most [`NAMED`] + 1 (one more says there are more).
     tools: Vec<String>,
+    /// The distinct requesters, at most [`AGENTS_COUNTED`].
+    agents: Vec<String>,
 }
 
 impl Burst {
     fn new(first: Arrival) -> Self {
         Self {
             tools: vec![first.tool.to_string()],
+            agents: vec![first.requester.clone()],
             first,
             count: 1,
             missed: false,
@@ -54,6 +59,9 @@ impl Burst {
 
     fn add(&mut self, a: &Arrival) {
         self.count += 1;
+        if self.agents.len() < AGENTS_COUNTED && !self.agents.contains(&a.requester) {
+            self.agents.push(a.requester.clone());
+        }
         let tool = a.tool.to_string();
         if self.tools.len() <= NAMED && !self.tools.contains(&tool) {
             self.tools.push(tool);
@@ -92,7 +100,7 @@ pub fn spawn(app: AppHandle, mut events: tokio::sync::broadcast::Receiver<Change
             }
             if should_notify(&app) {
                 let waiting = match app.try_state::<Desktop>() {
-                    Some(d) => d.server.console.pending_count().await.ok(),
+                    Some(d) => d.server.console.waiting_calls().await.ok(),
                     None => None,
                 };
                 // A lone approval withdrawn or decided meanwhile is not announced.
@@ -157,9 +165,9 @@ fn for_server(body: &str) -> String {
     }
 }
 
-/// The summary, body and target of the notification for a burst of new approvals, given how
-/// many are waiting now (when it could be read). None when nothing is waiting any more.
-fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTarget)> {
+/// The summary, body and target of the notification for a burst of new approvals, given what
+/// is waiting now (when it could be read). None when nothing is waiting any more.
+fn texts(burst: &Burst, waiting: Option<Waiting>) -> Option<(String, String, LinkTarget)> {
     if burst.count == 1 && !burst.missed {
         let one = &burst.first;
         return Some((
@@ -168,12 +176,15 @@ fn texts(burst: &Burst, waiting: Option<i64>) -> Option<(String, String, LinkTar
             LinkTarget::Approval { id: one.id.clone() },
         ));
     }
-    let waiting = waiting.map_or(burst.count, |n| u64::try_from(n).unwrap_or(0));
-    let summary = match waiting {
-        0 => return None,
-        1 => "1 approval waiting".to_owned(),
-        n => format!("{n} approvals waiting"),
-    };
+    // Unread, the burst counts itself.
+    let waiting = waiting.unwrap_or(Waiting {
+        calls: i64::try_from(burst.count).unwrap_or(i64::MAX),
+        agents: i64::try_from(burst.agents.len()).unwrap_or(i64::MAX),
+    });
+    if waiting.calls <= 0 {
+        return None;
+    }
+    let summary = crate::tray::waiting_label(waiting);
     let named = burst.tools.iter().take(NAMED).map(|t| safe(t));
     let named = named.collect::<Vec<_>>().join(", ");
     let mut body = if burst.missed {
@@ -306,6 +317,7 @@ mod tests {
             tool: countersign_domain::tool::ToolAddress::parse("claude-code.Bash").unwrap(),
             requester: requester.to_owned(),
             title: title.to_owned(),
+            group: countersign_engine::console::InboxGroup::new(requester.to_owned(), None),
             created_at: 0,
             parent: None,
         }
@@ -325,33 +337,52 @@ mod tests {
         }
         assert_eq!(burst.count, 1000);
         assert!(burst.tools.len() <= NAMED + 1, "{:?}", burst.tools);
-        let (summary, body, target) = texts(&burst, Some(1004)).unwrap();
-        assert_eq!(summary, "1004 approvals waiting");
+        let w = |calls, agents| Some(Waiting { calls, agents });
+        let (summary, body, target) = texts(&burst, w(1004, 3)).unwrap();
+        assert_eq!(summary, "1004 calls from 3 agents waiting");
         assert_eq!(
             body,
             "1000 new: a.one, a.t1, a.t2, a.t3, a.t4 and other tools"
         );
         assert_eq!(target, LinkTarget::Inbox);
         // Unread, the burst counts itself; nothing waiting any more, nothing is said.
-        assert_eq!(texts(&burst, None).unwrap().0, "1000 approvals waiting");
-        assert!(texts(&burst, Some(0)).is_none());
+        assert_eq!(
+            texts(&burst, None).unwrap().0,
+            "1000 calls from 1 agent waiting"
+        );
+        assert!(texts(&burst, w(0, 0)).is_none());
         // Fallen behind: the count it saw is not said, what waits is.
         let mut behind = Burst::new(on("a.one"));
         behind.missed = true;
-        let (summary, body, _) = texts(&behind, Some(40)).unwrap();
+        let (summary, body, _) = texts(&behind, w(40, 2)).unwrap();
         assert_eq!(
             (summary.as_str(), body.as_str()),
-            ("40 approvals waiting", "New: a.one")
+            ("40 calls from 2 agents waiting", "New: a.one")
         );
         let mut two = Burst::new(on("a.one"));
-        two.add(&on("a.one"));
-        assert_eq!(texts(&two, Some(2)).unwrap().1, "2 new: a.one");
+        two.add(&approval("Codex", "Run"));
+        assert_eq!(
+            texts(&two, w(2, 2)).unwrap().1,
+            "2 new: a.one, claude-code.Bash"
+        );
+        // Unread, the burst counts its agents itself.
+        assert_eq!(
+            texts(&two, None).unwrap().0,
+            "2 calls from 2 agents waiting"
+        );
     }
 
     #[test]
     fn notifications_carry_marks_and_no_markup() {
         let one = Burst::new(approval("<b>Claude</b>\u{202E}", "Run \u{1b}[2Jtests\u{7}"));
-        let (_, body, _) = texts(&one, Some(1)).unwrap();
+        let (_, body, _) = texts(
+            &one,
+            Some(Waiting {
+                calls: 1,
+                agents: 1,
+            }),
+        )
+        .unwrap();
         assert_eq!(
             body,
             "<b>Claude</b>⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩ asks: \

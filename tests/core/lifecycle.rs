@@ -480,3 +480,106 @@ async fn the_inbox_opens_with_every_id_and_the_first_cards() {
     let too_many = vec![ids[0].clone(); 201];
     assert!(s.console.presented_many(&too_many).await.is_err());
 }
+
+/// A call from `agent` working in `cwd`.
+fn from(agent: &str, cwd: Option<&str>, command: &str) -> Value {
+    let mut body = terminal("x.shell", command);
+    body["requester"] = json!({ "name": agent, "session": "s-1" });
+    if let Some(cwd) = cwd {
+        body["requester"]["cwd"] = json!(cwd);
+    }
+    body
+}
+
+/// The inbox groups its calls by agent and project (each name's hidden characters marked),
+/// counts how many agents wait, and declines a group the person chose: exactly the ids named,
+/// those still pending, with one reason, never approving one.
+#[tokio::test]
+async fn a_group_of_calls_is_listed_counted_and_declined_together() {
+    let s = server().await;
+    let submit = async |agent: &str, cwd: Option<&str>, command: &str| {
+        let id = id_of(&s.post("/v1/approvals", &from(agent, cwd, command)).await.1);
+        s.console.clock().advance(Duration::from_millis(1));
+        id
+    };
+    let c1 = submit("Codex", Some("/src/api"), "cargo test").await;
+    let c2 = submit("Codex", Some("/src/api"), "cargo fmt").await;
+    let g1 = submit("Gemini", None, "npm test").await;
+    let sly = submit("Co\u{202E}dex", Some("/src/api"), "ls").await;
+    let c3 = submit("Codex", Some("/src/web"), "make").await;
+
+    let page = s.console.inbox_page(0).await.unwrap();
+    assert_eq!(page.group.len(), page.ids.len());
+    let named: Vec<(String, Option<String>)> = page
+        .ids
+        .iter()
+        .zip(&page.group)
+        .map(|(_, g)| {
+            let g = &page.groups[*g as usize];
+            (g.agent.clone(), g.project.clone())
+        })
+        .collect();
+    let p = |a: &str, c: Option<&str>| (a.to_owned(), c.map(str::to_owned));
+    assert_eq!(
+        named,
+        [
+            p("Codex", Some("/src/web")),
+            p("Co\u{202E}dex", Some("/src/api")),
+            p("Gemini", None),
+            p("Codex", Some("/src/api")),
+            p("Codex", Some("/src/api")),
+        ],
+        "newest first, each with its group"
+    );
+    assert_eq!(page.groups.len(), 4, "one per agent and project");
+    let sly_group = &page.groups[page.group[1] as usize];
+    assert_eq!(
+        sly_group.agent_marks.len(),
+        1,
+        "a hidden character is marked"
+    );
+    assert!(page.groups[page.group[0] as usize].agent_marks.is_empty());
+
+    let w = s.console.waiting_calls().await.unwrap();
+    assert_eq!((w.calls, w.agents), (5, 3));
+
+    // The person declines Codex in /src/api: the two calls the window counted, one of which was
+    // decided meanwhile. A call not named (from the same agent, or an id that never was) is
+    // left alone.
+    s.console.decide_seen(&c2, Decision::Approve).await.unwrap();
+    let never = ApprovalId::generate();
+    let declined = s
+        .console
+        .decline_many(&[c1.clone(), c2.clone(), never], Some("frozen".into()))
+        .await
+        .unwrap();
+    assert_eq!(declined, [c1.clone()]);
+    let a = s.console.approval(&c1).await.unwrap();
+    assert_eq!(a.status, Status::Declined);
+    assert_eq!(a.reason.as_deref(), Some("frozen"));
+    assert_eq!(a.decided_by.map(String::from).as_deref(), Some("person"));
+    assert_eq!(
+        s.console.approval(&c2).await.unwrap().status,
+        Status::Approved,
+        "a decision already made stands"
+    );
+    for other in [&g1, &sly, &c3] {
+        assert_eq!(
+            s.console.approval(other).await.unwrap().status,
+            Status::Pending
+        );
+    }
+    // A reason too long is refused and declines nothing.
+    let err = s
+        .console
+        .decline_many(&[g1.clone()], Some("x".repeat(100_000)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Invalid(_)), "{err:?}");
+    assert_eq!(
+        s.console.approval(&g1).await.unwrap().status,
+        Status::Pending
+    );
+    let w = s.console.waiting_calls().await.unwrap();
+    assert_eq!((w.calls, w.agents), (3, 3));
+}

@@ -169,7 +169,7 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
       case "approval_created":
         if (e.approval.status === "pending") {
           // Its place only: its card is read when the list shows it.
-          sync.apply({ kind: "arrived", entry: { id: e.approval.id, created_at: e.approval.created_at } });
+          sync.apply({ kind: "arrived", entry: { id: e.approval.id, created_at: e.approval.created_at, group: e.approval.group } });
           // A run's page and History list its calls as they come.
           if (e.approval.parent) changed("approvals");
         } else changed("approvals");
@@ -260,7 +260,12 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
   const body = (() => {
     switch (page.kind) {
       // Mounted afresh once the first read is in: the list starts whole, in one render.
-      case "inbox": return <Inbox key={inbox.loaded ? "read" : "reading"} pending={inbox} need={(ids) => sync.need(ids)} actions={actions} />;
+      case "inbox": return <Inbox key={inbox.loaded ? "read" : "reading"} pending={inbox} need={(ids) => sync.need(ids)} actions={actions}
+        declineGroup={async (ids, reason) => {
+          const n = await api.declineGroup(ids, reason);
+          ids.forEach((id) => sync.apply({ kind: "left", id }));
+          return n;
+        }} />;
       case "history": return <History version={versions.approvals} actions={actions}
         query={historyQuery} setQuery={setHistoryQuery} />;
       case "grants": return <Grants version={versions.grants} artifactTitle={titleOf}

@@ -223,13 +223,26 @@ pub enum HistoryOrder {
     OldestFirst,
 }
 
-/// A pending approval's place in the inbox: its id and when it was asked.
+/// A pending approval's place in the inbox: its id, when it was asked, and who asks from
+/// where (the requester's name and working directory, which group the inbox's chips).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]
 pub struct InboxEntry {
     pub id: ApprovalId,
     #[ts(type = "number")]
     pub created_at: i64,
+    pub agent: String,
+    pub project: Option<String>,
+}
+
+/// How many calls wait, and from how many agents (by the requester's name).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Waiting {
+    #[ts(type = "number")]
+    pub calls: i64,
+    #[ts(type = "number")]
+    pub agents: i64,
 }
 
 /// One approval request and everything that happened to it.

@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-pub use self::approvals::{InboxPage, MAX_NESTED_CALLS, MAX_PRESENTED_AT_ONCE};
+pub use self::approvals::{
+    InboxGroup, InboxPage, MAX_DECLINED_AT_ONCE, MAX_NESTED_CALLS, MAX_PRESENTED_AT_ONCE,
+};
 pub use self::artifacts::Saved;
 use self::batch::Batcher;
 pub use self::batch::{BatchProbe, DEFAULT_MAX_BATCH};
@@ -21,7 +23,7 @@ pub use self::clock::Clock;
 pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 pub use self::grants::{GrantPreview, PreviewCall};
 use self::watchers::Watchers;
-pub use countersign_domain::approval::InboxEntry;
+pub use countersign_domain::approval::{InboxEntry, Waiting};
 pub use countersign_domain::submission::Submission;
 use countersign_store::Store;
 

@@ -541,26 +541,45 @@ pub async fn list_pending(
     all(rows)
 }
 
-/// Every pending approval not out of time at `now`, newest first: its id and creation time.
+/// Every pending approval not out of time at `now`, newest first: its id, creation time,
+/// requester name and working directory.
 pub async fn pending_ids(
     conn: &mut SqliteConnection,
     now: i64,
 ) -> Result<Vec<countersign_domain::approval::InboxEntry>, StoreError> {
-    let rows: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT id, created_at FROM approvals WHERE status = 'pending' AND expires_at > ?
+    let rows: Vec<(String, i64, String, Option<String>)> = sqlx::query_as(
+        "SELECT id, created_at, requester_name, requester_cwd FROM approvals
+         WHERE status = 'pending' AND expires_at > ?
          ORDER BY created_at DESC, id DESC",
     )
     .bind(now)
     .fetch_all(conn)
     .await?;
     rows.into_iter()
-        .map(|(id, created_at)| {
+        .map(|(id, created_at, agent, project)| {
             Ok(countersign_domain::approval::InboxEntry {
                 id: ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id"))?,
                 created_at,
+                agent,
+                project,
             })
         })
         .collect()
+}
+
+/// How many approvals are pending and not out of time at `now`, and from how many agents.
+pub async fn waiting(
+    conn: &mut SqliteConnection,
+    now: i64,
+) -> Result<countersign_domain::approval::Waiting, StoreError> {
+    let (calls, agents): (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(DISTINCT requester_name) FROM approvals
+         WHERE status = 'pending' AND expires_at > ?",
+    )
+    .bind(now)
+    .fetch_one(conn)
+    .await?;
+    Ok(countersign_domain::approval::Waiting { calls, agents })
 }
 
 /// How many approvals are pending and not out of time at `now`.

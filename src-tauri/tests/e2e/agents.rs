@@ -47,7 +47,6 @@ async fn y_codex_and_gemini_in_one_inbox() {
         let (dir, p) = (dir.clone(), gemini("BeforeTool"));
         move || run_agent_hook(&dir, &["gemini"], &p)
     });
-    let card = "[data-testid=approval-card]";
     app.text_contains("[data-testid=inbox] h1 .count", "2 waiting")
         .await;
     // The one that came second may wait behind the bar ("1 new request"): show it.
@@ -55,7 +54,7 @@ async fn y_codex_and_gemini_in_one_inbox() {
     while app
         .client
         .execute(
-            "return document.querySelectorAll('[data-testid=approval-card]').length;",
+            "return document.querySelectorAll('[data-testid=inbox-row]').length;",
             vec![],
         )
         .await
@@ -65,45 +64,32 @@ async fn y_codex_and_gemini_in_one_inbox() {
     {
         assert!(
             shown.elapsed() < std::time::Duration::from_secs(10),
-            "both cards shown"
+            "both calls listed"
         );
         if app.present("[data-testid=new-requests]").await {
             app.click("[data-testid=new-requests]").await;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let text = app.text("[data-testid=inbox]").await;
+    let text = app.text("[data-testid=inbox-list]").await;
     for said in [
         "Codex",
-        "codex.Bash",
         "cargo publish --dry-run",
         "Gemini CLI",
-        "gemini.run_shell_command",
         "npm run build",
     ] {
         assert!(text.contains(said), "{said} in {text}");
     }
     app.screenshot("y-codex-and-gemini").await;
-    for tool in ["codex.Bash", "gemini.run_shell_command"] {
-        let id = app
-            .client
-            .execute(
-                &format!(
-                    "return [...document.querySelectorAll('{card}')].find(c => \
-                     c.textContent.includes('{tool}')).dataset.id;"
-                ),
-                vec![],
-            )
-            .await
-            .unwrap()
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let at = format!("{card}[data-id='{id}']");
+    for (agent, tool) in [
+        ("Codex", "codex.Bash"),
+        ("Gemini CLI", "gemini.run_shell_command"),
+    ] {
+        let id = app.row_with("inbox-row", agent).await;
+        let at = app.select(&id).await;
+        app.text_contains(&at, tool).await;
         app.click(&format!("{at} [data-testid=command]")).await;
-        app.armed(&at).await;
-        app.click(&format!("{at} [data-testid=approve]:not([data-waits])"))
-            .await;
+        app.approve(&at).await;
         app.gone(&at).await;
     }
     let codex_said: Value = serde_json::from_str(&ask_codex.await.unwrap()).unwrap();
@@ -125,10 +111,14 @@ async fn y_codex_and_gemini_in_one_inbox() {
         assert!(printed.trim().is_empty(), "{agent}: {printed}");
     }
     app.click("[data-testid=nav-history]").await;
-    app.text_contains("[data-testid=history-list]", "Packaged 42 files")
-        .await;
-    app.text_contains("[data-testid=history-list]", "built in 2.1s")
-        .await;
+    for (command, printed) in [
+        ("cargo publish --dry-run", "Packaged 42 files"),
+        ("npm run build", "built in 2.1s"),
+    ] {
+        let id = app.row_with("history-row", command).await;
+        let card = app.history_select(&id).await;
+        app.text_contains(&card, printed).await;
+    }
     app.screenshot("y-codex-and-gemini-history").await;
     app.quit().await;
 }

@@ -331,6 +331,58 @@ impl App {
             .await;
     }
 
+    /// Selects approval `id`'s row in the inbox's list (bringing new requests in first if it
+    /// waits behind the bar); answers the selector of its whole card beside the list, once shown.
+    pub async fn select(&self, id: &str) -> String {
+        let row = format!("[data-testid=inbox-row][data-id='{id}']");
+        let started = Instant::now();
+        while !self.present(&row).await {
+            assert!(started.elapsed() < WAIT, "{id} is listed");
+            if self.present("[data-testid=new-requests]").await {
+                self.click("[data-testid=new-requests]").await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.click(&row).await;
+        let card = format!("[data-testid=inbox-card] [data-testid=approval-card][data-id='{id}']");
+        self.el(&card).await;
+        card
+    }
+
+    /// The id of the first row in `list` (`inbox-row` or `history-row`) whose text holds
+    /// `text`, once there is one.
+    pub async fn row_with(&self, list: &str, text: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let found = self
+                .client
+                .execute(
+                    "const [kind, text] = arguments;
+                     const r = [...document.querySelectorAll(`[data-testid=${kind}]`)]
+                       .find((r) => r.textContent.includes(text));
+                     return r ? r.dataset.id : null;",
+                    vec![json!(list), json!(text)],
+                )
+                .await
+                .unwrap();
+            if let Some(id) = found.as_str() {
+                return id.to_owned();
+            }
+            assert!(started.elapsed() < WAIT, "no {list} holds “{text}”");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// In History, selects approval `id`'s row; answers the selector of its card beside the list.
+    pub async fn history_select(&self, id: &str) -> String {
+        self.click(&format!("[data-testid=history-row][data-id='{id}']"))
+            .await;
+        let card =
+            format!("[data-testid=history-card] [data-testid=approval-card][data-id='{id}']");
+        self.el(&card).await;
+        card
+    }
+
     /// Approves the card `card` as a person would: once it takes decisions and its Approve
     /// button approves (not yet while it first brings the command's end on screen).
     pub async fn approve(&self, card: &str) {

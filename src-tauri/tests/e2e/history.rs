@@ -75,26 +75,16 @@ async fn x_history_search_and_filters() {
         let (_, a) = app.submit(body).await;
         ids.push(id(&a));
     }
-    let card = "[data-testid=approval-card]";
     app.text_contains("[data-testid=inbox] h1 .count", "3 waiting")
         .await;
     for (i, id) in ids.iter().enumerate() {
-        let at = format!("{card}[data-id='{id}']");
-        let shown = Instant::now();
-        while !app.present(&at).await {
-            assert!(shown.elapsed() < Duration::from_secs(10), "{id} shown");
-            if app.present("[data-testid=new-requests]").await {
-                app.click("[data-testid=new-requests]").await;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let at = app.select(id).await;
         app.click(&format!("{at} [data-testid=command]")).await;
-        app.armed(&at).await;
         if i == 2 {
+            app.armed(&at).await;
             app.grant_default(&at).await;
         } else {
-            app.click(&format!("{at} [data-testid=approve]:not([data-waits])"))
-                .await;
+            app.approve(&at).await;
         }
         app.gone(&at).await;
     }

@@ -11,6 +11,7 @@ mod artifact_rules;
 mod artifacts;
 mod grants;
 mod history;
+mod inbox;
 mod installed;
 mod long_calls;
 mod mcp_view;

@@ -32,7 +32,7 @@ async fn n_a_bash_result_through_the_hook() {
     });
     let card = "[data-testid=approval-card]";
     app.el(&format!("{card} [data-testid=command]")).await;
-    app.approve(&card).await;
+    app.approve(card).await;
     let answer: Value = serde_json::from_str(&ask.await.unwrap()).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
 
@@ -161,11 +161,11 @@ async fn o_a_code_mode_run_holds_its_nested_calls() {
 
     app.click("[data-testid=nav-history]").await;
     app.el(&format!("{run_card} [data-testid=nested]")).await;
-    let cards = app.all_texts(".history [data-testid=approval-card]").await;
+    let rows = app.all_texts("[data-testid=history-row]").await;
     assert_eq!(
-        cards.len(),
+        rows.len(),
         1,
-        "the run is the only card of its calls: {cards:?}"
+        "the run is the only row of its calls: {rows:?}"
     );
     let held: Vec<String> = {
         let mut ids = Vec::new();
@@ -227,7 +227,7 @@ async fn p_every_result_shape_in_history() {
             json!({"card": "generic", "logs": ["calling"], "error": "HTTP 403"}),
         ),
     ];
-    let mut cards = Vec::new();
+    let mut ids = Vec::new();
     for (name, result) in &cases {
         let (_, a) = app.submit(&terminal("tools.run", name)).await;
         let card = format!("[data-testid=approval-card][data-id='{}']", id(&a));
@@ -241,27 +241,39 @@ async fn p_every_result_shape_in_history() {
             .post(&format!("/v1/approvals/{}/result", id(&a)), result)
             .await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        cards.push(card);
+        ids.push(id(&a));
     }
     app.click("[data-testid=nav-history]").await;
+    // Each row says whether its call failed; its whole result is on its card.
+    for (i, id) in ids.iter().enumerate() {
+        let failed = app
+            .all_texts(&format!(
+                "[data-testid=history-row][data-id='{id}'] [data-testid=row-failed]"
+            ))
+            .await;
+        assert_eq!(failed.len(), usize::from(i >= 4), "{}", cases[i].0);
+    }
     let has = |card: &str, part: &str| format!("{card} [data-testid={part}]");
-    app.el(&has(&cards[0], "result-logs")).await;
-    assert_eq!(app.all_texts(&has(&cards[0], "no-output")).await.len(), 0);
-    assert_eq!(
-        app.all_texts(&has(&cards[1], "result-value")).await.len(),
-        1
-    );
-    assert_eq!(app.all_texts(&has(&cards[1], "result-logs")).await.len(), 0);
-    let both = app.text(&has(&cards[2], "result")).await;
+    let card = app.history_select(&ids[0]).await;
+    app.el(&has(&card, "result-logs")).await;
+    assert_eq!(app.all_texts(&has(&card, "no-output")).await.len(), 0);
+    let card = app.history_select(&ids[1]).await;
+    assert_eq!(app.all_texts(&has(&card, "result-value")).await.len(), 1);
+    assert_eq!(app.all_texts(&has(&card, "result-logs")).await.len(), 0);
+    let card = app.history_select(&ids[2]).await;
+    let both = app.text(&has(&card, "result")).await;
     let (logs_at, value_at) = (both.find("first").unwrap(), both.find("42").unwrap());
     assert!(logs_at < value_at, "logs, then the value: {both}");
-    assert_eq!(app.text(&has(&cards[3], "no-output")).await, "No output.");
+    let card = app.history_select(&ids[3]).await;
+    assert_eq!(app.text(&has(&card, "no-output")).await, "No output.");
+    let card = app.history_select(&ids[4]).await;
     assert!(
-        app.text(&has(&cards[4], "result-exit"))
+        app.text(&has(&card, "result-exit"))
             .await
             .contains("exit code 101")
     );
-    let error = app.text(&has(&cards[5], "result-error")).await;
+    let card = app.history_select(&ids[5]).await;
+    let error = app.text(&has(&card, "result-error")).await;
     assert!(error.contains("HTTP 403"), "{error}");
     app.screenshot("p-result-shapes").await;
     app.quit().await;

@@ -414,12 +414,19 @@ async fn f_notifications() {
         notifications()
     );
 
-    // A burst becomes one notification that counts them.
+    // A burst becomes one notification that counts them, and the agents they come from.
     for i in 0..3 {
-        app.submit(&terminal("burst.x", &format!("job {i}"))).await;
+        let mut call = terminal("burst.x", &format!("job {i}"));
+        if i == 2 {
+            call["requester"]["name"] = json!("Codex");
+        }
+        app.submit(&call).await;
     }
     let started = Instant::now();
-    while !notifications().iter().any(|n| n == "3 approvals waiting") {
+    while !notifications()
+        .iter()
+        .any(|n| n == "3 calls from 2 agents waiting")
+    {
         assert!(
             started.elapsed() < Duration::from_secs(10),
             "no burst notification: {:?}",
@@ -435,7 +442,7 @@ async fn f_notifications() {
             .await;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    wait_for_notification("8 approvals waiting").await;
+    wait_for_notification("8 calls from 2 agents waiting").await;
     assert_eq!(
         notifications().len(),
         before + 3,
@@ -464,7 +471,7 @@ async fn f_notifications() {
     while let Some(r) = sent.join_next().await {
         r.unwrap();
     }
-    wait_for_notification("208 approvals waiting").await;
+    wait_for_notification("208 calls from 2 agents waiting").await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     // One, or two if this machine paused the flood for longer than a burst's quiet time.
     assert!(
@@ -540,7 +547,7 @@ async fn h_claude_code_hook() {
             .contains("hello, world")
     );
     app.screenshot("h-claude-code-hook").await;
-    app.approve(&card).await;
+    app.approve(card).await;
     let answer: serde_json::Value = serde_json::from_str(&hook.await.unwrap()).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
     app.quit().await;

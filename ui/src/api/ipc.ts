@@ -60,6 +60,9 @@ export const api = {
   approval: (id: string) => call<Presented>("approval", { id }),
   /** A decision on the card shown: the approval's id and the digest of what the card showed. */
   decide: (id: string, digest: string, decision: Decision) => call<Status>("decide", { id, digest, decision }),
+  /** Declines exactly these pending calls with one reason (a group, after the person
+   * confirmed the count); answers how many were still pending. Never approves. */
+  declineGroup: (ids: string[], reason: string | undefined) => call<number>("decline_group", { ids, reason: reason ?? null }),
   /** What a "don't ask again" with `scope` would have covered among earlier calls. */
   previewGrant: (id: string, effect: Effect, scope: Scope) => call<GrantPreview>("preview_grant", { id, effect, scope }),
   /** A page of decisions in `order`, past `after` (the last of the page before): every one,

@@ -2,21 +2,26 @@ import { describe, expect, it } from "vitest";
 
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
-import { applyOp, EMPTY, InboxSync, type Pending } from "./inbox";
+import type { InboxGroup } from "../api/types/InboxGroup";
+import { applyOp, EMPTY, InboxSync, type Pending, waitingGroups } from "./inbox";
 
 function p(id: string, created_at: number, status = "pending"): Presented {
   return { approval: { id, created_at, status } } as unknown as Presented;
 }
+const agent = (name: string, project: string | null = null): InboxGroup =>
+  ({ agent: name, project, agent_marks: [], project_marks: [] });
+const someone = agent("e2e");
 function page(...cards: Presented[]): InboxPage {
-  return { ids: cards.map((c) => c.approval.id), created_at: cards.map((c) => c.approval.created_at), first: cards, changes: 0 };
+  return { ids: cards.map((c) => c.approval.id), created_at: cards.map((c) => c.approval.created_at), first: cards,
+    groups: [someone], group: cards.map(() => 0), changes: 0 };
 }
 const ids = (s: Pending) => s.entries.map((e) => e.id);
-const arrived = (id: string, created_at: number) => ({ kind: "arrived", entry: { id, created_at } }) as const;
+const arrived = (id: string, created_at: number, group = someone) => ({ kind: "arrived", entry: { id, created_at, group } }) as const;
 const noCards = () => Promise.resolve([] as Presented[]);
 
 describe("the pending list kept by events", () => {
   it("puts an arrival in its place, newest first, once, and drops what left", () => {
-    let s: Pending = { entries: [{ id: "c", created_at: 30 }, { id: "a", created_at: 10 }], cards: new Map(), loaded: true };
+    let s: Pending = { entries: [{ id: "c", created_at: 30, group: someone }, { id: "a", created_at: 10, group: someone }], cards: new Map(), loaded: true };
     s = applyOp(s, arrived("b", 20));
     expect(ids(s)).toEqual(["c", "b", "a"]);
     // Its card is read when the list shows it, not with the event.
@@ -102,6 +107,8 @@ describe("the pending list kept by events", () => {
       ids: ["first", "later", "gone"],
       created_at: [3, 2, 1],
       first: [p("first", 3)],
+      groups: [someone],
+      group: [0, 0, 0],
       changes: 0,
     }));
     expect([...shown.cards.keys()]).toEqual(["first"]);
@@ -153,5 +160,33 @@ describe("the pending list kept by events", () => {
     // A full read keeps what was read (still pending), and the list starts no card again.
     await sync.reload(() => Promise.resolve({ ...all, ids: all.ids.slice(1), created_at: all.created_at.slice(1), first: [] }));
     expect([...shown.cards.keys()]).toEqual(["y"]);
+  });
+});
+
+describe("who is waiting", () => {
+  it("makes one chip per agent and project, the longest waiting first, with its count", () => {
+    const codexApi = agent("Codex", "/src/api");
+    const entries = [
+      { id: "n", created_at: 50, group: agent("Codex", "/src/web") },
+      { id: "m", created_at: 40, group: codexApi },
+      { id: "l", created_at: 30, group: agent("Claude Code", "/src/api") },
+      // The same agent and project, as another object: still one group.
+      { id: "k", created_at: 20, group: agent("Codex", "/src/api") },
+      { id: "j", created_at: 10, group: agent("Gemini") },
+    ];
+    const chips = waitingGroups(entries);
+    expect(chips.map((c) => [c.group.agent, c.group.project, c.ids, c.oldest])).toEqual([
+      ["Gemini", null, ["j"], 10],
+      ["Codex", "/src/api", ["m", "k"], 20],
+      ["Claude Code", "/src/api", ["l"], 30],
+      ["Codex", "/src/web", ["n"], 50],
+    ]);
+    // A name that looks like a pair of names is its own group, never merged with another.
+    const tricky = waitingGroups([
+      { id: "a", created_at: 1, group: agent("Codex\",\"/src", "api") },
+      { id: "b", created_at: 2, group: agent("Codex", "/src\",\"api") },
+    ]);
+    expect(tricky).toHaveLength(2);
+    expect(waitingGroups([])).toEqual([]);
   });
 });

@@ -1,11 +1,37 @@
-import type { InboxEntry } from "../api/types/InboxEntry";
+import type { InboxGroup } from "../api/types/InboxGroup";
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
+
+/** A pending approval's place: its id, when it was asked, and who asks from where (one
+ * group object shared by all the calls of that agent and project). */
+export interface Entry { id: string; created_at: number; group: InboxGroup }
+
+/** The key a group is known by: its agent and project. */
+export function groupKey(g: InboxGroup): string {
+  return JSON.stringify([g.agent, g.project]);
+}
+
+/** One chip above the inbox's list: a group's calls, how many, and the oldest one's time. */
+export interface Waiting { key: string; group: InboxGroup; ids: string[]; oldest: number }
+
+/** The groups waiting, the one waiting longest first (ties by key, so the order holds still). */
+export function waitingGroups(entries: readonly Entry[]): Waiting[] {
+  const by = new Map<string, Waiting>();
+  for (const e of entries) {
+    const key = groupKey(e.group);
+    const w = by.get(key);
+    if (w) {
+      w.ids.push(e.id);
+      w.oldest = Math.min(w.oldest, e.created_at);
+    } else by.set(key, { key, group: e.group, ids: [e.id], oldest: e.created_at });
+  }
+  return [...by.values()].sort((a, b) => a.oldest - b.oldest || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
 
 /** The pending approvals the window knows: every one's id in order (newest first), and the
  * cards read so far. A card is read when the list shows it, not before. */
 export interface Pending {
-  entries: InboxEntry[];
+  entries: Entry[];
   cards: ReadonlyMap<string, Presented>;
   /** Whether the list has been read at all (an inbox not read yet is not an empty one). */
   loaded: boolean;
@@ -16,7 +42,7 @@ export const EMPTY: Pending = { entries: [], cards: new Map(), loaded: false };
 /** A change to the list of pending approvals, as events report it. */
 export type InboxOp =
   /** A new pending approval: its place. Its card is read when the list shows it. */
-  | { kind: "arrived"; entry: InboxEntry }
+  | { kind: "arrived"; entry: Entry }
   | { kind: "left"; id: string };
 
 /** Applies `op` to the pending list without reading the rest again. */
@@ -30,7 +56,7 @@ export function applyOp(state: Pending, op: InboxOp): Pending {
       const at = found < 0 ? state.entries.length : found;
       if (state.entries[at]?.id === a.id) return state;
       const entries = state.entries.slice();
-      entries.splice(at, 0, { id: a.id, created_at: a.created_at });
+      entries.splice(at, 0, a);
       return { ...state, entries };
     }
     case "left": {
@@ -93,7 +119,10 @@ export class InboxSync {
       const live = new Set(page.ids);
       const cards = new Map([...this.state.cards].filter(([id]) => live.has(id)));
       for (const p of page.first) if (p.approval.status === "pending") cards.set(p.approval.id, p);
-      const entries = page.ids.map((id, i) => ({ id, created_at: page.created_at[i] ?? 0 }));
+      const unknown: InboxGroup = { agent: "", project: null, agent_marks: [], project_marks: [] };
+      const entries = page.ids.map((id, i) => ({
+        id, created_at: page.created_at[i] ?? 0, group: page.groups[page.group[i] ?? -1] ?? unknown,
+      }));
       let state: Pending = { entries, cards, loaded: true };
       for (const op of ops) state = applyOp(state, op);
       this.state = state;

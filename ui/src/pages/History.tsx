@@ -7,6 +7,7 @@ import type { HistoryOrder } from "../api/types/HistoryOrder";
 import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+import { HistoryRow } from "../components/InboxRow";
 import { HistoryFilters } from "../components/HistoryFilters";
 import { dateWords, queryKey } from "../lib/history";
 
@@ -14,6 +15,8 @@ import { dateWords, queryKey } from "../lib/history";
 const PAGE = 100;
 /** Older decisions are read once the list shows one this close to the end of what it holds. */
 const READ_AHEAD = 10;
+/** A row's height in the list: one line. */
+const ROW = 34;
 
 /** Whether `a` comes after `b` in `order` (by when it was decided, then by id). */
 function after(a: Presented, b: Presented, order: HistoryOrder): boolean {
@@ -33,8 +36,9 @@ export function mergeFirst(prev: Presented[] | null, first: Presented[], order: 
   return [...first, ...prev.filter((p) => !seen.has(p.approval.id) && after(p, last, order))];
 }
 
-/** Decided approvals, the latest or the earliest first; only the cards on screen are in the
- * page, and older ones are read as the list nears the end of what it holds. */
+/** Decided approvals, the latest or the earliest first: a list of one-line rows beside the
+ * selected call's whole card (j/k move). Only the rows on screen are in the page, and older
+ * ones are read as the list nears the end of what it holds. */
 export function History({ version, actions, query, setQuery }: {
   version: number;
   actions: CardActions;
@@ -48,7 +52,7 @@ export function History({ version, actions, query, setQuery }: {
   // requests must not make History re-read them with every event.
   useEffect(() => { api.historyFacets().then(setFacets).catch(() => {}); }, []);
   return (
-    <div className="page history">
+    <div className="page history" data-testid="history">
       <div className="page-head">
         <h1>History</h1>
         <div className="segmented" role="group" aria-label="Order">
@@ -114,13 +118,17 @@ function Decisions({ order, query, version, actions }: {
 
   const listRef = useRef<HTMLDivElement>(null);
   const count = items?.length ?? 0;
+  // The call whose card is shown, by id: the first listed until the person picks another.
+  const [picked, setPicked] = useState<string | null>(null);
+  const at = items === null || picked === null ? -1 : items.findIndex((p) => p.approval.id === picked);
+  const selectedIndex = at >= 0 ? at : count > 0 ? 0 : -1;
+  const selected = items?.[selectedIndex];
   const virtualizer = useVirtualizer({
     count,
-    getScrollElement: () => document.querySelector<HTMLElement>(".main"),
-    estimateSize: () => 260,
-    overscan: 4,
+    getScrollElement: () => listRef.current,
+    estimateSize: () => ROW,
+    overscan: 8,
     getItemKey: (i) => items?.[i]?.approval.id ?? i,
-    scrollMargin: listRef.current?.offsetTop ?? 0,
     initialRect: { width: 0, height: window.innerHeight },
   });
   const shown = virtualizer.getVirtualItems();
@@ -128,6 +136,28 @@ function Decisions({ order, query, version, actions }: {
   useEffect(() => {
     if (more && !reading && !error && count > 0 && lastShown >= count - READ_AHEAD) void readOlder();
   }, [lastShown, count, more, reading, error, readOlder]);
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+    document.querySelector(".history .inbox-card")?.scrollTo({ top: 0 });
+  }, [selected?.approval.id]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (document.querySelector(".overlay") || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+      const by = e.key === "j" ? 1 : e.key === "k" ? -1 : 0;
+      if (by !== 0 && items && count > 0) {
+        const next = items[Math.min(Math.max(selectedIndex + by, 0), count - 1)];
+        if (next) setPicked(next.approval.id);
+        e.preventDefault();
+      } else if (e.key === "Enter" && selected && t === document.body) {
+        actions.openApproval?.(selected.approval.id);
+        e.preventDefault();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
 
   if (items === null) {
     return error ? <p className="error" data-testid="history-error">{error}</p> : <p className="muted">Loading…</p>;
@@ -135,37 +165,45 @@ function Decisions({ order, query, version, actions }: {
   const filtered = queryKey(query) !== "{}";
   return (
     <>
-      {summary && (filtered || summary.total > 0) && (
-        <p className="query-words" data-testid="history-summary" aria-live="polite">
-          {filtered && <>{summary.words}{dateWords(query)}: </>}
-          <strong>{summary.total.toLocaleString()}{summary.atLeast && "+"} {summary.total === 1 && !summary.atLeast ? "call" : "calls"}</strong>
-          {!filtered && " in History"}
-        </p>
-      )}
-      {items.length === 0 && <p className="muted" data-testid="history-empty">
-        {filtered ? "Nothing in History matches." : "No decisions yet."}</p>}
-      <div ref={listRef} className="card-list" data-testid="history-list" data-count={items.length}
-        style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {shown.map((item) => {
-          const p = items[item.index];
-          if (!p) return null;
-          return (
-            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="card-slot"
-              style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
-              <ApprovalCard p={p} actions={actions} armed={false} />
-            </div>
-          );
-        })}
+      <div className="history-head">
+        {summary && (filtered || summary.total > 0) && (
+          <p className="query-words" data-testid="history-summary" aria-live="polite">
+            {filtered && <>{summary.words}{dateWords(query)}: </>}
+            <strong>{summary.total.toLocaleString()}{summary.atLeast && "+"} {summary.total === 1 && !summary.atLeast ? "call" : "calls"}</strong>
+            {!filtered && " in History"}
+          </p>
+        )}
+        {error && <p className="error" data-testid="history-error">{error}</p>}
       </div>
-      {error && <p className="error" data-testid="history-error">{error}</p>}
-      {more && (
-        <button onClick={() => void readOlder()} disabled={reading} data-testid="history-more">
-          {reading ? "Reading older decisions…" : order === "newest_first" ? "Load older decisions" : "Load later decisions"}
-        </button>
-      )}
-      {!more && items.length > 0 && <p className="muted" data-testid="history-end">
-        {filtered ? "The end of what matches."
-          : order === "newest_first" ? "The earliest decision." : "The latest decision."}</p>}
+      <div className="inbox-split">
+          <div ref={listRef} className="inbox-list" role="listbox" aria-label="Decided calls"
+            data-testid="history-list" data-count={items.length}>
+            {items.length === 0 && <p className="muted list-empty" data-testid="history-empty">
+              {filtered ? "Nothing in History matches." : "No decisions yet."}</p>}
+            <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+              {shown.map((item) => {
+                const p = items[item.index];
+                if (!p) return null;
+                return (
+                  <div key={item.key} className="row-slot" style={{ height: ROW, transform: `translateY(${item.start}px)` }}>
+                    <HistoryRow p={p} selected={item.index === selectedIndex} onSelect={() => setPicked(p.approval.id)} />
+                  </div>
+                );
+              })}
+            </div>
+            {more && (
+              <button className="link history-list-end" onClick={() => void readOlder()} disabled={reading} data-testid="history-more">
+                {reading ? "Reading older decisions…" : order === "newest_first" ? "Load older decisions" : "Load later decisions"}
+              </button>
+            )}
+            {!more && items.length > 0 && <p className="muted history-list-end" data-testid="history-end">
+              {filtered ? "The end of what matches."
+                : order === "newest_first" ? "The earliest decision." : "The latest decision."}</p>}
+          </div>
+          <div className="inbox-card" data-testid="history-card">
+            {selected && <ApprovalCard key={selected.approval.id} p={selected} selected actions={actions} armed={false} />}
+          </div>
+      </div>
     </>
   );
 }

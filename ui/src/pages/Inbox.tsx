@@ -1,18 +1,21 @@
-import { defaultRangeExtractor, useVirtualizer } from "@tanstack/react-virtual";
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
 import type { Effect } from "../api/types/Effect";
-import type { Pending } from "../lib/inbox";
+import { groupKey, type Pending, waitingGroups } from "../lib/inbox";
 import { ApprovalCard, type CardActions, type Readings } from "../components/ApprovalCard";
+import { InboxRow } from "../components/InboxRow";
+import { GroupBar, WhoIsWaiting } from "../components/WhoIsWaiting";
 import { useArming } from "../lib/arming";
 
 /**
- * What the person has in front of them. Cards are kept by approval id, in the order shown;
+ * What the person has in front of them. Calls are kept by approval id, in the order listed;
  * requests that arrive later wait behind the "N new requests" bar until the person brings them
- * in, so nothing an agent sends moves the card under the cursor or the keypress.
+ * in, so nothing an agent sends moves the card under the cursor or the keypress. `group`
+ * narrows the list to one agent and project (a chip).
  */
-interface View {
+export interface View {
   shown: string[];
   selected: string | null;
   /** Bumped whenever the shown list changes: decisions re-arm after it. */
@@ -20,37 +23,48 @@ interface View {
   /** What the person was looking at left without their decision (withdrawn or expired):
    * whatever is pending waits behind the bar rather than taking its place. */
   withdrawn: boolean;
+  /** The group the list is narrowed to (its key), or every group. */
+  group: string | null;
 }
 
-type Action =
-  | { kind: "sync"; ids: string[]; decided: ReadonlySet<string> }
-  | { kind: "bring_in"; ids: string[] }
+/** Each pending call's group key, by id. */
+export type GroupOf = (id: string) => string | undefined;
+
+export type Action =
+  | { kind: "sync"; ids: string[]; decided: ReadonlySet<string>; groupOf: GroupOf }
+  | { kind: "bring_in"; ids: string[]; groupOf: GroupOf }
   | { kind: "select"; id: string }
-  | { kind: "move"; by: 1 | -1 };
+  | { kind: "move"; by: 1 | -1; groupOf: GroupOf }
+  | { kind: "filter"; group: string | null; groupOf: GroupOf };
 
 export function reduce(v: View, a: Action): View {
+  const inView = (group: string | null, groupOf: GroupOf) => (id: string) => group === null || groupOf(id) === group;
   switch (a.kind) {
     case "sync": {
       const live = new Set(a.ids);
+      const listed = inView(v.group, a.groupOf);
       if (a.ids.length === 0) {
-        return v.shown.length === 0 && !v.withdrawn
+        return v.shown.length === 0 && !v.withdrawn && v.group === null
           ? v
-          : { shown: [], selected: null, layout: v.layout + 1, withdrawn: false };
+          : { shown: [], selected: null, layout: v.layout + 1, withdrawn: false, group: null };
       }
       const kept = v.shown.filter((id) => live.has(id));
       if (kept.length === 0) {
         // Nothing was on screen, or the person decided what was: nothing to displace.
         const displaced = v.withdrawn || v.shown.some((id) => !a.decided.has(id));
-        if (!displaced) return { shown: a.ids, selected: a.ids[0] ?? null, layout: v.layout + 1, withdrawn: false };
-        return v.withdrawn ? v : { shown: [], selected: null, layout: v.layout + 1, withdrawn: true };
+        if (!displaced) {
+          return { ...v, shown: a.ids, selected: a.ids.find(listed) ?? null, layout: v.layout + 1, withdrawn: false };
+        }
+        return v.withdrawn ? v : { ...v, shown: [], selected: null, layout: v.layout + 1, withdrawn: true };
       }
       if (kept.length === v.shown.length) return v;
       let selected = v.selected;
       if (selected === null || !live.has(selected)) {
-        // The selected card left: its neighbour below, else above, becomes the selection.
+        // The selected call left: its neighbour below in the list, else above, is selected.
         const at = selected === null ? 0 : v.shown.indexOf(selected);
-        const below = v.shown.slice(at + 1).find((id) => live.has(id));
-        const above = v.shown.slice(0, Math.max(at, 0)).reverse().find((id) => live.has(id));
+        const stays = (id: string) => live.has(id) && listed(id);
+        const below = v.shown.slice(at + 1).find(stays);
+        const above = v.shown.slice(0, Math.max(at, 0)).reverse().find(stays);
         selected = below ?? above ?? null;
       }
       return { ...v, shown: kept, selected, layout: v.layout + 1 };
@@ -59,14 +73,22 @@ export function reduce(v: View, a: Action): View {
       const shown = new Set(v.shown);
       const fresh = a.ids.filter((id) => !shown.has(id));
       if (fresh.length === 0) return v;
-      return { shown: [...fresh, ...v.shown], selected: fresh[0] ?? v.selected, layout: v.layout + 1, withdrawn: false };
+      const first = fresh.find(inView(v.group, a.groupOf));
+      return { ...v, shown: [...fresh, ...v.shown], selected: first ?? v.selected, layout: v.layout + 1, withdrawn: false };
     }
     case "select":
       return v.selected === a.id ? v : { ...v, selected: a.id };
     case "move": {
-      const at = v.selected === null ? -1 : v.shown.indexOf(v.selected);
-      const next = v.shown[Math.min(Math.max(at + a.by, 0), v.shown.length - 1)];
+      const rows = v.shown.filter(inView(v.group, a.groupOf));
+      const at = v.selected === null ? -1 : rows.indexOf(v.selected);
+      const next = rows[Math.min(Math.max(at + a.by, 0), rows.length - 1)];
       return next === undefined || next === v.selected ? v : { ...v, selected: next };
+    }
+    case "filter": {
+      if (a.group === v.group) return v;
+      const listed = inView(a.group, a.groupOf);
+      const selected = v.selected !== null && listed(v.selected) ? v.selected : v.shown.find(listed) ?? null;
+      return { ...v, group: a.group, selected, layout: v.layout + 1 };
     }
   }
 }
@@ -76,23 +98,31 @@ function isTyping(target: EventTarget | null): boolean {
   return !!t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
 }
 
+/** A row's height in the list: one line. */
+const ROW = 34;
+
 /**
- * Pending approvals, newest first. j/k move, a approve, A don't ask again, d decline, Enter
- * open, n bring in new requests. Decisions name the card shown (its id and digest), ignore key
- * auto-repeat, and are inert for a moment after the card under them changes; `a` and `A` on a
- * command whose end has not been on screen bring the end into view instead.
+ * Pending approvals: a list of one-line summaries, newest first, beside the selected call's
+ * whole card, which is the one decisions act on. j/k move, f narrows to the next agent and
+ * project, a approve, A don't ask again, d decline, Enter open, n bring in new requests.
+ * Decisions name the card shown (its id and digest), ignore key auto-repeat, and are inert for
+ * a moment after the card or the list changes; `a` and `A` on a command whose end has not
+ * been on screen bring the end into view instead.
  */
-export function Inbox({ pending, need, actions }: {
+export function Inbox({ pending, need, actions, declineGroup }: {
   pending: Pending;
   /** Asks for the cards of these ids (the list reads a card when it shows it). */
   need: (ids: string[]) => void;
   actions: CardActions;
+  /** Declines exactly these ids with one reason; answers how many were still pending. */
+  declineGroup: (ids: string[], reason: string | undefined) => Promise<number>;
 }) {
   const [view, dispatch] = useReducer(reduce, undefined, () => ({
     shown: pending.entries.map((e) => e.id),
     selected: pending.entries[0]?.id ?? null,
     layout: 0,
     withdrawn: false,
+    group: null,
   }));
   const [declining, setDeclining] = useState<string | null>(null);
   const [choosing, setChoosing] = useState<{ id: string; effect: Effect } | null>(null);
@@ -103,12 +133,19 @@ export function Inbox({ pending, need, actions }: {
     try { await actions.decide(id, digest, d); } catch (e) { decided.current.delete(id); throw e; }
   };
   const cardActions: CardActions = { ...actions, decide };
+  const declineMany = async (ids: string[], reason: string | undefined) => {
+    ids.forEach((id) => decided.current.add(id));
+    try { return await declineGroup(ids, reason); } catch (e) { ids.forEach((id) => decided.current.delete(id)); throw e; }
+  };
   // Whether each card's command has been read to its end, by id: `a` asks before deciding.
   const readings = useRef<Readings>(new Map()).current;
   const byId = pending.cards;
   const ids = useMemo(() => pending.entries.map((e) => e.id), [pending.entries]);
-  useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current }), [ids]);
-  // For the benchmark: when the first cards were painted.
+  const entryOf = useMemo(() => new Map(pending.entries.map((e) => [e.id, e])), [pending.entries]);
+  const groups = useMemo(() => waitingGroups(pending.entries), [pending.entries]);
+  const groupOf: GroupOf = (id) => { const e = entryOf.get(id); return e ? groupKey(e.group) : undefined; };
+  useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current, groupOf }), [ids]);
+  // For the benchmark: when the first rows and the first whole card were painted.
   useEffect(() => {
     if (byId.size > 0 && performance.getEntriesByName("inbox-first-card").length === 0) {
       requestAnimationFrame(() => setTimeout(() => performance.mark("inbox-first-card"), 0));
@@ -116,64 +153,56 @@ export function Inbox({ pending, need, actions }: {
   }, [byId.size > 0]);
 
   const shownSet = new Set(view.shown);
-  // The shown approvals still pending, in order; a card not read yet shows as a placeholder.
+  const activeGroup = view.group === null ? null : groups.find((g) => g.key === view.group) ?? null;
+  // The listed approvals still pending, in order; a call not read yet lists who asks and when.
   const rows = useMemo(() => {
     const live = new Set(ids);
-    return view.shown.filter((id) => live.has(id));
-  }, [view.shown, ids]);
+    return view.shown.filter((id) => live.has(id) && (view.group === null || groupOf(id) === view.group));
+  }, [view.shown, view.group, ids]);
   const held = ids.filter((id) => !shownSet.has(id));
   const current = view.selected === null ? undefined : byId.get(view.selected);
 
-  const bringIn = () => dispatch({ kind: "bring_in", ids: held });
+  const bringIn = () => dispatch({ kind: "bring_in", ids: held, groupOf });
+  const filter = (group: string | null) => dispatch({ kind: "filter", group, groupOf });
 
-  // Only the cards on screen (and a few beyond) are in the page, however many wait. The
-  // selected card, and one being declined or given a rule, stay in the page even when scrolled
-  // away: what the person typed or chose there is kept.
+  // Only the rows on screen (and a few beyond) are in the page, however many wait.
   const listRef = useRef<HTMLDivElement>(null);
-  const indexOf = (id: string | null | undefined) => (id ? rows.indexOf(id) : -1);
-  const selectedIndex = indexOf(view.selected);
-  const keep = [selectedIndex, indexOf(declining), indexOf(choosing?.id)].filter((i) => i >= 0);
+  const selectedIndex = view.selected === null ? -1 : rows.indexOf(view.selected);
   const virtualizer = useVirtualizer({
     count: rows.length,
-    getScrollElement: () => document.querySelector<HTMLElement>(".main"),
-    estimateSize: () => 300,
-    overscan: 2,
-    // The list's first render already holds the cards a window's height shows.
+    getScrollElement: () => listRef.current,
+    estimateSize: () => ROW,
+    overscan: 8,
+    // The list's first render already holds the rows a window's height shows.
     initialRect: { width: 0, height: window.innerHeight },
     getItemKey: (i) => rows[i] ?? i,
-    scrollMargin: listRef.current?.offsetTop ?? 0,
-    rangeExtractor: (range) => [...new Set([...defaultRangeExtractor(range), ...keep])].sort((a, b) => a - b),
   });
   useEffect(() => {
-    // A card in the page brings itself into view when selected; one that is not is scrolled
-    // to by the list, top first, so a tall card shows its title and warnings.
-    const el = view.selected === null ? null : document.querySelector(`[data-row="${view.selected}"]`);
-    // The first card's place is under the page's heading, which stays in view with it.
-    if (selectedIndex === 0 && !el) document.querySelector(".main")?.scrollTo({ top: 0 });
-    else if (selectedIndex > 0 && !el) virtualizer.scrollToIndex(selectedIndex, { align: "start" });
+    // The selected row is kept in view; the card beside it starts at its top.
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+    document.querySelector(".inbox-card")?.scrollTo({ top: 0 });
     // A decline reason belongs to the card it was typed on.
     setDeclining((d) => (d !== null && d !== view.selected ? null : d));
   }, [view.selected]);
 
-  // What can move the selected card: the cards in the page, and the bars above them.
-  const anchorKey = useMemo(() => ({}), [rows, held.length > 0, view.withdrawn, byId]);
-  // The cards the list shows are read as it shows them.
+  // The rows the list shows, and the selected card, are read as they are shown.
   const visible = virtualizer.getVirtualItems().map((item) => rows[item.index]).filter((id): id is string => !!id);
-  const missing = visible.filter((id) => !byId.has(id));
+  const wanted = view.selected !== null && !byId.has(view.selected) ? [view.selected] : [];
+  const missing = [...wanted, ...visible.filter((id) => !byId.has(id) && id !== view.selected)];
   useEffect(() => { need(missing); }, [missing.join(" ")]);
-  // A card read into its placeholder is a new card under the keypress or the pointer:
-  // decisions wait again, as for any change of what is shown.
-  const filled = visible.filter((id) => byId.has(id)).join(" ");
-  const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}|${filled}`;
+  // The card decisions act on: its id, the digest of what it shows (or that it is still
+  // loading), and every change of the list beside it. Any change re-arms.
+  const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}`;
   const { armed, isArmed } = useArming(armKey);
-  useScrollAnchor(view.selected, anchorKey);
+  useRowAnchor(listRef, view.selected, rows);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      // While a chooser is open, the page's keys wait: it has its own.
-      if (choosing || isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      // While a chooser or a dialog is open, the page's keys wait: they have their own.
+      if (choosing || document.querySelector(".overlay")) return;
+      if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
       // Letters by what they type, Shift by itself: Caps Lock never turns `a` into a grant.
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       const decides = key === "a" || key === "d";
@@ -193,8 +222,16 @@ export function Inbox({ pending, need, actions }: {
         return;
       }
       switch (key) {
-        case "j": dispatch({ kind: "move", by: 1 }); break;
-        case "k": dispatch({ kind: "move", by: -1 }); break;
+        case "j": dispatch({ kind: "move", by: 1, groupOf }); break;
+        case "k": dispatch({ kind: "move", by: -1, groupOf }); break;
+        case "f": {
+          if (groups.length === 0) return;
+          // Forward through the chips, then every group again; Shift goes back.
+          const keys = [null, ...groups.map((g) => g.key)];
+          const at = keys.indexOf(view.group);
+          filter(keys[(at + (e.shiftKey ? keys.length - 1 : 1)) % keys.length] ?? null);
+          break;
+        }
         case "n": if (held.length > 0) bringIn(); else return; break;
         case "a":
           if (!current || !a) break;
@@ -218,79 +255,79 @@ export function Inbox({ pending, need, actions }: {
 
   if (!pending.loaded) return <div className="page"><p className="muted" data-testid="inbox-loading">Loading…</p></div>;
   if (ids.length === 0) return <EmptyInbox />;
+  const selectedEntry = view.selected === null ? undefined : entryOf.get(view.selected);
   return (
     <div className="page inbox" data-testid="inbox">
-      <h1>Inbox <span className="muted count">{ids.length} waiting</span></h1>
-      <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>D</kbd> decline &amp; don't ask again · <kbd>Enter</kbd> open</p>
-      {view.withdrawn && (
-        <p className="notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
-      )}
-      {held.length > 0 && (
-        <button className="new-requests" onClick={bringIn} data-testid="new-requests">
-          {held.length === 1 ? "1 new request" : `${held.length} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
-        </button>
-      )}
-      <div ref={listRef} className="card-list" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {virtualizer.getVirtualItems().map((item) => {
-          const id = rows[item.index];
-          if (id === undefined) return null;
-          const p = byId.get(id);
-          if (!p) {
-            return (
-              <div key={item.key} data-index={item.index} data-row={id} ref={virtualizer.measureElement}
-                className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
-                onClick={() => dispatch({ kind: "select", id })}>
-                <div className={`card placeholder ${id === view.selected ? "selected" : ""}`} data-testid="card-placeholder"
-                  aria-busy="true"><p className="muted">Loading…</p></div>
-              </div>
-            );
-          }
-          return (
-            <div key={item.key} data-index={item.index} data-row={id} ref={virtualizer.measureElement}
-              className="card-slot" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
-              onClick={() => dispatch({ kind: "select", id: p.approval.id })}>
-              <ApprovalCard p={p} selected={p.approval.id === view.selected} actions={cardActions}
-                armed={armed} declining={declining === p.approval.id}
-                setDeclining={(on) => setDeclining(on ? p.approval.id : null)}
-                choosing={choosing?.id === p.approval.id ? choosing.effect : null}
-                setChoosing={(effect) => setChoosing(effect ? { id: p.approval.id, effect } : null)}
-                readings={readings} />
-            </div>
-          );
-        })}
+      <div className="inbox-head">
+        <h1>Inbox <span className="muted count">{ids.length.toLocaleString("en-US")} waiting</span></h1>
+        <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>f</kbd> next agent · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>D</kbd> decline &amp; don't ask again · <kbd>Enter</kbd> open</p>
+        <WhoIsWaiting groups={groups} active={view.group} pick={filter} />
+        {activeGroup && <GroupBar key={activeGroup.key} group={activeGroup} clear={() => filter(null)} decline={declineMany} />}
+        {view.withdrawn && (
+          <p className="notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
+        )}
+        {held.length > 0 && (
+          <button className="new-requests" onClick={bringIn} data-testid="new-requests">
+            {held.length === 1 ? "1 new request" : `${held.length.toLocaleString("en-US")} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
+          </button>
+        )}
+      </div>
+      <div className="inbox-split">
+        <div ref={listRef} className="inbox-list" role="listbox" aria-label="Waiting calls" data-testid="inbox-list">
+          {rows.length === 0 && (
+            <p className="muted list-empty" data-testid="group-empty">
+              {view.group !== null ? "Nothing more waits from this agent and project." : "Nothing listed: the new requests wait above."}
+            </p>
+          )}
+          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const id = rows[item.index];
+              const e = id === undefined ? undefined : entryOf.get(id);
+              if (id === undefined || !e) return null;
+              return (
+                <div key={item.key} data-row={id} className="row-slot"
+                  style={{ height: ROW, transform: `translateY(${item.start}px)` }}>
+                  <InboxRow id={id} group={e.group} createdAt={e.created_at} p={byId.get(id)}
+                    selected={id === view.selected} onSelect={() => dispatch({ kind: "select", id })} />
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        <div className="inbox-card" data-testid="inbox-card">
+          {current ? (
+            <ApprovalCard key={current.approval.id} p={current} selected actions={cardActions}
+              armed={armed} declining={declining === current.approval.id}
+              setDeclining={(on) => setDeclining(on ? current.approval.id : null)}
+              choosing={choosing?.id === current.approval.id ? choosing.effect : null}
+              setChoosing={(effect) => setChoosing(effect ? { id: current.approval.id, effect } : null)}
+              readings={readings} />
+          ) : selectedEntry ? (
+            <div className="card placeholder selected" data-testid="card-placeholder" aria-busy="true"><p className="muted">Loading…</p></div>
+          ) : (
+            <p className="muted">Select a call on the left to see it whole.</p>
+          )}
+        </div>
       </div>
     </div>
   );
 }
 
 /**
- * Keeps the selected card where it is on screen when cards above it come or go: the list
- * scrolls by exactly what moved, so a click aimed at the card stays on it.
+ * Keeps the selected row where it is on screen when rows above it leave: the list scrolls by
+ * exactly what moved, so the row under the pointer stays the one it was.
  */
-function useScrollAnchor(selected: string | null, layout: object) {
-  const anchor = useRef<{ id: string; top: number } | null>(null);
-  const seenLayout = useRef(layout);
-  // The card's slot: a card not read yet holds its place as a placeholder.
-  const find = (id: string) => document.querySelector<HTMLElement>(`[data-row="${id}"]`);
-  const record = () => {
-    const el = selected === null ? null : find(selected);
-    anchor.current = el && selected !== null ? { id: selected, top: el.getBoundingClientRect().top } : null;
-  };
+function useRowAnchor(list: React.RefObject<HTMLDivElement | null>, selected: string | null, rows: string[]) {
+  const before = useRef<{ id: string; index: number } | null>(null);
   useLayoutEffect(() => {
-    const a = anchor.current;
-    if (seenLayout.current !== layout && a) {
-      const el = find(a.id);
-      const delta = el ? el.getBoundingClientRect().top - a.top : 0;
-      if (el && delta !== 0) el.closest(".main")?.scrollBy(0, delta);
+    const el = list.current;
+    const b = before.current;
+    if (el && b && b.id === selected) {
+      const index = rows.indexOf(b.id);
+      if (index >= 0 && index !== b.index) el.scrollTop += (index - b.index) * ROW;
     }
-    seenLayout.current = layout;
-    record();
-  });
-  useEffect(() => {
-    const main = document.querySelector(".main");
-    main?.addEventListener("scroll", record, { passive: true });
-    return () => main?.removeEventListener("scroll", record);
-  });
+    before.current = selected === null ? null : { id: selected, index: rows.indexOf(selected) };
+  }, [rows, selected]);
 }
 
 function EmptyInbox() {

@@ -10,7 +10,7 @@ use ts_rs::TS;
 use super::batch::NewApproval;
 use super::{ChangeEvent, Console};
 use crate::error::Error;
-use countersign_domain::approval::{Approval, DecidedBy, Decision, Requester, Status};
+use countersign_domain::approval::{Approval, DecidedBy, Decision, Requester, Status, Waiting};
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::call::ResultView;
 use countersign_domain::digest::digest_of_json;
@@ -23,6 +23,7 @@ use countersign_domain::report::{
     MAX_CONFLICTING_REPORTS, PresentedReport, Reporter, ResultReport, present_report,
 };
 use countersign_domain::submission::Submission;
+use countersign_domain::verbatim::{Mark, scan_listing};
 use countersign_port::Record;
 use countersign_store::{approvals, artifacts, grants, records};
 
@@ -32,6 +33,8 @@ pub const MAX_NESTED_CALLS: i64 = 500;
 const NESTED_IN_HISTORY: u32 = 50;
 /// The most approvals presented in one read.
 pub const MAX_PRESENTED_AT_ONCE: u32 = 200;
+/// The most calls declined together in one group decline.
+pub const MAX_DECLINED_AT_ONCE: usize = 100_000;
 /// How often pending approvals are checked for expiry.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
@@ -46,10 +49,46 @@ pub struct InboxPage {
     #[ts(type = "number[]")]
     pub created_at: Vec<i64>,
     pub first: Vec<Presented>,
+    /// Who asks from where, once each, in the order first met (newest call first).
+    pub groups: Vec<InboxGroup>,
+    /// A third column beside `ids`: each approval's place in `groups`.
+    #[ts(type = "number[]")]
+    pub group: Vec<u32>,
     /// How many changes the console had published before this was read ([`Console::changes`]):
     /// a reader that began listening after the read compares it to know whether it missed one.
     #[ts(type = "number")]
     pub changes: u64,
+}
+
+/// Who asks from where: the requester's name and working directory, one chip in the inbox,
+/// each with its hidden-character marks (a chip shows them as a card does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct InboxGroup {
+    pub agent: String,
+    pub project: Option<String>,
+    pub agent_marks: Vec<Mark>,
+    pub project_marks: Vec<Mark>,
+}
+
+/// How many marks a chip lists in a name: a name is short, and a chip is one line.
+pub const GROUP_MARKS: usize = 50;
+
+impl InboxGroup {
+    /// The group of `agent` in `project`, its names scanned for hidden characters.
+    pub fn new(agent: String, project: Option<String>) -> Self {
+        let agent_marks = scan_listing(&agent, GROUP_MARKS).marks;
+        let project_marks = project
+            .as_deref()
+            .map(|p| scan_listing(p, GROUP_MARKS).marks)
+            .unwrap_or_default();
+        Self {
+            agent,
+            project,
+            agent_marks,
+            project_marks,
+        }
+    }
 }
 
 impl Console {
@@ -294,6 +333,49 @@ impl Console {
         Ok(decided)
     }
 
+    /// The person declines these calls together, with one reason, in one transaction: a group
+    /// they chose in the window after a confirmation naming how many. Never approves, and
+    /// makes no rule. Calls among `ids` already decided, out of time or unknown are left as they
+    /// are. Answers the ids declined.
+    pub async fn decline_many(
+        &self,
+        ids: &[ApprovalId],
+        reason: Option<String>,
+    ) -> Result<Vec<ApprovalId>, Error> {
+        if ids.len() > MAX_DECLINED_AT_ONCE {
+            return Err(FieldError::new(
+                "ids",
+                format!("at most {MAX_DECLINED_AT_ONCE} at a time"),
+            )
+            .into());
+        }
+        let decision = Decision::Decline { reason };
+        decision.validate()?;
+        let reason = decision.reason();
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let mut declined = Vec::new();
+        for id in ids {
+            let done = approvals::finish(
+                &mut tx,
+                id,
+                Status::Declined,
+                Some(&DecidedBy::Person),
+                reason,
+                now,
+            )
+            .await?;
+            if done {
+                declined.push(id.clone());
+            }
+        }
+        tx.commit().await?;
+        for id in &declined {
+            self.finished(id, Status::Declined);
+        }
+        Ok(declined)
+    }
+
     /// The requester withdraws a pending request.
     pub async fn cancel(&self, id: &ApprovalId) -> Result<Approval, Error> {
         let now = self.now();
@@ -506,13 +588,33 @@ impl Console {
         let mut conn = self.inner.store.read().await?;
         let entries = approvals::pending_ids(&mut conn, self.now()).await?;
         drop(conn);
-        let (ids, created_at): (Vec<ApprovalId>, Vec<i64>) =
-            entries.into_iter().map(|e| (e.id, e.created_at)).unzip();
+        let mut ids = Vec::with_capacity(entries.len());
+        let mut created_at = Vec::with_capacity(entries.len());
+        let mut group = Vec::with_capacity(entries.len());
+        let mut groups = Vec::new();
+        let mut places: HashMap<(String, Option<String>), u32> = HashMap::new();
+        for e in entries {
+            let key = (e.agent, e.project);
+            let at = match places.get(&key) {
+                Some(at) => *at,
+                None => {
+                    let at = u32::try_from(groups.len()).unwrap_or(u32::MAX);
+                    groups.push(InboxGroup::new(key.0.clone(), key.1.clone()));
+                    places.insert(key, at);
+                    at
+                }
+            };
+            ids.push(e.id);
+            created_at.push(e.created_at);
+            group.push(at);
+        }
         let head = &ids[..ids.len().min(first.min(MAX_PRESENTED_AT_ONCE) as usize)];
         Ok(InboxPage {
             first: self.presented_many(head).await?,
             ids,
             created_at,
+            groups,
+            group,
             changes,
         })
     }
@@ -623,6 +725,12 @@ impl Console {
     pub async fn pending_count(&self) -> Result<i64, Error> {
         let mut conn = self.inner.store.read().await?;
         Ok(approvals::count_pending(&mut conn, self.now()).await?)
+    }
+
+    /// How many calls wait, and from how many agents.
+    pub async fn waiting_calls(&self) -> Result<Waiting, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(approvals::waiting(&mut conn, self.now()).await?)
     }
 
     /// Decided approvals, most recent first, a page at a time. A run's nested calls are not

@@ -4,7 +4,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 use ts_rs::TS;
 
-use super::Console;
+use super::{Console, InboxGroup};
 use countersign_domain::approval::{Approval, Status};
 use countersign_domain::ids::{ApprovalId, ArtifactId};
 use countersign_domain::tool::ToolAddress;
@@ -59,6 +59,8 @@ pub struct Arrival {
     pub requester: String,
     /// The card's title.
     pub title: String,
+    /// Who asks from where, with the names' hidden-character marks: the inbox's chip.
+    pub group: InboxGroup,
     #[ts(type = "number")]
     pub created_at: i64,
     /// The run it is part of, for a nested call.
@@ -73,6 +75,7 @@ impl From<&Approval> for Arrival {
             tool: a.tool.clone(),
             requester: a.requester.name.clone(),
             title: a.call.title().to_owned(),
+            group: InboxGroup::new(a.requester.name.clone(), a.requester.cwd.clone()),
             created_at: a.created_at,
             parent: a.parent.clone(),
         }

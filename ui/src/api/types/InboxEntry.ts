@@ -2,6 +2,7 @@
 import type { ApprovalId } from "./ApprovalId";
 
 /**
- * A pending approval's place in the inbox: its id and when it was asked.
+ * A pending approval's place in the inbox: its id, when it was asked, and who asks from
+ * where (the requester's name and working directory, which group the inbox's chips).
  */
-export type InboxEntry = { id: ApprovalId, created_at: number, };
+export type InboxEntry = { id: ApprovalId, created_at: number, agent: string, project: string | null, };

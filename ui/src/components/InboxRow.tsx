@@ -1,0 +1,150 @@
+import type { InboxGroup } from "../api/types/InboxGroup";
+import type { Mark } from "../api/types/Mark";
+import type { Presented } from "../api/types/Presented";
+import { Since } from "./Clock";
+import { Verbatim } from "./Verbatim";
+
+/** How much of a field a row shows: a row is one line, the card holds the rest. */
+const SHOWN_CHARS = 240;
+const encoder = new TextEncoder();
+
+/** The start of `text` a row shows, with the marks that fall in it; a mark the cut would split
+ * ends the cut before it. */
+export function head(text: string, marks: Mark[] | undefined): { text: string; marks: Mark[]; cut: boolean } {
+  if (text.length <= SHOWN_CHARS) return { text, marks: marks ?? [], cut: false };
+  let shown = text.slice(0, SHOWN_CHARS);
+  // Never half of a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(shown)) shown = shown.slice(0, -1);
+  let bytes = encoder.encode(shown).length;
+  const split = (marks ?? []).find((m) => m.start < bytes && m.end > bytes);
+  if (split) {
+    shown = new TextDecoder().decode(encoder.encode(shown).slice(0, split.start));
+    bytes = split.start;
+  }
+  return { text: shown, marks: (marks ?? []).filter((m) => m.end <= bytes), cut: true };
+}
+
+function Field({ text, marks }: { text: string; marks?: Mark[] }) {
+  const h = head(text, marks);
+  return <><Verbatim text={h.text} marks={h.marks} />{h.cut && "…"}</>;
+}
+
+/** What the call would do, in a line: the command, the files changed, or the title. */
+function WhatItDoes({ p }: { p: Presented }) {
+  const call = p.approval.call;
+  switch (call.card) {
+    case "terminal":
+      return <span className="mono"><Field text={call.command} marks={p.marks["call.command"]} /></span>;
+    case "diff":
+      return (
+        <span className="mono">
+          {call.diffs.slice(0, 3).map((d, i) => (
+            <span key={i}>{i > 0 && ", "}<Field text={d.path} marks={p.marks[`call.diffs[${i}].path`]} /></span>
+          ))}
+          {call.diffs.length > 3 && <span className="muted"> and {call.diffs.length - 3} more</span>}
+        </span>
+      );
+    case "generic":
+      return <Field text={call.title} marks={p.marks["call.title"]} />;
+  }
+}
+
+/** The last part of a project's path: what a row has room for (the chip and card say all). */
+export function projectName(project: string): string {
+  const parts = project.split(/[\\/]/).filter((x) => x !== "");
+  return parts[parts.length - 1] ?? project;
+}
+
+/** An agent and its project, each with its hidden characters marked. */
+export function Who({ group, whole }: { group: InboxGroup; whole?: boolean }) {
+  const project = group.project;
+  return (
+    <>
+      <span className="agent"><Field text={group.agent} marks={group.agent_marks} /></span>
+      {project !== null && (
+        <span className="project" title={project}>
+          {" · "}
+          {whole || group.project_marks.length > 0
+            ? <Field text={project} marks={group.project_marks} />
+            : projectName(project)}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** Why a row carries ⚠, in words (its title), or null. */
+function warning(p: Presented): string | null {
+  const said: string[] = [];
+  const hidden = p.approval.hidden_marks;
+  if (hidden > 0) said.push(`${hidden.toLocaleString("en-US")} hidden character${hidden === 1 ? "" : "s"}`);
+  if (p.coverage.unshown.length > 0 || p.coverage.disagree.length > 0) said.push("the raw input holds what the card does not show");
+  return said.length > 0 ? said.join("; ") : null;
+}
+
+/**
+ * One pending call as the inbox lists it, in a line: agent and project, tool, what it would
+ * run, age, and ⚠ when it carries hidden characters or the card does not show all it holds.
+ * A call whose card is not read yet shows who asks and when; the rest once it is read.
+ */
+export function InboxRow({ id, group, createdAt, p, selected, onSelect }: {
+  id: string;
+  group: InboxGroup;
+  createdAt: number;
+  p: Presented | undefined;
+  selected: boolean;
+  onSelect: () => void;
+}) {
+  const warn = p ? warning(p) : null;
+  return (
+    <div role="option" aria-selected={selected} className={`inbox-row ${selected ? "selected" : ""}`}
+      data-testid="inbox-row" data-id={id} data-warn={warn !== null} onClick={onSelect}>
+      <span className="warn" title={warn ?? undefined} data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
+      <span className="who"><Who group={group} /></span>
+      {p ? (
+        <>
+          <code className="tool mono" data-testid="row-tool">{p.approval.tool}</code>
+          <span className="what" data-testid="row-what"><WhatItDoes p={p} /></span>
+        </>
+      ) : <span className="what muted" aria-busy="true">Loading…</span>}
+      <span className="age muted"><Since at={createdAt} /></span>
+    </div>
+  );
+}
+
+const OUTCOME: Record<string, string> = {
+  approved: "approved", declined: "declined", expired: "expired", cancelled: "withdrawn", pending: "pending",
+};
+
+/** Whether a call's result says it failed: a non-zero exit, a signal, or an error. */
+export function failed(p: Presented): boolean {
+  const r = p.approval.result;
+  if (!r) return false;
+  if (r.card === "terminal") return (r.exit_code !== undefined && r.exit_code !== 0) || r.signal !== undefined;
+  return r.card === "generic" && r.error !== undefined;
+}
+
+/**
+ * One decided call as History lists it, in a line: its outcome, who asked from where, what it
+ * ran, a failed result, when it was decided. ⚠ as in the inbox.
+ */
+export function HistoryRow({ p, selected, onSelect }: { p: Presented; selected: boolean; onSelect: () => void }) {
+  const a = p.approval;
+  const group: InboxGroup = {
+    agent: a.requester.name, project: a.requester.cwd ?? null,
+    agent_marks: p.marks["requester.name"] ?? [], project_marks: p.marks["requester.cwd"] ?? [],
+  };
+  const warn = warning(p);
+  const by = a.decided_by === null ? "" : a.decided_by === "person" ? "by you" : "by a rule";
+  return (
+    <div role="option" aria-selected={selected} className={`inbox-row history-row ${selected ? "selected" : ""}`}
+      data-testid="history-row" data-id={a.id} data-status={a.status} onClick={onSelect}>
+      <span className="warn" title={warn ?? undefined} data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
+      <span className={`outcome-word status-${a.status}`} title={by}>{OUTCOME[a.status] ?? a.status}</span>
+      <span className="who"><Who group={group} /></span>
+      <span className="what" data-testid="row-what">
+        {failed(p) && <span className="failed" data-testid="row-failed">failed · </span>}<WhatItDoes p={p} /></span>
+      <span className="age muted">{a.decided_at !== null && <Since at={a.decided_at} />}</span>
+    </div>
+  );
+}
