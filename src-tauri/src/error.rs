@@ -1,6 +1,6 @@
 //! Errors cross IPC as `{code, message}`, the same body the HTTP API sends.
 
-use countersign_engine::error::{Error, ErrorBody};
+use countersign_engine::error::{Error, ErrorBody, ErrorCode};
 use serde::Serialize;
 
 /// A failed command, as the UI receives it.
@@ -17,6 +17,17 @@ impl From<Error> for CommandError {
             tracing::error!(error = %e, "command failed");
         }
         Self(e.body())
+    }
+}
+
+impl CommandError {
+    /// A failure of the window's own, with its code and a sentence for the person.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self(ErrorBody {
+            code,
+            message: message.into(),
+            component_stack: None,
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod commands;
 mod error;
+mod export;
 mod links;
 mod notify;
 mod preview;
@@ -82,6 +83,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::agents,
         commands::install_agent_hook,
         commands::remove_agent_hook,
+        export::export_history,
+        export::cancel_export,
     ]
 }
 
@@ -116,6 +119,7 @@ pub fn run() -> ExitCode {
         }))
         .plugin(tauri_plugin_deep_link::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(handler())
         .register_uri_scheme_protocol(preview::SCHEME, |_ctx, request| preview::respond(&request))
         .setup(move |app| setup(app, &dir, &args))

@@ -15,6 +15,8 @@ pub struct Desktop {
     view: Mutex<String>,
     /// A link that arrived before the UI listened (cold start).
     pending_link: Mutex<Option<LinkTarget>>,
+    /// History's export running now, if any.
+    pub exports: crate::export::Exports,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -30,6 +32,7 @@ impl Desktop {
             prefs: Mutex::new(prefs),
             view: Mutex::new("inbox".into()),
             pending_link: Mutex::new(None),
+            exports: crate::export::Exports::default(),
         }
     }
 

@@ -542,6 +542,15 @@ async fn a_group_of_calls_is_listed_counted_and_declined_together() {
 
     let w = s.console.waiting_calls().await.unwrap();
     assert_eq!((w.calls, w.agents), (5, 3));
+    // A project path of 1,200 zero-width spaces: the first 1,000 listed, the rest counted, so
+    // the window never draws text past what it marked.
+    let hidden_path = format!("/src/{}", "\u{200B}".repeat(1_200));
+    submit("Codex", Some(&hidden_path), "ls").await;
+    let page = s.console.inbox_page(0).await.unwrap();
+    let g = &page.groups[page.group[0] as usize];
+    assert_eq!((g.project_marks.len(), g.project_more), (1_000, 200));
+    let newest = page.ids[0].clone();
+    s.console.decline_many(&[newest], None).await.unwrap();
 
     // The person declines Codex in /src/api: the two calls the window counted, one of which was
     // decided meanwhile. A call not named (from the same agent, or an id that never was) is

@@ -37,6 +37,10 @@ pub enum ErrorCode {
     StorageUnavailable,
     SubmissionFailed,
     ArtifactChanged,
+    /// The window's History export could not be written.
+    ExportFailed,
+    /// The person cancelled the window's History export (or one was already running).
+    ExportCancelled,
     Internal,
 }
 
@@ -68,6 +72,8 @@ impl ErrorCode {
             ErrorCode::StorageUnavailable => "storage_unavailable",
             ErrorCode::SubmissionFailed => "submission_failed",
             ErrorCode::ArtifactChanged => "artifact_changed",
+            ErrorCode::ExportFailed => "export_failed",
+            ErrorCode::ExportCancelled => "export_cancelled",
             ErrorCode::Internal => "internal",
         }
     }
@@ -94,12 +100,15 @@ impl ErrorCode {
             | ErrorCode::FieldsNotOnCard
             | ErrorCode::DigestMismatch
             | ErrorCode::ResultNotAccepted
-            | ErrorCode::ArtifactChanged => StatusCode::CONFLICT,
+            | ErrorCode::ArtifactChanged
+            | ErrorCode::ExportCancelled => StatusCode::CONFLICT,
             ErrorCode::ArtifactRenderFailed => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::StorageUnavailable | ErrorCode::KeyringUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            ErrorCode::Internal | ErrorCode::SubmissionFailed => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal | ErrorCode::SubmissionFailed | ErrorCode::ExportFailed => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         }
     }
 }

@@ -338,9 +338,14 @@ impl App {
         let started = Instant::now();
         while !self.present(&row).await {
             assert!(started.elapsed() < WAIT, "{id} is listed");
-            if self.present("[data-testid=new-requests]").await {
-                self.click("[data-testid=new-requests]").await;
-            }
+            // The bar, if it is there now (it goes as soon as what it held is shown).
+            self.client
+                .execute(
+                    "document.querySelector('[data-testid=new-requests]')?.click(); return true;",
+                    vec![],
+                )
+                .await
+                .unwrap();
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         self.click(&row).await;

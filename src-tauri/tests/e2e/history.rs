@@ -139,3 +139,100 @@ async fn x_history_search_and_filters() {
     app.screenshot("x-history-a-rules-calls").await;
     app.quit().await;
 }
+
+/// x2. History's Export button writes what its filters match, read back: CSV with one row per
+/// call (an agent's name that a spreadsheet would run as a formula made inert), then JSON Lines
+/// with every call and its digest; the progress is shown, and the file appears whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x2_history_export_read_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("audit.export");
+    let app = App::launch_env(
+        tmp.path(),
+        &[],
+        &[("COUNTERSIGN_EXPORT_TO", out.display().to_string())],
+    )
+    .await;
+    let asked = [
+        call("shell.exec", "codex", "/home/dev/api", "cargo test"),
+        call(
+            "shell.exec",
+            "=HYPERLINK(\"http://x\")",
+            "/home/dev/web",
+            "npm ci",
+        ),
+    ];
+    let mut ids = Vec::new();
+    for body in &asked {
+        let (_, a) = app.submit(body).await;
+        ids.push(id(&a));
+    }
+    for id in &ids {
+        let at = app.select(id).await;
+        app.click(&format!("{at} [data-testid=command]")).await;
+        app.approve(&at).await;
+        app.gone(&at).await;
+    }
+    app.click("[data-testid=nav-history]").await;
+    shows(&app, 2, "2 calls").await;
+    app.type_into("[data-testid=filter-agent]", "codex\u{E007}")
+        .await;
+    shows(&app, 1, "codex: 1 call").await;
+
+    // What the filter matches, as JSON Lines: codex's one call, with its digest.
+    app.click("[data-testid=export-history]").await;
+    app.click("[data-testid=export-save]").await;
+    app.text_contains("[data-testid=export-done]", "Saved 1 call to")
+        .await;
+    app.screenshot("x2-history-exported").await;
+    app.el("[data-testid=export-done]").await;
+    let jsonl = std::fs::read_to_string(&out).unwrap();
+    let records: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 1, "{jsonl}");
+    assert_eq!(records[0]["id"], ids[0].as_str());
+    assert_eq!(records[0]["agent"], "codex");
+    assert_eq!(records[0]["decided_by"], "person");
+    assert!(
+        records[0]["digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"),
+        "{jsonl}"
+    );
+    app.click("[data-testid=export-close]").await;
+
+    // Every call, as CSV, earliest first: the agent's name a spreadsheet would run is inert.
+    app.click("[data-testid=remove-agent]").await;
+    shows(&app, 2, "2 calls").await;
+    app.click("[data-testid=export-history]").await;
+    app.click("[data-testid=export-csv]").await;
+    app.click("[data-testid=export-save]").await;
+    app.text_contains("[data-testid=export-done]", "Saved 2 calls")
+        .await;
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "a header and two calls: {csv}");
+    assert!(lines[0].starts_with("id,"), "{csv}");
+    assert!(
+        lines[1].starts_with(&ids[0]) && lines[2].starts_with(&ids[1]),
+        "{csv}"
+    );
+    assert!(csv.contains("'=HYPERLINK"), "{csv}");
+    // Nothing else was left beside it.
+    let beside: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains("countersign-export")
+        })
+        .collect();
+    assert!(beside.is_empty(), "no temporary file is left");
+    app.click("[data-testid=export-close]").await;
+    app.gone("[data-testid=export-dialog]").await;
+    app.quit().await;
+}

@@ -24,7 +24,7 @@ async fn status(app: &App, id: &str) -> Value {
     a
 }
 
-/// Waits until `css` matches exactly `n` elements.
+/// Waits until `css` matches exactly `n` elements, bringing in what waits behind the bar.
 async fn count(app: &App, css: &str, n: usize) {
     let started = Instant::now();
     loop {
@@ -32,6 +32,13 @@ async fn count(app: &App, css: &str, n: usize) {
         if found == n {
             return;
         }
+        app.client
+            .execute(
+                "document.querySelector('[data-testid=new-requests]')?.click(); return true;",
+                vec![],
+            )
+            .await
+            .unwrap();
         assert!(
             started.elapsed() < Duration::from_secs(10),
             "{css}: {found}, not {n}"
@@ -103,9 +110,6 @@ async fn y_three_agents_in_one_list() {
     let hidden = id(&hidden);
 
     // What arrived after the first is held behind the bar until brought in.
-    if app.present("[data-testid=new-requests]").await {
-        app.click("[data-testid=new-requests]").await;
-    }
     count(&app, "[data-testid=inbox-row]", 6).await;
     let chips = app.all_texts("[data-testid=group-chip]").await;
     assert_eq!(chips.len(), 3, "{chips:?}");
@@ -186,11 +190,48 @@ async fn y_three_agents_in_one_list() {
     // What is left: the late call behind the bar, and every agent's calls again.
     app.el("[data-testid=group-empty]").await;
     app.click("[data-testid=clear-group]").await;
+    // Gemini's group: its decline asked for, then the agent withdraws its call while the person
+    // is in the dialog. The dialog stays with what it asked; keys pressed there decide nothing.
+    let started = Instant::now();
+    while !(app.present("[data-testid=group-bar]").await
+        && app
+            .text("[data-testid=group-bar]")
+            .await
+            .contains("Gemini CLI"))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "f reaches Gemini"
+        );
+        app.press_char('f').await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.click("[data-testid=decline-group]").await;
+    app.text_contains(
+        "[data-testid=decline-group-dialog] h2",
+        "Decline 1 call from Gemini CLI",
+    )
+    .await;
+    let (code, _) = app
+        .post(&format!("/v1/approvals/{}/cancel", gemini[1]), &json!({}))
+        .await;
+    assert_eq!(code, StatusCode::OK);
+    app.gone(&format!("[data-testid=inbox-row][data-id='{}']", gemini[1]))
+        .await;
+    app.el("[data-testid=decline-group-dialog]").await;
+    for _ in 0..3 {
+        app.press_char('a').await;
+    }
+    app.press(fantoccini::key::Key::Escape).await;
+    app.gone("[data-testid=decline-group-dialog]").await;
+    // Its group has nothing left: every agent's calls are listed again; nothing was decided.
+    app.gone("[data-testid=group-bar]").await;
+    assert_eq!(status(&app, &hidden).await["status"], "pending");
+    assert_eq!(status(&app, &late).await["status"], "pending");
+
     // A narrow window stacks the list above the card.
     app.client.set_window_size(900, 700).await.unwrap();
-    if app.present("[data-testid=new-requests]").await {
-        app.click("[data-testid=new-requests]").await;
-    }
+    count(&app, "[data-testid=inbox-row]", 2).await;
     card_beside(&app).await;
     let stacked: Value = app
         .client

@@ -19,6 +19,9 @@ import type { HistoryFacets } from "./types/HistoryFacets";
 import type { HistoryOrder } from "./types/HistoryOrder";
 import type { HistoryPage } from "./types/HistoryPage";
 import type { HistoryQuery } from "./types/HistoryQuery";
+import type { Exported } from "./types/Exported";
+import type { ExportFormat } from "./types/ExportFormat";
+import type { ExportProgress } from "./types/ExportProgress";
 import type { InboxPage } from "./types/InboxPage";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
@@ -60,6 +63,11 @@ export const api = {
   approval: (id: string) => call<Presented>("approval", { id }),
   /** A decision on the card shown: the approval's id and the digest of what the card showed. */
   decide: (id: string, digest: string, decision: Decision) => call<Status>("decide", { id, digest, decision }),
+  /** Exports the calls `query` matches to a file the person picks in the OS's save dialog;
+   * `null` when they cancelled the dialog. Progress comes through `onExportProgress`. */
+  exportHistory: (query: HistoryQuery, format: ExportFormat) => call<Exported | null>("export_history", { query, format }),
+  /** Cancels the running export; the file it began is not kept. */
+  cancelExport: () => call<void>("cancel_export"),
   /** Declines exactly these pending calls with one reason (a group, after the person
    * confirmed the count); answers how many were still pending. Never approves. */
   declineGroup: (ids: string[], reason: string | undefined) => call<number>("decline_group", { ids, reason: reason ?? null }),
@@ -113,6 +121,14 @@ export function onChange(handler: (e: ChangeEvent) => void): Promise<UnlistenFn>
 }
 
 /** A link or a notification asks for a page: fetch it with `api.takeLink()`. */
+/** The event a History export's progress comes as (`export::PROGRESS_EVENT` in the shell). */
+const EXPORT_EVENT = "countersign://history-export";
+
+/** Hears how far the running History export has come. */
+export function onExportProgress(handler: (p: ExportProgress) => void): Promise<UnlistenFn> {
+  return listen<ExportProgress>(EXPORT_EVENT, (e) => handler(e.payload));
+}
+
 export function onNavigate(handler: () => void): Promise<UnlistenFn> {
   return listen(NAVIGATE_EVENT, () => handler());
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { InboxGroup } from "../api/types/InboxGroup";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
-import { head, InboxRow, projectName } from "./InboxRow";
+import { clashing, head, InboxRow, projectName } from "./InboxRow";
 
 const rlo: Mark = { start: 0, end: 0, kind: "bidi", label: "U+202E RIGHT-TO-LEFT OVERRIDE" } as Mark;
 const at = (start: number, end: number): Mark => ({ ...rlo, start, end });
@@ -18,7 +18,7 @@ function terminal(command: string, marks: Mark[], hidden = marks.length): Presen
   } as unknown as Presented;
 }
 
-const codex: InboxGroup = { agent: "Codex", project: "/home/me/src/api-server", agent_marks: [], project_marks: [] };
+const codex: InboxGroup = { agent: "Codex", project: "/home/me/src/api-server", agent_marks: [], project_marks: [], agent_more: 0, project_more: 0 };
 
 function row(p: Presented | undefined, group = codex): string {
   return renderToStaticMarkup(<InboxRow id="01J" group={group} createdAt={Date.now()} p={p} selected={false} onSelect={() => {}} />);
@@ -62,5 +62,23 @@ describe("a row of the inbox's list", () => {
     expect(projectName("/home/me/src/api-server/")).toBe("api-server");
     expect(projectName("C:\\work\\web")).toBe("web");
     expect(projectName("/")).toBe("/");
+  });
+
+  it("never draws text past the marks a field lists when it carries more than it lists", () => {
+    const p = terminal("ls x\u200By\u200Bz", [at(4, 7)]);
+    (p.more_marks as Record<string, number>)["call.command"] = 1;
+    const html = row(p);
+    // Up to the last listed mark, then a word that the rest is hidden: "z" and its
+    // unlisted zero-width space are not drawn.
+    expect(html).toContain("ls x");
+    expect(html).toContain("more hidden characters");
+    expect(html).not.toContain("z</");
+    expect(html).not.toContain("\u200B");
+  });
+
+  it("shows the whole path of projects whose last folder another group shares", () => {
+    const g = (agent: string, project: string | null) => ({ ...codex, agent, project });
+    const clash = clashing([g("Codex", "/a/api"), g("Codex", "/b/api"), g("Codex", "/c/web"), g("Gemini", "/a/api"), g("Codex", null)]);
+    expect([...clash].sort()).toEqual([JSON.stringify(["Codex", "/a/api"]), JSON.stringify(["Codex", "/b/api"])].sort());
   });
 });

@@ -24,9 +24,26 @@ export function head(text: string, marks: Mark[] | undefined): { text: string; m
   return { text: shown, marks: (marks ?? []).filter((m) => m.end <= bytes), cut: true };
 }
 
-function Field({ text, marks }: { text: string; marks?: Mark[] }) {
+/**
+ * A field's start, marked. A field with more hidden characters than its marks list (`more`)
+ * is shown only up to its last listed mark, then says the rest holds hidden characters: text
+ * past the listed marks could hold ones no mark stands for.
+ */
+function Field({ text, marks, more }: { text: string; marks?: Mark[]; more?: number }) {
+  if ((more ?? 0) > 0) {
+    const listed = marks ?? [];
+    const end = listed.length > 0 ? listed[listed.length - 1]!.end : 0;
+    const upTo = new TextDecoder().decode(encoder.encode(text).slice(0, end));
+    const h = head(upTo, listed);
+    return (
+      <bdi>
+        <Verbatim text={h.text} marks={h.marks} />
+        <span className="mark mark-more" data-testid="marks-more-inline">⟨more hidden characters: see the card⟩</span>
+      </bdi>
+    );
+  }
   const h = head(text, marks);
-  return <><Verbatim text={h.text} marks={h.marks} />{h.cut && "…"}</>;
+  return <bdi><Verbatim text={h.text} marks={h.marks} />{h.cut && "…"}</bdi>;
 }
 
 /** What the call would do, in a line: the command, the files changed, or the title. */
@@ -34,18 +51,19 @@ function WhatItDoes({ p }: { p: Presented }) {
   const call = p.approval.call;
   switch (call.card) {
     case "terminal":
-      return <span className="mono"><Field text={call.command} marks={p.marks["call.command"]} /></span>;
+      return <span className="mono"><Field text={call.command} marks={p.marks["call.command"]} more={p.more_marks["call.command"]} /></span>;
     case "diff":
       return (
         <span className="mono">
           {call.diffs.slice(0, 3).map((d, i) => (
-            <span key={i}>{i > 0 && ", "}<Field text={d.path} marks={p.marks[`call.diffs[${i}].path`]} /></span>
+            <span key={i}>{i > 0 && ", "}<Field text={d.path} marks={p.marks[`call.diffs[${i}].path`]}
+              more={p.more_marks[`call.diffs[${i}].path`]} /></span>
           ))}
           {call.diffs.length > 3 && <span className="muted"> and {call.diffs.length - 3} more</span>}
         </span>
       );
     case "generic":
-      return <Field text={call.title} marks={p.marks["call.title"]} />;
+      return <Field text={call.title} marks={p.marks["call.title"]} more={p.more_marks["call.title"]} />;
   }
 }
 
@@ -55,18 +73,34 @@ export function projectName(project: string): string {
   return parts[parts.length - 1] ?? project;
 }
 
-/** An agent and its project, each with its hidden characters marked. */
+/** The keys of groups whose label (agent and last folder) another group shares: those show
+ * the project's whole path, so two chips or rows never look alike. */
+export function clashing(groups: readonly InboxGroup[]): Set<string> {
+  const seen = new Map<string, string[]>();
+  for (const g of groups) {
+    const label = JSON.stringify([g.agent, g.project === null ? null : projectName(g.project)]);
+    const key = JSON.stringify([g.agent, g.project]);
+    const keys = seen.get(label) ?? [];
+    if (!keys.includes(key)) keys.push(key);
+    seen.set(label, keys);
+  }
+  return new Set([...seen.values()].filter((keys) => keys.length > 1).flat());
+}
+
+/** An agent and its project (its last folder, or `whole` the path), each with its hidden
+ * characters marked and isolated, so no name reorders what is drawn after it. */
 export function Who({ group, whole }: { group: InboxGroup; whole?: boolean }) {
   const project = group.project;
+  const marked = group.project_marks.length > 0 || group.project_more > 0;
   return (
     <>
-      <span className="agent"><Field text={group.agent} marks={group.agent_marks} /></span>
+      <span className="agent"><Field text={group.agent} marks={group.agent_marks} more={group.agent_more} /></span>
       {project !== null && (
-        <span className="project" title={project}>
+        <span className="project">
           {" · "}
-          {whole || group.project_marks.length > 0
-            ? <Field text={project} marks={group.project_marks} />
-            : projectName(project)}
+          {whole || marked
+            ? <Field text={project} marks={group.project_marks} more={group.project_more} />
+            : <bdi>{projectName(project)}</bdi>}
         </span>
       )}
     </>
@@ -87,9 +121,11 @@ function warning(p: Presented): string | null {
  * run, age, and ⚠ when it carries hidden characters or the card does not show all it holds.
  * A call whose card is not read yet shows who asks and when; the rest once it is read.
  */
-export function InboxRow({ id, group, createdAt, p, selected, onSelect }: {
+export function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }: {
   id: string;
   group: InboxGroup;
+  /** Show the project's whole path (its last folder is another group's too). */
+  whole?: boolean;
   createdAt: number;
   p: Presented | undefined;
   selected: boolean;
@@ -97,10 +133,11 @@ export function InboxRow({ id, group, createdAt, p, selected, onSelect }: {
 }) {
   const warn = p ? warning(p) : null;
   return (
-    <div role="option" aria-selected={selected} className={`inbox-row ${selected ? "selected" : ""}`}
+    <div role="option" id={`row-${id}`} aria-selected={selected} className={`inbox-row ${selected ? "selected" : ""}`}
       data-testid="inbox-row" data-id={id} data-warn={warn !== null} onClick={onSelect}>
-      <span className="warn" title={warn ?? undefined} data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
-      <span className="who"><Who group={group} /></span>
+      <span className="warn" title={warn ?? undefined} aria-label={warn ? `Warning: ${warn}` : undefined}
+        data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
+      <span className="who"><Who group={group} whole={whole} /></span>
       {p ? (
         <>
           <code className="tool mono" data-testid="row-tool">{p.approval.tool}</code>
@@ -133,13 +170,15 @@ export function HistoryRow({ p, selected, onSelect }: { p: Presented; selected: 
   const group: InboxGroup = {
     agent: a.requester.name, project: a.requester.cwd ?? null,
     agent_marks: p.marks["requester.name"] ?? [], project_marks: p.marks["requester.cwd"] ?? [],
+    agent_more: p.more_marks["requester.name"] ?? 0, project_more: p.more_marks["requester.cwd"] ?? 0,
   };
   const warn = warning(p);
   const by = a.decided_by === null ? "" : a.decided_by === "person" ? "by you" : "by a rule";
   return (
-    <div role="option" aria-selected={selected} className={`inbox-row history-row ${selected ? "selected" : ""}`}
+    <div role="option" id={`row-${a.id}`} aria-selected={selected} className={`inbox-row history-row ${selected ? "selected" : ""}`}
       data-testid="history-row" data-id={a.id} data-status={a.status} onClick={onSelect}>
-      <span className="warn" title={warn ?? undefined} data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
+      <span className="warn" title={warn ?? undefined} aria-label={warn ? `Warning: ${warn}` : undefined}
+        data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
       <span className={`outcome-word status-${a.status}`} title={by}>{OUTCOME[a.status] ?? a.status}</span>
       <span className="who"><Who group={group} /></span>
       <span className="what" data-testid="row-what">

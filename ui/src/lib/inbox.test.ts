@@ -9,7 +9,7 @@ function p(id: string, created_at: number, status = "pending"): Presented {
   return { approval: { id, created_at, status } } as unknown as Presented;
 }
 const agent = (name: string, project: string | null = null): InboxGroup =>
-  ({ agent: name, project, agent_marks: [], project_marks: [] });
+  ({ agent: name, project, agent_marks: [], project_marks: [], agent_more: 0, project_more: 0 });
 const someone = agent("e2e");
 function page(...cards: Presented[]): InboxPage {
   return { ids: cards.map((c) => c.approval.id), created_at: cards.map((c) => c.approval.created_at), first: cards,

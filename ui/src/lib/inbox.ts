@@ -119,7 +119,7 @@ export class InboxSync {
       const live = new Set(page.ids);
       const cards = new Map([...this.state.cards].filter(([id]) => live.has(id)));
       for (const p of page.first) if (p.approval.status === "pending") cards.set(p.approval.id, p);
-      const unknown: InboxGroup = { agent: "", project: null, agent_marks: [], project_marks: [] };
+      const unknown: InboxGroup = { agent: "", project: null, agent_marks: [], project_marks: [], agent_more: 0, project_more: 0 };
       const entries = page.ids.map((id, i) => ({
         id, created_at: page.created_at[i] ?? 0, group: page.groups[page.group[i] ?? -1] ?? unknown,
       }));

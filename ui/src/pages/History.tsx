@@ -8,6 +8,7 @@ import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { HistoryRow } from "../components/InboxRow";
+import { ExportHistory } from "../components/ExportHistory";
 import { HistoryFilters } from "../components/HistoryFilters";
 import { dateWords, queryKey } from "../lib/history";
 
@@ -55,12 +56,15 @@ export function History({ version, actions, query, setQuery }: {
     <div className="page history" data-testid="history">
       <div className="page-head">
         <h1>History</h1>
+        <div className="row">
+        <ExportHistory query={query} />
         <div className="segmented" role="group" aria-label="Order">
           {(["newest_first", "oldest_first"] as const).map((o) => (
             <button key={o} aria-pressed={order === o} data-testid={`history-${o}`} onClick={() => setOrder(o)}>
               {o === "newest_first" ? "Latest first" : "Earliest first"}
             </button>
           ))}
+        </div>
         </div>
       </div>
       <HistoryFilters query={query} setQuery={setQuery} facets={facets} />

@@ -5,8 +5,8 @@ import { api } from "../api/ipc";
 import type { Effect } from "../api/types/Effect";
 import { groupKey, type Pending, waitingGroups } from "../lib/inbox";
 import { ApprovalCard, type CardActions, type Readings } from "../components/ApprovalCard";
-import { InboxRow } from "../components/InboxRow";
-import { GroupBar, WhoIsWaiting } from "../components/WhoIsWaiting";
+import { clashing, InboxRow } from "../components/InboxRow";
+import { DeclineGroup, type GroupDecline, GroupBar, WhoIsWaiting } from "../components/WhoIsWaiting";
 import { useArming } from "../lib/arming";
 
 /**
@@ -142,7 +142,14 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   const byId = pending.cards;
   const ids = useMemo(() => pending.entries.map((e) => e.id), [pending.entries]);
   const entryOf = useMemo(() => new Map(pending.entries.map((e) => [e.id, e])), [pending.entries]);
-  const groups = useMemo(() => waitingGroups(pending.entries), [pending.entries]);
+  // Chips in the order their groups were first seen: a chip never trades places with another.
+  const firstSeen = useRef(new Map<string, number>()).current;
+  const groups = useMemo(() => {
+    const found = waitingGroups(pending.entries);
+    for (const g of found) if (!firstSeen.has(g.key)) firstSeen.set(g.key, firstSeen.size);
+    return found.sort((a, b) => (firstSeen.get(a.key) ?? 0) - (firstSeen.get(b.key) ?? 0));
+  }, [pending.entries]);
+  const clash = useMemo(() => clashing(groups.map((g) => g.group)), [groups]);
   const groupOf: GroupOf = (id) => { const e = entryOf.get(id); return e ? groupKey(e.group) : undefined; };
   useEffect(() => dispatch({ kind: "sync", ids, decided: decided.current, groupOf }), [ids]);
   // For the benchmark: when the first rows and the first whole card were painted.
@@ -164,9 +171,28 @@ export function Inbox({ pending, need, actions, declineGroup }: {
 
   const bringIn = () => dispatch({ kind: "bring_in", ids: held, groupOf });
   const filter = (group: string | null) => dispatch({ kind: "filter", group, groupOf });
+  // A group that has nothing left waiting is no filter any more: every group is listed again.
+  useEffect(() => { if (view.group !== null && !activeGroup) filter(null); }, [view.group, activeGroup]);
+  // A group decline asked for: what it declines is fixed when asked, and its dialog stays
+  // until the person closes it, whatever the group does meanwhile.
+  const [asking, setAsking] = useState<GroupDecline | null>(null);
+  // Bumped when a dialog closes: decisions re-arm, so keys typed into it never decide.
+  const [dialogs, setDialogs] = useState(0);
+  const [said, setSaid] = useState<string | null>(null);
+  useEffect(() => {
+    if (said === null) return undefined;
+    const t = window.setTimeout(() => setSaid(null), 8000);
+    return () => window.clearTimeout(t);
+  }, [said]);
+  const askDecline = () => {
+    if (!activeGroup) return;
+    const listed = rows.slice();
+    setAsking({ group: activeGroup, ids: listed, held: activeGroup.ids.length - listed.length });
+  };
 
   // Only the rows on screen (and a few beyond) are in the page, however many wait.
   const listRef = useRef<HTMLDivElement>(null);
+  const rowsRef = useRef<HTMLDivElement>(null);
   const selectedIndex = view.selected === null ? -1 : rows.indexOf(view.selected);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -176,6 +202,8 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     // The list's first render already holds the rows a window's height shows.
     initialRect: { width: 0, height: window.innerHeight },
     getItemKey: (i) => rows[i] ?? i,
+    // The rows start below what the list shows above them (the bar, a notice).
+    scrollMargin: rowsRef.current?.offsetTop ?? 0,
   });
   useEffect(() => {
     // The selected row is kept in view; the card beside it starts at its top.
@@ -192,7 +220,15 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   useEffect(() => { need(missing); }, [missing.join(" ")]);
   // The card decisions act on: its id, the digest of what it shows (or that it is still
   // loading), and every change of the list beside it. Any change re-arms.
-  const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}`;
+  // The card moving on screen (something above it came or went) counts as a change too.
+  const [moved, setMoved] = useState(0);
+  const cardTop = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const top = document.querySelector(".inbox-card")?.getBoundingClientRect().top ?? null;
+    if (cardTop.current !== null && top !== null && Math.abs(top - cardTop.current) > 0.5) setMoved((n) => n + 1);
+    cardTop.current = top;
+  });
+  const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}|${dialogs}|${moved}`;
   const { armed, isArmed } = useArming(armKey);
   useRowAnchor(listRef, view.selected, rows);
   // A chooser belongs to the card it was opened on: another selection closes it.
@@ -233,6 +269,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
           break;
         }
         case "n": if (held.length > 0) bringIn(); else return; break;
+        case "Escape": if (view.group !== null) filter(null); else return; break;
         case "a":
           if (!current || !a) break;
           if (!always) void decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
@@ -260,34 +297,43 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     <div className="page inbox" data-testid="inbox">
       <div className="inbox-head">
         <h1>Inbox <span className="muted count">{ids.length.toLocaleString("en-US")} waiting</span></h1>
-        <p className="muted hint"><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>f</kbd> next agent · <kbd>a</kbd> approve · <kbd>A</kbd> approve &amp; don't ask again · <kbd>d</kbd> decline · <kbd>D</kbd> decline &amp; don't ask again · <kbd>Enter</kbd> open</p>
+        <p className="muted hint" aria-live="polite" data-testid="inbox-said">{said ?? <><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>f</kbd> next agent &amp; project · <kbd>a</kbd> approve · <kbd>A</kbd> …&amp; don't ask again · <kbd>d</kbd> decline · <kbd>D</kbd> …&amp; don't ask again · <kbd>Enter</kbd> open</>}</p>
         <WhoIsWaiting groups={groups} active={view.group} pick={filter} />
-        {activeGroup && <GroupBar key={activeGroup.key} group={activeGroup} clear={() => filter(null)} decline={declineMany} />}
-        {view.withdrawn && (
-          <p className="notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
-        )}
-        {held.length > 0 && (
-          <button className="new-requests" onClick={bringIn} data-testid="new-requests">
-            {held.length === 1 ? "1 new request" : `${held.length.toLocaleString("en-US")} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
-          </button>
-        )}
+        {activeGroup && <GroupBar key={activeGroup.key} group={activeGroup} listed={rows.length} clear={() => filter(null)} decline={askDecline} />}
+        {asking && <DeclineGroup asked={asking} decline={declineMany} close={(words) => {
+          setAsking(null);
+          setDialogs((n) => n + 1);
+          if (words) setSaid(words);
+          document.querySelector<HTMLElement>("[data-testid=inbox-list]")?.focus();
+        }} />}
       </div>
       <div className="inbox-split">
-        <div ref={listRef} className="inbox-list" role="listbox" aria-label="Waiting calls" data-testid="inbox-list">
+        <div ref={listRef} className="inbox-list" role="listbox" aria-label="Waiting calls" data-testid="inbox-list"
+          tabIndex={0} aria-activedescendant={view.selected !== null && rows.includes(view.selected) ? `row-${view.selected}` : undefined}>
+          {/* What comes and goes above the rows is in the list, never above the card: the card
+              beside the list does not move when a request arrives. */}
+          {view.withdrawn && (
+            <p className="notice list-notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
+          )}
+          {held.length > 0 && (
+            <button className="new-requests" onClick={bringIn} data-testid="new-requests">
+              {held.length === 1 ? "1 new request" : `${held.length.toLocaleString("en-US")} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
+            </button>
+          )}
           {rows.length === 0 && (
             <p className="muted list-empty" data-testid="group-empty">
-              {view.group !== null ? "Nothing more waits from this agent and project." : "Nothing listed: the new requests wait above."}
+              {view.group !== null ? "Nothing more is listed from this agent and project." : "Nothing listed: the new requests wait above."}
             </p>
           )}
-          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          <div ref={rowsRef} style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((item) => {
               const id = rows[item.index];
               const e = id === undefined ? undefined : entryOf.get(id);
               if (id === undefined || !e) return null;
               return (
                 <div key={item.key} data-row={id} className="row-slot"
-                  style={{ height: ROW, transform: `translateY(${item.start}px)` }}>
-                  <InboxRow id={id} group={e.group} createdAt={e.created_at} p={byId.get(id)}
+                  style={{ height: ROW, transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
+                  <InboxRow id={id} group={e.group} whole={clash.has(groupKey(e.group))} createdAt={e.created_at} p={byId.get(id)}
                     selected={id === view.selected} onSelect={() => dispatch({ kind: "select", id })} />
                 </div>
               );

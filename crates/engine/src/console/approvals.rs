@@ -23,7 +23,7 @@ use countersign_domain::report::{
     MAX_CONFLICTING_REPORTS, PresentedReport, Reporter, ResultReport, present_report,
 };
 use countersign_domain::submission::Submission;
-use countersign_domain::verbatim::{Mark, scan_listing};
+use countersign_domain::verbatim::{Mark, scan};
 use countersign_port::Record;
 use countersign_store::{approvals, artifacts, grants, records};
 
@@ -33,8 +33,9 @@ pub const MAX_NESTED_CALLS: i64 = 500;
 const NESTED_IN_HISTORY: u32 = 50;
 /// The most approvals presented in one read.
 pub const MAX_PRESENTED_AT_ONCE: u32 = 200;
-/// The most calls declined together in one group decline.
-pub const MAX_DECLINED_AT_ONCE: usize = 100_000;
+/// The most calls declined together in one transaction (the window sends a larger group in
+/// parts): the writer is held for a few tens of milliseconds, not for seconds.
+pub const MAX_DECLINED_AT_ONCE: usize = 5_000;
 /// How often pending approvals are checked for expiry.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
@@ -69,24 +70,28 @@ pub struct InboxGroup {
     pub project: Option<String>,
     pub agent_marks: Vec<Mark>,
     pub project_marks: Vec<Mark>,
+    /// Marks past those listed (a path of more than
+    /// [`countersign_domain::verbatim::MAX_MARKS`] hidden characters): the window shows the
+    /// name only up to the last listed mark, and says the rest is hidden.
+    #[ts(type = "number")]
+    pub agent_more: usize,
+    #[ts(type = "number")]
+    pub project_more: usize,
 }
 
-/// How many marks a chip lists in a name: a name is short, and a chip is one line.
-pub const GROUP_MARKS: usize = 50;
-
 impl InboxGroup {
-    /// The group of `agent` in `project`, its names scanned for hidden characters.
+    /// The group of `agent` in `project`, its names scanned for hidden characters as a card's
+    /// fields are.
     pub fn new(agent: String, project: Option<String>) -> Self {
-        let agent_marks = scan_listing(&agent, GROUP_MARKS).marks;
-        let project_marks = project
-            .as_deref()
-            .map(|p| scan_listing(p, GROUP_MARKS).marks)
-            .unwrap_or_default();
+        let agent_found = scan(&agent);
+        let project_found = project.as_deref().map(scan).unwrap_or_default();
         Self {
             agent,
             project,
-            agent_marks,
-            project_marks,
+            agent_marks: agent_found.marks,
+            project_marks: project_found.marks,
+            agent_more: agent_found.more,
+            project_more: project_found.more,
         }
     }
 }

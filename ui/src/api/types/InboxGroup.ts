@@ -5,4 +5,10 @@ import type { Mark } from "./Mark";
  * Who asks from where: the requester's name and working directory, one chip in the inbox,
  * each with its hidden-character marks (a chip shows them as a card does).
  */
-export type InboxGroup = { agent: string, project: string | null, agent_marks: Array<Mark>, project_marks: Array<Mark>, };
+export type InboxGroup = { agent: string, project: string | null, agent_marks: Array<Mark>, project_marks: Array<Mark>, 
+/**
+ * Marks past those listed (a path of more than
+ * [`countersign_domain::verbatim::MAX_MARKS`] hidden characters): the window shows the
+ * name only up to the last listed mark, and says the rest is hidden.
+ */
+agent_more: number, project_more: number, };
