@@ -230,7 +230,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   });
   const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}|${dialogs}|${moved}`;
   const { armed, isArmed } = useArming(armKey);
-  useRowAnchor(listRef, view.selected, rows);
+  useRowAnchor(listRef, view.selected);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
 
@@ -360,20 +360,31 @@ export function Inbox({ pending, need, actions, declineGroup }: {
 }
 
 /**
- * Keeps the selected row where it is on screen when rows above it leave: the list scrolls by
- * exactly what moved, so the row under the pointer stays the one it was.
+ * Keeps the selected row where it is on screen when what is above it in the list changes (rows
+ * leaving, the new-requests bar or a notice appearing): the list scrolls by exactly what moved,
+ * so the row under the pointer stays the one it was. The person's own scrolling is followed.
  */
-function useRowAnchor(list: React.RefObject<HTMLDivElement | null>, selected: string | null, rows: string[]) {
-  const before = useRef<{ id: string; index: number } | null>(null);
+function useRowAnchor(list: React.RefObject<HTMLDivElement | null>, selected: string | null) {
+  const anchor = useRef<{ id: string; top: number } | null>(null);
+  const find = (id: string) => list.current?.querySelector<HTMLElement>(`[data-row="${id}"]`) ?? null;
+  const record = () => {
+    const el = selected === null ? null : find(selected);
+    anchor.current = el && selected !== null ? { id: selected, top: el.getBoundingClientRect().top } : null;
+  };
   useLayoutEffect(() => {
-    const el = list.current;
-    const b = before.current;
-    if (el && b && b.id === selected) {
-      const index = rows.indexOf(b.id);
-      if (index >= 0 && index !== b.index) el.scrollTop += (index - b.index) * ROW;
+    const a = anchor.current;
+    if (a && a.id === selected) {
+      const el = find(a.id);
+      const delta = el ? el.getBoundingClientRect().top - a.top : 0;
+      if (el && Math.abs(delta) > 0.5) list.current?.scrollBy(0, delta);
     }
-    before.current = selected === null ? null : { id: selected, index: rows.indexOf(selected) };
-  }, [rows, selected]);
+    record();
+  });
+  useEffect(() => {
+    const el = list.current;
+    el?.addEventListener("scroll", record, { passive: true });
+    return () => el?.removeEventListener("scroll", record);
+  });
 }
 
 function EmptyInbox() {
