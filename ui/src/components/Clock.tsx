@@ -39,6 +39,23 @@ export function Since({ at }: { at: number }) {
   return <span ref={ref} title={stamp(at)} />;
 }
 
+/** "5 min ago" for a list's row: the row is in the page only while the list shows it, so it
+ * ticks with the shared clock from the moment it is drawn, with no observer of its own. */
+export function Age({ at }: { at: number }) {
+  const ref = useRef<HTMLSpanElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    const paint = () => {
+      const next = ageWords(Date.now() - at);
+      if (el.textContent !== next) el.textContent = next;
+    };
+    paint();
+    return subscribe(paint);
+  }, [at]);
+  return <span ref={ref} />;
+}
+
 /** "expires in 9 min": the time left until `at`, to the minute, then to the second in the last
  * minute, which is marked. */
 export function Until({ at, prefix }: { at: number; prefix: string }) {

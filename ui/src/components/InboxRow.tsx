@@ -1,7 +1,9 @@
 import type { InboxGroup } from "../api/types/InboxGroup";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
-import { Since } from "./Clock";
+import { memo } from "react";
+
+import { Age } from "./Clock";
 import { Verbatim } from "./Verbatim";
 
 /** How much of a field a row shows: a row is one line, the card holds the rest. */
@@ -121,7 +123,7 @@ function warning(p: Presented): string | null {
  * run, age, and ⚠ when it carries hidden characters or the card does not show all it holds.
  * A call whose card is not read yet shows who asks and when; the rest once it is read.
  */
-export function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }: {
+export const InboxRow = memo(function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }: {
   id: string;
   group: InboxGroup;
   /** Show the project's whole path (its last folder is another group's too). */
@@ -129,12 +131,14 @@ export function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }:
   createdAt: number;
   p: Presented | undefined;
   selected: boolean;
-  onSelect: () => void;
+  /** Selects the row's call (one function for every row, so a row draws again only when
+   * what it shows changed). */
+  onSelect: (id: string) => void;
 }) {
   const warn = p ? warning(p) : null;
   return (
     <div role="option" id={`row-${id}`} aria-selected={selected} className={`inbox-row ${selected ? "selected" : ""}`}
-      data-testid="inbox-row" data-id={id} data-warn={warn !== null} onClick={onSelect}>
+      data-testid="inbox-row" data-id={id} data-warn={warn !== null} onClick={() => onSelect(id)}>
       <span className="warn" title={warn ?? undefined} aria-label={warn ? `Warning: ${warn}` : undefined}
         data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
       <span className="who"><Who group={group} whole={whole} /></span>
@@ -144,10 +148,10 @@ export function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }:
           <span className="what" data-testid="row-what"><WhatItDoes p={p} /></span>
         </>
       ) : <span className="what muted" aria-busy="true">Loading…</span>}
-      <span className="age muted"><Since at={createdAt} /></span>
+      <span className="age muted"><Age at={createdAt} /></span>
     </div>
   );
-}
+});
 
 const OUTCOME: Record<string, string> = {
   approved: "approved", declined: "declined", expired: "expired", cancelled: "withdrawn", pending: "pending",
@@ -165,7 +169,11 @@ export function failed(p: Presented): boolean {
  * One decided call as History lists it, in a line: its outcome, who asked from where, what it
  * ran, a failed result, when it was decided. ⚠ as in the inbox.
  */
-export function HistoryRow({ p, selected, onSelect }: { p: Presented; selected: boolean; onSelect: () => void }) {
+export const HistoryRow = memo(function HistoryRow({ p, selected, onSelect }: {
+  p: Presented;
+  selected: boolean;
+  onSelect: (id: string) => void;
+}) {
   const a = p.approval;
   const group: InboxGroup = {
     agent: a.requester.name, project: a.requester.cwd ?? null,
@@ -176,14 +184,14 @@ export function HistoryRow({ p, selected, onSelect }: { p: Presented; selected: 
   const by = a.decided_by === null ? "" : a.decided_by === "person" ? "by you" : "by a rule";
   return (
     <div role="option" id={`row-${a.id}`} aria-selected={selected} className={`inbox-row history-row ${selected ? "selected" : ""}`}
-      data-testid="history-row" data-id={a.id} data-status={a.status} onClick={onSelect}>
+      data-testid="history-row" data-id={a.id} data-status={a.status} onClick={() => onSelect(a.id)}>
       <span className="warn" title={warn ?? undefined} aria-label={warn ? `Warning: ${warn}` : undefined}
         data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
       <span className={`outcome-word status-${a.status}`} title={by}>{OUTCOME[a.status] ?? a.status}</span>
       <span className="who"><Who group={group} /></span>
       <span className="what" data-testid="row-what">
         {failed(p) && <span className="failed" data-testid="row-failed">failed · </span>}<WhatItDoes p={p} /></span>
-      <span className="age muted">{a.decided_at !== null && <Since at={a.decided_at} />}</span>
+      <span className="age muted">{a.decided_at !== null && <Age at={a.decided_at} />}</span>
     </div>
   );
-}
+});

@@ -131,7 +131,7 @@ function Decisions({ order, query, version, actions }: {
     count,
     getScrollElement: () => listRef.current,
     estimateSize: () => ROW,
-    overscan: 8,
+    overscan: 4,
     getItemKey: (i) => items?.[i]?.approval.id ?? i,
     initialRect: { width: 0, height: window.innerHeight },
   });
@@ -190,7 +190,7 @@ function Decisions({ order, query, version, actions }: {
                 if (!p) return null;
                 return (
                   <div key={item.key} className="row-slot" style={{ height: ROW, transform: `translateY(${item.start}px)` }}>
-                    <HistoryRow p={p} selected={item.index === selectedIndex} onSelect={() => setPicked(p.approval.id)} />
+                    <HistoryRow p={p} selected={item.index === selectedIndex} onSelect={setPicked} />
                   </div>
                 );
               })}

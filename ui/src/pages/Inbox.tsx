@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
 import type { Effect } from "../api/types/Effect";
@@ -169,6 +169,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   const held = ids.filter((id) => !shownSet.has(id));
   const current = view.selected === null ? undefined : byId.get(view.selected);
 
+  const selectRow = useCallback((id: string) => dispatch({ kind: "select", id }), []);
   const bringIn = () => dispatch({ kind: "bring_in", ids: held, groupOf });
   const filter = (group: string | null) => dispatch({ kind: "filter", group, groupOf });
   // A group that has nothing left waiting is no filter any more: every group is listed again.
@@ -198,7 +199,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     count: rows.length,
     getScrollElement: () => listRef.current,
     estimateSize: () => ROW,
-    overscan: 8,
+    overscan: 4,
     // The list's first render already holds the rows a window's height shows.
     initialRect: { width: 0, height: window.innerHeight },
     getItemKey: (i) => rows[i] ?? i,
@@ -334,7 +335,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
                 <div key={item.key} data-row={id} className="row-slot"
                   style={{ height: ROW, transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
                   <InboxRow id={id} group={e.group} whole={clash.has(groupKey(e.group))} createdAt={e.created_at} p={byId.get(id)}
-                    selected={id === view.selected} onSelect={() => dispatch({ kind: "select", id })} />
+                    selected={id === view.selected} onSelect={selectRow} />
                 </div>
               );
             })}
