@@ -13,7 +13,7 @@ import { ConfirmProvider, useConfirm } from "./components/Confirm";
 import { type NavPage, Sidebar } from "./components/Sidebar";
 import { Verbatim } from "./components/Verbatim";
 import { assertNever } from "./lib/assert";
-import { EMPTY, InboxSync, type Pending } from "./lib/inbox";
+import { EMPTY, InboxSync, inParts, type Pending } from "./lib/inbox";
 import { ApprovalPage } from "./pages/ApprovalPage";
 import { ArtifactPage } from "./pages/ArtifactPage";
 import { Grants } from "./pages/Grants";
@@ -28,6 +28,9 @@ type Page =
   | { kind: NavPage }
   | { kind: "artifact"; id: string }
   | { kind: "approval"; id: string };
+
+/** The most calls the console declines in one transaction (`MAX_DECLINED_AT_ONCE`). */
+const DECLINED_AT_ONCE = 5_000;
 
 /** Cards read with the list at start; the rest are read as the list shows them. */
 const FIRST_CARDS = 20;
@@ -262,9 +265,13 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
       // Mounted afresh once the first read is in: the list starts whole, in one render.
       case "inbox": return <Inbox key={inbox.loaded ? "read" : "reading"} pending={inbox} need={(ids) => sync.need(ids)} actions={actions}
         declineGroup={async (ids, reason) => {
-          const n = await api.declineGroup(ids, reason);
-          ids.forEach((id) => sync.apply({ kind: "left", id }));
-          return n;
+          // The console declines at most DECLINED_AT_ONCE in one transaction: a larger group
+          // goes in parts, each its own transaction, so agents' submissions are never held up.
+          return inParts(ids, DECLINED_AT_ONCE, async (part) => {
+            const n = await api.declineGroup(part, reason);
+            part.forEach((id) => sync.apply({ kind: "left", id }));
+            return n;
+          });
         }} />;
       case "history": return <History version={versions.approvals} actions={actions}
         query={historyQuery} setQuery={setHistoryQuery} />;

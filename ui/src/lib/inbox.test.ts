@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
 import type { InboxGroup } from "../api/types/InboxGroup";
-import { applyOp, EMPTY, InboxSync, type Pending, waitingGroups } from "./inbox";
+import { applyOp, EMPTY, InboxSync, inParts, type Pending, waitingGroups } from "./inbox";
 
 function p(id: string, created_at: number, status = "pending"): Presented {
   return { approval: { id, created_at, status } } as unknown as Presented;
@@ -188,5 +188,22 @@ describe("who is waiting", () => {
     ]);
     expect(tricky).toHaveLength(2);
     expect(waitingGroups([])).toEqual([]);
+  });
+});
+
+describe("a group declined in parts", () => {
+  it("sends every id once, in order, in parts of at most the size, and adds up the answers", async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `a${i}`);
+    const parts: string[][] = [];
+    const n = await inParts(ids, 5, async (part) => { parts.push(part); return part.length - 1; });
+    expect(parts.map((p) => p.length)).toEqual([5, 5, 2]);
+    expect(parts.flat()).toEqual(ids);
+    expect(n).toBe(9);
+    expect(await inParts([], 5, async () => 1)).toBe(0);
+    // A part that fails stops the rest.
+    const sent: string[][] = [];
+    await expect(inParts(ids, 5, async (part) => { sent.push(part); if (sent.length === 2) throw new Error("no"); return 5; }))
+      .rejects.toThrow("no");
+    expect(sent).toHaveLength(2);
   });
 });

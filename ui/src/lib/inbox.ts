@@ -28,6 +28,14 @@ export function waitingGroups(entries: readonly Entry[]): Waiting[] {
   return [...by.values()].sort((a, b) => a.oldest - b.oldest || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+/** Runs `each` on `ids` in parts of at most `size`, one after another, and adds up what they
+ * answer; a part that fails stops the rest (what was done stays done). */
+export async function inParts(ids: readonly string[], size: number, each: (part: string[]) => Promise<number>): Promise<number> {
+  let n = 0;
+  for (let at = 0; at < ids.length; at += size) n += await each(ids.slice(at, at + size));
+  return n;
+}
+
 /** The pending approvals the window knows: every one's id in order (newest first), and the
  * cards read so far. A card is read when the list shows it, not before. */
 export interface Pending {
