@@ -6,9 +6,17 @@ import type { Presented } from "../api/types/Presented";
  * group object shared by all the calls of that agent and project). */
 export interface Entry { id: string; created_at: number; group: InboxGroup }
 
-/** The key a group is known by: its agent and project. */
+const keys = new WeakMap<InboxGroup, string>();
+
+/** The key a group is known by: its agent and project. The calls of one group share one
+ * group object, so the key is made once per group, not once per call. */
 export function groupKey(g: InboxGroup): string {
-  return JSON.stringify([g.agent, g.project]);
+  let key = keys.get(g);
+  if (key === undefined) {
+    key = JSON.stringify([g.agent, g.project]);
+    keys.set(g, key);
+  }
+  return key;
 }
 
 /** One chip above the inbox's list: a group's calls, how many, and the oldest one's time. */

@@ -1,4 +1,3 @@
-import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
@@ -11,6 +10,7 @@ import { HistoryRow } from "../components/InboxRow";
 import { ExportHistory } from "../components/ExportHistory";
 import { HistoryFilters } from "../components/HistoryFilters";
 import { dateWords, queryKey } from "../lib/history";
+import { useRowWindow } from "../lib/rows";
 
 /** How many decisions a page read holds (the shell's own page size). */
 const PAGE = 100;
@@ -127,21 +127,14 @@ function Decisions({ order, query, version, actions }: {
   const at = items === null || picked === null ? -1 : items.findIndex((p) => p.approval.id === picked);
   const selectedIndex = at >= 0 ? at : count > 0 ? 0 : -1;
   const selected = items?.[selectedIndex];
-  const virtualizer = useVirtualizer({
-    count,
-    getScrollElement: () => listRef.current,
-    estimateSize: () => ROW,
-    overscan: 4,
-    getItemKey: (i) => items?.[i]?.approval.id ?? i,
-    initialRect: { width: 0, height: window.innerHeight },
-  });
-  const shown = virtualizer.getVirtualItems();
-  const lastShown = shown[shown.length - 1]?.index ?? -1;
+  const rowsRef = useRef<HTMLDivElement>(null);
+  const shown = useRowWindow(count, ROW, listRef, rowsRef);
+  const lastShown = shown.last;
   useEffect(() => {
     if (more && !reading && !error && count > 0 && lastShown >= count - READ_AHEAD) void readOlder();
   }, [lastShown, count, more, reading, error, readOlder]);
   useEffect(() => {
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+    shown.scrollTo(selectedIndex);
     document.querySelector(".history .inbox-card")?.scrollTo({ top: 0 });
   }, [selected?.approval.id]);
   useEffect(() => {
@@ -180,17 +173,17 @@ function Decisions({ order, query, version, actions }: {
         {error && <p className="error" data-testid="history-error">{error}</p>}
       </div>
       <div className="inbox-split">
+        <div className="list-frame">
           <div ref={listRef} className="inbox-list" role="listbox" aria-label="Decided calls"
             data-testid="history-list" data-count={items.length}>
             {items.length === 0 && <p className="muted list-empty" data-testid="history-empty">
               {filtered ? "Nothing in History matches." : "No decisions yet."}</p>}
-            <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-              {shown.map((item) => {
-                const p = items[item.index];
-                if (!p) return null;
+            <div ref={rowsRef} style={{ height: shown.total, position: "relative" }}>
+              {items.slice(shown.first, shown.last + 1).map((p, i) => {
+                const index = shown.first + i;
                 return (
-                  <div key={item.key} className="row-slot" style={{ height: ROW, transform: `translateY(${item.start}px)` }}>
-                    <HistoryRow p={p} selected={item.index === selectedIndex} onSelect={setPicked} />
+                  <div key={p.approval.id} className="row-slot" style={{ height: ROW, transform: `translateY(${index * ROW}px)` }}>
+                    <HistoryRow p={p} selected={index === selectedIndex} onSelect={setPicked} />
                   </div>
                 );
               })}
@@ -204,6 +197,7 @@ function Decisions({ order, query, version, actions }: {
               {filtered ? "The end of what matches."
                 : order === "newest_first" ? "The earliest decision." : "The latest decision."}</p>}
           </div>
+        </div>
           <div className="inbox-card" data-testid="history-card">
             {selected && <ApprovalCard key={selected.approval.id} p={selected} selected actions={actions} armed={false} />}
           </div>

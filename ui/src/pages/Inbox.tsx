@@ -1,13 +1,14 @@
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 
 import { api } from "../api/ipc";
 import type { Effect } from "../api/types/Effect";
-import { groupKey, type Pending, waitingGroups } from "../lib/inbox";
+import type { Presented } from "../api/types/Presented";
+import { type Entry, groupKey, type Pending, waitingGroups } from "../lib/inbox";
 import { ApprovalCard, type CardActions, type Readings } from "../components/ApprovalCard";
 import { clashing, InboxRow } from "../components/InboxRow";
 import { DeclineGroup, type GroupDecline, GroupBar, WhoIsWaiting } from "../components/WhoIsWaiting";
 import { useArming } from "../lib/arming";
+import { useRowWindow } from "../lib/rows";
 
 /**
  * What the person has in front of them. Calls are kept by approval id, in the order listed;
@@ -159,18 +160,26 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     }
   }, [byId.size > 0]);
 
-  const shownSet = new Set(view.shown);
   const activeGroup = view.group === null ? null : groups.find((g) => g.key === view.group) ?? null;
   // The listed approvals still pending, in order; a call not read yet lists who asks and when.
   const rows = useMemo(() => {
     const live = new Set(ids);
     return view.shown.filter((id) => live.has(id) && (view.group === null || groupOf(id) === view.group));
   }, [view.shown, view.group, ids]);
-  const held = ids.filter((id) => !shownSet.has(id));
+  const held = useMemo(() => {
+    const shown = new Set(view.shown);
+    return ids.filter((id) => !shown.has(id));
+  }, [ids, view.shown]);
   const current = view.selected === null ? undefined : byId.get(view.selected);
 
   const selectRow = useCallback((id: string) => dispatch({ kind: "select", id }), []);
   const bringIn = () => dispatch({ kind: "bring_in", ids: held, groupOf });
+  // The list draws again only when what it shows changed: what it calls back is one function
+  // for its whole life, which calls the latest of these.
+  const latest = useRef({ bringIn, need });
+  latest.current = { bringIn, need };
+  const listBringIn = useCallback(() => latest.current.bringIn(), []);
+  const listNeed = useCallback((wanted: string[]) => latest.current.need(wanted), []);
   const filter = (group: string | null) => dispatch({ kind: "filter", group, groupOf });
   // A group that has nothing left waiting is no filter any more: every group is listed again.
   useEffect(() => { if (view.group !== null && !activeGroup) filter(null); }, [view.group, activeGroup]);
@@ -191,34 +200,13 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     setAsking({ group: activeGroup, ids: listed, held: activeGroup.ids.length - listed.length });
   };
 
-  // Only the rows on screen (and a few beyond) are in the page, however many wait.
-  const listRef = useRef<HTMLDivElement>(null);
-  const rowsRef = useRef<HTMLDivElement>(null);
-  const selectedIndex = view.selected === null ? -1 : rows.indexOf(view.selected);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => listRef.current,
-    estimateSize: () => ROW,
-    overscan: 4,
-    // The list's first render already holds the rows a window's height shows.
-    initialRect: { width: 0, height: window.innerHeight },
-    getItemKey: (i) => rows[i] ?? i,
-    // The rows start below what the list shows above them (the bar, a notice).
-    scrollMargin: rowsRef.current?.offsetTop ?? 0,
-  });
   useEffect(() => {
-    // The selected row is kept in view; the card beside it starts at its top.
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+    // The card beside the list starts at its top.
     document.querySelector(".inbox-card")?.scrollTo({ top: 0 });
     // A decline reason belongs to the card it was typed on.
     setDeclining((d) => (d !== null && d !== view.selected ? null : d));
   }, [view.selected]);
 
-  // The rows the list shows, and the selected card, are read as they are shown.
-  const visible = virtualizer.getVirtualItems().map((item) => rows[item.index]).filter((id): id is string => !!id);
-  const wanted = view.selected !== null && !byId.has(view.selected) ? [view.selected] : [];
-  const missing = [...wanted, ...visible.filter((id) => !byId.has(id) && id !== view.selected)];
-  useEffect(() => { need(missing); }, [missing.join(" ")]);
   // The card decisions act on: its id, the digest of what it shows (or that it is still
   // loading), and every change of the list beside it. Any change re-arms.
   // The card moving on screen (something above it came or went) counts as a change too.
@@ -231,7 +219,6 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   });
   const armKey = `${view.selected ?? ""}|${current?.approval.digest ?? "loading"}|${view.layout}|${dialogs}|${moved}`;
   const { armed, isArmed } = useArming(armKey);
-  useRowAnchor(listRef, view.selected);
   // A chooser belongs to the card it was opened on: another selection closes it.
   useEffect(() => { setChoosing((c) => (c && c.id !== view.selected ? null : c)); }, [view.selected]);
 
@@ -309,38 +296,8 @@ export function Inbox({ pending, need, actions, declineGroup }: {
         }} />}
       </div>
       <div className="inbox-split">
-        <div ref={listRef} className="inbox-list" role="listbox" aria-label="Waiting calls" data-testid="inbox-list"
-          tabIndex={0} aria-activedescendant={view.selected !== null && rows.includes(view.selected) ? `row-${view.selected}` : undefined}>
-          {/* What comes and goes above the rows is in the list, never above the card: the card
-              beside the list does not move when a request arrives. */}
-          {view.withdrawn && (
-            <p className="notice list-notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
-          )}
-          {held.length > 0 && (
-            <button className="new-requests" onClick={bringIn} data-testid="new-requests">
-              {held.length === 1 ? "1 new request" : `${held.length.toLocaleString("en-US")} new requests`} — show {held.length === 1 ? "it" : "them"} <kbd>n</kbd>
-            </button>
-          )}
-          {rows.length === 0 && (
-            <p className="muted list-empty" data-testid="group-empty">
-              {view.group !== null ? "Nothing more is listed from this agent and project." : "Nothing listed: the new requests wait above."}
-            </p>
-          )}
-          <div ref={rowsRef} style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const id = rows[item.index];
-              const e = id === undefined ? undefined : entryOf.get(id);
-              if (id === undefined || !e) return null;
-              return (
-                <div key={item.key} data-row={id} className="row-slot"
-                  style={{ height: ROW, transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
-                  <InboxRow id={id} group={e.group} whole={clash.has(groupKey(e.group))} createdAt={e.created_at} p={byId.get(id)}
-                    selected={id === view.selected} onSelect={selectRow} />
-                </div>
-              );
-            })}
-          </div>
-        </div>
+        <InboxList rows={rows} entryOf={entryOf} cards={byId} selected={view.selected} clash={clash} onSelect={selectRow}
+          need={listNeed} held={held.length} bringIn={listBringIn} withdrawn={view.withdrawn} narrowed={view.group !== null} />
         <div className="inbox-card" data-testid="inbox-card">
           {current ? (
             <ApprovalCard key={current.approval.id} p={current} selected actions={cardActions}
@@ -359,6 +316,76 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     </div>
   );
 }
+
+/**
+ * The inbox's list: one line per call, only the rows on screen (and a few beyond) in the page,
+ * however many wait. It draws again when what it shows changed (its rows, the cards read for
+ * them, the selection) or when it is scrolled to other rows, never because the card beside it
+ * did. The selected row is kept in view; the cards of the rows shown are read as they are
+ * shown, the selected one first.
+ */
+const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clash, onSelect, need, held, bringIn, withdrawn, narrowed }: {
+  rows: string[];
+  entryOf: ReadonlyMap<string, Entry>;
+  cards: ReadonlyMap<string, Presented>;
+  selected: string | null;
+  /** The group keys whose rows show the project's whole path. */
+  clash: ReadonlySet<string>;
+  onSelect: (id: string) => void;
+  need: (ids: string[]) => void;
+  /** How many requests wait behind the bar. */
+  held: number;
+  bringIn: () => void;
+  withdrawn: boolean;
+  /** Whether the list is narrowed to one group. */
+  narrowed: boolean;
+}) {
+  const listRef = useRef<HTMLDivElement>(null);
+  const rowsRef = useRef<HTMLDivElement>(null);
+  const shown = useRowWindow(rows.length, ROW, listRef, rowsRef);
+  const selectedIndex = useMemo(() => (selected === null ? -1 : rows.indexOf(selected)), [rows, selected]);
+  // The selected row is kept in view.
+  useEffect(() => shown.scrollTo(selectedIndex), [selected]);
+  const visible = rows.slice(shown.first, shown.last + 1);
+  const wanted = selected !== null && !cards.has(selected) ? [selected] : [];
+  const missing = [...wanted, ...visible.filter((id) => !cards.has(id) && id !== selected)];
+  useEffect(() => { need(missing); }, [missing.join(" ")]);
+  useRowAnchor(listRef, selected);
+  return (
+    <div className="list-frame">
+      <div ref={listRef} className="inbox-list" role="listbox" aria-label="Waiting calls" data-testid="inbox-list"
+        tabIndex={0} aria-activedescendant={selectedIndex >= 0 ? `row-${selected}` : undefined}>
+        {/* What comes and goes above the rows is in the list, never above the card: the card
+            beside the list does not move when a request arrives. */}
+        {withdrawn && (
+          <p className="notice list-notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
+        )}
+        {held > 0 && (
+          <button className="new-requests" onClick={bringIn} data-testid="new-requests">
+            {held === 1 ? "1 new request" : `${held.toLocaleString("en-US")} new requests`} — show {held === 1 ? "it" : "them"} <kbd>n</kbd>
+          </button>
+        )}
+        {rows.length === 0 && (
+          <p className="muted list-empty" data-testid="group-empty">
+            {narrowed ? "Nothing more is listed from this agent and project." : "Nothing listed: the new requests wait above."}
+          </p>
+        )}
+        <div ref={rowsRef} style={{ height: shown.total, position: "relative" }}>
+          {visible.map((id, i) => {
+            const e = entryOf.get(id);
+            if (!e) return null;
+            return (
+              <div key={id} data-row={id} className="row-slot" style={{ height: ROW, transform: `translateY(${(shown.first + i) * ROW}px)` }}>
+                <InboxRow id={id} group={e.group} whole={clash.has(groupKey(e.group))} createdAt={e.created_at} p={cards.get(id)}
+                  selected={id === selected} onSelect={onSelect} />
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+});
 
 /**
  * Keeps the selected row where it is on screen when what is above it in the list changes (rows
