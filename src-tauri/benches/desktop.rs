@@ -84,13 +84,14 @@ async fn main() {
         let (empty, many) = (idle_cpu(0).await, idle_cpu(IDLE_PENDING).await);
         eprintln!(
             "idle CPU: {:.2} % empty, {:.2} % with {IDLE_PENDING} pending; RSS {:.0} → {:.0} MiB; \
-             first cards {:?} ms; arrival {:?} ms; burst input to paint {:?}; key to card {:?} ms; \
+             first cards {:?} ms (first launch {:?} ms); arrival {:?} ms; burst input to paint {:?}; key to card {:?} ms; \
              list scroll longest frame {:?} ms",
             empty.cpu,
             many.cpu,
             empty.rss_mib,
             many.rss_mib,
             many.first_card_ms,
+            many.first_card_first_launch_ms,
             many.arrival_ms,
             many.burst_input_ms,
             many.key_to_card_ms,
@@ -212,6 +213,11 @@ async fn main() {
         "desktop_idle_cpu: {empty:.2} % of a core empty, {many:.2} % with {IDLE_PENDING} pending"
     );
     let first = many_rest.first_card_ms.unwrap_or(f64::INFINITY);
+    // The first launch ever is stated, not held to the goal (README, Performance).
+    eprintln!(
+        "desktop_first_cards_10000_pending on the first launch ever: {:?} ms",
+        many_rest.first_card_first_launch_ms
+    );
     let arrived = many_rest.arrival_ms.unwrap_or(f64::INFINITY);
     let grew = many_rest.rss_mib - empty_rest.rss_mib;
     let (burst_ms, presses) = many_rest.burst_input_ms.unwrap_or((f64::INFINITY, 0));
@@ -467,8 +473,10 @@ struct Rest {
     /// Resident memory of the process tree, in MiB.
     rss_mib: f64,
     /// From the window's page starting to its first cards painted, in ms (none for an empty
-    /// inbox).
+    /// inbox): a launch after an earlier one, as every launch but the first is.
     first_card_ms: Option<f64>,
+    /// The same on the very first launch, with nothing cached yet (none for an empty inbox).
+    first_card_first_launch_ms: Option<f64>,
     /// From a submission's 202 to the page showing it, in ms (none for an empty inbox).
     arrival_ms: Option<f64>,
     /// The slowest key press to the frame showing it while 1,000 submissions arrive in one
@@ -515,13 +523,41 @@ async fn idle_cpu(pending: usize) -> Rest {
         console.close();
         store.close().await;
     }
-    let port = free_port();
-    let mut driver = driver(data.path(), port);
     let bin = root().join("target/release/countersign-desktop");
     let caps = json!({
         "browserName": "wry",
         "tauri:options": { "application": bin, "args": ["--data-dir", dir.root()] },
     });
+    // The very first launch compiles and caches what later launches find ready (Mesa's
+    // software renderer compiles its shaders, WebKit fills its caches): measured once, then
+    // the window is opened again, as a person opens it every day.
+    let first_card_first_launch_ms = if pending > 0 {
+        let port = free_port();
+        let mut driver = driver(data.path(), port);
+        let client = session(port, caps.as_object().unwrap().clone()).await;
+        wait_for(
+            &client,
+            "return performance.getEntriesByName('inbox-first-card').length > 0;",
+        )
+        .await;
+        let first = client
+            .execute(
+                "return performance.getEntriesByName('inbox-first-card')[0].startTime;",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .as_f64();
+        let pid = app_pid(&bin);
+        let _ = tokio::time::timeout(WAIT, client.close()).await;
+        stop(&mut driver, pid).await;
+        eprintln!("  {pending} pending, first launch: first cards at {first:?} ms");
+        first
+    } else {
+        None
+    };
+    let port = free_port();
+    let mut driver = driver(data.path(), port);
     let client = session(port, caps.as_object().unwrap().clone()).await;
     let shown = if pending == 0 {
         "return !!document.querySelector('[data-testid=empty-inbox]');".to_owned()
@@ -629,6 +665,7 @@ async fn idle_cpu(pending: usize) -> Rest {
         cpu: busy / (after.1 - before.1).as_secs_f64() * 100.0,
         rss_mib,
         first_card_ms,
+        first_card_first_launch_ms,
         arrival_ms,
         burst_input_ms: burst_input_ms.map(|(slowest, presses, _)| (slowest, presses)),
         key_to_card_ms: burst_input_ms.map(|(.., at_rest)| at_rest),

@@ -13,7 +13,7 @@ import { ConfirmProvider, useConfirm } from "./components/Confirm";
 import { type NavPage, Sidebar } from "./components/Sidebar";
 import { Verbatim } from "./components/Verbatim";
 import { assertNever } from "./lib/assert";
-import { EMPTY, InboxSync, inParts, type Pending } from "./lib/inbox";
+import { atMostEvery, EMPTY, InboxSync, inParts, type Pending } from "./lib/inbox";
 import { ApprovalPage } from "./pages/ApprovalPage";
 import { ArtifactPage } from "./pages/ArtifactPage";
 import { Grants } from "./pages/Grants";
@@ -42,6 +42,10 @@ function nextFrame(run: () => void): void {
   requestAnimationFrame(once);
   window.setTimeout(once, 100);
 }
+
+/** How often, at most, the inbox draws arrivals again while they keep coming. */
+const ARRIVALS_EVERY_MS = 100;
+
 
 /** Said once when the shell loaded the window again after its page stopped. */
 const RECOVERED: Record<string, string> = {
@@ -151,7 +155,7 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
 
   // The pending list is fetched whole at start (and when events were missed), then kept
   // current by the events themselves: an arrival adds one card, a decision removes one.
-  const sync = useMemo(() => new InboxSync(setInbox, api.approvals, nextFrame), []);
+  const sync = useMemo(() => new InboxSync(setInbox, api.approvals, atMostEvery(ARRIVALS_EVERY_MS, nextFrame)), []);
   const reloadRef = useRef<() => void>(() => {});
   // The read begun with the script is used once, by the first reload; every later one reads.
   const earlyRead = useRef(early);

@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
 import type { InboxGroup } from "../api/types/InboxGroup";
-import { applyOp, EMPTY, InboxSync, inParts, type Pending, waitingGroups } from "./inbox";
+import { applyOp, atMostEvery, EMPTY, InboxSync, inParts, type Pending, waitingGroups } from "./inbox";
 
 function p(id: string, created_at: number, status = "pending"): Presented {
   return { approval: { id, created_at, status } } as unknown as Presented;
@@ -205,5 +205,37 @@ describe("a group declined in parts", () => {
     await expect(inParts(ids, 5, async (part) => { sent.push(part); if (sent.length === 2) throw new Error("no"); return 5; }))
       .rejects.toThrow("no");
     expect(sent).toHaveLength(2);
+  });
+});
+
+describe("atMostEvery", () => {
+  it("runs a lone change on the next frame, and a burst at most once every so often", () => {
+    vi.useFakeTimers();
+    try {
+      const frames: (() => void)[] = [];
+      const later = atMostEvery(100, (run) => frames.push(run));
+      const ran: number[] = [];
+      // A lone change: handed to the next frame at once.
+      later(() => ran.push(1));
+      expect(frames.length).toBe(1);
+      frames.shift()!();
+      expect(ran).toEqual([1]);
+      // Another 10 ms later waits until 100 ms after the first ran.
+      vi.advanceTimersByTime(10);
+      later(() => ran.push(2));
+      expect(frames.length).toBe(0);
+      vi.advanceTimersByTime(89);
+      expect(frames.length).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(frames.length).toBe(1);
+      frames.shift()!();
+      expect(ran).toEqual([1, 2]);
+      // After a quiet spell, at once again.
+      vi.advanceTimersByTime(500);
+      later(() => ran.push(3));
+      expect(frames.length).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

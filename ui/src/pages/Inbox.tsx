@@ -142,7 +142,18 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   const readings = useRef<Readings>(new Map()).current;
   const byId = pending.cards;
   const ids = useMemo(() => pending.entries.map((e) => e.id), [pending.entries]);
-  const entryOf = useMemo(() => new Map(pending.entries.map((e) => [e.id, e])), [pending.entries]);
+  // Each call's entry by id, kept from one change of the list to the next: an arrival adds its
+  // entry rather than the whole index being made again (a call's entry never changes; an index
+  // holding a call that left is made again).
+  const index = useRef(new Map<string, Entry>()).current;
+  const entryOf: ReadonlyMap<string, Entry> = useMemo(() => {
+    for (const e of pending.entries) if (!index.has(e.id)) index.set(e.id, e);
+    if (index.size !== pending.entries.length) {
+      index.clear();
+      for (const e of pending.entries) index.set(e.id, e);
+    }
+    return index;
+  }, [pending.entries]);
   // Chips in the order their groups were first seen: a chip never trades places with another.
   const firstSeen = useRef(new Map<string, number>()).current;
   const groups = useMemo(() => {
@@ -162,14 +173,12 @@ export function Inbox({ pending, need, actions, declineGroup }: {
 
   const activeGroup = view.group === null ? null : groups.find((g) => g.key === view.group) ?? null;
   // The listed approvals still pending, in order; a call not read yet lists who asks and when.
-  const rows = useMemo(() => {
-    const live = new Set(ids);
-    return view.shown.filter((id) => live.has(id) && (view.group === null || groupOf(id) === view.group));
-  }, [view.shown, view.group, ids]);
-  const held = useMemo(() => {
-    const shown = new Set(view.shown);
-    return ids.filter((id) => !shown.has(id));
-  }, [ids, view.shown]);
+  const rows = useMemo(
+    () => view.shown.filter((id) => entryOf.has(id) && (view.group === null || groupOf(id) === view.group)),
+    [view.shown, view.group, ids],
+  );
+  const shownSet = useMemo(() => new Set(view.shown), [view.shown]);
+  const held = useMemo(() => ids.filter((id) => !shownSet.has(id)), [ids, shownSet]);
   const current = view.selected === null ? undefined : byId.get(view.selected);
 
   const selectRow = useCallback((id: string) => dispatch({ kind: "select", id }), []);
