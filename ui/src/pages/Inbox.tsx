@@ -356,8 +356,11 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
   // The selected row is kept in view.
   useEffect(() => shown.scrollTo(selectedIndex), [selected]);
   const visible = rows.slice(shown.first, shown.last + 1);
+  // The selected card is read at once; the rows' cards once the list stops moving, so a list
+  // flicked through fast is drawn once per frame, not again as each screen's cards come in.
+  const settled = useSettled(listRef);
   const wanted = selected !== null && !cards.has(selected) ? [selected] : [];
-  const missing = [...wanted, ...visible.filter((id) => !cards.has(id) && id !== selected)];
+  const missing = settled ? [...wanted, ...visible.filter((id) => !cards.has(id) && id !== selected)] : wanted;
   useEffect(() => { need(missing); }, [missing.join(" ")]);
   useRowAnchor(listRef, selected);
   return (
@@ -395,6 +398,27 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
     </div>
   );
 });
+
+/** How long a list stays still before the cards of its rows are read. */
+const SETTLE_MS = 120;
+
+/** Whether `list` has not scrolled for [`SETTLE_MS`]: false from a scroll until then. */
+function useSettled(list: React.RefObject<HTMLElement | null>): boolean {
+  const [settled, setSettled] = useState(true);
+  useEffect(() => {
+    const el = list.current;
+    if (!el) return undefined;
+    let timer: number | undefined;
+    const onScroll = () => {
+      setSettled(false);
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => setSettled(true), SETTLE_MS);
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    return () => { el.removeEventListener("scroll", onScroll); window.clearTimeout(timer); };
+  }, []);
+  return settled;
+}
 
 /**
  * Keeps the selected row where it is on screen when what is above it in the list changes (rows
