@@ -758,7 +758,10 @@ async fn history_scroll() -> HistoryScroll {
         .click()
         .await
         .unwrap();
-    wait_for("return !!document.querySelector('[data-testid=history-list] .card');").await;
+    wait_for(
+        "return !!document.querySelector('[data-testid=history-list] [data-testid=history-row]');",
+    )
+    .await;
     // The page records the longest gap between its frames from now on.
     client
         .execute(

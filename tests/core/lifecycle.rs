@@ -592,3 +592,27 @@ async fn a_group_of_calls_is_listed_counted_and_declined_together() {
     let w = s.console.waiting_calls().await.unwrap();
     assert_eq!((w.calls, w.agents), (3, 3));
 }
+
+/// The inbox's list of pending calls comes from SQLite as one JSON array: names and paths that
+/// JSON has to escape (quotes, backslashes, control characters, NUL, line separators, astral
+/// characters) come back exactly as the agent sent them, and one such call never makes the
+/// whole list unreadable.
+#[tokio::test]
+async fn names_json_must_escape_come_back_exactly_in_the_inbox_list() {
+    let s = server().await;
+    let name = "Co\"dex\\ \u{0} \u{1b}[31m \u{2028} \u{7f} 😀";
+    let cwd = "/src/\"api\"\\\n\u{0}";
+    let (status, body) = s.post("/v1/approvals", &from(name, Some(cwd), "ls")).await;
+    assert_eq!(status, 202, "{body}");
+    let id = id_of(&body);
+    s.console.clock().advance(Duration::from_millis(1));
+    let plain = id_of(&s.post("/v1/approvals", &from("Gemini", None, "ls")).await.1);
+    let page = s.console.inbox_page(0).await.unwrap();
+    assert_eq!(page.ids, [plain, id]);
+    let g = &page.groups[page.group[1] as usize];
+    assert_eq!((g.agent.as_str(), g.project.as_deref()), (name, Some(cwd)));
+    assert!(
+        !g.agent_marks.is_empty(),
+        "its control characters are marked"
+    );
+}
