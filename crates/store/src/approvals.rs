@@ -552,16 +552,32 @@ pub async fn pending_ids(
     conn: &mut SqliteConnection,
     now: i64,
 ) -> Result<Vec<countersign_domain::approval::InboxEntry>, StoreError> {
-    let (json,): (String,) = sqlx::query_as(
+    let one: Result<(String,), sqlx::Error> = sqlx::query_as(
         "SELECT json_group_array(json_array(id, created_at, requester_name, requester_cwd)
                                  ORDER BY created_at DESC, id DESC)
          FROM approvals WHERE status = 'pending' AND expires_at > ?",
     )
     .bind(now)
-    .fetch_one(conn)
-    .await?;
-    let rows: Vec<(String, i64, String, Option<String>)> =
-        serde_json::from_str(&json).map_err(|e| StoreError::corrupt("pending approvals", e))?;
+    .fetch_one(&mut *conn)
+    .await;
+    let rows: Vec<(String, i64, String, Option<String>)> = match one {
+        Ok((json,)) => {
+            serde_json::from_str(&json).map_err(|e| StoreError::corrupt("pending approvals", e))?
+        }
+        // Longer than one SQLite value may be (a billion bytes: some 200,000 calls, fewer with
+        // long names full of escaped characters): a row per call, slower but without a limit.
+        Err(sqlx::Error::Database(e)) if e.message().contains("too big") => {
+            sqlx::query_as(
+                "SELECT id, created_at, requester_name, requester_cwd FROM approvals
+                 WHERE status = 'pending' AND expires_at > ?
+                 ORDER BY created_at DESC, id DESC",
+            )
+            .bind(now)
+            .fetch_all(conn)
+            .await?
+        }
+        Err(e) => return Err(e.into()),
+    };
     rows.into_iter()
         .map(|(id, created_at, agent, project)| {
             Ok(countersign_domain::approval::InboxEntry {

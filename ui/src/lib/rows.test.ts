@@ -40,3 +40,14 @@ describe("scrollFor", () => {
     expect(scrollFor(9, 34, 0, 340, 40)).toBe(40 + 340 - 340);
   });
 });
+
+describe("scrollFor below a bar stuck at the top", () => {
+  it("brings a row above the bar's bottom down below it", () => {
+    // A 35 px bar covers the top: row 10 (340–374) with the list at 345 is under it.
+    expect(scrollFor(10, 34, 345, 340, 0, 35)).toBe(340 - 35);
+    // Row 12 (408–442) is below the bar: nothing to do.
+    expect(scrollFor(12, 34, 345, 340, 0, 35)).toBeNull();
+    // Never above the list's top.
+    expect(scrollFor(0, 34, 10, 340, 0, 35)).toBe(0);
+  });
+});

@@ -17,11 +17,12 @@ export function rowWindow(count: number, height: number, top: number, viewport: 
 }
 
 /** Where `list` must scroll so that row `index` is whole on screen, moving as little as it
- * can, or null when it already is. */
-export function scrollFor(index: number, height: number, top: number, viewport: number, offset: number): number | null {
+ * can, or null when it already is. `inset`: how much of the list's top something stuck there
+ * covers (a bar). */
+export function scrollFor(index: number, height: number, top: number, viewport: number, offset: number, inset = 0): number | null {
   const start = offset + index * height;
   const end = start + height;
-  if (start < top) return start;
+  if (start < top + inset) return Math.max(start - inset, 0);
   if (end > top + viewport) return end - viewport;
   return null;
 }
@@ -34,7 +35,7 @@ export function scrollFor(index: number, height: number, top: number, viewport: 
  * of 10,000 costs what a list of 30 does.
  *
  * `rows` is the element the rows are placed in (inside `list`, below whatever the list shows
- * above them).
+ * above them); `list` must be positioned (its rows' `offsetTop` is measured from it).
  */
 export function useRowWindow(count: number, height: number, list: React.RefObject<HTMLElement | null>,
   rows: React.RefObject<HTMLElement | null>, overscan = 4) {
@@ -66,11 +67,12 @@ export function useRowWindow(count: number, height: number, list: React.RefObjec
     ro?.observe(l);
     return () => { l.removeEventListener("scroll", onScroll); ro?.disconnect(); };
   }, [update]);
-  /** Scrolls the list as little as it takes to show row `index` whole. */
-  const scrollTo = useCallback((index: number) => {
+  /** Scrolls the list as little as it takes to show row `index` whole, below `inset` pixels
+   * stuck at the list's top. */
+  const scrollTo = useCallback((index: number, inset = 0) => {
     const l = list.current;
     if (!l || index < 0) return;
-    const to = scrollFor(index, height, l.scrollTop, l.clientHeight, rows.current?.offsetTop ?? 0);
+    const to = scrollFor(index, height, l.scrollTop, l.clientHeight, rows.current?.offsetTop ?? 0, inset);
     if (to !== null) l.scrollTop = to;
   }, [height]);
   const clamped = { first: Math.min(shown.first, count - 1), last: Math.min(shown.last, count - 1) };

@@ -306,7 +306,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
       </div>
       <div className="inbox-split">
         <InboxList rows={rows} entryOf={entryOf} cards={byId} selected={view.selected} clash={clash} onSelect={selectRow}
-          need={listNeed} held={held.length} bringIn={listBringIn} withdrawn={view.withdrawn} narrowed={view.group !== null} />
+          need={listNeed} held={held.length} bringIn={listBringIn} withdrawn={view.withdrawn} group={view.group} />
         <div className="inbox-card" data-testid="inbox-card">
           {current ? (
             <ApprovalCard key={current.approval.id} p={current} selected actions={cardActions}
@@ -333,7 +333,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
  * did. The selected row is kept in view; the cards of the rows shown are read as they are
  * shown, the selected one first.
  */
-const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clash, onSelect, need, held, bringIn, withdrawn, narrowed }: {
+const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clash, onSelect, need, held, bringIn, withdrawn, group }: {
   rows: string[];
   entryOf: ReadonlyMap<string, Entry>;
   cards: ReadonlyMap<string, Presented>;
@@ -346,15 +346,20 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
   held: number;
   bringIn: () => void;
   withdrawn: boolean;
-  /** Whether the list is narrowed to one group. */
-  narrowed: boolean;
+  /** The group the list is narrowed to, or every group. */
+  group: string | null;
 }) {
   const listRef = useRef<HTMLDivElement>(null);
   const rowsRef = useRef<HTMLDivElement>(null);
   const shown = useRowWindow(rows.length, ROW, listRef, rowsRef);
   const selectedIndex = useMemo(() => (selected === null ? -1 : rows.indexOf(selected)), [rows, selected]);
-  // The selected row is kept in view.
-  useEffect(() => shown.scrollTo(selectedIndex), [selected]);
+  // The selected row is kept in view (below the new-requests bar, which stays at the top), also
+  // when the list is narrowed or widened around it.
+  const barRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const l = listRef.current;
+    if (l) ownScroll(l, () => shown.scrollTo(selectedIndex, barRef.current?.offsetHeight ?? 0));
+  }, [selected, group]);
   const visible = rows.slice(shown.first, shown.last + 1);
   // The selected card is read at once; the rows' cards once the list stops moving, so a list
   // flicked through fast is drawn once per frame, not again as each screen's cards come in.
@@ -373,13 +378,13 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
           <p className="notice list-notice" data-testid="withdrawn">The request you were looking at was withdrawn or expired before you decided.</p>
         )}
         {held > 0 && (
-          <button className="new-requests" onClick={bringIn} data-testid="new-requests">
+          <button ref={barRef} className="new-requests" onClick={bringIn} data-testid="new-requests">
             {held === 1 ? "1 new request" : `${held.toLocaleString("en-US")} new requests`} — show {held === 1 ? "it" : "them"} <kbd>n</kbd>
           </button>
         )}
         {rows.length === 0 && (
           <p className="muted list-empty" data-testid="group-empty">
-            {narrowed ? "Nothing more is listed from this agent and project." : "Nothing listed: the new requests wait above."}
+            {group !== null ? "Nothing more is listed from this agent and project." : "Nothing listed: the new requests wait above."}
           </p>
         )}
         <div ref={rowsRef} style={{ height: shown.total, position: "relative" }}>
@@ -399,6 +404,14 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
   );
 });
 
+/** Scrolls `list` by `scroll` as the page, not the person: marked so the scroll it causes is
+ * told apart (a scroll to where the list already is causes none, and leaves no mark). */
+function ownScroll(list: HTMLElement, scroll: () => void) {
+  const was = list.scrollTop;
+  scroll();
+  if (list.scrollTop !== was) list.dataset.ownScroll = "";
+}
+
 /** How long a list stays still before the cards of its rows are read. */
 const SETTLE_MS = 120;
 
@@ -410,6 +423,12 @@ function useSettled(list: React.RefObject<HTMLElement | null>): boolean {
     if (!el) return undefined;
     let timer: number | undefined;
     const onScroll = () => {
+      // The page's own scrolling (keeping a row in view or in its place) is not the person
+      // moving through the list: their rows' cards are read as ever.
+      if (el.dataset.ownScroll !== undefined) {
+        delete el.dataset.ownScroll;
+        return;
+      }
       setSettled(false);
       window.clearTimeout(timer);
       timer = window.setTimeout(() => setSettled(true), SETTLE_MS);
@@ -426,18 +445,22 @@ function useSettled(list: React.RefObject<HTMLElement | null>): boolean {
  * so the row under the pointer stays the one it was. The person's own scrolling is followed.
  */
 function useRowAnchor(list: React.RefObject<HTMLDivElement | null>, selected: string | null) {
-  const anchor = useRef<{ id: string; top: number } | null>(null);
+  const anchor = useRef<{ id: string; top: number; scrolled: number } | null>(null);
   const find = (id: string) => list.current?.querySelector<HTMLElement>(`[data-row="${id}"]`) ?? null;
   const record = () => {
     const el = selected === null ? null : find(selected);
-    anchor.current = el && selected !== null ? { id: selected, top: el.getBoundingClientRect().top } : null;
+    anchor.current = el && selected !== null && list.current
+      ? { id: selected, top: el.getBoundingClientRect().top, scrolled: list.current.scrollTop } : null;
   };
   useLayoutEffect(() => {
     const a = anchor.current;
-    if (a && a.id === selected) {
+    const l = list.current;
+    // Only what changed above the row moves it back: a list the person scrolled since (its
+    // scroll event not handled yet) is left where they put it.
+    if (a && l && a.id === selected && Math.abs(l.scrollTop - a.scrolled) < 0.5) {
       const el = find(a.id);
       const delta = el ? el.getBoundingClientRect().top - a.top : 0;
-      if (el && Math.abs(delta) > 0.5) list.current?.scrollBy(0, delta);
+      if (el && Math.abs(delta) > 0.5) ownScroll(l, () => l.scrollBy(0, delta));
     }
     record();
   });
