@@ -401,6 +401,38 @@ impl App {
         self.el(&format!("{css}[data-armed=true]")).await;
     }
 
+    /// Starts recording whether the card `css` turns inert from now on: a change that reaches
+    /// the page may take a render or two to re-arm its card, and polling alone can miss that.
+    pub async fn watch_arming(&self, css: &str) {
+        let script = "const c = document.querySelector(arguments[0]);
+             window.__disarmed = false;
+             window.__armWatch?.disconnect();
+             window.__armWatch = new MutationObserver(() => {
+               if (c.dataset.armed === 'false') window.__disarmed = true;
+             });
+             window.__armWatch.observe(c, { attributes: true, attributeFilter: ['data-armed'] });
+             return true;";
+        let done = self.client.execute(script, vec![json!(css)]).await.unwrap();
+        assert_eq!(done, json!(true), "no card {css} to watch");
+    }
+
+    /// Waits until the card watched by [`App::watch_arming`] turned inert, then until it takes
+    /// decisions again.
+    pub async fn rearmed(&self, css: &str) {
+        let started = Instant::now();
+        while self
+            .client
+            .execute("return window.__disarmed === true;", vec![])
+            .await
+            .unwrap()
+            != json!(true)
+        {
+            assert!(started.elapsed() < WAIT, "{css} never turned inert");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.armed(css).await;
+    }
+
     /// Presses `value` with Shift held, as a keyboard types a capital.
     pub async fn press_shifted(&self, value: char) {
         use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};

@@ -47,7 +47,10 @@ async fn status(app: &App, id: &str) -> String {
     }
 }
 
+/// Withdraws a call once its card is on screen, and waits for the card to leave: a call
+/// withdrawn before the page showed it would leave a "withdrawn" notice in its place instead.
 async fn cancel(app: &App, id: &str) {
+    app.el(&card(id)).await;
     app.post(&format!("/v1/approvals/{id}/cancel"), &json!({}))
         .await;
     app.gone(&card(id)).await;

@@ -173,6 +173,8 @@ async fn y_three_agents_in_one_list() {
         .submit(&call("Codex", api, "git push --force origin main"))
         .await;
     let late = id(&late);
+    app.text_contains("[data-testid=new-requests]", "1 new request")
+        .await;
     app.type_into("[data-testid=group-reason]", "stop: the deploy is frozen")
         .await;
     app.screenshot("y-decline-group").await;

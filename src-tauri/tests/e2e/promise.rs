@@ -98,18 +98,19 @@ async fn k_the_card_under_the_keypress_never_moves() {
     app.press_char('j').await;
     assert_eq!(selected(&app).await, id(&c2));
     app.armed(&card(&id(&c2))).await;
+    app.watch_arming(&card(&id(&c2))).await;
     app.post(&format!("/v1/approvals/{}/cancel", id(&c3)), &json!({}))
         .await;
-    // Its row leaving is the change: the card beside it (never shown for c3) is inert until
-    // armed again, so the key below cannot land in the moment the list changes.
+    // Its row leaving is the change (c3's card was never shown): the card beside the list turns
+    // inert, then takes decisions again, so the key below cannot land as the list changes.
     app.gone(&format!("[data-testid=inbox-row][data-id='{}']", id(&c3)))
         .await;
+    app.rearmed(&card(&id(&c2))).await;
     assert_eq!(
         selected(&app).await,
         id(&c2),
         "still the card the person chose"
     );
-    app.armed(&card(&id(&c2))).await;
     app.press_char('a').await;
     assert_eq!(settled(&app, &id(&c2)).await, "approved");
     assert_eq!(status(&app, &id(&c1)).await, "pending");
