@@ -74,8 +74,9 @@ async fn main() {
     if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("history") {
         let h = history_scroll().await;
         eprintln!(
-            "history: longest frame {:.0} ms over {} decisions scrolled; earliest shown in {:.0} ms",
-            h.longest_frame_ms, h.scrolled, h.earliest_ms
+            "history: longest frame {:.0} ms over {} decisions scrolled (first launch ever {:.0} ms); \
+             earliest shown in {:.0} ms",
+            h.longest_frame_ms, h.scrolled, h.first_launch_longest_ms, h.earliest_ms
         );
         return;
     }
@@ -295,9 +296,11 @@ async fn main() {
     }
     // History over 1,000,000 decisions: scrolled through, then its end in one step.
     let h = history_scroll().await;
+    // The first launch ever is stated, not held to the goal (README, Performance).
     eprintln!(
-        "desktop_history_1m: longest frame {:.0} ms over {} decisions scrolled; earliest shown in {:.0} ms",
-        h.longest_frame_ms, h.scrolled, h.earliest_ms
+        "desktop_history_1m: longest frame {:.0} ms over {} decisions scrolled (first launch ever \
+         {:.0} ms); earliest shown in {:.0} ms",
+        h.longest_frame_ms, h.scrolled, h.first_launch_longest_ms, h.earliest_ms
     );
     rows.push(json!({
         "name": "desktop_history_1m_longest_frame",
@@ -693,12 +696,19 @@ struct HistoryScroll {
     scrolled: u64,
     /// From choosing "Earliest first" to the earliest decision shown, in ms.
     earliest_ms: f64,
+    /// The longest frame of the same visit on the first launch ever, with nothing cached.
+    first_launch_longest_ms: f64,
 }
 
 /// Fills a data directory with 1,000,000 decided approvals, opens History, scrolls down for
 /// ten seconds (older decisions are read as the list nears the end of what it holds), then
 /// shows the earliest first: the longest frame the page took throughout, as the page itself
 /// measures the time between its frames.
+///
+/// The window is opened twice on the same data and caches, and the second visit is measured:
+/// on the first launch ever, Mesa's software renderer compiles the shaders History's first
+/// scroll needs (one frame of 700–860 ms here, gone once its shader cache holds them; README,
+/// Performance), as the first cards' row states its first launch.
 async fn history_scroll() -> HistoryScroll {
     let data = tempfile::tempdir().unwrap();
     let dir = countersign_engine::data_dir::DataDir::at(data.path().join("countersign"))
@@ -731,12 +741,27 @@ async fn history_scroll() -> HistoryScroll {
             .unwrap();
         store.close().await;
     }
+    let first = history_visit(data.path(), dir.root()).await;
+    eprintln!(
+        "  history: the first launch ever, nothing cached: longest frame {:.0} ms",
+        first.longest_frame_ms
+    );
+    let visit = history_visit(data.path(), dir.root()).await;
+    HistoryScroll {
+        first_launch_longest_ms: first.longest_frame_ms,
+        ..visit
+    }
+}
+
+/// One launch of the window on `home`'s caches and the data directory `dir`: History opened,
+/// scrolled, and shown earliest first, as [`history_scroll`] describes.
+async fn history_visit(home: &Path, dir: &Path) -> HistoryScroll {
     let port = free_port();
-    let mut driver = driver(data.path(), port);
+    let mut driver = driver(home, port);
     let bin = root().join("target/release/countersign-desktop");
     let caps = json!({
         "browserName": "wry",
-        "tauri:options": { "application": bin, "args": ["--data-dir", dir.root()] },
+        "tauri:options": { "application": bin, "args": ["--data-dir", dir] },
     });
     let client = session(port, caps.as_object().unwrap().clone()).await;
     let pid = app_pid(&bin);
@@ -858,6 +883,7 @@ async fn history_scroll() -> HistoryScroll {
         longest_frame_ms,
         scrolled,
         earliest_ms,
+        first_launch_longest_ms: longest_frame_ms,
     }
 }
 
