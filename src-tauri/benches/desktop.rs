@@ -798,6 +798,15 @@ async fn history_visit(home: &Path, dir: &Path) -> HistoryScroll {
                window.__longest = Math.max(window.__longest, t - last); last = t; requestAnimationFrame(tick);
              };
              requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });
+             // Whether a long frame is the page's own work: how long its scroll handling takes
+             // (window's capture listener first, the list's own after the page's), and the
+             // longest the page's thread was busy, by a 10 ms timer's lateness.
+             window.__scrollJs = 0; let s0 = 0;
+             const hl = document.querySelector('[data-testid=history-list]');
+             window.addEventListener('scroll', () => { s0 = performance.now(); }, true);
+             hl.addEventListener('scroll', () => { window.__scrollJs = Math.max(window.__scrollJs, performance.now() - s0); });
+             let beat = performance.now(); window.__busy = 0;
+             setInterval(() => { const n = performance.now(); window.__busy = Math.max(window.__busy, n - beat - 10); beat = n; }, 10);
              return true;",
             vec![],
         )
@@ -839,6 +848,17 @@ async fn history_visit(home: &Path, dir: &Path) -> HistoryScroll {
         "  history: frames over 50 ms while scrolling (at, took, decisions held): {}",
         client
             .execute("return JSON.stringify(window.__gaps.slice(0, 12));", vec![])
+            .await
+            .unwrap()
+    );
+    eprintln!(
+        "  history: the page's thread busy at most {} ms at a time, its scroll handling at most {} ms",
+        client
+            .execute("return Math.round(window.__busy);", vec![])
+            .await
+            .unwrap(),
+        client
+            .execute("return Math.round(window.__scrollJs);", vec![])
             .await
             .unwrap()
     );
