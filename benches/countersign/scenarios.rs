@@ -808,7 +808,7 @@ pub async fn hook() -> Vec<Row> {
             floor.push(run_with_stdin(&truth, &[], &payload).0);
         }
         let (o, f) = (median_ms(ours), median_ms(floor));
-        rows.push(Row::new(row, o, "ms", "≤ floor + 10 ms", o - f <= 10.0).against("`true`", f));
+        rows.push(Row::new(row, o, "ms", "≤ floor + 5 ms", o - f <= 5.0).against("`true`", f));
     }
     server.stop().await;
     rows

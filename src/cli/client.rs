@@ -16,7 +16,7 @@ use countersign_domain::ids::ApprovalId;
 use countersign_domain::limits::MAX_WAIT_S;
 use countersign_engine::api::Answer;
 use countersign_engine::console::Submission;
-use countersign_engine::data_dir::{DataDir, DataDirError, LockHolder};
+use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_engine::token::{Token, TokenError, TokenStore, proof_matches};
 
 /// The variable that gives a client the token directly.
@@ -62,8 +62,8 @@ pub struct Client {
     base: String,
     token: Token,
     http: reqwest::Client,
-    /// The console process that proved itself.
-    pid: u32,
+    /// The console that proved itself, as `connection.json` named it: its pid and URL.
+    conn: (u32, String),
 }
 
 /// The `host:port` of a loopback `http://` URL, as the console names itself in its proofs.
@@ -80,46 +80,58 @@ fn loopback(url: &str) -> Result<SocketAddr, ClientError> {
 impl Client {
     /// Finds the console through `connection.json`, reads the token (`COUNTERSIGN_TOKEN`, else
     /// the keyring or file) and has the console prove it holds that token.
+    ///
+    /// What each step costs an agent's hook, which runs this once per call: the directory and
+    /// `connection.json` are a few system calls; whether a console holds the lock is a shared
+    /// lock taken and dropped; the token (a keyring round trip on a desktop) is read while the
+    /// proof's round trip is under way, since asking for a proof needs no token. The kernel's
+    /// lock and socket tables are not read: `/proc/locks` alone took 8–15 ms to read here, and
+    /// what they told (which process holds the lock, that it listens on the port) the proof
+    /// tells better — only a holder of the token can answer it, for this very address.
     pub async fn connect(dir: &DataDir) -> Result<Self, ClientError> {
         let dir = dir.checked()?;
         let conn = dir.connection()?;
         let addr = loopback(&conn.url)?;
-        // Only the process holding the directory's lock serves it, and only where it listens:
-        // a connection.json left by a console that died names a port anyone may hold now.
-        if !serves(&dir, conn.pid, addr) {
+        // A connection.json left by a console that died names a port anyone may hold now:
+        // when nobody holds the directory's lock, nothing is sent there at all.
+        if dir.lock_held() == Some(false) {
             return Err(ClientError::Stale {
                 url: conn.url.clone(),
                 pid: conn.pid,
             });
         }
-        let token = match std::env::var(TOKEN_ENV)
+        let root = dir.root().to_owned();
+        let token = tokio::task::spawn_blocking(move || match std::env::var(TOKEN_ENV)
             .ok()
             .and_then(|t| Token::from_text(&t))
         {
-            Some(t) => t,
-            None => TokenStore::new(dir.root()).load()?.0,
-        };
+            Some(t) => Ok(t),
+            None => TokenStore::new(&root).load().map(|(t, _)| t),
+        });
         let http = reqwest::Client::builder()
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let base = format!("http://{addr}");
+        let (token, proof) = tokio::join!(token, ask_proof(&http, &base));
+        let token = token.map_err(|e| ClientError::Protocol(e.to_string()))??;
         let client = Self {
-            base: format!("http://{addr}"),
+            base,
             token,
             http,
-            pid: conn.pid,
+            conn: (conn.pid, conn.url),
         };
-        client.verify(&addr.to_string()).await?;
+        client.check_proof(proof?, &addr.to_string())?;
         Ok(client)
     }
 
     /// Whether the console this client verified still serves `dir` where it did: the same
-    /// `connection.json`, its process holding the lock and listening there. A client kept
-    /// between calls checks this before each, so a console that stopped (and whatever took its
-    /// port since) is never sent the token.
-    pub fn still_serves(&self, dir: &DataDir) -> bool {
+    /// `connection.json`, the directory's lock held, and a fresh proof from whatever answers
+    /// there. A client kept between calls asks this before each, so a console that stopped
+    /// (and whatever took its port since) is never sent the token.
+    pub async fn still_serves(&self, dir: &DataDir) -> bool {
         let Ok(dir) = dir.checked() else {
             return false;
         };
@@ -129,37 +141,24 @@ impl Client {
         let Ok(addr) = loopback(&conn.url) else {
             return false;
         };
-        // Seen holding the lock: without a fresh proof, a holder this process cannot see is
-        // not enough.
-        conn.pid == self.pid
-            && format!("http://{addr}") == self.base
-            && matches!(dir.lock_holder(), LockHolder::Pid(p) if p == self.pid)
-            && serves(&dir, conn.pid, addr)
+        if (conn.pid, conn.url) != self.conn
+            || format!("http://{addr}") != self.base
+            || dir.lock_held() == Some(false)
+        {
+            return false;
+        }
+        match ask_proof(&self.http, &self.base).await {
+            Ok(proof) => self.check_proof(proof, &addr.to_string()).is_ok(),
+            Err(_) => false,
+        }
     }
 
-    /// Asks for a proof over a fresh nonce, without the token.
-    async fn verify(&self, addr: &str) -> Result<(), ClientError> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| ClientError::Protocol(e.to_string()))?;
-        let nonce = hex::encode(bytes);
-        let resp = self
-            .http
-            .get(format!("{}/v1/proof", self.base))
-            .query(&[("nonce", nonce.as_str())])
-            .timeout(Duration::from_secs(10))
-            .send()
-            .await
-            .map_err(|source| ClientError::Unreachable {
+    /// Refuses an answer to a proof request that is not the proof of this client's token.
+    fn check_proof(&self, (nonce, given): (String, String), addr: &str) -> Result<(), ClientError> {
+        if !proof_matches(&self.token, &nonce, addr, &given) {
+            return Err(ClientError::NotTheConsole {
                 url: self.base.clone(),
-                source,
-            })?;
-        let impostor = || ClientError::NotTheConsole {
-            url: self.base.clone(),
-        };
-        let body: serde_json::Value = resp.json().await.map_err(|_| impostor())?;
-        let given = body["proof"].as_str().ok_or_else(impostor)?;
-        if !proof_matches(&self.token, &nonce, addr, given) {
-            return Err(impostor());
+            });
         }
         Ok(())
     }
@@ -398,23 +397,28 @@ impl Client {
     }
 }
 
-/// Whether `pid` holds the directory's lock and (where this can be seen) listens at `addr`:
-/// only that process serves the directory, and only where it listens. A `connection.json` left
-/// by a console that died names a port anyone may hold now.
-#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
-fn serves(dir: &DataDir, pid: u32, addr: SocketAddr) -> bool {
-    match dir.lock_holder() {
-        LockHolder::Pid(holder) if holder == pid => {
-            #[cfg(target_os = "linux")]
-            if countersign_engine::data_dir::listens(pid, addr.port()) == Some(false) {
-                return false;
-            }
-            true
-        }
-        // Held by a process this one cannot see (another pid namespace): the proof decides.
-        LockHolder::Unknown => true,
-        LockHolder::Pid(_) | LockHolder::Nobody => false,
-    }
+/// Asks whatever answers at `base` for a proof over a fresh nonce, without the token: the
+/// nonce and the proof given, which only a holder of the token can make for that address.
+async fn ask_proof(http: &reqwest::Client, base: &str) -> Result<(String, String), ClientError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| ClientError::Protocol(e.to_string()))?;
+    let nonce = hex::encode(bytes);
+    let resp = http
+        .get(format!("{base}/v1/proof"))
+        .query(&[("nonce", nonce.as_str())])
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .map_err(|source| ClientError::Unreachable {
+            url: base.to_owned(),
+            source,
+        })?;
+    let impostor = || ClientError::NotTheConsole {
+        url: base.to_owned(),
+    };
+    let body: serde_json::Value = resp.json().await.map_err(|_| impostor())?;
+    let given = body["proof"].as_str().ok_or_else(impostor)?;
+    Ok((nonce, given.to_owned()))
 }
 
 /// An answer about an approval, refused unless it names `id` (when known) and `digest`.

@@ -263,7 +263,7 @@ impl Front {
     async fn console(&self) -> Result<Arc<Client>, String> {
         let mut found = self.found.lock().await;
         if let Some(c) = found.as_ref()
-            && c.still_serves(&self.dir)
+            && c.still_serves(&self.dir).await
         {
             return Ok(c.clone());
         }

@@ -443,6 +443,74 @@ async fn a_console_that_stopped_is_not_asked_again_and_its_port_gets_nothing() {
     s.cancel().await.unwrap();
 }
 
+/// A session checks the console it keeps with a fresh proof before every call: when a process
+/// that took the directory's lock and the old port (but has no token) answers there instead,
+/// it is asked for proofs and sent nothing else — no token, no call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_that_took_the_lock_and_port_of_a_kept_console_gets_no_token() {
+    use std::sync::{Arc, Mutex};
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let token = server.token().unwrap();
+    let s = session(&dir, true, false).await;
+    let r = call(&s, "list-artifacts", json!({})).await;
+    assert!(!failed(&r), "{}", text(&r));
+    let url = server.url.clone();
+    server.stop().await;
+
+    let held = countersign_engine::data_dir::DataDir::at(&dir).lock().unwrap();
+    held.publish(&countersign_engine::data_dir::Connection {
+        url: url.clone(),
+        pid: std::process::id(),
+    })
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind(url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = seen.clone();
+    let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+        let log = log.clone();
+        async move {
+            let (parts, body) = req.into_parts();
+            let body = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+            log.lock().unwrap().push(format!(
+                "{} {} {:?} {}",
+                parts.method,
+                parts.uri,
+                parts.headers,
+                String::from_utf8_lossy(&body)
+            ));
+            axum::Json(json!({ "proof": "0".repeat(64) }))
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    for tool in ["list-artifacts", "permission-prompt"] {
+        let args = if tool == "list-artifacts" {
+            json!({})
+        } else {
+            json!({ "tool_name": "Bash", "input": { "command": "rm -rf build" } })
+        };
+        let r = call(&s, tool, args).await;
+        assert!(
+            text(&r).contains("could not be reached safely"),
+            "{tool}: {}",
+            text(&r)
+        );
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "the impostor was asked for a proof");
+    for request in &seen {
+        assert!(request.starts_with("GET /v1/proof?nonce="), "{request}");
+        assert!(!request.contains(token.expose()), "the token leaked: {request}");
+        assert!(!request.to_lowercase().contains("authorization"), "{request}");
+        assert!(!request.contains("rm -rf"), "the call leaked: {request}");
+    }
+    s.cancel().await.unwrap();
+    drop(held);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_nobody_decides_expires_and_is_denied() {
     let (server, _tmp) = started().await;

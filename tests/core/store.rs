@@ -838,3 +838,82 @@ async fn a_corrupt_row_is_an_error_not_a_panic() {
     let err = approvals::get(&mut tx, &a.id).await.unwrap_err();
     assert!(err.to_string().contains(a.id.as_str()), "{err}");
 }
+
+/// The writer of submissions sends a batch in two calls: `BEGIN IMMEDIATE` with its read, then
+/// every write with `COMMIT`. A write that fails stops the rest, `COMMIT` included: nothing of
+/// the batch is kept (not a grant's use, not an approval before the failing one), and the next
+/// write starts clean.
+#[tokio::test]
+async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
+    let (store, _d) = open().await;
+    let first = approval("x.y", None, 1);
+    let any = grant(&first, 2);
+    let mut tx = store.write().await.unwrap();
+    approvals::insert(&mut tx, &first).await.unwrap();
+    grants::insert(&mut tx, &any).await.unwrap();
+    tx.commit().await.unwrap();
+
+    let uses_of = |store: Store, id: GrantId| async move {
+        let mut conn = store.read().await.unwrap();
+        let g = grants::get(&mut conn, &id).await.unwrap().unwrap();
+        (g.uses, g.last_used_at)
+    };
+    let tool = ToolAddress::parse("x.y").unwrap();
+    let lookup = || grants::Lookup {
+        artifact: None,
+        tool: &tool,
+        digest: "sha256:00",
+        first_word: Some("ls"),
+    };
+
+    // A batch whose second approval repeats an id already stored: its insert fails.
+    let fresh = approval("x.y", None, 3);
+    let mut tx = store.write_batch().await.unwrap();
+    let lead = tx.lead();
+    assert_eq!(lead, "BEGIN IMMEDIATE; ");
+    let live = grants::candidates_after(&mut tx, lead, &[lookup()], 3)
+        .await
+        .unwrap();
+    assert_eq!(live.len(), 1);
+    assert_eq!(tx.lead(), "", "begun once");
+    let mut q = tx.closing();
+    grants::push_record_uses(&mut q, &[(&any.id, 2, 3)]).unwrap();
+    approvals::push_insert_many(&mut q, &[&fresh, &first]).unwrap();
+    assert!(tx.commit_with(q).await.is_err(), "the repeated id fails");
+    assert_eq!(uses_of(store.clone(), any.id.clone()).await, (0, None));
+    let mut conn = store.read().await.unwrap();
+    assert!(approvals::get(&mut conn, &fresh.id).await.unwrap().is_none());
+    drop(conn);
+
+    // The next batch, begun by its own first statement, is written whole.
+    let mut tx = store.write_batch().await.unwrap();
+    let lead = tx.lead();
+    grants::candidates_after(&mut tx, lead, &[lookup()], 4)
+        .await
+        .unwrap();
+    let mut q = tx.closing();
+    grants::push_record_uses(&mut q, &[(&any.id, 2, 4)]).unwrap();
+    approvals::push_insert_many(&mut q, &[&fresh]).unwrap();
+    tx.commit_with(q).await.unwrap();
+    assert_eq!(uses_of(store.clone(), any.id.clone()).await, (2, Some(4)));
+    let mut conn = store.read().await.unwrap();
+    assert!(approvals::get(&mut conn, &fresh.id).await.unwrap().is_some());
+    drop(conn);
+
+    // A batch with nothing to read still begins, and one dropped unfinished is rolled back.
+    let mut tx = store.write_batch().await.unwrap();
+    let mut q = tx.closing();
+    grants::push_record_uses(&mut q, &[(&any.id, 1, 5)]).unwrap();
+    tx.commit_with(q).await.unwrap();
+    assert_eq!(uses_of(store.clone(), any.id.clone()).await, (3, Some(5)));
+    let mut tx = store.write_batch().await.unwrap();
+    let lead = tx.lead();
+    grants::candidates_after(&mut tx, lead, &[lookup()], 6)
+        .await
+        .unwrap();
+    drop(tx);
+    let mut tx = store.write().await.unwrap();
+    grants::record_uses(&mut tx, &any.id, 1, 7).await.unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(uses_of(store, any.id.clone()).await, (4, Some(7)));
+}

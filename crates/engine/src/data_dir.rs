@@ -218,6 +218,18 @@ pub enum LockHolder {
 }
 
 impl DataDir {
+    /// Whether a console holds this directory's lock now, asked of the lock itself (a shared
+    /// lock taken and dropped at once, a few system calls); `None` when that cannot be asked.
+    /// It says nothing of who holds it: a client's proof over a fresh nonce says that.
+    pub fn lock_held(&self) -> Option<bool> {
+        let path = self.root.join(LOCK_FILE);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_file() => lock_is_held(&path),
+            Ok(_) => None,
+            Err(_) => Some(false),
+        }
+    }
+
     /// The process holding this directory's lock (a running console), from the kernel's
     /// table of locks where there is one; else, or when no holder is visible from here (another
     /// pid namespace), whether the lock is held at all.
@@ -290,43 +302,6 @@ fn has_open(pid: u32, meta: &std::fs::Metadata) -> bool {
     fds.flatten().any(|fd| {
         std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
     })
-}
-
-/// Whether process `pid` has a socket listening on TCP `port`, from the kernel's socket
-/// tables. `None` where they cannot be read.
-#[cfg(target_os = "linux")]
-pub fn listens(pid: u32, port: u16) -> Option<bool> {
-    let mut inodes = Vec::new();
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else {
-            continue;
-        };
-        inodes.extend(listening_inodes(&text, port));
-    }
-    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
-    Some(fds.flatten().any(|fd| {
-        std::fs::read_link(fd.path()).is_ok_and(|target| {
-            let t = target.to_string_lossy();
-            t.strip_prefix("socket:[")
-                .and_then(|rest| rest.strip_suffix(']'))
-                .is_some_and(|n| inodes.iter().any(|i| i == n))
-        })
-    }))
-}
-
-/// The socket inodes listening (state `0A`) on `port` in a `/proc/net/tcp{,6}` table.
-#[cfg(any(target_os = "linux", test))]
-fn listening_inodes(table: &str, port: u16) -> Vec<String> {
-    table
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (local, state, inode) = (f.get(1)?, f.get(3)?, f.get(9)?);
-            let p = u16::from_str_radix(local.rsplit(':').next()?, 16).ok()?;
-            (p == port && *state == "0A").then(|| (*inode).to_owned())
-        })
-        .collect()
 }
 
 /// The database files SQLite keeps beside each other.
@@ -451,34 +426,23 @@ mod tests {
         assert!(flock_writers(table, 79).is_empty());
     }
 
-    #[test]
-    fn listening_sockets_are_read_from_the_kernel_table() {
-        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 31337 1 0 100 0 0 10 0\n   1: 0100007F:1F91 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 31338 1 0 100 0 0 10 0\n";
-        assert_eq!(listening_inodes(table, 8080), ["31337"]);
-        assert!(
-            listening_inodes(table, 8081).is_empty(),
-            "connected, not listening"
-        );
-    }
-
+    
     #[cfg(target_os = "linux")]
     #[test]
-    fn this_process_holds_the_lock_it_took_and_listens_where_it_binds() {
+    fn this_process_holds_the_lock_it_took() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = DataDir::at(tmp.path().join("data"));
         assert_eq!(dir.lock_holder(), LockHolder::Nobody);
+        assert_eq!(dir.lock_held(), Some(false));
         let lock = dir.lock().unwrap();
         assert_eq!(
             lock.dir().lock_holder(),
             LockHolder::Pid(std::process::id())
         );
+        assert_eq!(lock.dir().lock_held(), Some(true));
         drop(lock);
         assert_eq!(dir.lock_holder(), LockHolder::Nobody);
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        assert_eq!(listens(std::process::id(), port), Some(true));
-        drop(l);
-        assert_eq!(listens(std::process::id(), port), Some(false));
+        assert_eq!(dir.lock_held(), Some(false));
     }
 
     #[test]

@@ -135,56 +135,65 @@ pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), Sto
     insert_many(conn, &[a]).await
 }
 
-/// Rows per multi-row `INSERT`: a batch is written in chunks of powers of two up to this, so
-/// a handful of statement texts (and prepared statements) cover every batch size.
-const INSERT_CHUNK: usize = 64;
-
-/// Stores new approvals with a few multi-row `INSERT`s instead of one statement each.
+/// Stores new approvals in one `INSERT`.
 pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Result<(), StoreError> {
-    let mut rest = all;
-    while !rest.is_empty() {
-        let n = INSERT_CHUNK.min(1 << rest.len().ilog2());
-        let (chunk, tail) = rest.split_at(n);
-        rest = tail;
-        let encoded = chunk
-            .iter()
-            .map(|&a| {
-                let id = a.id.as_str();
-                Ok((
-                    a,
-                    to_json(id, &a.call)?,
-                    a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
-                ))
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name, requester_session,
-            requester_cwd, call_view, raw_input, digest, hidden_marks, status, decided_by, reason,
-            created_at, expires_at, decided_at, call_id, parent_id) ",
-        );
-        q.push_values(encoded, |mut row, (a, call, raw)| {
-            row.push_bind(a.id.as_str())
-                .push_bind(a.tool.as_str())
-                .push_bind(a.artifact_id.as_ref().map(ArtifactId::as_str))
-                .push_bind(a.artifact_version.map(i64::from))
-                .push_bind(&a.requester.name)
-                .push_bind(&a.requester.session)
-                .push_bind(&a.requester.cwd)
-                .push_bind(call)
-                .push_bind(raw)
-                .push_bind(&a.digest)
-                .push_bind(i64::from(a.hidden_marks))
-                .push_bind(a.status.as_str())
-                .push_bind(a.decided_by.clone().map(String::from))
-                .push_bind(&a.reason)
-                .push_bind(a.created_at)
-                .push_bind(a.expires_at)
-                .push_bind(a.decided_at)
-                .push_bind(&a.call_id)
-                .push_bind(a.parent.as_ref().map(ApprovalId::as_str));
-        });
-        q.build().execute(&mut *conn).await?;
+    if all.is_empty() {
+        return Ok(());
     }
+    let mut q = QueryBuilder::new("");
+    push_insert_many(&mut q, all)?;
+    q.build().execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Pushes onto `q` the one `INSERT` (followed by `; `) that stores new approvals, whatever
+/// their number: the rows go as one JSON array, so the statement's text, prepared once and
+/// kept, is the same for every batch. Nothing when there are none.
+pub fn push_insert_many(
+    q: &mut QueryBuilder<'_, Sqlite>,
+    all: &[&Approval],
+) -> Result<(), StoreError> {
+    if all.is_empty() {
+        return Ok(());
+    }
+    let rows = all
+        .iter()
+        .map(|&a| {
+            let id = a.id.as_str();
+            Ok(serde_json::json!([
+                id,
+                a.tool.as_str(),
+                a.artifact_id.as_ref().map(ArtifactId::as_str),
+                a.artifact_version,
+                a.requester.name,
+                a.requester.session,
+                a.requester.cwd,
+                to_json(id, &a.call)?,
+                a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
+                a.digest,
+                a.hidden_marks,
+                a.status.as_str(),
+                a.decided_by.clone().map(String::from),
+                a.reason,
+                a.created_at,
+                a.expires_at,
+                a.decided_at,
+                a.call_id,
+                a.parent.as_ref().map(ApprovalId::as_str),
+            ]))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    q.push(
+        "INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
+            requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks, status,
+            decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id)
+         SELECT r ->> 0, r ->> 1, r ->> 2, r ->> 3, r ->> 4, r ->> 5, r ->> 6, r ->> 7, r ->> 8,
+            r ->> 9, r ->> 10, r ->> 11, r ->> 12, r ->> 13, r ->> 14, r ->> 15, r ->> 16,
+            r ->> 17, r ->> 18
+         FROM (SELECT value AS r FROM json_each(",
+    );
+    q.push_bind(to_json("approvals", &rows)?);
+    q.push(")); ");
     Ok(())
 }
 

@@ -341,10 +341,20 @@ pub async fn current_versions(
     conn: &mut SqliteConnection,
     ids: &[&ArtifactId],
 ) -> Result<Vec<(ArtifactId, u32)>, StoreError> {
+    current_versions_after(conn, "", ids).await
+}
+
+/// [`current_versions`], run after `lead` (statements without parameters, such as
+/// [`crate::WriteTx::lead`]) in the same call to SQLite's thread.
+pub async fn current_versions_after(
+    conn: &mut SqliteConnection,
+    lead: &str,
+    ids: &[&ArtifactId],
+) -> Result<Vec<(ArtifactId, u32)>, StoreError> {
     let ids: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
-    let rows: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT id, version FROM artifacts WHERE id IN (SELECT value FROM json_each(?))",
-    )
+    let rows: Vec<(String, i64)> = sqlx::query_as(&format!(
+        "{lead}SELECT id, version FROM artifacts WHERE id IN (SELECT value FROM json_each(?))",
+    ))
     .bind(to_json("artifact ids", &ids)?)
     .fetch_all(conn)
     .await?;

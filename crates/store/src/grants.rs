@@ -1,6 +1,6 @@
 //! The `grants` table: approve grants and deny rules.
 
-use sqlx::SqliteConnection;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::{StoreError, from_json, to_json};
 use countersign_domain::grant::Effect;
@@ -96,6 +96,17 @@ pub async fn candidates(
     lookups: &[Lookup<'_>],
     now: i64,
 ) -> Result<Vec<Grant>, StoreError> {
+    candidates_after(conn, "", lookups, now).await
+}
+
+/// [`candidates`], run after `lead` (statements without parameters, such as
+/// [`crate::WriteTx::lead`]) in the same call to SQLite's thread.
+pub async fn candidates_after(
+    conn: &mut SqliteConnection,
+    lead: &str,
+    lookups: &[Lookup<'_>],
+    now: i64,
+) -> Result<Vec<Grant>, StoreError> {
     let keys: Vec<[&str; 4]> = lookups
         .iter()
         .map(|l| {
@@ -122,7 +133,7 @@ pub async fn candidates(
                ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
               AND g2.effect = 'deny' AND g2.revoked_at IS NULL";
     let rows: Vec<Row> = sqlx::query_as(&format!(
-        "{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {} UNION ALL {deny})
+        "{lead}{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {} UNION ALL {deny})
            AND (g.expires_at IS NULL OR g.expires_at > ?2)
          ORDER BY g.created_at, g.id",
         probe("any", "g2.reach_key IS NULL"),
@@ -182,12 +193,32 @@ pub async fn record_uses(
     uses: i64,
     last_used_at: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query("UPDATE grants SET uses = uses + ?, last_used_at = ? WHERE id = ?")
-        .bind(uses)
-        .bind(last_used_at)
-        .bind(id.as_str())
-        .execute(conn)
-        .await?;
+    let mut q = QueryBuilder::new("");
+    push_record_uses(&mut q, &[(id, uses, last_used_at)])?;
+    q.build().execute(conn).await?;
+    Ok(())
+}
+
+/// Pushes onto `q` the one statement that counts every grant's uses of a batch: for each
+/// `(grant, uses, last used at)`, adds the uses and sets when it was last used. Nothing when
+/// `uses` is empty.
+pub fn push_record_uses(
+    q: &mut QueryBuilder<'_, Sqlite>,
+    uses: &[(&GrantId, i64, i64)],
+) -> Result<(), StoreError> {
+    if uses.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<(&str, i64, i64)> = uses
+        .iter()
+        .map(|(id, n, last)| (id.as_str(), *n, *last))
+        .collect();
+    q.push(
+        "UPDATE grants SET uses = uses + u.value ->> 1, last_used_at = u.value ->> 2
+         FROM json_each(",
+    );
+    q.push_bind(to_json("grant uses", &rows)?);
+    q.push(") u WHERE grants.id = u.value ->> 0; ");
     Ok(())
 }
 

@@ -17,7 +17,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
     SqliteSynchronous,
 };
-use sqlx::{Connection as _, Sqlite};
+use sqlx::{Connection as _, QueryBuilder, Sqlite};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
 /// How long a connection waits on a lock held by another before giving up.
@@ -109,12 +109,45 @@ struct Writer {
 pub struct WriteTx {
     writer: OwnedMappedMutexGuard<Option<Writer>, Writer>,
     open: bool,
+    /// `BEGIN IMMEDIATE` has been sent; until then the first statement run carries it.
+    begun: bool,
 }
+
+/// What opens a write transaction, ahead of the statement that carries it.
+const BEGIN: &str = "BEGIN IMMEDIATE; ";
 
 impl WriteTx {
     /// Commits; under `synchronous = FULL` it is on disk when this returns `Ok`.
     pub async fn commit(mut self) -> Result<(), StoreError> {
-        sqlx::query("COMMIT").execute(&mut self.writer.conn).await?;
+        let sql = if self.begun { "COMMIT" } else { "BEGIN IMMEDIATE; COMMIT" };
+        sqlx::query(sql).execute(&mut self.writer.conn).await?;
+        self.open = false;
+        Ok(())
+    }
+
+    /// The text to put before the next statement: `BEGIN IMMEDIATE; ` while the transaction
+    /// has not begun, so that it begins in the same call to SQLite's thread as that statement;
+    /// empty after. The statement must then be run.
+    pub fn lead(&mut self) -> &'static str {
+        if std::mem::replace(&mut self.begun, true) {
+            ""
+        } else {
+            BEGIN
+        }
+    }
+
+    /// A builder for the statements that end the transaction (each pushed followed by `; `),
+    /// run by [`WriteTx::commit_with`].
+    pub fn closing<'args>(&mut self) -> QueryBuilder<'args, Sqlite> {
+        QueryBuilder::new(self.lead())
+    }
+
+    /// Runs the statements of `q` and `COMMIT` in one call to SQLite's thread. A statement
+    /// that fails stops the rest, `COMMIT` included, and the transaction is rolled back before
+    /// the next write begins.
+    pub async fn commit_with(mut self, mut q: QueryBuilder<'_, Sqlite>) -> Result<(), StoreError> {
+        q.push("COMMIT");
+        q.build().execute(&mut self.writer.conn).await?;
         self.open = false;
         Ok(())
     }
@@ -202,12 +235,37 @@ impl Store {
         Ok(conn)
     }
 
+    /// A write transaction begun by its first statement, in the same call to SQLite's thread
+    /// (see [`WriteTx::lead`]): for the writer of submissions, whose batch is then two such
+    /// calls. After a write that did not finish, it is begun at once as [`Store::write`] does,
+    /// which also reopens a connection whose thread stopped.
+    pub async fn write_batch(&self) -> Result<WriteTx, StoreError> {
+        let guard = self.writer.clone().lock_owned().await;
+        let writer = OwnedMutexGuard::try_map(guard, Option::as_mut)
+            .map_err(|_| StoreError::Database(sqlx::Error::PoolClosed))?;
+        if writer.unfinished {
+            return self.begin(writer).await;
+        }
+        Ok(WriteTx {
+            writer,
+            open: true,
+            begun: false,
+        })
+    }
+
     /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so a
     /// read-then-write inside it cannot be overtaken. Writers take turns in arrival order.
     pub async fn write(&self) -> Result<WriteTx, StoreError> {
         let guard = self.writer.clone().lock_owned().await;
-        let mut writer = OwnedMutexGuard::try_map(guard, Option::as_mut)
+        let writer = OwnedMutexGuard::try_map(guard, Option::as_mut)
             .map_err(|_| StoreError::Database(sqlx::Error::PoolClosed))?;
+        self.begin(writer).await
+    }
+
+    async fn begin(
+        &self,
+        mut writer: OwnedMappedMutexGuard<Option<Writer>, Writer>,
+    ) -> Result<WriteTx, StoreError> {
         if writer.unfinished {
             // After SQLITE_FULL or an I/O error SQLite may have rolled back by itself; then
             // this ROLLBACK fails harmlessly.
@@ -218,14 +276,22 @@ impl Store {
             .execute(&mut writer.conn)
             .await
         {
-            Ok(_) => Ok(WriteTx { writer, open: true }),
+            Ok(_) => Ok(WriteTx {
+                writer,
+                open: true,
+                begun: true,
+            }),
             Err(sqlx::Error::WorkerCrashed) => {
                 tracing::warn!("reopening the writer connection: its thread stopped");
                 writer.conn = SqliteConnection::connect_with(&self.options).await?;
                 sqlx::query("BEGIN IMMEDIATE")
                     .execute(&mut writer.conn)
                     .await?;
-                Ok(WriteTx { writer, open: true })
+                Ok(WriteTx {
+                    writer,
+                    open: true,
+                    begun: true,
+                })
             }
             Err(e) => {
                 // Whatever state the connection is in, start the next write from a clean one.

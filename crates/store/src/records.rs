@@ -4,7 +4,7 @@
 
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
-use super::StoreError;
+use super::{StoreError, to_json};
 use countersign_domain::ids::ApprovalId;
 
 /// One integration's record of one approval.
@@ -23,15 +23,32 @@ pub async fn insert_many(
     if all.is_empty() {
         return Ok(());
     }
-    let mut q = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO integration_records (approval_id, integration, payload) ",
-    );
-    q.push_values(all, |mut row, r| {
-        row.push_bind(r.approval_id.as_str())
-            .push_bind(r.integration)
-            .push_bind(r.payload);
-    });
+    let mut q = QueryBuilder::new("");
+    push_insert_many(&mut q, all)?;
     q.build().execute(conn).await?;
+    Ok(())
+}
+
+/// Pushes onto `q` the one `INSERT` (followed by `; `) that stores these records, its rows
+/// as one JSON array so that its text is the same for every batch; nothing when there are
+/// none.
+pub fn push_insert_many(
+    q: &mut QueryBuilder<'_, Sqlite>,
+    all: &[NewRecord<'_>],
+) -> Result<(), StoreError> {
+    if all.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<[&str; 3]> = all
+        .iter()
+        .map(|r| [r.approval_id.as_str(), r.integration, r.payload])
+        .collect();
+    q.push(
+        "INSERT INTO integration_records (approval_id, integration, payload)
+         SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(",
+    );
+    q.push_bind(to_json("integration records", &rows)?);
+    q.push("); ");
     Ok(())
 }
 

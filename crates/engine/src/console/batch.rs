@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::SqliteConnection;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::Error;
@@ -16,7 +15,7 @@ use countersign_domain::tool::ToolAddress;
 use countersign_port::Record;
 use countersign_store::grants::Lookup;
 use countersign_store::records::{self, NewRecord};
-use countersign_store::{Store, StoreError, approvals, artifacts, grants};
+use countersign_store::{Store, StoreError, WriteTx, approvals, artifacts, grants};
 
 /// Submissions waiting beyond this many start the next batch.
 pub const DEFAULT_MAX_BATCH: usize = 256;
@@ -134,24 +133,14 @@ async fn write(
     // One transaction for the whole batch. A job refused by its checks writes nothing, so it
     // cannot spoil the others; only a failing write aborts the batch, which is then redone one
     // job per transaction so each caller gets its own answer.
-    let attempt = async {
-        let mut tx = store.write().await?;
-        let results = insert_all(&mut tx, news.iter().collect()).await?;
-        tx.commit().await?;
-        Ok::<_, StoreError>(results)
-    };
+    let attempt = async { insert_all(store.write_batch().await?, news.iter().collect()).await };
     match attempt.await {
         Ok(results) => results,
         Err(e) if news.len() == 1 => vec![Err(shared(&e))],
         Err(_) => {
             let mut answers = Vec::with_capacity(news.len());
             for new in &news {
-                let one = async {
-                    let mut tx = store.write().await?;
-                    let results = insert_all(&mut tx, vec![new]).await?;
-                    tx.commit().await?;
-                    Ok::<_, StoreError>(results)
-                };
+                let one = async { insert_all(store.write_batch().await?, vec![new]).await };
                 answers.push(match one.await {
                     Ok(mut results) => results.pop().unwrap_or_else(|| {
                         Err(Error::Internal("a submission went unanswered".into()))
@@ -164,15 +153,18 @@ async fn write(
     }
 }
 
-/// A batch's writes, in a fixed handful of statements whatever its size: which named
-/// artifacts exist, which live grants may cover the submissions, the grants' use counts, the
-/// approvals themselves. An approval whose artifact is missing is refused and not written; a
+/// A batch's transaction, in a fixed handful of statements whatever its size: which named
+/// artifacts exist, which live grants may cover the submissions, then the grants' use counts,
+/// the approvals themselves and their records. They reach SQLite's thread in two calls (three
+/// when the batch names artifacts): `BEGIN IMMEDIATE` rides with the first read, and every
+/// write rides with `COMMIT` — each call is a hand-over to that thread and back, which cost
+/// more than the statements themselves. An approval whose artifact is missing is refused and not written; a
 /// deny rule that covers one declines it at once, else an approve grant approves it (never one
 /// that carries hidden characters or fields not on its card: the domain rule). Nothing in a
 /// batch creates or revokes a grant, so one lookup for the batch sees what one lookup per
 /// submission would.
 async fn insert_all(
-    conn: &mut SqliteConnection,
+    mut tx: WriteTx,
     news: Vec<&NewApproval>,
 ) -> Result<Vec<Result<Stored, Error>>, StoreError> {
     let mut approvals: Vec<Approval> = news.iter().map(|n| n.approval.clone()).collect();
@@ -183,7 +175,8 @@ async fn insert_all(
     let existing = if named.is_empty() {
         Vec::new()
     } else {
-        artifacts::current_versions(conn, &named).await?
+        let lead = tx.lead();
+        artifacts::current_versions_after(&mut tx, lead, &named).await?
     };
     // A call that names an artifact is asked of its code as it is now: a grant made from it
     // holds for that version.
@@ -239,7 +232,8 @@ async fn insert_all(
     let live = if lookups.is_empty() {
         Vec::new()
     } else {
-        grants::candidates(conn, &lookups, now).await?
+        let lead = tx.lead();
+        grants::candidates_after(&mut tx, lead, &lookups, now).await?
     };
 
     // Which grant decides which submission; how often each grant was used, and when last.
@@ -268,9 +262,12 @@ async fn insert_all(
         *n += 1;
         *last = (*last).max(a.created_at);
     }
-    for (id, (n, last)) in uses {
-        grants::record_uses(conn, id, n, last).await?;
-    }
+    let uses: Vec<(&GrantId, i64, i64)> = uses
+        .into_iter()
+        .map(|(id, (n, last))| (id, n, last))
+        .collect();
+    let mut q = tx.closing();
+    grants::push_record_uses(&mut q, &uses)?;
 
     let written: Vec<&Approval> = approvals
         .iter()
@@ -278,7 +275,7 @@ async fn insert_all(
         .filter(|(_, refused)| !**refused)
         .map(|(a, _)| a)
         .collect();
-    approvals::insert_many(conn, &written).await?;
+    approvals::push_insert_many(&mut q, &written)?;
     let kept: Vec<NewRecord<'_>> = news
         .iter()
         .zip(&refused)
@@ -292,7 +289,8 @@ async fn insert_all(
             })
         })
         .collect();
-    records::insert_many(conn, &kept).await?;
+    records::push_insert_many(&mut q, &kept)?;
+    tx.commit_with(q).await?;
     Ok(approvals
         .into_iter()
         .zip(refused)
