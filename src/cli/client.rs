@@ -101,12 +101,14 @@ impl Client {
             });
         }
         let root = dir.root().to_owned();
-        let token = tokio::task::spawn_blocking(move || match std::env::var(TOKEN_ENV)
-            .ok()
-            .and_then(|t| Token::from_text(&t))
-        {
-            Some(t) => Ok(t),
-            None => TokenStore::new(&root).load().map(|(t, _)| t),
+        let token = tokio::task::spawn_blocking(move || {
+            match std::env::var(TOKEN_ENV)
+                .ok()
+                .and_then(|t| Token::from_text(&t))
+            {
+                Some(t) => Ok(t),
+                None => TokenStore::new(&root).load().map(|(t, _)| t),
+            }
         });
         let http = reqwest::Client::builder()
             .no_proxy()

@@ -458,7 +458,9 @@ async fn a_process_that_took_the_lock_and_port_of_a_kept_console_gets_no_token()
     let url = server.url.clone();
     server.stop().await;
 
-    let held = countersign_engine::data_dir::DataDir::at(&dir).lock().unwrap();
+    let held = countersign_engine::data_dir::DataDir::at(&dir)
+        .lock()
+        .unwrap();
     held.publish(&countersign_engine::data_dir::Connection {
         url: url.clone(),
         pid: std::process::id(),
@@ -473,7 +475,9 @@ async fn a_process_that_took_the_lock_and_port_of_a_kept_console_gets_no_token()
         let log = log.clone();
         async move {
             let (parts, body) = req.into_parts();
-            let body = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+            let body = axum::body::to_bytes(body, 1 << 20)
+                .await
+                .unwrap_or_default();
             log.lock().unwrap().push(format!(
                 "{} {} {:?} {}",
                 parts.method,
@@ -503,8 +507,14 @@ async fn a_process_that_took_the_lock_and_port_of_a_kept_console_gets_no_token()
     assert!(!seen.is_empty(), "the impostor was asked for a proof");
     for request in &seen {
         assert!(request.starts_with("GET /v1/proof?nonce="), "{request}");
-        assert!(!request.contains(token.expose()), "the token leaked: {request}");
-        assert!(!request.to_lowercase().contains("authorization"), "{request}");
+        assert!(
+            !request.contains(token.expose()),
+            "the token leaked: {request}"
+        );
+        assert!(
+            !request.to_lowercase().contains("authorization"),
+            "{request}"
+        );
         assert!(!request.contains("rm -rf"), "the call leaked: {request}");
     }
     s.cancel().await.unwrap();

@@ -882,7 +882,12 @@ async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
     assert!(tx.commit_with(q).await.is_err(), "the repeated id fails");
     assert_eq!(uses_of(store.clone(), any.id.clone()).await, (0, None));
     let mut conn = store.read().await.unwrap();
-    assert!(approvals::get(&mut conn, &fresh.id).await.unwrap().is_none());
+    assert!(
+        approvals::get(&mut conn, &fresh.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
     drop(conn);
 
     // The next batch, begun by its own first statement, is written whole.
@@ -897,7 +902,12 @@ async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
     tx.commit_with(q).await.unwrap();
     assert_eq!(uses_of(store.clone(), any.id.clone()).await, (2, Some(4)));
     let mut conn = store.read().await.unwrap();
-    assert!(approvals::get(&mut conn, &fresh.id).await.unwrap().is_some());
+    assert!(
+        approvals::get(&mut conn, &fresh.id)
+            .await
+            .unwrap()
+            .is_some()
+    );
     drop(conn);
 
     // A batch with nothing to read still begins, and one dropped unfinished is rolled back.

@@ -426,7 +426,6 @@ mod tests {
         assert!(flock_writers(table, 79).is_empty());
     }
 
-    
     #[cfg(target_os = "linux")]
     #[test]
     fn this_process_holds_the_lock_it_took() {

@@ -119,7 +119,11 @@ const BEGIN: &str = "BEGIN IMMEDIATE; ";
 impl WriteTx {
     /// Commits; under `synchronous = FULL` it is on disk when this returns `Ok`.
     pub async fn commit(mut self) -> Result<(), StoreError> {
-        let sql = if self.begun { "COMMIT" } else { "BEGIN IMMEDIATE; COMMIT" };
+        let sql = if self.begun {
+            "COMMIT"
+        } else {
+            "BEGIN IMMEDIATE; COMMIT"
+        };
         sqlx::query(sql).execute(&mut self.writer.conn).await?;
         self.open = false;
         Ok(())
