@@ -5,6 +5,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -55,6 +56,8 @@ pub enum ClientError {
     Mismatch(String),
     #[error("unexpected answer from the console: {0}")]
     Protocol(String),
+    #[error("the API token could not be read: {0}")]
+    TokenRead(String),
 }
 
 /// A connection to the running console, verified.
@@ -64,6 +67,10 @@ pub struct Client {
     http: reqwest::Client,
     /// The console that proved itself, as `connection.json` named it: its pid and URL.
     conn: (u32, String),
+    /// Where it listens (`host:port`), as its proofs name it.
+    addr: String,
+    /// A proof was checked and no request has gone out since: the next one needs none.
+    proved: AtomicBool,
 }
 
 /// The `host:port` of a loopback `http://` URL, as the console names itself in its proofs.
@@ -118,14 +125,16 @@ impl Client {
             .map_err(|e| ClientError::Protocol(e.to_string()))?;
         let base = format!("http://{addr}");
         let (token, proof) = tokio::join!(token, ask_proof(&http, &base));
-        let token = token.map_err(|e| ClientError::Protocol(e.to_string()))??;
+        let token = token.map_err(|e| ClientError::TokenRead(e.to_string()))??;
         let client = Self {
             base,
             token,
             http,
             conn: (conn.pid, conn.url),
+            addr: addr.to_string(),
+            proved: AtomicBool::new(false),
         };
-        client.check_proof(proof?, &addr.to_string())?;
+        client.check_proof(proof?)?;
         Ok(client)
     }
 
@@ -150,18 +159,20 @@ impl Client {
             return false;
         }
         match ask_proof(&self.http, &self.base).await {
-            Ok(proof) => self.check_proof(proof, &addr.to_string()).is_ok(),
+            Ok(proof) => self.check_proof(proof).is_ok(),
             Err(_) => false,
         }
     }
 
-    /// Refuses an answer to a proof request that is not the proof of this client's token.
-    fn check_proof(&self, (nonce, given): (String, String), addr: &str) -> Result<(), ClientError> {
-        if !proof_matches(&self.token, &nonce, addr, &given) {
+    /// Refuses an answer to a proof request that is not the proof of this client's token;
+    /// one that is lets the next request go without asking again.
+    fn check_proof(&self, (nonce, given): (String, String)) -> Result<(), ClientError> {
+        if !proof_matches(&self.token, &nonce, &self.addr, &given) {
             return Err(ClientError::NotTheConsole {
                 url: self.base.clone(),
             });
         }
+        self.proved.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -191,7 +202,14 @@ impl Client {
             .await
     }
 
+    /// Sends with the token, after a fresh proof unless one was checked just before: every
+    /// request may open a new connection, and the port may have changed hands since the last
+    /// (a console stopping while its agents wait), so the token goes only where a proof did.
     async fn send(&self, req: reqwest::RequestBuilder) -> Result<serde_json::Value, ClientError> {
+        if !self.proved.swap(false, Ordering::AcqRel) {
+            self.check_proof(ask_proof(&self.http, &self.base).await?)?;
+            self.proved.store(false, Ordering::Release);
+        }
         let resp = req
             .bearer_auth(self.token.expose())
             .send()
@@ -449,6 +467,108 @@ fn checked(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Serves on `listener` until dropped: `/v1/proof` with the proof of `token` (or a wrong
+    /// proof without one), anything else a JSON object; each request's method, path and
+    /// headers are kept in `seen`. Every answer closes its connection, so the client's next
+    /// request opens a new one, as after a console's restart.
+    fn serve(
+        listener: tokio::net::TcpListener,
+        token: Option<Token>,
+        seen: Arc<Mutex<Vec<String>>>,
+    ) -> tokio::task::JoinHandle<()> {
+        let addr = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+            let (token, addr, seen) = (token.clone(), addr.clone(), seen.clone());
+            async move {
+                let uri = req.uri().clone();
+                seen.lock()
+                    .unwrap()
+                    .push(format!("{} {uri} {:?}", req.method(), req.headers()));
+                let nonce = uri
+                    .query()
+                    .and_then(|q| q.strip_prefix("nonce="))
+                    .unwrap_or_default()
+                    .to_owned();
+                let body = match (uri.path(), token) {
+                    ("/v1/proof", Some(t)) => {
+                        json!({ "proof": countersign_engine::token::proof(&t, &nonce, &addr) })
+                    }
+                    ("/v1/proof", None) => json!({ "proof": "0".repeat(64) }),
+                    _ => json!({ "ok": true }),
+                };
+                ([("connection", "close")], axum::Json(body))
+            }
+        });
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        })
+    }
+
+    /// The port a console listened on changes hands while its client is kept (a console that
+    /// stopped while its agents waited, another process that bound the port and took the
+    /// lock): the next request is preceded by a proof it cannot give, and the token is not sent.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_port_that_changed_hands_gets_no_token_on_the_next_request() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path().join("data"));
+        let held = dir.lock().unwrap();
+        let token = Token::generate().unwrap();
+        countersign_engine::private_file::write_private(
+            &held
+                .dir()
+                .root()
+                .join(countersign_engine::token::TOKEN_FILE),
+            token.expose().as_bytes(),
+        )
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let honest_seen = Arc::default();
+        let honest = serve(listener, Some(token.clone()), Arc::clone(&honest_seen));
+        held.publish(&countersign_engine::data_dir::Connection {
+            url: format!("http://{addr}"),
+            pid: std::process::id(),
+        })
+        .unwrap();
+        let client = Client::connect(&dir).await.unwrap();
+        client.get("/v1/artifacts").await.unwrap();
+        client.get("/v1/artifacts").await.unwrap();
+        let asked: Vec<String> = honest_seen.lock().unwrap().clone();
+        assert_eq!(
+            asked
+                .iter()
+                .filter(|r| r.starts_with("GET /v1/proof"))
+                .count(),
+            2,
+            "one proof on connecting, one before the second request: {asked:?}"
+        );
+
+        honest.abort();
+        let _ = honest.await;
+        let impostor_seen: Arc<Mutex<Vec<String>>> = Arc::default();
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+        let _impostor = serve(listener, None, Arc::clone(&impostor_seen));
+        let refused = client.get("/v1/artifacts").await;
+        assert!(
+            matches!(refused, Err(ClientError::NotTheConsole { .. })),
+            "{refused:?}"
+        );
+        let seen = impostor_seen.lock().unwrap().clone();
+        assert!(!seen.is_empty(), "the impostor was asked for a proof");
+        for request in seen {
+            assert!(request.starts_with("GET /v1/proof?nonce="), "{request}");
+            assert!(
+                !request.contains(token.expose()),
+                "the token leaked: {request}"
+            );
+            assert!(!request.contains("authorization"), "{request}");
+        }
+    }
 
     #[test]
     fn only_loopback_http_urls_are_used() {

@@ -225,8 +225,8 @@ impl DataDir {
         let path = self.root.join(LOCK_FILE);
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_file() => lock_is_held(&path),
-            Ok(_) => None,
-            Err(_) => Some(false),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(false),
+            Ok(_) | Err(_) => None,
         }
     }
 

@@ -146,54 +146,71 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
     Ok(())
 }
 
-/// Pushes onto `q` the one `INSERT` (followed by `; `) that stores new approvals, whatever
-/// their number: the rows go as one JSON array, so the statement's text, prepared once and
-/// kept, is the same for every batch. Nothing when there are none.
+/// How many bytes of rows one `INSERT` of [`push_insert_many`] takes at most: SQLite refuses a
+/// bound value over 1,000,000,000 bytes, and a batch of large calls (each escaped again inside
+/// the array) could reach it. A batch past this many bytes takes one `INSERT` more.
+const INSERT_BYTES: usize = 64 << 20;
+
+/// Pushes onto `q` the `INSERT` (followed by `; `) that stores new approvals, whatever their
+/// number: the rows go as one JSON array, read once into SQLite's binary JSON, so the
+/// statement's text, prepared once and kept, is the same for every batch (a batch past
+/// [`INSERT_BYTES`] takes one more of the same). Nothing when there are none.
 pub fn push_insert_many(
     q: &mut QueryBuilder<'_, Sqlite>,
     all: &[&Approval],
 ) -> Result<(), StoreError> {
-    if all.is_empty() {
-        return Ok(());
+    let mut rows = Vec::with_capacity(all.len());
+    for &a in all {
+        let id = a.id.as_str();
+        let row = serde_json::json!([
+            id,
+            a.tool.as_str(),
+            a.artifact_id.as_ref().map(ArtifactId::as_str),
+            a.artifact_version,
+            a.requester.name,
+            a.requester.session,
+            a.requester.cwd,
+            to_json(id, &a.call)?,
+            a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
+            a.digest,
+            a.hidden_marks,
+            a.status.as_str(),
+            a.decided_by.clone().map(String::from),
+            a.reason,
+            a.created_at,
+            a.expires_at,
+            a.decided_at,
+            a.call_id,
+            a.parent.as_ref().map(ApprovalId::as_str),
+        ]);
+        rows.push(to_json(id, &row)?);
     }
-    let rows = all
-        .iter()
-        .map(|&a| {
-            let id = a.id.as_str();
-            Ok(serde_json::json!([
-                id,
-                a.tool.as_str(),
-                a.artifact_id.as_ref().map(ArtifactId::as_str),
-                a.artifact_version,
-                a.requester.name,
-                a.requester.session,
-                a.requester.cwd,
-                to_json(id, &a.call)?,
-                a.raw_input.as_ref().map(|v| to_json(id, v)).transpose()?,
-                a.digest,
-                a.hidden_marks,
-                a.status.as_str(),
-                a.decided_by.clone().map(String::from),
-                a.reason,
-                a.created_at,
-                a.expires_at,
-                a.decided_at,
-                a.call_id,
-                a.parent.as_ref().map(ApprovalId::as_str),
-            ]))
-        })
-        .collect::<Result<Vec<_>, StoreError>>()?;
-    q.push(
-        "INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
-            requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks, status,
-            decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id)
-         SELECT r ->> 0, r ->> 1, r ->> 2, r ->> 3, r ->> 4, r ->> 5, r ->> 6, r ->> 7, r ->> 8,
-            r ->> 9, r ->> 10, r ->> 11, r ->> 12, r ->> 13, r ->> 14, r ->> 15, r ->> 16,
-            r ->> 17, r ->> 18
-         FROM (SELECT value AS r FROM json_each(",
-    );
-    q.push_bind(to_json("approvals", &rows)?);
-    q.push(")); ");
+    let mut rest = rows.as_slice();
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let n = rest
+            .iter()
+            .take_while(|r| {
+                bytes += r.len() + 1;
+                bytes <= INSERT_BYTES
+            })
+            .count()
+            .max(1);
+        let (these, tail) = rest.split_at(n);
+        rest = tail;
+        q.push("WITH rows (r) AS MATERIALIZED (SELECT jsonb(value) FROM json_each(");
+        q.push_bind(format!("[{}]", these.join(",")));
+        q.push(
+            "))
+             INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
+                requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks,
+                status, decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id)
+             SELECT r ->> 0, r ->> 1, r ->> 2, r ->> 3, r ->> 4, r ->> 5, r ->> 6, r ->> 7,
+                r ->> 8, r ->> 9, r ->> 10, r ->> 11, r ->> 12, r ->> 13, r ->> 14, r ->> 15,
+                r ->> 16, r ->> 17, r ->> 18
+             FROM rows; ",
+        );
+    }
     Ok(())
 }
 

@@ -66,22 +66,39 @@ impl StoreError {
         }
     }
 
+    /// Whether SQLite's thread for the connection stopped: the next write opens a new one.
+    pub fn is_worker_gone(&self) -> bool {
+        matches!(self, StoreError::Database(sqlx::Error::WorkerCrashed))
+    }
+
     /// Whether the failure is the disk or the file refusing writes (full, read-only, I/O),
     /// which clears when the fault does.
     pub fn is_unavailable(&self) -> bool {
         if let StoreError::Batch { unavailable, .. } = self {
             return *unavailable;
         }
-        let StoreError::Database(sqlx::Error::Database(e)) = self else {
-            return matches!(self, StoreError::Database(sqlx::Error::Io(_)));
-        };
+        if matches!(self, StoreError::Database(sqlx::Error::Io(_))) {
+            return true;
+        }
         // SQLITE_FULL (13), SQLITE_READONLY (8), SQLITE_IOERR (10), SQLITE_CANTOPEN (14),
         // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
-        let primary = e
-            .code()
+        matches!(self.primary_code(), Some(5 | 6 | 8 | 10 | 13 | 14))
+    }
+
+    /// Whether another connection held the file's lock past the busy timeout (SQLITE_BUSY,
+    /// SQLITE_LOCKED): every write waits for it alike.
+    pub fn is_busy(&self) -> bool {
+        matches!(self.primary_code(), Some(5 | 6))
+    }
+
+    /// SQLite's primary result code, for an error SQLite gave.
+    fn primary_code(&self) -> Option<i32> {
+        let StoreError::Database(sqlx::Error::Database(e)) = self else {
+            return None;
+        };
+        e.code()
             .and_then(|c| c.parse::<i32>().ok())
-            .map(|c| c & 0xff);
-        matches!(primary, Some(5 | 6 | 8 | 10 | 13 | 14))
+            .map(|c| c & 0xff)
     }
 }
 

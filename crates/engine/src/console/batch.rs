@@ -136,7 +136,11 @@ async fn write(
     let attempt = async { insert_all(store.write_batch().await?, news.iter().collect()).await };
     match attempt.await {
         Ok(results) => results,
-        Err(e) if news.len() == 1 => vec![Err(shared(&e))],
+        // The file locked by another connection past the busy timeout refuses each job alike:
+        // redone one by one, each would wait the whole timeout again.
+        Err(e) if e.is_busy() => news.iter().map(|_| Err(shared(&e))).collect(),
+        // A job alone is redone only when SQLite's thread stopped: the next write reopens it.
+        Err(e) if news.len() == 1 && !e.is_worker_gone() => vec![Err(shared(&e))],
         Err(_) => {
             let mut answers = Vec::with_capacity(news.len());
             for new in &news {
