@@ -45,8 +45,9 @@ struct Sample {
     start_ms: f64,
     rss_kib: u64,
     /// Countersign only: the dashboard artifact's preview, from the click that opens its page
-    /// to the frame's first paint, and the idle memory with that preview open.
-    preview: Option<(f64, u64)>,
+    /// to the frame's first paint, the idle memory with that preview open, and after leaving
+    /// its page for the inbox.
+    preview: Option<(f64, u64, u64)>,
 }
 
 fn root() -> PathBuf {
@@ -98,6 +99,21 @@ async fn main() {
             many.key_to_card_ms,
             many.list_scroll_ms
         );
+        return;
+    }
+    // `DESKTOP_BENCH_ONLY=preview`: three launches with the preview, printed, nothing written.
+    if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("preview") {
+        for _ in 0..3 {
+            let x = launch(&subjects[1]).await;
+            if let Some((paint, with, left)) = x.preview {
+                eprintln!(
+                    "preview: idle {} MiB; with the preview {} MiB (first paint {paint:.0} ms); after leaving it {} MiB",
+                    x.rss_kib / 1024,
+                    with / 1024,
+                    left / 1024
+                );
+            }
+        }
         return;
     }
     // `DESKTOP_BENCH_ONLY=agents`: only many agents at once, printed, nothing written.
@@ -186,7 +202,7 @@ async fn main() {
             true,
         ),
     ];
-    let previews: Vec<(f64, u64)> = samples[1].iter().filter_map(|x| x.preview).collect();
+    let previews: Vec<(f64, u64, u64)> = samples[1].iter().filter_map(|x| x.preview).collect();
     let mut paint: Vec<f64> = previews.iter().map(|p| p.0).collect();
     paint.sort_by(f64::total_cmp);
     let mut preview_rss: Vec<f64> = previews.iter().map(|p| p.1 as f64 / 1024.0).collect();
@@ -200,6 +216,21 @@ async fn main() {
         "baseline_name": null, "baseline_value": null, "ratio": null,
         "goal": "≤ 300 ms after the page opens (median)",
         "met": paint_ms <= 300.0,
+    }));
+    let mut left_rss: Vec<f64> = previews.iter().map(|p| p.2 as f64 / 1024.0).collect();
+    left_rss.sort_by(f64::total_cmp);
+    let (left, without) = (median(&left_rss), median(&rss));
+    eprintln!(
+        "desktop_idle_rss_after_leaving_preview: {left:.1} MiB (×{:.2} the window without one)",
+        left / without
+    );
+    rows.push(json!({
+        "name": "desktop_idle_rss_after_leaving_preview",
+        "value": left, "unit": "MiB",
+        "baseline_name": "the window before the preview", "baseline_value": without,
+        "ratio": left / without,
+        "goal": "≤ 1.1 × the window before the preview",
+        "met": left / without <= 1.1,
     }));
     let with_preview = median(&preview_rss);
     let ratio = with_preview / median(&base_rss);
@@ -452,7 +483,18 @@ async fn launch(s: &Subject) -> Sample {
     let preview = if s.preview {
         let paint = open_preview(&client, &data.path().join("countersign")).await;
         tokio::time::sleep(IDLE).await;
-        Some((paint, tree_rss_kib(pid)))
+        let with_preview = tree_rss_kib(pid);
+        // Then the person leaves the artifact page: what the preview held should be let go.
+        client.enter_parent_frame().await.unwrap();
+        client
+            .find(fantoccini::Locator::Css("[data-testid=nav-inbox]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        tokio::time::sleep(IDLE).await;
+        Some((paint, with_preview, tree_rss_kib(pid)))
     } else {
         None
     };
