@@ -956,6 +956,25 @@ async fn history_visit(home: &Path, dir: &Path) -> HistoryScroll {
     }
 }
 
+/// The page's own timing of key presses: each press's time to the frame after it, in
+/// `window.__presses` (the event's own time, when the page has it, counts the wait in the
+/// queue too).
+const PRESSES_TIMED: &str = "window.__presses = [];
+     window.addEventListener('keydown', (e) => {
+       const now = performance.now();
+       const t0 = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
+       requestAnimationFrame(() => setTimeout(() => window.__presses.push(performance.now() - t0), 0));
+     }, true);";
+
+/// The wall clock, in Unix milliseconds, as the page's `performance.timeOrigin` counts.
+fn unix_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
+}
+
 /// How many submissions the burst sends, over one second.
 const BURST: usize = 1_000;
 
@@ -1008,17 +1027,7 @@ async fn list_scroll(client: &Client) -> f64 {
 /// the page records it), how many presses were timed, and the slowest press at rest before.
 async fn burst(client: &Client, dir: &Path) -> (f64, usize, f64) {
     client
-        .execute(
-            "window.__presses = [];
-             window.addEventListener('keydown', (e) => {
-               const now = performance.now();
-               // The event's own time, when the page has it, counts the wait in the queue too.
-               const t0 = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
-               requestAnimationFrame(() => setTimeout(() => window.__presses.push(performance.now() - t0), 0));
-             }, true);
-             return true;",
-            vec![],
-        )
+        .execute(&format!("{PRESSES_TIMED} return true;"), vec![])
         .await
         .unwrap();
     let body = client.find(fantoccini::Locator::Css("body")).await.unwrap();
@@ -1126,11 +1135,7 @@ async fn arrival(client: &Client, dir: &Path) -> f64 {
         .send()
         .await
         .unwrap();
-    let answered = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-        * 1000.0;
+    let answered = unix_ms();
     assert_eq!(resp.status(), 202);
     let started = Instant::now();
     loop {
@@ -1537,20 +1542,15 @@ async fn many_agents() -> ManyAgents {
     let pid = app_pid(&bin);
     client
         .execute(
-            "window.__presses = [];
-             window.addEventListener('keydown', (e) => {
-               const now = performance.now();
-               const t0 = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
-               requestAnimationFrame(() => setTimeout(() => window.__presses.push(performance.now() - t0), 0));
-             }, true);
-             window.__shown = {};
-             new MutationObserver(() => {
-               for (const c of document.querySelectorAll('[data-testid=group-chip]')) {
+            &format!("{PRESSES_TIMED}
+             window.__shown = {{}};
+             new MutationObserver(() => {{
+               for (const c of document.querySelectorAll('[data-testid=group-chip]')) {{
                  const m = /probe(\\d+)z/.exec(c.textContent);
                  if (m && !(m[1] in window.__shown)) window.__shown[m[1]] = performance.timeOrigin + performance.now();
-               }
-             }).observe(document.body, { childList: true, subtree: true, characterData: true });
-             return true;",
+               }}
+             }}).observe(document.body, {{ childList: true, subtree: true, characterData: true }});
+             return true;"),
             vec![],
         )
         .await
@@ -1633,11 +1633,7 @@ async fn many_agents() -> ManyAgents {
                 .send()
                 .await
                 .unwrap();
-            let at = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs_f64()
-                * 1000.0;
+            let at = unix_ms();
             assert_eq!(resp.status(), 202);
             answered.insert(probe.to_string(), at);
             probe += 1;
