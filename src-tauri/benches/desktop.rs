@@ -486,13 +486,7 @@ async fn launch(s: &Subject) -> Sample {
         let with_preview = tree_rss_kib(pid);
         // Then the person leaves the artifact page: what the preview held should be let go.
         client.enter_parent_frame().await.unwrap();
-        client
-            .find(fantoccini::Locator::Css("[data-testid=nav-inbox]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        go_to(&client, "inbox").await;
         tokio::time::sleep(IDLE).await;
         Some((paint, with_preview, tree_rss_kib(pid)))
     } else {
@@ -702,13 +696,7 @@ async fn idle_cpu(pending: usize) -> Rest {
     };
     // Where it goes: the same window on another page (the inbox unmounted, its data kept).
     if pending > 0 {
-        client
-            .find(fantoccini::Locator::Css("[data-testid=nav-settings]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        go_to(&client, "settings").await;
         tokio::time::sleep(REST).await;
         let t0 = (tree_cpu_ticks(pid), Instant::now());
         tokio::time::sleep(REST).await;
@@ -965,6 +953,19 @@ const PRESSES_TIMED: &str = "window.__presses = [];
        const t0 = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
        requestAnimationFrame(() => setTimeout(() => window.__presses.push(performance.now() - t0), 0));
      }, true);";
+
+/// Opens one of the window's pages from the sidebar, as a person would.
+async fn go_to(client: &Client, page: &str) {
+    client
+        .find(fantoccini::Locator::Css(&format!(
+            "[data-testid=nav-{page}]"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
 
 /// The wall clock, in Unix milliseconds, as the page's `performance.timeOrigin` counts.
 fn unix_ms() -> f64 {
