@@ -927,3 +927,71 @@ async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
     tx.commit().await.unwrap();
     assert_eq!(uses_of(store, any.id.clone()).await, (4, Some(7)));
 }
+
+#[tokio::test]
+async fn a_phone_pairs_is_used_renamed_and_revoked_for_good() {
+    use countersign_store::phones;
+    let (store, _dir) = open().await;
+    let (cred, other) = ([7u8; 32], [8u8; 32]);
+    let mut tx = store.write().await.unwrap();
+    phones::insert(&mut tx, "ph1", "Anna's phone", &cred, 1_000)
+        .await
+        .unwrap();
+    // A second phone with the same credential's hash is refused: one credential, one phone.
+    assert!(
+        phones::insert(&mut tx, "ph2", "copy", &cred, 1_001)
+            .await
+            .is_err()
+    );
+    // Names are 1 to 100 characters.
+    assert!(
+        phones::insert(&mut tx, "ph3", "", &other, 1_002)
+            .await
+            .is_err()
+    );
+    assert!(
+        phones::insert(&mut tx, "ph3", &"x".repeat(101), &other, 1_002)
+            .await
+            .is_err()
+    );
+    tx.commit().await.unwrap();
+
+    let mut tx = store.write().await.unwrap();
+    assert_eq!(
+        phones::authenticate(&mut tx, &other, 2_000).await.unwrap(),
+        None
+    );
+    let found = phones::authenticate(&mut tx, &cred, 2_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (found.id.as_str(), found.last_used_at),
+        ("ph1", Some(2_000))
+    );
+    assert!(phones::rename(&mut tx, "ph1", "Work phone").await.unwrap());
+    assert!(!phones::rename(&mut tx, "nope", "x").await.unwrap());
+    tx.commit().await.unwrap();
+
+    let mut conn = store.read().await.unwrap();
+    let listed = phones::list(&mut conn).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].name, "Work phone");
+    drop(conn);
+
+    let mut tx = store.write().await.unwrap();
+    assert!(phones::revoke(&mut tx, "ph1").await.unwrap());
+    // A revoked phone's credential matches nothing, and revoking twice says so.
+    assert_eq!(
+        phones::authenticate(&mut tx, &cred, 3_000).await.unwrap(),
+        None
+    );
+    assert!(!phones::revoke(&mut tx, "ph1").await.unwrap());
+    tx.commit().await.unwrap();
+    assert!(
+        phones::list(&mut store.read().await.unwrap())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -3,6 +3,7 @@
 pub mod approvals;
 pub mod artifacts;
 pub mod grants;
+pub mod phones;
 pub mod records;
 
 use std::path::{Path, PathBuf};

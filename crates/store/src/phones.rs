@@ -1,0 +1,78 @@
+//! The `phones` table: paired phones, each known by the SHA-256 of its device credential
+//! (DESIGN §14). Revoking deletes the row, so the credential matches nothing from then on.
+
+use sqlx::SqliteConnection;
+
+use super::StoreError;
+
+/// A paired phone, as Settings lists it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Phone {
+    pub id: String,
+    pub name: String,
+    pub paired_at: i64,
+    pub last_used_at: Option<i64>,
+}
+
+/// Stores a newly paired phone.
+pub async fn insert(
+    conn: &mut SqliteConnection,
+    id: &str,
+    name: &str,
+    credential_sha256: &[u8; 32],
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query("INSERT INTO phones (id, name, credential_sha256, paired_at) VALUES (?, ?, ?, ?)")
+        .bind(id)
+        .bind(name)
+        .bind(credential_sha256.as_slice())
+        .bind(now)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The phone holding the credential of this hash, marked used at `now`; `None` when no paired
+/// phone holds it (never paired, or revoked).
+pub async fn authenticate(
+    conn: &mut SqliteConnection,
+    credential_sha256: &[u8; 32],
+    now: i64,
+) -> Result<Option<Phone>, StoreError> {
+    Ok(sqlx::query_as(
+        "UPDATE phones SET last_used_at = ? WHERE credential_sha256 = ?
+         RETURNING id, name, paired_at, last_used_at",
+    )
+    .bind(now)
+    .bind(credential_sha256.as_slice())
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Every paired phone, the most recently paired first.
+pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<Phone>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT id, name, paired_at, last_used_at FROM phones ORDER BY paired_at DESC, id DESC",
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Renames a phone; `false` when there is none by that id.
+pub async fn rename(conn: &mut SqliteConnection, id: &str, name: &str) -> Result<bool, StoreError> {
+    let done = sqlx::query("UPDATE phones SET name = ? WHERE id = ?")
+        .bind(name)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Revokes a phone: its credential is refused from now on; `false` when there is none.
+pub async fn revoke(conn: &mut SqliteConnection, id: &str) -> Result<bool, StoreError> {
+    let done = sqlx::query("DELETE FROM phones WHERE id = ?")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
