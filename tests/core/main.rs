@@ -27,6 +27,7 @@ mod layers;
 mod lifecycle;
 mod load;
 mod mcp;
+mod phone;
 mod promise;
 mod render_check;
 mod reports;

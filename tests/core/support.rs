@@ -133,7 +133,9 @@ pub async fn fingerprint(store: &Store) -> String {
              || (SELECT json_group_array(json_array(id, artifact_id, tool, uses, last_used_at,
                     revoked_at)) FROM grants)
              || (SELECT json_group_array(json_array(id, title, description, code, updated_at))
-                    FROM artifacts)",
+                    FROM artifacts)
+             || (SELECT json_group_array(json_array(id, name, hex(credential_sha256), paired_at,
+                    last_used_at)) FROM phones)",
     )
     .fetch_one(&mut *conn)
     .await

@@ -3,7 +3,7 @@
 mod error;
 mod guard;
 mod holds;
-mod routes;
+pub(crate) mod routes;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -109,7 +109,7 @@ impl Console {
         self.inner.watchers.len()
     }
 
-    fn now(&self) -> i64 {
+    pub(crate) fn now(&self) -> i64 {
         self.inner.clock.now_ms()
     }
 }

@@ -1,173 +1,229 @@
-//! Pairing a phone (DESIGN §14): the one-time code the window shows in a QR code, and the
-//! device credential a phone receives for it.
+//! The phone's listener (DESIGN §14): HTTPS on the address the person picks, serving the
+//! phone's own small API and never the agent API. Off until the person turns it on; turning
+//! it off ([`PhoneServer::stop`], or dropping it) closes the listener and ends every phone
+//! connection at once.
 //!
-//! - A code is 256 random bits, valid [`CODE_LIFETIME`], redeemed once. Only the code the
-//!   window shows now is live: showing a new one voids the one before.
-//! - Only the code's SHA-256 is kept, and it is compared in constant time, so neither memory
-//!   nor timing tells what it is.
-//! - Failed redemptions are counted over [`FAILURE_WINDOW`]. Past [`MAX_FAILURES`] every
-//!   redemption is refused, the right code too, until the window has passed, and the live code
-//!   is voided: a guesser who has spent its tries cannot win with a later one, and the person
-//!   shows a new code. The window reads the count to say so.
-//! - A device credential is 256 random bits, given to the phone once; only its SHA-256 is
-//!   stored.
-//!
-//! Nothing here listens: the phone's listener (HTTPS, its own API) calls [`Pairing::redeem`]
-//! and stores the credential's hash.
+//! Who may ask what:
+//! - Every request must name the console as the phone reaches it (`Host` equal to the
+//!   address the listener was started for), so a page elsewhere cannot rebind a name to it.
+//! - The agent API's bearer token is refused here, whatever it is; the phone's credential is
+//!   a cookie, and the agent API accepts nothing but its bearer token (decision 0023).
+//! - Every request but the pairing itself carries a paired phone's credential, looked up by
+//!   its SHA-256 (a revoked phone's matches nothing).
+//! - A request that changes anything must come from the phone page's own origin
+//!   (`Origin: https://<host>`), with a JSON body, so another site cannot post to it.
 
-use std::collections::VecDeque;
-use std::fmt;
+pub mod pairing;
+pub mod tls;
+
+mod api;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest as _, Sha256};
-use subtle::ConstantTimeEq as _;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
 
-/// How long a pairing code can be redeemed after the window shows it.
-pub const CODE_LIFETIME: Duration = Duration::from_secs(5 * 60);
-/// The span over which failed redemptions are counted.
-pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
-/// Failed redemptions allowed within [`FAILURE_WINDOW`]; the next is refused whatever it is.
-pub const MAX_FAILURES: usize = 5;
+use self::pairing::{Pairing, PairingError};
+use crate::console::Console;
 
-/// 256 random bits, hex-encoded: a pairing code or a device credential. Its `Debug` hides it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+/// A TLS handshake not finished in this long is dropped.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Request headers not received in this long end the connection.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Phone connections served at once; more wait to be accepted.
+const MAX_CONNECTIONS: usize = 64;
 
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(…)")
-    }
+/// Why the phone's listener could not start or act.
+#[derive(Debug, thiserror::Error)]
+pub enum PhoneError {
+    #[error("the phone page's certificate: {0}")]
+    Certificate(String),
+    #[error("cannot listen on {addr} for the phone page: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the name the phone reaches the console by is not usable: {0:?}")]
+    Host(String),
+    #[error(transparent)]
+    Pairing(#[from] PairingError),
 }
 
-impl Secret {
-    fn generate() -> Result<Self, PairingError> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| PairingError::Random(e.to_string()))?;
-        Ok(Self(hex::encode(bytes)))
-    }
-
-    /// The text to put in the QR code's fragment, or to give the phone once.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// What is kept of it: its SHA-256.
-    pub fn hash(&self) -> [u8; 32] {
-        sha256(&self.0)
-    }
+/// The phone's listener, serving until [`PhoneServer::stop`] or until dropped.
+pub struct PhoneServer {
+    addr: SocketAddr,
+    host: String,
+    fingerprint: String,
+    certificate: Vec<u8>,
+    pairing: Arc<Mutex<Pairing>>,
+    task: JoinHandle<()>,
 }
 
-/// The SHA-256 of `text`: how a pairing code or a device credential is kept and looked up.
-pub fn sha256(text: &str) -> [u8; 32] {
-    Sha256::digest(text.as_bytes()).into()
-}
-
-/// Why a redemption was refused. The phone is told only that pairing failed; the window is
-/// told which.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PairingError {
-    #[error("no pairing code is shown, or this one is wrong or already used")]
-    Unknown,
-    #[error("the pairing code expired: show a new one")]
-    Expired,
-    #[error("too many failed pairings: try again in {0} s, with a new code")]
-    RateLimited(u64),
-    #[error("no random source: {0}")]
-    Random(String),
-}
-
-/// A code the window shows.
-struct Live {
-    hash: [u8; 32],
-    until: Instant,
-}
-
-/// The pairing state of one console: the live code, if any, and recent failures.
-#[derive(Default)]
-pub struct Pairing {
-    live: Option<Live>,
-    failures: VecDeque<Instant>,
-}
-
-impl Pairing {
-    /// A new code to show, valid [`CODE_LIFETIME`] from `now`; the code shown before it is void.
-    pub fn show(&mut self, now: Instant) -> Result<Secret, PairingError> {
-        let code = Secret::generate()?;
-        self.live = Some(Live {
-            hash: code.hash(),
-            until: now + CODE_LIFETIME,
+impl PhoneServer {
+    /// Listens on `bind` (port 0 picks one) for phones reaching the console as `host` (the
+    /// machine's LAN address or its name on a private network), with the certificate kept in
+    /// `data_root` for that name.
+    pub async fn start(
+        console: Console,
+        data_root: &Path,
+        bind: SocketAddr,
+        host: &str,
+    ) -> Result<Self, PhoneError> {
+        if !is_host_name(host) {
+            return Err(PhoneError::Host(host.to_owned()));
+        }
+        let identity = tls::load_or_create(data_root, &[host.to_owned()])?;
+        let config = tls::server_config(&identity)?;
+        let listener = TcpListener::bind(bind)
+            .await
+            .map_err(|source| PhoneError::Bind { addr: bind, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| PhoneError::Bind { addr: bind, source })?;
+        let authority = authority(host, addr.port());
+        let pairing = Arc::new(Mutex::new(Pairing::default()));
+        let app = api::router(api::PhoneState {
+            console,
+            pairing: pairing.clone(),
+            origin: format!("https://{authority}"),
+            authority,
         });
-        Ok(code)
+        let task = tokio::spawn(serve(listener, config, app));
+        Ok(Self {
+            addr,
+            host: host.to_owned(),
+            fingerprint: identity.fingerprint,
+            certificate: identity.cert_der,
+            pairing,
+            task,
+        })
+    }
+
+    /// The address listened on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The phone page's address.
+    pub fn url(&self) -> String {
+        format!("https://{}/", authority(&self.host, self.addr.port()))
+    }
+
+    /// The certificate's SHA-256 fingerprint, for the window to show beside the QR code.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The certificate (DER), for a phone or a test to trust it by.
+    pub fn certificate(&self) -> &[u8] {
+        &self.certificate
+    }
+
+    /// A new pairing code, valid 5 minutes and once, voiding the one shown before: the
+    /// address for the QR code, the code in its fragment (never sent to a server by a browser).
+    pub fn show_code(&self) -> Result<String, PhoneError> {
+        let code = self.pairing().show(Instant::now())?;
+        Ok(format!("{}#pair={}", self.url(), code.expose()))
     }
 
     /// Stops showing the code: it can no longer be redeemed.
-    pub fn hide(&mut self) {
-        self.live = None;
+    pub fn hide_code(&self) {
+        self.pairing().hide();
     }
 
-    /// Redeems `given`: on success the code is spent and the phone gets a new device
-    /// credential (its hash is what to store). A failure counts against [`MAX_FAILURES`].
-    pub fn redeem(&mut self, given: &str, now: Instant) -> Result<Secret, PairingError> {
-        self.forget_old_failures(now);
-        if self.failures.len() >= MAX_FAILURES {
-            self.live = None;
-            return Err(PairingError::RateLimited(self.retry_after(now)));
-        }
-        let outcome = match &self.live {
-            None => Err(PairingError::Unknown),
-            Some(live) if !bool::from(live.hash.ct_eq(&sha256(given))) => {
-                Err(PairingError::Unknown)
-            }
-            Some(live) if now >= live.until => Err(PairingError::Expired),
-            Some(_) => Ok(()),
-        };
-        match outcome {
-            Ok(()) => {
-                self.live = None;
-                Secret::generate()
-            }
-            Err(e) => {
-                if e == PairingError::Expired {
-                    self.live = None;
-                }
-                self.failures.push_back(now);
-                if self.failures.len() >= MAX_FAILURES {
-                    self.live = None;
-                }
-                Err(e)
-            }
-        }
+    /// Failed pairings in the last minute, for the window to say.
+    pub fn recent_failures(&self) -> usize {
+        self.pairing().recent_failures(Instant::now())
     }
 
-    /// Failed redemptions within the last [`FAILURE_WINDOW`], for the window to show.
-    pub fn recent_failures(&mut self, now: Instant) -> usize {
-        self.forget_old_failures(now);
-        self.failures.len()
+    fn pairing(&self) -> std::sync::MutexGuard<'_, Pairing> {
+        lock(&self.pairing)
     }
 
-    /// Whether a code is shown and still redeemable at `now`.
-    pub fn is_live(&self, now: Instant) -> bool {
-        self.live.as_ref().is_some_and(|l| now < l.until)
+    /// Closes the listener and ends every phone connection.
+    pub fn stop(self) {
+        self.task.abort();
     }
+}
 
-    fn forget_old_failures(&mut self, now: Instant) {
-        while self
-            .failures
-            .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) >= FAILURE_WINDOW)
-        {
-            self.failures.pop_front();
-        }
+impl Drop for PhoneServer {
+    fn drop(&mut self) {
+        self.task.abort();
     }
+}
 
-    /// Seconds until the oldest counted failure leaves the window (at least 1).
-    fn retry_after(&self, now: Instant) -> u64 {
-        self.failures.front().map_or(1, |t| {
-            FAILURE_WINDOW
-                .saturating_sub(now.saturating_duration_since(*t))
-                .as_secs()
-                .max(1)
+/// The pairing state, also after a panic while it was held (each change to it is whole).
+fn lock(pairing: &Mutex<Pairing>) -> std::sync::MutexGuard<'_, Pairing> {
+    pairing.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `host:port`, with an IPv6 address in brackets.
+fn authority(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// An IP address or a DNS name of letters, digits, `-` and `.`.
+fn is_host_name(host: &str) -> bool {
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         })
+}
+
+/// Accepts connections until aborted; aborting it aborts every connection too.
+async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: axum::Router) {
+    let acceptor = tokio_rustls::TlsAcceptor::from(config);
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        // Finished connections are reaped as new ones come.
+        while connections.try_join_next().is_some() {}
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let (tcp, _) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "phone listener: accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let (acceptor, app) = (acceptor.clone(), app.clone());
+        connections.spawn(async move {
+            let _slot = slot;
+            let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await
+            else {
+                return;
+            };
+            let service = hyper_util::service::TowerToHyperService::new(app);
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT);
+            let served = http
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                .await;
+            if let Err(e) = served {
+                tracing::debug!(error = %e, "phone connection ended");
+            }
+        });
     }
 }
 
@@ -176,85 +232,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_shown_code_pairs_once_and_gives_a_fresh_credential() {
-        let mut p = Pairing::default();
-        let t = Instant::now();
-        let code = p.show(t).unwrap();
-        assert_eq!(code.expose().len(), 64);
-        let cred = p.redeem(code.expose(), t + Duration::from_secs(1)).unwrap();
-        assert_ne!(cred, code);
-        assert_eq!(cred.expose().len(), 64);
-        assert_eq!(cred.hash(), sha256(cred.expose()));
-        // Single use: the same code again is unknown, and counts as a failure.
-        assert_eq!(
-            p.redeem(code.expose(), t + Duration::from_secs(2)),
-            Err(PairingError::Unknown)
-        );
-        assert_eq!(p.recent_failures(t + Duration::from_secs(2)), 1);
-    }
-
-    #[test]
-    fn an_expired_code_is_refused_and_voided() {
-        let mut p = Pairing::default();
-        let t = Instant::now();
-        let code = p.show(t).unwrap();
-        let late = t + CODE_LIFETIME;
-        assert!(!p.is_live(late));
-        assert_eq!(p.redeem(code.expose(), late), Err(PairingError::Expired));
-        assert_eq!(p.redeem(code.expose(), late), Err(PairingError::Unknown));
-    }
-
-    #[test]
-    fn a_new_code_voids_the_one_before_and_hiding_voids_it() {
-        let mut p = Pairing::default();
-        let t = Instant::now();
-        let first = p.show(t).unwrap();
-        let second = p.show(t).unwrap();
-        assert_eq!(p.redeem(first.expose(), t), Err(PairingError::Unknown));
-        p.hide();
-        assert_eq!(p.redeem(second.expose(), t), Err(PairingError::Unknown));
-        assert!(!p.is_live(t));
-    }
-
-    #[test]
-    fn a_guesser_is_stopped_and_cannot_win_with_the_right_code_after() {
-        let mut p = Pairing::default();
-        let t = Instant::now();
-        let code = p.show(t).unwrap();
-        // A guess differing from the code in its last character only.
-        let mut near = code.expose().to_owned();
-        let last = if near.ends_with('0') { "1" } else { "0" };
-        near.replace_range(63.., last);
-        for i in 0..MAX_FAILURES {
-            let at = t + Duration::from_secs(i as u64);
-            assert_eq!(p.redeem(&near, at), Err(PairingError::Unknown));
+    fn host_names() {
+        for ok in ["192.168.1.20", "::1", "desk", "desk.tail1234.ts.net"] {
+            assert!(is_host_name(ok), "{ok}");
         }
-        let at = t + Duration::from_secs(10);
-        assert!(matches!(
-            p.redeem(code.expose(), at),
-            Err(PairingError::RateLimited(s)) if (1..=60).contains(&s)
-        ));
-        assert!(!p.is_live(at), "the code shown while guessing is void");
-        assert_eq!(p.recent_failures(at), MAX_FAILURES);
-        // After the window, a new code pairs.
-        let later = t + FAILURE_WINDOW + Duration::from_secs(MAX_FAILURES as u64);
-        assert_eq!(p.recent_failures(later), 0);
-        let fresh = p.show(later).unwrap();
-        assert!(p.redeem(fresh.expose(), later).is_ok());
-    }
-
-    #[test]
-    fn nothing_is_redeemed_when_no_code_is_shown() {
-        let mut p = Pairing::default();
-        let t = Instant::now();
-        for given in ["", "00", &"0".repeat(64), &"ü".repeat(10_000)] {
-            assert_eq!(p.redeem(given, t), Err(PairingError::Unknown));
+        for bad in [
+            "",
+            "a..b",
+            "-a",
+            "a-",
+            "evil.com/x",
+            "a b",
+            "näme",
+            "a:b:c:zz",
+        ] {
+            assert!(!is_host_name(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn secrets_do_not_print() {
-        let s = Secret::generate().unwrap();
-        assert_eq!(format!("{s:?}"), "Secret(…)");
+        assert_eq!(authority("::1", 8443), "[::1]:8443");
+        assert_eq!(authority("desk", 8443), "desk:8443");
     }
 }

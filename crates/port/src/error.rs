@@ -41,6 +41,10 @@ pub enum ErrorCode {
     ExportFailed,
     /// The person cancelled the window's History export (or one was already running).
     ExportCancelled,
+    /// A phone's pairing code was wrong, used or expired.
+    PairingFailed,
+    /// Too many failed attempts in a short time (a phone's pairing): wait, then try again.
+    TooManyAttempts,
     Internal,
 }
 
@@ -74,6 +78,8 @@ impl ErrorCode {
             ErrorCode::ArtifactChanged => "artifact_changed",
             ErrorCode::ExportFailed => "export_failed",
             ErrorCode::ExportCancelled => "export_cancelled",
+            ErrorCode::PairingFailed => "pairing_failed",
+            ErrorCode::TooManyAttempts => "too_many_attempts",
             ErrorCode::Internal => "internal",
         }
     }
@@ -85,7 +91,8 @@ impl ErrorCode {
                 StatusCode::BAD_REQUEST
             }
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
-            ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden | ErrorCode::PairingFailed => StatusCode::FORBIDDEN,
+            ErrorCode::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotFound
             | ErrorCode::ApprovalNotFound
             | ErrorCode::ArtifactNotFound

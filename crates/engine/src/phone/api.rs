@@ -1,0 +1,239 @@
+//! The phone's own API, under `/phone/v1/`: pairing, and the inbox for a paired phone.
+//! Its guard is in this file; what it enforces is in [`super`]'s documentation.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+
+use super::lock;
+use super::pairing::{Pairing, PairingError, sha256};
+use crate::api::ApiError;
+use crate::console::Console;
+use crate::error::Error;
+use countersign_port::{ErrorCode, JsonBody};
+use countersign_store::phones;
+
+/// The cookie holding a phone's credential: `__Host-` makes browsers keep it to this origin,
+/// over HTTPS, for every path.
+pub const COOKIE: &str = "__Host-countersign-phone";
+/// How long a phone keeps its cookie (browsers cap it at 400 days); revoking ends it sooner.
+const COOKIE_MAX_AGE_S: u64 = 400 * 24 * 60 * 60;
+/// Largest request body the phone may send.
+pub const MAX_PHONE_BODY: usize = 16 * 1024;
+/// Longest phone name, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+/// Approvals sent whole with the inbox; the rest by id, as the window does.
+const INBOX_FIRST: u32 = 50;
+
+#[derive(Clone)]
+pub(super) struct PhoneState {
+    pub console: Console,
+    pub pairing: Arc<Mutex<Pairing>>,
+    /// `host:port` as the phone reaches the console.
+    pub authority: String,
+    /// `https://host:port`.
+    pub origin: String,
+}
+
+pub(super) fn router(state: PhoneState) -> Router {
+    Router::new()
+        .route("/phone/v1/pair", post(pair))
+        .route("/phone/v1/inbox", get(inbox))
+        .fallback(crate::api::routes::not_found)
+        .method_not_allowed_fallback(crate::api::routes::method_not_allowed)
+        .with_state(state.clone())
+        .layer(axum::middleware::from_fn_with_state(state, guard))
+}
+
+fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    ApiError::new(status, code, message).into_response()
+}
+
+/// The credential in the request's cookie, if any.
+fn credential(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+}
+
+/// Paired phones only, from the page's own origin, for this console's name, never with the
+/// agent API's token.
+async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(|h| h.eq_ignore_ascii_case(&s.authority)) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "this is the phone page of another address: requests for other hosts are refused",
+        );
+    }
+    if headers.contains_key(header::AUTHORIZATION) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "the phone page does not take the agent API's token (or any Authorization header)",
+        );
+    }
+    let reads = matches!(*req.method(), Method::GET | Method::HEAD);
+    if !reads {
+        let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+        if origin != Some(s.origin.as_str()) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "changes are taken only from the phone page itself (its Origin)",
+            );
+        }
+        let json = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            return refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorCode::UnsupportedMediaType,
+                "request bodies must be Content-Type: application/json",
+            );
+        }
+    }
+    if req.uri().path() != "/phone/v1/pair" {
+        let phone = match credential(headers) {
+            Some(given) => match paired(&s.console, given).await {
+                Ok(p) => p,
+                Err(e) => return e.into_response(),
+            },
+            None => None,
+        };
+        let Some(phone) = phone else {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "this phone is not paired, or was revoked: pair it from the window's Settings",
+            );
+        };
+        req.extensions_mut().insert(phone);
+    }
+    next.run(req).await
+}
+
+/// The paired phone holding `credential`, its use recorded.
+async fn paired(console: &Console, credential: &str) -> Result<Option<phones::Phone>, ApiError> {
+    let mut tx = console.store().write().await.map_err(Error::from)?;
+    let phone = phones::authenticate(&mut tx, &sha256(credential), console.now())
+        .await
+        .map_err(Error::from)?;
+    tx.commit().await.map_err(Error::from)?;
+    Ok(phone)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairBody {
+    /// The code from the QR code's fragment.
+    code: String,
+    /// What to call the phone in the window.
+    name: String,
+}
+
+/// `POST /phone/v1/pair`: a shown code for a device credential, set as the phone's cookie.
+async fn pair(
+    State(s): State<PhoneState>,
+    JsonBody(body): JsonBody<PairBody, MAX_PHONE_BODY>,
+) -> Result<Response, ApiError> {
+    let name = body.name.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            format!("name: 1 to {MAX_NAME_CHARS} characters, none of them control characters"),
+        ));
+    }
+    let redeemed = lock(&s.pairing).redeem(&body.code, Instant::now());
+    let credential = match redeemed {
+        Ok(c) => c,
+        Err(PairingError::RateLimited(seconds)) => {
+            let mut r = ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::TooManyAttempts,
+                format!("too many failed pairings: show a new code in the window in {seconds} s"),
+            )
+            .into_response();
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            return Ok(r);
+        }
+        Err(PairingError::Random(e)) => {
+            return Err(Error::Internal(format!("no random source: {e}")).into());
+        }
+        Err(_) => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                ErrorCode::PairingFailed,
+                "pairing failed: the code is wrong, used or expired; show a new one in the window",
+            ));
+        }
+    };
+    let id = ulid::Ulid::new().to_string();
+    let mut tx = s.console.store().write().await.map_err(Error::from)?;
+    phones::insert(&mut tx, &id, name, &credential.hash(), s.console.now())
+        .await
+        .map_err(Error::from)?;
+    tx.commit().await.map_err(Error::from)?;
+    let cookie = format!(
+        "{COOKIE}={}; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age={COOKIE_MAX_AGE_S}",
+        credential.expose()
+    );
+    let mut r = Json(serde_json::json!({ "id": id, "name": name })).into_response();
+    let cookie = HeaderValue::from_str(&cookie)
+        .map_err(|e| Error::Internal(format!("cookie header: {e}")))?;
+    r.headers_mut().insert(header::SET_COOKIE, cookie);
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(r)
+}
+
+/// `GET /phone/v1/inbox`: the waiting calls as the window opens them (the newest first, the
+/// first ones whole).
+async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
+    let page = s.console.inbox_page(INBOX_FIRST).await?;
+    let mut r = Json(page).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_credential_is_read_from_its_own_cookie_only() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("a=1; __Host-countersign-phone=abc; b=2"),
+        );
+        assert_eq!(credential(&h), Some("abc"));
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("__Host-countersign-phoneX=abc; x__Host-countersign-phone=d"),
+        );
+        assert_eq!(credential(&h), None);
+        assert_eq!(credential(&HeaderMap::new()), None);
+    }
+}

@@ -1,0 +1,169 @@
+//! The phone page's certificate: made here at first use (rcgen), self-signed, for the names
+//! the phone reaches the console by, and kept with its key in one 0600 file in the data
+//! directory. The page and the window both show its SHA-256 fingerprint, so the person can
+//! tell it is theirs when the phone's browser asks about it.
+//!
+//! A new one is made when the names change or when it has less than [`RENEW_BEFORE`] left;
+//! it is valid [`VALIDITY`] (phones refuse server certificates valid for much longer).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use super::PhoneError;
+use crate::private_file::{read_private, write_private};
+
+/// The file, in the data directory, holding the certificate, its key and its names.
+pub const TLS_FILE: &str = "phone-tls.json";
+/// How long a certificate made here is valid.
+pub const VALIDITY: time::Duration = time::Duration::days(397);
+/// A certificate with less than this left is replaced at the listener's next start.
+pub const RENEW_BEFORE: time::Duration = time::Duration::days(30);
+
+/// What the file keeps.
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    names: Vec<String>,
+    not_after: i64,
+    /// The certificate, DER in hex.
+    cert_der: String,
+    key_pem: String,
+}
+
+/// The listener's certificate and key, ready to serve.
+pub struct Identity {
+    /// The certificate, DER.
+    pub cert_der: Vec<u8>,
+    key_der: Vec<u8>,
+    /// SHA-256 of the certificate, as browsers show it: upper-case hex pairs joined by `:`.
+    pub fingerprint: String,
+}
+
+impl std::fmt::Debug for Identity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Identity")
+            .field("fingerprint", &self.fingerprint)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The certificate for `names` kept in `root`, or a new one (then kept) when there is none,
+/// it names other names, it is near its end, or the file does not parse.
+pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneError> {
+    let path = root.join(TLS_FILE);
+    let now = time::OffsetDateTime::now_utc();
+    let kept: Option<Kept> = match read_private(&path) {
+        Ok(text) => serde_json::from_str(&text).ok(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(PhoneError::Certificate(format!("{}: {e}", path.display()))),
+    };
+    let usable =
+        kept.filter(|k| k.names == names && k.not_after > (now + RENEW_BEFORE).unix_timestamp());
+    let kept = match usable {
+        Some(k) => k,
+        None => {
+            let made = make(names, now)?;
+            let text =
+                serde_json::to_vec(&made).map_err(|e| PhoneError::Certificate(e.to_string()))?;
+            write_private(&path, &text)
+                .map_err(|e| PhoneError::Certificate(format!("{}: {e}", path.display())))?;
+            made
+        }
+    };
+    identity(&kept)
+}
+
+fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, PhoneError> {
+    let bad = |e: rcgen::Error| PhoneError::Certificate(e.to_string());
+    let key = rcgen::KeyPair::generate().map_err(bad)?;
+    let mut params = rcgen::CertificateParams::new(names.to_vec()).map_err(bad)?;
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "Countersign phone page");
+    let not_after = now + VALIDITY;
+    params.not_before = now - time::Duration::days(1);
+    params.not_after = not_after;
+    params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
+    let cert = params.self_signed(&key).map_err(bad)?;
+    Ok(Kept {
+        names: names.to_vec(),
+        not_after: not_after.unix_timestamp(),
+        cert_der: hex::encode(cert.der()),
+        key_pem: key.serialize_pem(),
+    })
+}
+
+fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
+    let bad = |what: &str| PhoneError::Certificate(format!("the kept {what} does not parse"));
+    let cert_der = hex::decode(&kept.cert_der).map_err(|_| bad("certificate"))?;
+    let key = rcgen::KeyPair::from_pem(&kept.key_pem).map_err(|_| bad("key"))?;
+    let fingerprint = Sha256::digest(&cert_der)
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect::<Vec<_>>()
+        .join(":");
+    Ok(Identity {
+        cert_der,
+        key_der: key.serialize_der(),
+        fingerprint,
+    })
+}
+
+/// The TLS server configuration for `identity`: TLS 1.3 only, HTTP/1.1.
+pub fn server_config(identity: &Identity) -> Result<Arc<rustls::ServerConfig>, PhoneError> {
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    let bad = |e: rustls::Error| PhoneError::Certificate(e.to_string());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(bad)?
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from(identity.cert_der.clone())],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(identity.key_der.clone())),
+        )
+        .map_err(bad)?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_certificate_is_kept_and_replaced_when_its_names_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = vec!["192.168.1.20".to_owned()];
+        let first = load_or_create(dir.path(), &names).unwrap();
+        assert_eq!(first.fingerprint.len(), 32 * 3 - 1);
+        // Kept 0600.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(dir.path().join(TLS_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let again = load_or_create(dir.path(), &names).unwrap();
+        assert_eq!(again.fingerprint, first.fingerprint);
+        let other = load_or_create(dir.path(), &["desk.tail1234.ts.net".to_owned()]).unwrap();
+        assert_ne!(other.fingerprint, first.fingerprint);
+        assert!(server_config(&other).is_ok());
+    }
+
+    #[test]
+    fn a_damaged_file_is_replaced_and_a_bad_name_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        write_private(&dir.path().join(TLS_FILE), b"{not json").unwrap();
+        assert!(load_or_create(dir.path(), &["10.0.0.2".to_owned()]).is_ok());
+        assert!(matches!(
+            load_or_create(dir.path(), &["bad näme".to_owned()]),
+            Err(PhoneError::Certificate(_))
+        ));
+    }
+}

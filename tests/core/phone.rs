@@ -1,0 +1,397 @@
+//! The phone's listener from a hostile client on the network: real HTTPS on 127.0.0.1:0 with
+//! the console's own certificate, a real database. Each refusal changes nothing.
+
+use countersign_engine::phone::PhoneServer;
+use countersign_store::phones;
+use reqwest::{StatusCode, header};
+use serde_json::{Value, json};
+
+use crate::support::{TestServer, assert_error, fingerprint, server, terminal};
+
+const COOKIE: &str = "__Host-countersign-phone";
+
+/// The agent API and the phone's listener over one console.
+struct Both {
+    agents: TestServer,
+    phone: PhoneServer,
+    /// Trusts the phone listener's certificate, as a phone that accepted it does.
+    http: reqwest::Client,
+    origin: String,
+    /// Where the listener keeps its certificate.
+    _tls: tempfile::TempDir,
+}
+
+async fn both() -> Both {
+    let agents = server().await;
+    let tls = tempfile::tempdir().unwrap();
+    let phone = PhoneServer::start(
+        agents.console.clone(),
+        tls.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "127.0.0.1",
+    )
+    .await
+    .unwrap();
+    let http = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(phone.certificate()).unwrap())
+        .build()
+        .unwrap();
+    let origin = phone.url().trim_end_matches('/').to_owned();
+    Both {
+        agents,
+        phone,
+        http,
+        origin,
+        _tls: tls,
+    }
+}
+
+impl Both {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin)
+    }
+
+    /// The code in the address the window puts in the QR code.
+    fn show_code(&self) -> String {
+        let shown = self.phone.show_code().unwrap();
+        let (page, code) = shown.split_once("#pair=").unwrap();
+        assert_eq!(page, self.phone.url());
+        code.to_owned()
+    }
+
+    /// `POST /phone/v1/pair` as the phone page sends it.
+    async fn pair(&self, code: &str, name: &str) -> reqwest::Response {
+        self.http
+            .post(self.url("/phone/v1/pair"))
+            .header(header::ORIGIN, &self.origin)
+            .json(&json!({ "code": code, "name": name }))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Pairs and returns the credential the phone was given.
+    async fn paired(&self, name: &str) -> String {
+        let code = self.show_code();
+        let r = self.pair(&code, name).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        let cookie = r.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
+        for attribute in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] {
+            assert!(cookie.contains(attribute), "{cookie}");
+        }
+        let credential = cookie
+            .strip_prefix(&format!("{COOKIE}="))
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        assert_eq!(credential.len(), 64);
+        credential
+    }
+
+    async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
+        let mut req = self.http.get(self.url("/phone/v1/inbox"));
+        if let Some(c) = credential {
+            req = req.header(header::COOKIE, format!("{COOKIE}={c}"));
+        }
+        answer(req).await
+    }
+
+    async fn before(&self) -> String {
+        fingerprint(self.agents.console.store()).await
+    }
+}
+
+async fn answer(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+    let r = req.send().await.unwrap();
+    let status = r.status();
+    let text = r.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")),
+    )
+}
+
+#[tokio::test]
+async fn a_phone_pairs_once_with_the_shown_code_then_reads_the_waiting_calls() {
+    let b = both().await;
+    let (status, submitted) = b
+        .agents
+        .post(
+            "/v1/approvals",
+            &terminal("claude-code.Bash", "rm -rf build"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{submitted}");
+    let code = b.show_code();
+    let r = b.pair(&code, "  Anna's phone ").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let cookie = r.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["name"], "Anna's phone");
+    let credential = cookie
+        .strip_prefix(&format!("{COOKIE}="))
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+
+    let (status, inbox) = b.inbox(Some(&credential)).await;
+    assert_eq!(status, StatusCode::OK, "{inbox}");
+    assert_eq!(inbox["ids"], json!([submitted["id"]]));
+    assert_eq!(inbox["first"][0]["approval"]["digest"], submitted["digest"]);
+
+    // Listed in the window, with its use; only the credential's hash is stored.
+    let mut conn = b.agents.console.store().read().await.unwrap();
+    let listed = phones::list(&mut conn).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].name, "Anna's phone");
+    assert!(listed[0].last_used_at.is_some());
+    let (stored,): (Vec<u8>,) = sqlx::query_as("SELECT credential_sha256 FROM phones")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_ne!(stored, credential.as_bytes());
+    assert_eq!(stored.len(), 32);
+    drop(conn);
+
+    // The same code again: refused, and no second phone.
+    let before = b.before().await;
+    let again = answer(
+        b.http
+            .post(b.url("/phone/v1/pair"))
+            .header(header::ORIGIN, &b.origin)
+            .json(&json!({ "code": code, "name": "thief" })),
+    )
+    .await;
+    assert_error(&again, StatusCode::FORBIDDEN, "pairing_failed");
+    assert_eq!(b.before().await, before);
+}
+
+#[tokio::test]
+async fn no_waiting_call_is_shown_without_a_paired_phones_credential() {
+    let b = both().await;
+    b.agents
+        .post("/v1/approvals", &terminal("claude-code.Bash", "ls"))
+        .await;
+    let before = b.before().await;
+    assert_error(
+        &b.inbox(None).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    let guessed = "0".repeat(64);
+    assert_error(
+        &b.inbox(Some(&guessed)).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    assert_eq!(b.before().await, before);
+
+    // A revoked phone's credential is refused at once.
+    let credential = b.paired("Old phone").await;
+    assert_eq!(b.inbox(Some(&credential)).await.0, StatusCode::OK);
+    let id = {
+        let mut conn = b.agents.console.store().read().await.unwrap();
+        phones::list(&mut conn).await.unwrap()[0].id.clone()
+    };
+    let mut tx = b.agents.console.store().write().await.unwrap();
+    assert!(phones::revoke(&mut tx, &id).await.unwrap());
+    tx.commit().await.unwrap();
+    assert_error(
+        &b.inbox(Some(&credential)).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+}
+
+#[tokio::test]
+async fn the_agent_token_is_refused_by_the_phone_and_the_phones_credential_by_the_agent_api() {
+    let b = both().await;
+    let credential = b.paired("Phone").await;
+    // The agent's token on the phone's API, alone or beside a valid credential.
+    let token = b.agents.token.expose().to_owned();
+    for with_cookie in [false, true] {
+        let mut req = b.http.get(b.url("/phone/v1/inbox")).bearer_auth(&token);
+        if with_cookie {
+            req = req.header(header::COOKIE, format!("{COOKIE}={credential}"));
+        }
+        assert_error(&answer(req).await, StatusCode::FORBIDDEN, "forbidden");
+    }
+    // The phone's credential on the agent API, as a cookie or as a bearer token.
+    let url = format!("{}/v1/artifacts", b.agents.url);
+    let http = reqwest::Client::new();
+    let cookie = b
+        .agents
+        .send(
+            http.get(&url)
+                .header(header::COOKIE, format!("{COOKIE}={credential}")),
+        )
+        .await;
+    assert_error(&cookie, StatusCode::UNAUTHORIZED, "unauthorized");
+    let bearer = b.agents.send(http.get(&url).bearer_auth(&credential)).await;
+    assert_error(&bearer, StatusCode::UNAUTHORIZED, "unauthorized");
+}
+
+#[tokio::test]
+async fn another_site_a_foreign_host_and_bad_bodies_are_refused_and_change_nothing() {
+    let b = both().await;
+    let code = b.show_code();
+    let before = b.before().await;
+    let pair = || b.http.post(b.url("/phone/v1/pair"));
+    let body = json!({ "code": code, "name": "Phone" });
+
+    // Cross-site: another origin, or none.
+    let evil = answer(
+        pair()
+            .header(header::ORIGIN, "https://evil.example")
+            .json(&body),
+    )
+    .await;
+    assert_error(&evil, StatusCode::FORBIDDEN, "forbidden");
+    assert_error(
+        &answer(pair().json(&body)).await,
+        StatusCode::FORBIDDEN,
+        "forbidden",
+    );
+    // A name that rebinds to this address.
+    let foreign = answer(
+        pair()
+            .header(header::HOST, "evil.example")
+            .header(header::ORIGIN, &b.origin)
+            .json(&body),
+    )
+    .await;
+    assert_error(&foreign, StatusCode::FORBIDDEN, "forbidden");
+    // A form post, malformed JSON, a field too many, a body too large, a bad name.
+    let form = answer(
+        pair()
+            .header(header::ORIGIN, &b.origin)
+            .header(header::CONTENT_TYPE, "text/plain")
+            .body(body.to_string()),
+    )
+    .await;
+    assert_error(
+        &form,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    );
+    let json_post = |text: String| {
+        pair()
+            .header(header::ORIGIN, &b.origin)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(text)
+    };
+    assert_error(
+        &answer(json_post("{\"code\": ".into())).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_json",
+    );
+    let extra = json!({ "code": code, "name": "Phone", "trusted": true }).to_string();
+    assert_error(
+        &answer(json_post(extra)).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
+    let huge = json!({ "code": code, "name": "x".repeat(20_000) }).to_string();
+    assert_error(
+        &answer(json_post(huge)).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+    );
+    for name in ["", "   ", "a\u{7}b", &"x".repeat(101)] {
+        let bad = json!({ "code": code, "name": name }).to_string();
+        assert_error(
+            &answer(json_post(bad)).await,
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        );
+    }
+    assert_eq!(b.before().await, before);
+    // None of them spent the code or counted as a guess.
+    assert_eq!(b.phone.recent_failures(), 0);
+    assert_eq!(b.pair(&code, "Phone").await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_guesser_is_stopped_and_the_code_it_raced_for_is_void() {
+    let b = both().await;
+    let code = b.show_code();
+    for i in 0..5 {
+        let guess = format!("{i:064x}");
+        let r = answer(
+            b.http
+                .post(b.url("/phone/v1/pair"))
+                .header(header::ORIGIN, &b.origin)
+                .json(&json!({ "code": guess, "name": "Guesser" })),
+        )
+        .await;
+        assert_error(&r, StatusCode::FORBIDDEN, "pairing_failed");
+    }
+    assert_eq!(b.phone.recent_failures(), 5);
+    let r = b.pair(&code, "Guesser").await;
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    let wait: u64 = r.headers()[header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait));
+    // A new code shown now waits out the minute too.
+    let fresh = b.show_code();
+    assert_eq!(
+        b.pair(&fresh, "Guesser").await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    let mut conn = b.agents.console.store().read().await.unwrap();
+    assert!(phones::list(&mut conn).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn turning_the_phone_page_off_closes_it() {
+    let b = both().await;
+    let credential = b.paired("Phone").await;
+    assert_eq!(b.inbox(Some(&credential)).await.0, StatusCode::OK);
+    let url = b.url("/phone/v1/inbox");
+    let Both {
+        phone,
+        http,
+        agents,
+        ..
+    } = b;
+    phone.stop();
+    // The listener is gone: no connection is taken.
+    let mut refused = false;
+    for _ in 0..50 {
+        let r = http
+            .get(&url)
+            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .send()
+            .await;
+        if r.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(
+        refused,
+        "the phone page still answers after it was turned off"
+    );
+    drop(agents);
+}
+
+#[tokio::test]
+async fn a_name_that_is_not_a_host_is_refused_before_listening() {
+    let t = crate::support::console().await;
+    let e = PhoneServer::start(
+        t.console.clone(),
+        t.dir.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "evil.example/path",
+    )
+    .await;
+    assert!(e.is_err());
+}
