@@ -7,3 +7,7 @@ CREATE TABLE phones (
     paired_at         INTEGER NOT NULL,
     last_used_at      INTEGER
 ) STRICT;
+
+-- The device a person decided on, when it was not the desk: a paired phone's name, copied when
+-- the decision is made, so revoking or renaming the phone never changes History.
+ALTER TABLE approvals ADD COLUMN decided_on TEXT CHECK (length(decided_on) BETWEEN 1 AND 100);

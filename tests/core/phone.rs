@@ -301,7 +301,14 @@ async fn another_site_a_foreign_host_and_bad_bodies_are_refused_and_change_nothi
         StatusCode::PAYLOAD_TOO_LARGE,
         "payload_too_large",
     );
-    for name in ["", "   ", "a\u{7}b", &"x".repeat(101)] {
+    for name in [
+        "",
+        "   ",
+        "a\u{7}b",
+        "Anna\u{200B}",
+        "\u{202E}enohp",
+        &"x".repeat(101),
+    ] {
         let bad = json!({ "code": code, "name": name }).to_string();
         assert_error(
             &answer(json_post(bad)).await,
@@ -316,22 +323,28 @@ async fn another_site_a_foreign_host_and_bad_bodies_are_refused_and_change_nothi
 }
 
 #[tokio::test]
-async fn a_guesser_is_stopped_and_the_code_it_raced_for_is_void() {
+async fn a_guesser_is_stopped_and_the_phone_beside_it_still_pairs() {
     let b = both().await;
     let code = b.show_code();
+    // Another device on the network (127.0.0.2 here).
+    let guesser = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(b.phone.certificate()).unwrap())
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .unwrap();
+    let guess = |code: String| {
+        guesser
+            .post(b.url("/phone/v1/pair"))
+            .header(header::ORIGIN, &b.origin)
+            .json(&json!({ "code": code, "name": "Guesser" }))
+    };
     for i in 0..5 {
-        let guess = format!("{i:064x}");
-        let r = answer(
-            b.http
-                .post(b.url("/phone/v1/pair"))
-                .header(header::ORIGIN, &b.origin)
-                .json(&json!({ "code": guess, "name": "Guesser" })),
-        )
-        .await;
+        let r = answer(guess(format!("{i:064x}"))).await;
         assert_error(&r, StatusCode::FORBIDDEN, "pairing_failed");
     }
     assert_eq!(b.phone.recent_failures(), 5);
-    let r = b.pair(&code, "Guesser").await;
+    // Refused even the right code, for the rest of the minute, with how long to wait.
+    let r = guess(code.clone()).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
     let wait: u64 = r.headers()[header::RETRY_AFTER]
         .to_str()
@@ -339,14 +352,41 @@ async fn a_guesser_is_stopped_and_the_code_it_raced_for_is_void() {
         .parse()
         .unwrap();
     assert!((1..=60).contains(&wait));
-    // A new code shown now waits out the minute too.
-    let fresh = b.show_code();
-    assert_eq!(
-        b.pair(&fresh, "Guesser").await.status(),
-        StatusCode::TOO_MANY_REQUESTS
-    );
     let mut conn = b.agents.console.store().read().await.unwrap();
     assert!(phones::list(&mut conn).await.unwrap().is_empty());
+    drop(conn);
+    // The person's phone pairs with the code meanwhile.
+    assert_eq!(b.pair(&code, "Anna's phone").await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_name_typed_in_capitals_is_the_name_browsers_send() {
+    let t = crate::support::console().await;
+    let phone = PhoneServer::start(
+        t.console.clone(),
+        t.dir.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "LocalHost",
+    )
+    .await
+    .unwrap();
+    let url = phone.url();
+    assert!(url.starts_with("https://localhost:"), "{url}");
+    let http = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(phone.certificate()).unwrap())
+        .resolve("localhost", phone.addr())
+        .build()
+        .unwrap();
+    let shown = phone.show_code().unwrap();
+    let code = shown.split_once("#pair=").unwrap().1;
+    let r = http
+        .post(format!("{url}phone/v1/pair"))
+        .header(header::ORIGIN, url.trim_end_matches('/'))
+        .json(&json!({ "code": code, "name": "Phone" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
 }
 
 #[tokio::test]
@@ -394,4 +434,156 @@ async fn a_name_that_is_not_a_host_is_refused_before_listening() {
     )
     .await;
     assert!(e.is_err());
+}
+
+impl Both {
+    async fn decide(&self, credential: &str, id: &Value, body: Value) -> (StatusCode, Value) {
+        answer(
+            self.http
+                .post(self.url(&format!(
+                    "/phone/v1/approvals/{}/decide",
+                    id.as_str().unwrap()
+                )))
+                .header(header::ORIGIN, &self.origin)
+                .header(header::COOKIE, format!("{COOKIE}={credential}"))
+                .json(&body),
+        )
+        .await
+    }
+}
+
+#[tokio::test]
+async fn a_phone_decides_the_card_it_showed_and_the_decision_names_the_phone() {
+    let b = both().await;
+    let (_, asked) = b
+        .agents
+        .post(
+            "/v1/approvals",
+            &terminal("claude-code.Bash", "cargo publish"),
+        )
+        .await;
+    let credential = b.paired("Anna's phone").await;
+    let (_, inbox) = b.inbox(Some(&credential)).await;
+    let shown = &inbox["first"][0]["approval"];
+    assert_eq!(shown["id"], asked["id"]);
+    let (status, decided) = b
+        .decide(
+            &credential,
+            &asked["id"],
+            json!({ "digest": shown["digest"], "decision": "approve" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    assert_eq!(decided["status"], "approved");
+    assert_eq!(decided["decided_by"], "person");
+    assert_eq!(decided["decided_on"], "Anna's phone");
+    // The agent sees it approved; a second decision is refused.
+    let (_, seen) = b
+        .agents
+        .get(&format!("/v1/approvals/{}", asked["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(seen["status"], "approved");
+    let again = b
+        .decide(
+            &credential,
+            &asked["id"],
+            json!({ "digest": shown["digest"], "decision": "decline" }),
+        )
+        .await;
+    assert_error(&again, StatusCode::CONFLICT, "already_decided");
+    // Revoking the phone leaves History as it was.
+    let id = {
+        let mut conn = b.agents.console.store().read().await.unwrap();
+        phones::list(&mut conn).await.unwrap()[0].id.clone()
+    };
+    let mut tx = b.agents.console.store().write().await.unwrap();
+    phones::revoke(&mut tx, &id).await.unwrap();
+    tx.commit().await.unwrap();
+    let id = countersign_domain::ids::ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap();
+    let kept = b.agents.console.approval(&id).await.unwrap();
+    assert_eq!(kept.decided_on.as_deref(), Some("Anna's phone"));
+}
+
+#[tokio::test]
+async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked() {
+    let b = both().await;
+    let (_, first) = b
+        .agents
+        .post("/v1/approvals", &terminal("claude-code.Bash", "ls"))
+        .await;
+    let (_, second) = b
+        .agents
+        .post("/v1/approvals", &terminal("claude-code.Bash", "rm -rf ~"))
+        .await;
+    let credential = b.paired("Phone").await;
+    // Its use is recorded by the first request (then at most once a minute).
+    b.inbox(Some(&credential)).await;
+    let before = b.before().await;
+    // The card of `ls` shown, the decision sent for `rm -rf ~`.
+    let swapped = b
+        .decide(
+            &credential,
+            &second["id"],
+            json!({ "digest": first["digest"], "decision": "approve" }),
+        )
+        .await;
+    assert_error(&swapped, StatusCode::CONFLICT, "digest_mismatch");
+    // "Don't ask again" has no way in from the phone.
+    for body in [
+        json!({ "digest": second["digest"], "decision": "approve_always" }),
+        json!({ "digest": second["digest"], "decision": "approve", "scope": { "reach": "any" } }),
+        json!({ "digest": second["digest"], "decision": "approve", "reason": "sure" }),
+        json!({ "digest": second["digest"] }),
+    ] {
+        let r = b.decide(&credential, &second["id"], body).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
+    }
+    // Nor from the console itself, for a decision on a device.
+    let id = countersign_domain::ids::ApprovalId::parse(second["id"].as_str().unwrap()).unwrap();
+    let ruled = b
+        .agents
+        .console
+        .decide_on(
+            &id,
+            second["digest"].as_str().unwrap(),
+            countersign_domain::approval::Decision::ALWAYS,
+            Some("Phone"),
+        )
+        .await;
+    assert!(ruled.is_err());
+    // Another site's page, posting with the phone's cookie.
+    let csrf = answer(
+        b.http
+            .post(b.url(&format!(
+                "/phone/v1/approvals/{}/decide",
+                second["id"].as_str().unwrap()
+            )))
+            .header(header::ORIGIN, "https://evil.example")
+            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .json(&json!({ "digest": second["digest"], "decision": "approve" })),
+    )
+    .await;
+    assert_error(&csrf, StatusCode::FORBIDDEN, "forbidden");
+    assert_eq!(b.before().await, before);
+    // Revoked: refused at once.
+    let phone = {
+        let mut conn = b.agents.console.store().read().await.unwrap();
+        phones::list(&mut conn).await.unwrap()[0].id.clone()
+    };
+    let mut tx = b.agents.console.store().write().await.unwrap();
+    phones::revoke(&mut tx, &phone).await.unwrap();
+    tx.commit().await.unwrap();
+    let revoked = b
+        .decide(
+            &credential,
+            &second["id"],
+            json!({ "digest": second["digest"], "decision": "approve" }),
+        )
+        .await;
+    assert_error(&revoked, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (_, still) = b
+        .agents
+        .get(&format!("/v1/approvals/{}", second["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(still["status"], "pending");
 }

@@ -43,6 +43,7 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         digest: "sha256:00".into(),
         hidden_marks: 0,
         decided_by: None,
+        decided_on: None,
         reason: None,
         granted: None,
         created_at,
@@ -957,18 +958,12 @@ async fn a_phone_pairs_is_used_renamed_and_revoked_for_good() {
     tx.commit().await.unwrap();
 
     let mut tx = store.write().await.unwrap();
-    assert_eq!(
-        phones::authenticate(&mut tx, &other, 2_000).await.unwrap(),
-        None
-    );
-    let found = phones::authenticate(&mut tx, &cred, 2_000)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        (found.id.as_str(), found.last_used_at),
-        ("ph1", Some(2_000))
-    );
+    assert_eq!(phones::find(&mut tx, &other).await.unwrap(), None);
+    let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
+    assert_eq!((found.id.as_str(), found.last_used_at), ("ph1", None));
+    assert!(phones::touch(&mut tx, "ph1", 2_000).await.unwrap());
+    let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
+    assert_eq!(found.last_used_at, Some(2_000));
     assert!(phones::rename(&mut tx, "ph1", "Work phone").await.unwrap());
     assert!(!phones::rename(&mut tx, "nope", "x").await.unwrap());
     tx.commit().await.unwrap();
@@ -982,10 +977,8 @@ async fn a_phone_pairs_is_used_renamed_and_revoked_for_good() {
     let mut tx = store.write().await.unwrap();
     assert!(phones::revoke(&mut tx, "ph1").await.unwrap());
     // A revoked phone's credential matches nothing, and revoking twice says so.
-    assert_eq!(
-        phones::authenticate(&mut tx, &cred, 3_000).await.unwrap(),
-        None
-    );
+    assert_eq!(phones::find(&mut tx, &cred).await.unwrap(), None);
+    assert!(!phones::touch(&mut tx, "ph1", 3_000).await.unwrap());
     assert!(!phones::revoke(&mut tx, "ph1").await.unwrap());
     tx.commit().await.unwrap();
     assert!(

@@ -266,6 +266,11 @@ pub struct Approval {
     /// Hidden characters found in the call; while non-zero no grant can be made from it.
     pub hidden_marks: u32,
     pub decided_by: Option<DecidedBy>,
+    /// The device the person decided on when it was not the desk: a paired phone's name,
+    /// copied when the decision was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub decided_on: Option<String>,
     pub reason: Option<String>,
     /// The grant this approval created ("don't ask again"), if any.
     pub granted: Option<GrantId>,

@@ -18,7 +18,8 @@ pub mod tls;
 
 mod api;
 
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,11 +31,20 @@ use self::pairing::{Pairing, PairingError};
 use crate::console::Console;
 
 /// A TLS handshake not finished in this long is dropped.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Request headers not received in this long end the connection.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Request headers not received in this long (also between requests) end the connection.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// A request not answered in this long, its body read included, is answered 408.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// Phone connections served at once; more wait to be accepted.
 const MAX_CONNECTIONS: usize = 64;
+/// Connections served at once from one source (an IPv4 address, an IPv6 /64): a browser opens
+/// about six. More from it are closed at once, so one device cannot take every slot.
+const MAX_PER_SOURCE: usize = 8;
+
+/// The address a request came from, for counting failed pairings by source.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Peer(pub IpAddr);
 
 /// Why the phone's listener could not start or act.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +85,12 @@ impl PhoneServer {
         if !is_host_name(host) {
             return Err(PhoneError::Host(host.to_owned()));
         }
+        // Browsers send names lower-case; an address is written as it parses.
+        let host = match host.parse::<IpAddr>() {
+            Ok(ip) => ip.to_string(),
+            Err(_) => host.to_ascii_lowercase(),
+        };
+        let host = host.as_str();
         let identity = tls::load_or_create(data_root, &[host.to_owned()])?;
         let config = tls::server_config(&identity)?;
         let listener = TcpListener::bind(bind)
@@ -160,12 +176,49 @@ fn lock(pairing: &Mutex<Pairing>) -> std::sync::MutexGuard<'_, Pairing> {
     pairing.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `host:port`, with an IPv6 address in brackets.
+/// `host:port` as browsers write it in `Host` and `Origin`: an IPv6 address in brackets, and
+/// no port when it is HTTPS's own.
 fn authority(host: &str, port: u16) -> String {
-    if host.contains(':') {
-        format!("[{host}]:{port}")
+    let host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_owned()
+    };
+    if port == 443 {
+        host
     } else {
         format!("{host}:{port}")
+    }
+}
+
+/// Connections open per source; a slot is given back when its [`Held`] is dropped.
+#[derive(Default, Clone)]
+struct PerSource(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+struct Held(PerSource, IpAddr);
+
+impl PerSource {
+    fn take(&self, ip: IpAddr) -> Option<Held> {
+        let key = pairing::source(ip);
+        let mut open = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(key).or_default();
+        if *n >= MAX_PER_SOURCE {
+            return None;
+        }
+        *n += 1;
+        Some(Held(self.clone(), key))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut open = (self.0).0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.1);
+            }
+        }
     }
 }
 
@@ -191,6 +244,7 @@ fn is_host_name(host: &str) -> bool {
 async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: axum::Router) {
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let per_source = PerSource::default();
     let mut connections = tokio::task::JoinSet::new();
     loop {
         // Finished connections are reaped as new ones come.
@@ -198,7 +252,7 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
         let Ok(slot) = slots.clone().acquire_owned().await else {
             return;
         };
-        let (tcp, _) = match listener.accept().await {
+        let (tcp, peer) = match listener.accept().await {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "phone listener: accept failed");
@@ -206,9 +260,14 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
                 continue;
             }
         };
-        let (acceptor, app) = (acceptor.clone(), app.clone());
+        // Closed at once (dropped) when its source has too many open.
+        let Some(held) = per_source.take(peer.ip()) else {
+            continue;
+        };
+        let acceptor = acceptor.clone();
+        let app = app.clone().layer(axum::Extension(Peer(peer.ip())));
         connections.spawn(async move {
-            let _slot = slot;
+            let _slot = (slot, held);
             let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await
             else {
                 return;
@@ -250,5 +309,6 @@ mod tests {
         }
         assert_eq!(authority("::1", 8443), "[::1]:8443");
         assert_eq!(authority("desk", 8443), "desk:8443");
+        assert_eq!(authority("desk", 443), "desk");
     }
 }

@@ -25,6 +25,7 @@ struct Row {
     hidden_marks: i64,
     status: String,
     decided_by: Option<String>,
+    decided_on: Option<String>,
     reason: Option<String>,
     granted: Option<String>,
     created_at: i64,
@@ -41,7 +42,7 @@ struct Row {
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
-    a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.reason,
+    a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.decided_on, a.reason,
     g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.result_reporter_name, a.result_reporter_session, a.result_door,
     (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
@@ -86,6 +87,7 @@ impl TryFrom<Row> for Approval {
                 .map(DecidedBy::try_from)
                 .transpose()
                 .map_err(|_| bad("decided_by"))?,
+            decided_on: r.decided_on,
             reason: r.reason,
             granted: r
                 .granted
@@ -236,12 +238,27 @@ pub async fn finish(
     reason: Option<&str>,
     now: i64,
 ) -> Result<bool, StoreError> {
+    finish_on(conn, id, status, decided_by, None, reason, now).await
+}
+
+/// [`finish`], on a device other than the desk (`on`: a paired phone's name).
+pub async fn finish_on(
+    conn: &mut SqliteConnection,
+    id: &ApprovalId,
+    status: Status,
+    decided_by: Option<&DecidedBy>,
+    on: Option<&str>,
+    reason: Option<&str>,
+    now: i64,
+) -> Result<bool, StoreError> {
     let done = sqlx::query(
-        "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?
+        "UPDATE approvals SET status = ?, decided_by = ?, decided_on = ?, reason = ?,
+             decided_at = ?
          WHERE id = ? AND status = 'pending' AND expires_at > ?",
     )
     .bind(status.as_str())
     .bind(decided_by.cloned().map(String::from))
+    .bind(on)
     .bind(reason)
     .bind(now)
     .bind(id.as_str())

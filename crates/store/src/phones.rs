@@ -32,21 +32,28 @@ pub async fn insert(
     Ok(())
 }
 
-/// The phone holding the credential of this hash, marked used at `now`; `None` when no paired
-/// phone holds it (never paired, or revoked).
-pub async fn authenticate(
+/// The paired phone holding the credential of this hash; `None` when none does (never paired,
+/// or revoked). A read: a wrong credential costs the writer nothing.
+pub async fn find(
     conn: &mut SqliteConnection,
     credential_sha256: &[u8; 32],
-    now: i64,
 ) -> Result<Option<Phone>, StoreError> {
     Ok(sqlx::query_as(
-        "UPDATE phones SET last_used_at = ? WHERE credential_sha256 = ?
-         RETURNING id, name, paired_at, last_used_at",
+        "SELECT id, name, paired_at, last_used_at FROM phones WHERE credential_sha256 = ?",
     )
-    .bind(now)
     .bind(credential_sha256.as_slice())
     .fetch_optional(conn)
     .await?)
+}
+
+/// Records a phone's use at `now`; `false` when there is no such phone (revoked meanwhile).
+pub async fn touch(conn: &mut SqliteConnection, id: &str, now: i64) -> Result<bool, StoreError> {
+    let done = sqlx::query("UPDATE phones SET last_used_at = ? WHERE id = ?")
+        .bind(now)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// Every paired phone, the most recently paired first.

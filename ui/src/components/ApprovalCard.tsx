@@ -252,7 +252,8 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
 
 function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
   const a = p.approval;
-  const by = a.decided_by === "person" ? "by you" : a.decided_by ? `by ${a.decided_by}` : "";
+  const on = a.decided_on ? ` on ${a.decided_on}` : "";
+  const by = a.decided_by === "person" ? `by you${on}` : a.decided_by ? `by ${a.decided_by}` : "";
   const text = {
     approved: `Approved ${by}`,
     declined: `Declined ${by}`,

@@ -181,7 +181,8 @@ export const HistoryRow = memo(function HistoryRow({ p, selected, onSelect }: {
     agent_more: p.more_marks["requester.name"] ?? 0, project_more: p.more_marks["requester.cwd"] ?? 0,
   };
   const warn = warning(p);
-  const by = a.decided_by === null ? "" : a.decided_by === "person" ? "by you" : "by a rule";
+  const by = a.decided_by === null ? "" : a.decided_by === "person"
+    ? (a.decided_on ? `by you on ${a.decided_on}` : "by you") : "by a rule";
   return (
     <div role="option" id={`row-${a.id}`} aria-selected={selected} className={`inbox-row history-row ${selected ? "selected" : ""}`}
       data-testid="history-row" data-id={a.id} data-status={a.status} onClick={() => onSelect(a.id)}>

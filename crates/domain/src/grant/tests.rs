@@ -33,6 +33,7 @@ fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
         digest: d,
         hidden_marks: u32::try_from(hidden).unwrap(),
         decided_by: None,
+        decided_on: None,
         reason: None,
         granted: None,
         created_at: 0,

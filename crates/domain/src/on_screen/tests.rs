@@ -26,6 +26,7 @@ fn approval(call: CallView, raw_input: Option<serde_json::Value>) -> Approval {
         digest: String::new(),
         hidden_marks: 0,
         decided_by: None,
+        decided_on: None,
         reason: None,
         granted: None,
         created_at: 0,

@@ -155,6 +155,7 @@ impl Console {
             digest,
             hidden_marks,
             decided_by: None,
+            decided_on: None,
             reason: None,
             granted: None,
             created_at: now,
@@ -278,7 +279,26 @@ impl Console {
         seen: &str,
         decision: Decision,
     ) -> Result<Approval, Error> {
+        self.decide_on(id, seen, decision, None).await
+    }
+
+    /// [`Console::decide`] on a device other than the desk (`on`: a paired phone's name, kept
+    /// with the decision). Such a decision makes no rule: "don't ask again" stays at the desk.
+    pub async fn decide_on(
+        &self,
+        id: &ApprovalId,
+        seen: &str,
+        decision: Decision,
+        on: Option<&str>,
+    ) -> Result<Approval, Error> {
         decision.validate()?;
+        if on.is_some() && decision.rule().is_some() {
+            return Err(FieldError::new(
+                "decision",
+                "\"don't ask again\" is decided only at the desk",
+            )
+            .into());
+        }
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let a = still_pending(&mut tx, id).await?;
@@ -320,7 +340,8 @@ impl Console {
         };
         let status = decision.status();
         let reason = decision.reason();
-        if !approvals::finish(&mut tx, id, status, Some(&DecidedBy::Person), reason, now).await? {
+        let by = Some(&DecidedBy::Person);
+        if !approvals::finish_on(&mut tx, id, status, by, on, reason, now).await? {
             return Err(Error::AlreadyDecided(a.status));
         }
         let grant_made = rule.is_some();

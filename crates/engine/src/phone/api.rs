@@ -6,19 +6,20 @@ use std::time::Instant;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::{Extension, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::lock;
 use super::pairing::{Pairing, PairingError, sha256};
+use super::{Peer, REQUEST_TIMEOUT, lock};
 use crate::api::ApiError;
 use crate::console::Console;
 use crate::error::Error;
-use countersign_port::{ErrorCode, JsonBody};
+use countersign_domain::approval::{Approval, Decision};
+use countersign_port::{ErrorCode, JsonBody, approval_id};
 use countersign_store::phones;
 
 /// The cookie holding a phone's credential: `__Host-` makes browsers keep it to this origin,
@@ -47,10 +48,24 @@ pub(super) fn router(state: PhoneState) -> Router {
     Router::new()
         .route("/phone/v1/pair", post(pair))
         .route("/phone/v1/inbox", get(inbox))
+        .route("/phone/v1/approvals/{id}/decide", post(decide))
         .fallback(crate::api::routes::not_found)
         .method_not_allowed_fallback(crate::api::routes::method_not_allowed)
         .with_state(state.clone())
         .layer(axum::middleware::from_fn_with_state(state, guard))
+        .layer(axum::middleware::from_fn(in_time))
+}
+
+/// Answers 408 to a request not done in [`REQUEST_TIMEOUT`] (a body sent a byte at a time).
+async fn in_time(req: Request, next: Next) -> Response {
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            ErrorCode::InvalidRequest,
+            "the request took too long to arrive",
+        ),
+    }
 }
 
 fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
@@ -72,7 +87,10 @@ fn credential(headers: &HeaderMap) -> Option<&str> {
 async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    if !host.is_some_and(|h| h.eq_ignore_ascii_case(&s.authority)) {
+    // An absolute-form target (`GET https://other/...`) must name this console too.
+    let target = req.uri().authority().map(|a| a.as_str());
+    let named = |h: &str| h.eq_ignore_ascii_case(&s.authority);
+    if !host.is_some_and(named) || target.is_some_and(|t| !named(t)) {
         return refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,
@@ -129,14 +147,36 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
     next.run(req).await
 }
 
-/// The paired phone holding `credential`, its use recorded.
+/// How often a phone's last use is written.
+const USE_RECORDED_EVERY_MS: i64 = 60_000;
+
+/// The paired phone holding `credential`. Looked up on a read connection, so a wrong one
+/// costs the writer nothing; a match records its use, at most once a minute.
 async fn paired(console: &Console, credential: &str) -> Result<Option<phones::Phone>, ApiError> {
-    let mut tx = console.store().write().await.map_err(Error::from)?;
-    let phone = phones::authenticate(&mut tx, &sha256(credential), console.now())
+    let mut conn = console.store().read().await.map_err(Error::from)?;
+    let phone = phones::find(&mut conn, &sha256(credential))
         .await
         .map_err(Error::from)?;
-    tx.commit().await.map_err(Error::from)?;
-    Ok(phone)
+    drop(conn);
+    let Some(phone) = phone else {
+        return Ok(None);
+    };
+    let now = console.now();
+    if phone
+        .last_used_at
+        .is_none_or(|t| now.saturating_sub(t) >= USE_RECORDED_EVERY_MS)
+    {
+        let mut tx = console.store().write().await.map_err(Error::from)?;
+        // Revoked meanwhile: refused now.
+        let still = phones::touch(&mut tx, &phone.id, now)
+            .await
+            .map_err(Error::from)?;
+        tx.commit().await.map_err(Error::from)?;
+        if !still {
+            return Ok(None);
+        }
+    }
+    Ok(Some(phone))
 }
 
 #[derive(Deserialize)]
@@ -151,18 +191,24 @@ struct PairBody {
 /// `POST /phone/v1/pair`: a shown code for a device credential, set as the phone's cookie.
 async fn pair(
     State(s): State<PhoneState>,
+    Extension(peer): Extension<Peer>,
     JsonBody(body): JsonBody<PairBody, MAX_PHONE_BODY>,
 ) -> Result<Response, ApiError> {
     let name = body.name.trim();
     let chars = name.chars().count();
-    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+    // The window shows the name beside every decision made on the phone: it may not hide
+    // or disguise text (the characters the cards mark).
+    if chars == 0 || chars > MAX_NAME_CHARS || countersign_domain::verbatim::count(name) > 0 {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::InvalidRequest,
-            format!("name: 1 to {MAX_NAME_CHARS} characters, none of them control characters"),
+            format!(
+                "name: 1 to {MAX_NAME_CHARS} characters, with no hidden or look-alike \
+                 characters"
+            ),
         ));
     }
-    let redeemed = lock(&s.pairing).redeem(&body.code, Instant::now());
+    let redeemed = lock(&s.pairing).redeem(&body.code, peer.0, Instant::now());
     let credential = match redeemed {
         Ok(c) => c,
         Err(PairingError::RateLimited(seconds)) => {
@@ -214,6 +260,59 @@ async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(r)
+}
+
+/// What a phone may decide: approve or decline this one call. Rules ("don't ask again") are
+/// made only at the desk, so the body has no way to ask for one.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum PhoneDecision {
+    Approve,
+    Decline,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecideBody {
+    /// The digest of the card the phone showed: a decision for any other card is refused.
+    digest: String,
+    decision: PhoneDecision,
+    /// Why, for a decline.
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// `POST /phone/v1/approvals/{id}/decide`: the person's decision on the card the phone showed,
+/// kept with the phone's name.
+async fn decide(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<DecideBody, MAX_PHONE_BODY>,
+) -> Result<Json<Approval>, ApiError> {
+    let decision = match body.decision {
+        PhoneDecision::Approve if body.reason.is_some() => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                "reason: only a decline takes a reason",
+            ));
+        }
+        PhoneDecision::Approve => Decision::Approve,
+        PhoneDecision::Decline => Decision::Decline {
+            reason: body.reason,
+        },
+    };
+    let decided = s
+        .console
+        .decide_on(
+            &approval_id(&id)?,
+            &body.digest,
+            decision,
+            Some(&phone.name),
+        )
+        .await?;
+    Ok(Json(decided))
 }
 
 #[cfg(test)]

@@ -5,18 +5,19 @@
 //!   window shows now is live: showing a new one voids the one before.
 //! - Only the code's SHA-256 is kept, and it is compared in constant time, so neither memory
 //!   nor timing tells what it is.
-//! - Failed redemptions are counted over [`FAILURE_WINDOW`]. Past [`MAX_FAILURES`] every
-//!   redemption is refused, the right code too, until the window has passed, and the live code
-//!   is voided: a guesser who has spent its tries cannot win with a later one, and the person
-//!   shows a new code. The window reads the count to say so.
+//! - Failed redemptions are counted per source (an IPv4 address, an IPv6 /64) over
+//!   [`FAILURE_WINDOW`]. A source past [`MAX_FAILURES`] is refused, the right code too, until
+//!   the window has passed; other sources are not, so a guesser on the network cannot keep
+//!   the person's phone from pairing. The window reads the total to say that someone tries.
 //! - A device credential is 256 random bits, given to the phone once; only its SHA-256 is
 //!   stored.
 //!
 //! Nothing here listens: the phone's listener ([`super::PhoneServer`]) calls
 //! [`Pairing::redeem`] and stores the credential's hash.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest as _, Sha256};
@@ -26,8 +27,11 @@ use subtle::ConstantTimeEq as _;
 pub const CODE_LIFETIME: Duration = Duration::from_secs(5 * 60);
 /// The span over which failed redemptions are counted.
 pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
-/// Failed redemptions allowed within [`FAILURE_WINDOW`]; the next is refused whatever it is.
+/// Failed redemptions a source may make within [`FAILURE_WINDOW`]; its next is refused
+/// whatever it is.
 pub const MAX_FAILURES: usize = 5;
+/// Sources whose failures are remembered; past it, the one failed longest ago is forgotten.
+const MAX_SOURCES: usize = 1024;
 
 /// 256 random bits, hex-encoded: a pairing code or a device credential. Its `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]
@@ -82,11 +86,23 @@ struct Live {
     until: Instant,
 }
 
-/// The pairing state of one console: the live code, if any, and recent failures.
+/// The pairing state of one console: the live code, if any, and recent failures by source.
 #[derive(Default)]
 pub struct Pairing {
     live: Option<Live>,
-    failures: VecDeque<Instant>,
+    failures: HashMap<IpAddr, VecDeque<Instant>>,
+}
+
+/// Whom failures are counted against: an IPv4 address, or an IPv6 address's /64 (one host
+/// may hold a whole /64).
+pub fn source(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
+    }
 }
 
 impl Pairing {
@@ -105,13 +121,20 @@ impl Pairing {
         self.live = None;
     }
 
-    /// Redeems `given`: on success the code is spent and the phone gets a new device
-    /// credential (its hash is what to store). A failure counts against [`MAX_FAILURES`].
-    pub fn redeem(&mut self, given: &str, now: Instant) -> Result<Secret, PairingError> {
+    /// Redeems `given`, sent `from`: on success the code is spent and the phone gets a new
+    /// device credential (its hash is what to store). A failure counts against `from`.
+    pub fn redeem(
+        &mut self,
+        given: &str,
+        from: IpAddr,
+        now: Instant,
+    ) -> Result<Secret, PairingError> {
         self.forget_old_failures(now);
-        if self.failures.len() >= MAX_FAILURES {
-            self.live = None;
-            return Err(PairingError::RateLimited(self.retry_after(now)));
+        let from = source(from);
+        if let Some(failed) = self.failures.get(&from)
+            && failed.len() >= MAX_FAILURES
+        {
+            return Err(PairingError::RateLimited(retry_after(failed, now)));
         }
         let outcome = match &self.live {
             None => Err(PairingError::Unknown),
@@ -130,19 +153,31 @@ impl Pairing {
                 if e == PairingError::Expired {
                     self.live = None;
                 }
-                self.failures.push_back(now);
-                if self.failures.len() >= MAX_FAILURES {
-                    self.live = None;
-                }
+                self.failed(from, now);
                 Err(e)
             }
         }
     }
 
-    /// Failed redemptions within the last [`FAILURE_WINDOW`], for the window to show.
+    fn failed(&mut self, from: IpAddr, now: Instant) {
+        if !self.failures.contains_key(&from) && self.failures.len() >= MAX_SOURCES {
+            let stalest = self
+                .failures
+                .iter()
+                .min_by_key(|(_, f)| f.back().copied())
+                .map(|(ip, _)| *ip);
+            if let Some(ip) = stalest {
+                self.failures.remove(&ip);
+            }
+        }
+        self.failures.entry(from).or_default().push_back(now);
+    }
+
+    /// Failed redemptions within the last [`FAILURE_WINDOW`], from every source, for the
+    /// window to show.
     pub fn recent_failures(&mut self, now: Instant) -> usize {
         self.forget_old_failures(now);
-        self.failures.len()
+        self.failures.values().map(VecDeque::len).sum()
     }
 
     /// Whether a code is shown and still redeemable at `now`.
@@ -151,29 +186,34 @@ impl Pairing {
     }
 
     fn forget_old_failures(&mut self, now: Instant) {
-        while self
-            .failures
-            .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) >= FAILURE_WINDOW)
-        {
-            self.failures.pop_front();
+        for failed in self.failures.values_mut() {
+            while failed
+                .front()
+                .is_some_and(|t| now.saturating_duration_since(*t) >= FAILURE_WINDOW)
+            {
+                failed.pop_front();
+            }
         }
+        self.failures.retain(|_, f| !f.is_empty());
     }
+}
 
-    /// Seconds until the oldest counted failure leaves the window (at least 1).
-    fn retry_after(&self, now: Instant) -> u64 {
-        self.failures.front().map_or(1, |t| {
-            FAILURE_WINDOW
-                .saturating_sub(now.saturating_duration_since(*t))
-                .as_secs()
-                .max(1)
-        })
-    }
+/// Seconds until the oldest of `failed` leaves the window (at least 1).
+fn retry_after(failed: &VecDeque<Instant>, now: Instant) -> u64 {
+    failed.front().map_or(1, |t| {
+        FAILURE_WINDOW
+            .saturating_sub(now.saturating_duration_since(*t))
+            .as_secs()
+            .max(1)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PHONE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 1, 37));
+    const GUESSER: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 1, 66));
 
     #[test]
     fn the_shown_code_pairs_once_and_gives_a_fresh_credential() {
@@ -181,13 +221,15 @@ mod tests {
         let t = Instant::now();
         let code = p.show(t).unwrap();
         assert_eq!(code.expose().len(), 64);
-        let cred = p.redeem(code.expose(), t + Duration::from_secs(1)).unwrap();
+        let cred = p
+            .redeem(code.expose(), PHONE, t + Duration::from_secs(1))
+            .unwrap();
         assert_ne!(cred, code);
         assert_eq!(cred.expose().len(), 64);
         assert_eq!(cred.hash(), sha256(cred.expose()));
         // Single use: the same code again is unknown, and counts as a failure.
         assert_eq!(
-            p.redeem(code.expose(), t + Duration::from_secs(2)),
+            p.redeem(code.expose(), GUESSER, t + Duration::from_secs(2)),
             Err(PairingError::Unknown)
         );
         assert_eq!(p.recent_failures(t + Duration::from_secs(2)), 1);
@@ -200,8 +242,14 @@ mod tests {
         let code = p.show(t).unwrap();
         let late = t + CODE_LIFETIME;
         assert!(!p.is_live(late));
-        assert_eq!(p.redeem(code.expose(), late), Err(PairingError::Expired));
-        assert_eq!(p.redeem(code.expose(), late), Err(PairingError::Unknown));
+        assert_eq!(
+            p.redeem(code.expose(), PHONE, late),
+            Err(PairingError::Expired)
+        );
+        assert_eq!(
+            p.redeem(code.expose(), PHONE, late),
+            Err(PairingError::Unknown)
+        );
     }
 
     #[test]
@@ -210,14 +258,20 @@ mod tests {
         let t = Instant::now();
         let first = p.show(t).unwrap();
         let second = p.show(t).unwrap();
-        assert_eq!(p.redeem(first.expose(), t), Err(PairingError::Unknown));
+        assert_eq!(
+            p.redeem(first.expose(), PHONE, t),
+            Err(PairingError::Unknown)
+        );
         p.hide();
-        assert_eq!(p.redeem(second.expose(), t), Err(PairingError::Unknown));
+        assert_eq!(
+            p.redeem(second.expose(), PHONE, t),
+            Err(PairingError::Unknown)
+        );
         assert!(!p.is_live(t));
     }
 
     #[test]
-    fn a_guesser_is_stopped_and_cannot_win_with_the_right_code_after() {
+    fn a_guesser_is_stopped_and_the_phone_beside_it_still_pairs() {
         let mut p = Pairing::default();
         let t = Instant::now();
         let code = p.show(t).unwrap();
@@ -227,20 +281,43 @@ mod tests {
         near.replace_range(63.., last);
         for i in 0..MAX_FAILURES {
             let at = t + Duration::from_secs(i as u64);
-            assert_eq!(p.redeem(&near, at), Err(PairingError::Unknown));
+            assert_eq!(p.redeem(&near, GUESSER, at), Err(PairingError::Unknown));
         }
+        // The guesser is refused even the right code, for the rest of the minute.
         let at = t + Duration::from_secs(10);
         assert!(matches!(
-            p.redeem(code.expose(), at),
+            p.redeem(code.expose(), GUESSER, at),
             Err(PairingError::RateLimited(s)) if (1..=60).contains(&s)
         ));
-        assert!(!p.is_live(at), "the code shown while guessing is void");
         assert_eq!(p.recent_failures(at), MAX_FAILURES);
-        // After the window, a new code pairs.
-        let later = t + FAILURE_WINDOW + Duration::from_secs(MAX_FAILURES as u64);
+        // The same host by another address of its IPv6 /64 is the same source.
+        let v6 = |last: u16| IpAddr::V6(std::net::Ipv6Addr::new(0xfd00, 0, 0, 1, 0, 0, 0, last));
+        for i in 0..MAX_FAILURES {
+            let _ = p.redeem(&near, v6(i as u16), at);
+        }
+        assert!(matches!(
+            p.redeem(&near, v6(999), at),
+            Err(PairingError::RateLimited(_))
+        ));
+        // The person's phone pairs with the live code meanwhile.
+        assert!(p.is_live(at));
+        assert!(p.redeem(code.expose(), PHONE, at).is_ok());
+        // After the window, the guesser is forgotten.
+        let later = t + FAILURE_WINDOW + Duration::from_secs(11);
         assert_eq!(p.recent_failures(later), 0);
         let fresh = p.show(later).unwrap();
-        assert!(p.redeem(fresh.expose(), later).is_ok());
+        assert!(p.redeem(fresh.expose(), GUESSER, later).is_ok());
+    }
+
+    #[test]
+    fn many_sources_cannot_grow_the_memory_of_failures() {
+        let mut p = Pairing::default();
+        let t = Instant::now();
+        for i in 0..(MAX_SOURCES as u32 + 100) {
+            let ip = IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i));
+            let _ = p.redeem("x", ip, t + Duration::from_millis(u64::from(i)));
+        }
+        assert_eq!(p.failures.len(), MAX_SOURCES);
     }
 
     #[test]
@@ -248,7 +325,7 @@ mod tests {
         let mut p = Pairing::default();
         let t = Instant::now();
         for given in ["", "00", &"0".repeat(64), &"ü".repeat(10_000)] {
-            assert_eq!(p.redeem(given, t), Err(PairingError::Unknown));
+            assert_eq!(p.redeem(given, PHONE, t), Err(PairingError::Unknown));
         }
     }
 

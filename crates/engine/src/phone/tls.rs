@@ -54,10 +54,11 @@ impl std::fmt::Debug for Identity {
 pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneError> {
     let path = root.join(TLS_FILE);
     let now = time::OffsetDateTime::now_utc();
+    // Missing, a link, unreadable, damaged or readable by others (its key could have been
+    // copied): a new one replaces it.
     let kept: Option<Kept> = match read_private(&path) {
-        Ok(text) => serde_json::from_str(&text).ok(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(PhoneError::Certificate(format!("{}: {e}", path.display()))),
+        Ok(text) if private_enough(&path) => serde_json::from_str(&text).ok(),
+        _ => None,
     };
     let usable =
         kept.filter(|k| k.names == names && k.not_after > (now + RENEW_BEFORE).unix_timestamp());
@@ -73,6 +74,20 @@ pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneEr
         }
     };
     identity(&kept)
+}
+
+/// Whether `path` is a regular file only its owner can read or write.
+fn private_enough(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.file_type().is_file() && m.permissions().mode() & 0o077 == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
 }
 
 fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, PhoneError> {
@@ -154,6 +169,34 @@ mod tests {
         let other = load_or_create(dir.path(), &["desk.tail1234.ts.net".to_owned()]).unwrap();
         assert_ne!(other.fingerprint, first.fingerprint);
         assert!(server_config(&other).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_others_could_read_or_a_link_is_replaced() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let names = vec!["192.168.1.20".to_owned()];
+        let path = dir.path().join(TLS_FILE);
+        let first = load_or_create(dir.path(), &names).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let second = load_or_create(dir.path(), &names).unwrap();
+        assert_ne!(second.fingerprint, first.fingerprint);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // A link planted in its place is replaced by a file, its target left alone.
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, "theirs").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        assert!(load_or_create(dir.path(), &names).is_ok());
+        assert!(
+            std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_file()
+        );
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "theirs");
     }
 
     #[test]
