@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { InboxGroup } from "../api/types/InboxGroup";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
-import { clashing, head, InboxRow, projectName } from "./InboxRow";
+import { clashing, head, HistoryRow, InboxRow, projectName } from "./InboxRow";
 
 const rlo: Mark = { start: 0, end: 0, kind: "bidi", label: "U+202E RIGHT-TO-LEFT OVERRIDE" } as Mark;
 const at = (start: number, end: number): Mark => ({ ...rlo, start, end });
@@ -80,5 +80,21 @@ describe("a row of the inbox's list", () => {
     const g = (agent: string, project: string | null) => ({ ...codex, agent, project });
     const clash = clashing([g("Codex", "/a/api"), g("Codex", "/b/api"), g("Codex", "/c/web"), g("Gemini", "/a/api"), g("Codex", null)]);
     expect([...clash].sort()).toEqual([JSON.stringify(["Codex", "/a/api"]), JSON.stringify(["Codex", "/b/api"])].sort());
+  });
+});
+
+describe("a row of History", () => {
+  function decided(extra: object): string {
+    const p = terminal("ls", []);
+    const approval = {
+      ...p.approval, status: "approved", decided_by: "person", decided_at: Date.now(),
+      requester: { name: "Codex", cwd: "/srv/app" }, ...extra,
+    };
+    return renderToStaticMarkup(<HistoryRow p={{ ...p, approval } as unknown as Presented} selected={false} onSelect={() => {}} />);
+  }
+
+  it("names the phone a decision was made on, and only then", () => {
+    expect(decided({ decided_on: "Anna's phone" })).toContain('title="by you on Anna&#x27;s phone"');
+    expect(decided({})).toContain('title="by you"');
   });
 });

@@ -27,7 +27,12 @@ artifact_version: number | null, requester: Requester, call: CallView, raw_input
 /**
  * Hidden characters found in the call; while non-zero no grant can be made from it.
  */
-hidden_marks: number, decided_by: DecidedBy | null, reason: string | null, 
+hidden_marks: number, decided_by: DecidedBy | null, 
+/**
+ * The device the person decided on when it was not the desk: a paired phone's name,
+ * copied when the decision was made.
+ */
+decided_on?: string, reason: string | null, 
 /**
  * The grant this approval created ("don't ask again"), if any.
  */
