@@ -13,6 +13,7 @@
 //! - A request that changes anything must come from the phone page's own origin
 //!   (`Origin: https://<host>`), with a JSON body, so another site cannot post to it.
 
+pub mod addresses;
 pub mod pairing;
 pub mod tls;
 

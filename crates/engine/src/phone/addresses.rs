@@ -1,0 +1,148 @@
+//! The addresses the person can pick for the phone's listener: this machine's addresses on its
+//! private networks (a home or office LAN) and its Tailscale address. Public addresses are
+//! never offered, so the phone page is not put on the internet by a click.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use serde::Serialize;
+
+/// What kind of network an address is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Network {
+    /// A private network: 10/8, 172.16/12, 192.168/16, or IPv6's unique local fc00::/7.
+    Lan,
+    /// Tailscale's: 100.64/10 or fd7a:115c:a1e0::/48 on its interface.
+    Tailscale,
+}
+
+/// An address the phone can reach the console by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reachable {
+    pub ip: IpAddr,
+    pub interface: String,
+    pub network: Network,
+}
+
+/// Interfaces of containers and virtual machines, which a phone does not reach.
+const VIRTUAL: [&str; 9] = [
+    "docker", "br-", "veth", "virbr", "lxc", "cni", "flannel", "podman", "vmnet",
+];
+
+/// Which network `ip` on `interface` is on, or `None` when a phone cannot or should not reach
+/// the console there (loopback, link-local, public, a container's bridge).
+pub fn classify(interface: &str, ip: IpAddr) -> Option<Network> {
+    if VIRTUAL.iter().any(|v| interface.starts_with(v)) {
+        return None;
+    }
+    let tailscale_interface = interface.starts_with("tailscale") || interface.starts_with("utun");
+    match ip {
+        IpAddr::V4(v4) => {
+            let cgnat = Ipv4Addr::from(u32::from(v4) & 0xffc0_0000) == Ipv4Addr::new(100, 64, 0, 0);
+            if cgnat && tailscale_interface {
+                Some(Network::Tailscale)
+            } else if v4.is_private() {
+                Some(Network::Lan)
+            } else {
+                None
+            }
+        }
+        IpAddr::V6(v6) => {
+            let prefix = |bits: u32, of: Ipv6Addr| {
+                let mask = !0u128 << (128 - bits);
+                u128::from(v6) & mask == u128::from(of) & mask
+            };
+            if prefix(48, Ipv6Addr::new(0xfd7a, 0x115c, 0xa1e0, 0, 0, 0, 0, 0))
+                && tailscale_interface
+            {
+                Some(Network::Tailscale)
+            } else if prefix(7, Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0)) {
+                Some(Network::Lan)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// This machine's addresses a phone can reach, private networks first (IPv4 before IPv6),
+/// then Tailscale's.
+pub fn reachable() -> Vec<Reachable> {
+    let mut found: Vec<Reachable> = interface_addresses()
+        .into_iter()
+        .filter_map(|(interface, ip)| {
+            classify(&interface, ip).map(|network| Reachable {
+                ip,
+                interface,
+                network,
+            })
+        })
+        .collect();
+    found.sort_by_key(|r| (r.network == Network::Tailscale, r.ip.is_ipv6(), r.ip));
+    found.dedup_by(|a, b| a.ip == b.ip);
+    found
+}
+
+#[cfg(unix)]
+fn interface_addresses() -> Vec<(String, IpAddr)> {
+    let Ok(all) = nix::ifaddrs::getifaddrs() else {
+        return Vec::new();
+    };
+    all.filter_map(|a| {
+        let address = a.address?;
+        let ip = if let Some(v4) = address.as_sockaddr_in() {
+            IpAddr::V4(v4.ip())
+        } else {
+            IpAddr::V6(address.as_sockaddr_in6()?.ip())
+        };
+        Some((a.interface_name, ip))
+    })
+    .collect()
+}
+
+#[cfg(not(unix))]
+fn interface_addresses() -> Vec<(String, IpAddr)> {
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn private_networks_and_tailscale_are_offered_nothing_else() {
+        for (iface, addr, want) in [
+            ("wlan0", "192.168.1.20", Some(Network::Lan)),
+            ("eth0", "10.0.0.5", Some(Network::Lan)),
+            ("enp3s0", "172.20.1.2", Some(Network::Lan)),
+            ("wlan0", "fd12:3456::1", Some(Network::Lan)),
+            ("tailscale0", "100.101.102.103", Some(Network::Tailscale)),
+            ("tailscale0", "fd7a:115c:a1e0::1", Some(Network::Tailscale)),
+            // A carrier's shared address space off Tailscale's interface is not Tailscale.
+            ("wwan0", "100.64.1.1", None),
+            ("lo", "127.0.0.1", None),
+            ("lo", "::1", None),
+            ("wlan0", "169.254.3.4", None),
+            ("wlan0", "fe80::1", None),
+            ("eth0", "203.0.113.7", None),
+            ("eth0", "2001:db8::7", None),
+            ("docker0", "172.17.0.1", None),
+            ("br-1a2b", "172.18.0.1", None),
+            ("virbr0", "192.168.122.1", None),
+        ] {
+            assert_eq!(classify(iface, ip(addr)), want, "{iface} {addr}");
+        }
+    }
+
+    #[test]
+    fn this_machine_offers_no_loopback_or_public_address() {
+        for r in reachable() {
+            assert!(!r.ip.is_loopback(), "{r:?}");
+            assert!(classify(&r.interface, r.ip).is_some(), "{r:?}");
+        }
+    }
+}
