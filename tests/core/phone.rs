@@ -587,3 +587,113 @@ async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked()
         .await;
     assert_eq!(still["status"], "pending");
 }
+
+/// A raw TLS connection to the phone's listener from `from`, trusting its certificate.
+async fn raw(
+    b: &Both,
+    from: std::net::IpAddr,
+) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
+    use std::sync::Arc;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(rustls::pki_types::CertificateDer::from(
+            b.phone.certificate().to_vec(),
+        ))
+        .unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_protocol_versions(&[&rustls::version::TLS13])
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(std::net::SocketAddr::new(from, 0))?;
+    let tcp = socket.connect(b.phone.addr()).await?;
+    let name = rustls::pki_types::ServerName::from(b.phone.addr().ip());
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(name, tcp)
+        .await
+}
+
+#[tokio::test]
+async fn a_body_sent_a_byte_at_a_time_is_cut_off() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let b = both().await;
+    let mut tls = raw(&b, [127, 0, 0, 1].into()).await.unwrap();
+    let authority = b.origin.trim_start_matches("https://");
+    let head = format!(
+        "POST /phone/v1/pair HTTP/1.1\r\nHost: {authority}\r\nOrigin: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"code\"",
+        b.origin
+    );
+    tls.write_all(head.as_bytes()).await.unwrap();
+    // The rest never comes: the listener answers 408 (after 15 s) rather than wait for it.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(40), async {
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+            match tls.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "the listener waited for the body");
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+}
+
+#[tokio::test]
+async fn one_source_cannot_take_every_connection() {
+    use tokio::io::AsyncReadExt as _;
+    let b = both().await;
+    let hog: std::net::IpAddr = [127, 0, 0, 3].into();
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        held.push(raw(&b, hog).await.unwrap());
+    }
+    // The ninth from the same source is closed at once: its handshake fails, or it reads
+    // the end of the stream.
+    let ninth = match raw(&b, hog).await {
+        Err(_) => true,
+        Ok(mut tls) => {
+            let mut buf = [0u8; 1];
+            matches!(
+                tokio::time::timeout(std::time::Duration::from_secs(5), tls.read(&mut buf)).await,
+                Ok(Ok(0) | Err(_))
+            )
+        }
+    };
+    assert!(ninth, "a ninth connection from one source was kept");
+    // Another device is served meanwhile.
+    let other = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(b.phone.certificate()).unwrap())
+        .local_address(std::net::IpAddr::from([127, 0, 0, 4]))
+        .timeout(std::time::Duration::from_secs(5))
+        .build()
+        .unwrap();
+    let served = answer(other.get(b.url("/phone/v1/inbox"))).await;
+    assert_error(&served, StatusCode::UNAUTHORIZED, "unauthorized");
+    // Closing one of the eight gives the source its slot back.
+    held.pop();
+    let mut again = false;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        if let Ok(mut tls) = raw(&b, hog).await {
+            use tokio::io::AsyncWriteExt as _;
+            let authority = b.origin.trim_start_matches("https://");
+            let req = format!("GET /phone/v1/inbox HTTP/1.1\r\nHost: {authority}\r\n\r\n");
+            if tls.write_all(req.as_bytes()).await.is_ok() {
+                let mut buf = [0u8; 12];
+                if tls.read_exact(&mut buf).await.is_ok() && buf.starts_with(b"HTTP/1.1 401") {
+                    again = true;
+                    break;
+                }
+            }
+        }
+    }
+    assert!(again, "the source never got its slot back");
+    drop(held);
+}
