@@ -697,3 +697,27 @@ async fn one_source_cannot_take_every_connection() {
     assert!(again, "the source never got its slot back");
     drop(held);
 }
+
+#[tokio::test]
+async fn a_phone_unused_for_ninety_days_is_unpaired() {
+    let b = both().await;
+    let credential = b.paired("Drawer phone").await;
+    assert_eq!(b.inbox(Some(&credential)).await.0, StatusCode::OK);
+    b.agents
+        .console
+        .clock()
+        .advance(std::time::Duration::from_secs(89 * 24 * 60 * 60));
+    // Used within the 90 days: kept, and its use counted from now.
+    assert_eq!(b.inbox(Some(&credential)).await.0, StatusCode::OK);
+    b.agents
+        .console
+        .clock()
+        .advance(std::time::Duration::from_secs(91 * 24 * 60 * 60));
+    assert_error(
+        &b.inbox(Some(&credential)).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    let mut conn = b.agents.console.store().read().await.unwrap();
+    assert!(phones::list(&mut conn).await.unwrap().is_empty());
+}

@@ -139,7 +139,8 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
             return refuse(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::Unauthorized,
-                "this phone is not paired, or was revoked: pair it from the window's Settings",
+                "this phone is not paired (never, revoked, or unused for 90 days): pair it from the \
+                 window's Settings",
             );
         };
         req.extensions_mut().insert(phone);
@@ -149,6 +150,9 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
 
 /// How often a phone's last use is written.
 const USE_RECORDED_EVERY_MS: i64 = 60_000;
+/// A phone unused this long is unpaired when it comes back: a lost or sold phone does not keep
+/// its credential for good.
+pub const UNPAIRED_AFTER_MS: i64 = 90 * 24 * 60 * 60 * 1000;
 
 /// The paired phone holding `credential`. Looked up on a read connection, so a wrong one
 /// costs the writer nothing; a match records its use, at most once a minute.
@@ -162,6 +166,15 @@ async fn paired(console: &Console, credential: &str) -> Result<Option<phones::Ph
         return Ok(None);
     };
     let now = console.now();
+    let idle = now.saturating_sub(phone.last_used_at.unwrap_or(phone.paired_at));
+    if idle >= UNPAIRED_AFTER_MS {
+        let mut tx = console.store().write().await.map_err(Error::from)?;
+        phones::revoke(&mut tx, &phone.id)
+            .await
+            .map_err(Error::from)?;
+        tx.commit().await.map_err(Error::from)?;
+        return Ok(None);
+    }
     if phone
         .last_used_at
         .is_none_or(|t| now.saturating_sub(t) >= USE_RECORDED_EVERY_MS)
