@@ -721,3 +721,31 @@ async fn a_phone_unused_for_ninety_days_is_unpaired() {
     let mut conn = b.agents.console.store().read().await.unwrap();
     assert!(phones::list(&mut conn).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_target_naming_another_host_is_refused() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let b = both().await;
+    let credential = b.paired("Phone").await;
+    let authority = b.origin.trim_start_matches("https://");
+    for target in [
+        "https://evil.example/phone/v1/inbox".to_owned(),
+        format!("https://{authority}/phone/v1/inbox"),
+    ] {
+        let mut tls = raw(&b, [127, 0, 0, 1].into()).await.unwrap();
+        let req = format!(
+            "GET {target} HTTP/1.1\r\nHost: {authority}\r\nCookie: {COOKIE}={credential}\r\n\
+             Connection: close\r\n\r\n"
+        );
+        tls.write_all(req.as_bytes()).await.unwrap();
+        let mut got = Vec::new();
+        let _ = tls.read_to_end(&mut got).await;
+        let text = String::from_utf8_lossy(&got);
+        let want = if target.contains("evil") {
+            "HTTP/1.1 403"
+        } else {
+            "HTTP/1.1 200"
+        };
+        assert!(text.starts_with(want), "{target}: {text}");
+    }
+}
