@@ -1601,15 +1601,7 @@ async fn many_agents() -> ManyAgents {
     // agents' first two seconds waited 0.12–1.1 s for a frame (likely Mesa's software renderer
     // compiling its shaders as the inbox's first rows are drawn).
     warm_up(&caps, data.path(), &bin, dir.root()).await;
-    let port = free_port();
-    let mut driver = driver(data.path(), port);
-    let client = session(port, caps.as_object().unwrap().clone()).await;
-    wait_for(
-        &client,
-        "return !!document.querySelector('[data-testid=empty-inbox]');",
-    )
-    .await;
-    let pid = app_pid(&bin);
+    let (mut driver, client, pid) = on_empty_inbox(&caps, data.path(), &bin).await;
     client
         .execute(
             &format!("{PRESSES_TIMED}
@@ -1837,12 +1829,7 @@ async fn many_agents() -> ManyAgents {
 /// A launch before the measured one: the window on `dir`'s inbox, three calls asked of the
 /// person and walked with j/k, then left to expire, then the window closed.
 async fn warm_up(caps: &Value, home: &Path, bin: &Path, dir: &Path) {
-    let port = free_port();
-    let mut driver = driver(home, port);
-    let client = session(port, caps.as_object().unwrap().clone()).await;
-    let empty = "return !!document.querySelector('[data-testid=empty-inbox]');";
-    wait_for(&client, empty).await;
-    let pid = app_pid(bin);
+    let (mut driver, client, pid) = on_empty_inbox(caps, home, bin).await;
     let (url, token) = agent(dir);
     let http = reqwest::Client::new();
     for i in 0..3 {
@@ -1871,9 +1858,21 @@ async fn warm_up(caps: &Value, home: &Path, bin: &Path, dir: &Path) {
         body.send_keys(&key.to_string()).await.unwrap();
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    wait_for(&client, empty).await;
+    wait_for(&client, EMPTY_INBOX).await;
     let _ = tokio::time::timeout(WAIT, client.close()).await;
     stop(&mut driver, pid).await;
+}
+
+const EMPTY_INBOX: &str = "return !!document.querySelector('[data-testid=empty-inbox]');";
+
+/// The window `caps` names, started under a driver of its own, once its inbox shows empty:
+/// the driver, the session and the app's process id.
+async fn on_empty_inbox(caps: &Value, home: &Path, bin: &Path) -> (Child, Client, u32) {
+    let port = free_port();
+    let driver = driver(home, port);
+    let client = session(port, caps.as_object().unwrap().clone()).await;
+    wait_for(&client, EMPTY_INBOX).await;
+    (driver, client, app_pid(bin))
 }
 
 /// The whole machine's CPU ticks from /proc/stat: (busy, all).

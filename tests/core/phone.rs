@@ -79,15 +79,22 @@ impl Both {
         for attribute in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] {
             assert!(cookie.contains(attribute), "{cookie}");
         }
-        let credential = cookie
-            .strip_prefix(&format!("{COOKIE}="))
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
+        let credential = credential_in(&cookie);
         assert_eq!(credential.len(), 64);
         credential
+    }
+
+    /// Revokes the one paired phone, as Settings' Revoke does.
+    async fn revoke_the_phone(&self) {
+        let store = self.agents.console.store();
+        let id = phones::list(&mut store.read().await.unwrap())
+            .await
+            .unwrap()[0]
+            .id
+            .clone();
+        let mut tx = store.write().await.unwrap();
+        assert!(phones::revoke(&mut tx, &id).await.unwrap());
+        tx.commit().await.unwrap();
     }
 
     async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
@@ -101,6 +108,12 @@ impl Both {
     async fn before(&self) -> String {
         fingerprint(self.agents.console.store()).await
     }
+}
+
+/// The credential a `Set-Cookie` header gives.
+fn credential_in(cookie: &str) -> String {
+    let value = cookie.strip_prefix(&format!("{COOKIE}=")).unwrap();
+    value.split(';').next().unwrap().to_owned()
 }
 
 async fn answer(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
@@ -130,13 +143,7 @@ async fn a_phone_pairs_once_with_the_shown_code_then_reads_the_waiting_calls() {
     let cookie = r.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["name"], "Anna's phone");
-    let credential = cookie
-        .strip_prefix(&format!("{COOKIE}="))
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let credential = credential_in(&cookie);
 
     let (status, inbox) = b.inbox(Some(&credential)).await;
     assert_eq!(status, StatusCode::OK, "{inbox}");
@@ -193,13 +200,7 @@ async fn no_waiting_call_is_shown_without_a_paired_phones_credential() {
     // A revoked phone's credential is refused at once.
     let credential = b.paired("Old phone").await;
     assert_eq!(b.inbox(Some(&credential)).await.0, StatusCode::OK);
-    let id = {
-        let mut conn = b.agents.console.store().read().await.unwrap();
-        phones::list(&mut conn).await.unwrap()[0].id.clone()
-    };
-    let mut tx = b.agents.console.store().write().await.unwrap();
-    assert!(phones::revoke(&mut tx, &id).await.unwrap());
-    tx.commit().await.unwrap();
+    b.revoke_the_phone().await;
     assert_error(
         &b.inbox(Some(&credential)).await,
         StatusCode::UNAUTHORIZED,
@@ -492,13 +493,7 @@ async fn a_phone_decides_the_card_it_showed_and_the_decision_names_the_phone() {
         .await;
     assert_error(&again, StatusCode::CONFLICT, "already_decided");
     // Revoking the phone leaves History as it was.
-    let id = {
-        let mut conn = b.agents.console.store().read().await.unwrap();
-        phones::list(&mut conn).await.unwrap()[0].id.clone()
-    };
-    let mut tx = b.agents.console.store().write().await.unwrap();
-    phones::revoke(&mut tx, &id).await.unwrap();
-    tx.commit().await.unwrap();
+    b.revoke_the_phone().await;
     let id = countersign_domain::ids::ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap();
     let kept = b.agents.console.approval(&id).await.unwrap();
     assert_eq!(kept.decided_on.as_deref(), Some("Anna's phone"));
@@ -566,13 +561,7 @@ async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked()
     assert_error(&csrf, StatusCode::FORBIDDEN, "forbidden");
     assert_eq!(b.before().await, before);
     // Revoked: refused at once.
-    let phone = {
-        let mut conn = b.agents.console.store().read().await.unwrap();
-        phones::list(&mut conn).await.unwrap()[0].id.clone()
-    };
-    let mut tx = b.agents.console.store().write().await.unwrap();
-    phones::revoke(&mut tx, &phone).await.unwrap();
-    tx.commit().await.unwrap();
+    b.revoke_the_phone().await;
     let revoked = b
         .decide(
             &credential,
