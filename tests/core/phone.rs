@@ -1,7 +1,11 @@
 //! The phone's listener from a hostile client on the network: real HTTPS on 127.0.0.1:0 with
 //! the console's own certificate, a real database. Each refusal changes nothing.
 
-use countersign_engine::phone::PhoneServer;
+use std::sync::Arc;
+use std::time::Duration;
+
+use countersign_engine::error::Error;
+use countersign_engine::phone::{PageAsset, PageAssets, PhoneServer};
 use countersign_store::phones;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
@@ -22,6 +26,11 @@ struct Both {
 }
 
 async fn both() -> Both {
+    both_serving(None).await
+}
+
+/// [`both`], the listener serving `page` as the phone page's files.
+async fn both_serving(page: Option<PageAssets>) -> Both {
     let agents = server().await;
     let tls = tempfile::tempdir().unwrap();
     let phone = PhoneServer::start(
@@ -29,6 +38,7 @@ async fn both() -> Both {
         tls.path(),
         "127.0.0.1:0".parse().unwrap(),
         "127.0.0.1",
+        page,
     )
     .await
     .unwrap();
@@ -86,15 +96,9 @@ impl Both {
 
     /// Revokes the one paired phone, as Settings' Revoke does.
     async fn revoke_the_phone(&self) {
-        let store = self.agents.console.store();
-        let id = phones::list(&mut store.read().await.unwrap())
-            .await
-            .unwrap()[0]
-            .id
-            .clone();
-        let mut tx = store.write().await.unwrap();
-        assert!(phones::revoke(&mut tx, &id).await.unwrap());
-        tx.commit().await.unwrap();
+        let console = &self.agents.console;
+        let id = console.phones().await.unwrap()[0].id.clone();
+        console.revoke_phone(&id).await.unwrap();
     }
 
     async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
@@ -368,6 +372,7 @@ async fn a_name_typed_in_capitals_is_the_name_browsers_send() {
         t.dir.path(),
         "127.0.0.1:0".parse().unwrap(),
         "LocalHost",
+        None,
     )
     .await
     .unwrap();
@@ -432,6 +437,7 @@ async fn a_name_that_is_not_a_host_is_refused_before_listening() {
         t.dir.path(),
         "127.0.0.1:0".parse().unwrap(),
         "evil.example/path",
+        None,
     )
     .await;
     assert!(e.is_err());
@@ -737,4 +743,160 @@ async fn a_target_naming_another_host_is_refused() {
         };
         assert!(text.starts_with(want), "{target}: {text}");
     }
+}
+
+/// A phone page of two files, as the window's build has them.
+fn page_files() -> PageAssets {
+    Arc::new(|path: &str| {
+        let (bytes, mime) = match path {
+            "phone.html" => ("<!doctype html><title>Countersign</title>", "text/html"),
+            "assets/phone.js" => ("console.log('phone')", "text/javascript"),
+            "index.html" => ("<!doctype html><title>the window</title>", "text/html"),
+            _ => return None,
+        };
+        Some(PageAsset {
+            bytes: bytes.as_bytes().to_vec(),
+            mime: mime.to_owned(),
+        })
+    })
+}
+
+#[tokio::test]
+async fn the_page_is_served_on_its_own_name_only_and_carries_no_data() {
+    let b = both_serving(Some(page_files())).await;
+    let r = b.http.get(b.url("/")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let csp = r.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap();
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{csp}");
+    }
+    assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert_eq!(r.headers()[header::CONTENT_TYPE], "text/html");
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("<title>Countersign</title>")
+    );
+    let js = b.http.get(b.url("/assets/phone.js")).send().await.unwrap();
+    assert_eq!(js.status(), StatusCode::OK);
+    // The window's own page, a path out of the assets, and anything else: not here.
+    for path in [
+        "/index.html",
+        "/assets/../index.html",
+        "/assets/%2e%2e/index.html",
+        "/v1/approvals",
+    ] {
+        let r = b.http.get(b.url(path)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    // The API's own paths say nothing, not even whether they exist, without a credential.
+    let unknown = b.http.get(b.url("/phone/v1/nothing")).send().await.unwrap();
+    assert_eq!(unknown.status(), StatusCode::UNAUTHORIZED);
+    // Another name for the same address (rebinding), and a post to the page.
+    let rebound = b
+        .http
+        .get(b.url("/"))
+        .header(header::HOST, "evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), StatusCode::FORBIDDEN);
+    let posted = b
+        .http
+        .post(b.url("/"))
+        .header(header::ORIGIN, &b.origin)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
+/// The next chunk of an event stream, or `None` when it ended; fails if none comes in time.
+async fn next_chunk(r: &mut reqwest::Response) -> Option<String> {
+    let chunk = tokio::time::timeout(Duration::from_secs(10), r.chunk())
+        .await
+        .expect("the event stream said nothing in 10 s")
+        .unwrap();
+    chunk.map(|c| String::from_utf8_lossy(&c).into_owned())
+}
+
+#[tokio::test]
+async fn live_updates_need_a_paired_phone_name_no_call_and_end_when_it_is_revoked() {
+    let b = both().await;
+    let refused = b.inbox(None).await;
+    assert_eq!(refused.0, StatusCode::UNAUTHORIZED);
+    let (status, body) = answer(b.http.get(b.url("/phone/v1/events"))).await;
+    assert_error(&(status, body), StatusCode::UNAUTHORIZED, "unauthorized");
+    let credential = b.paired("Phone").await;
+    let mut events = b
+        .http
+        .get(b.url("/phone/v1/events"))
+        .header(header::COOKIE, format!("{COOKIE}={credential}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.status(), StatusCode::OK);
+    assert_eq!(events.headers()[header::CONTENT_TYPE], "text/event-stream");
+    b.agents
+        .post(
+            "/v1/approvals",
+            &terminal("claude-code.Bash", "cat ~/.ssh/id_ed25519"),
+        )
+        .await;
+    let said = next_chunk(&mut events).await.unwrap();
+    assert!(said.contains("event: change"), "{said}");
+    assert!(said.contains("approval_created"), "{said}");
+    // Nothing of the call crosses the stream: the page reads the inbox for that.
+    assert!(!said.contains("ssh") && !said.contains("claude"), "{said}");
+    b.revoke_the_phone().await;
+    let mut rest = String::new();
+    while let Some(more) = next_chunk(&mut events).await {
+        rest.push_str(&more);
+    }
+    assert!(!rest.contains("approval"), "{rest}");
+    let again = b.inbox(Some(&credential)).await;
+    assert_eq!(again.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn settings_lists_renames_and_revokes_phones_and_refuses_a_disguised_name() {
+    let b = both().await;
+    b.paired("Anna's phone").await;
+    let console = &b.agents.console;
+    let listed = console.phones().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].name, "Anna's phone");
+    let id = listed[0].id.clone();
+    let before = b.before().await;
+    for bad in [
+        "",
+        "   ",
+        "Anna\u{202e}enohp",
+        "Anna\u{200b}",
+        &"x".repeat(101),
+    ] {
+        let e = console.rename_phone(&id, bad).await.unwrap_err();
+        assert!(matches!(e, Error::Invalid(_)), "{bad:?}: {e}");
+    }
+    let e = console
+        .rename_phone("01J0000000000000000000000", "Mine")
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::PhoneNotFound(_)), "{e}");
+    assert_eq!(b.before().await, before);
+    console.rename_phone(&id, "  Work phone ").await.unwrap();
+    assert_eq!(console.phones().await.unwrap()[0].name, "Work phone");
+    console.revoke_phone(&id).await.unwrap();
+    assert!(console.phones().await.unwrap().is_empty());
+    let e = console.revoke_phone(&id).await.unwrap_err();
+    assert!(matches!(e, Error::PhoneNotFound(_)), "{e}");
 }

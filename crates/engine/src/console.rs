@@ -7,6 +7,7 @@ mod batch;
 mod clock;
 mod events;
 mod grants;
+mod phones;
 mod watchers;
 
 use std::sync::Arc;
@@ -22,6 +23,7 @@ pub use self::batch::{BatchProbe, DEFAULT_MAX_BATCH};
 pub use self::clock::Clock;
 pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 pub use self::grants::{GrantPreview, PreviewCall};
+pub use self::phones::{MAX_NAME_CHARS, PairedPhone, phone_name};
 use self::watchers::Watchers;
 pub use countersign_domain::approval::{InboxEntry, Waiting};
 pub use countersign_domain::submission::Submission;

@@ -19,6 +19,8 @@ pub enum Error {
     VersionNotFound(String, u32),
     #[error("no grant {0}")]
     GrantNotFound(String),
+    #[error("no paired phone {0}: it was revoked or never paired")]
+    PhoneNotFound(String),
     #[error("approval is already {0}: a decision is final")]
     AlreadyDecided(Status),
     #[error("grant is already revoked")]
@@ -106,6 +108,7 @@ impl Error {
             Error::ArtifactNotFound(_) => ErrorCode::ArtifactNotFound,
             Error::VersionNotFound(..) => ErrorCode::VersionNotFound,
             Error::GrantNotFound(_) => ErrorCode::GrantNotFound,
+            Error::PhoneNotFound(_) => ErrorCode::NotFound,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked => ErrorCode::AlreadyRevoked,
             Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,

@@ -47,6 +47,17 @@ const MAX_PER_SOURCE: usize = 8;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Peer(pub IpAddr);
 
+/// One of the phone page's files.
+#[derive(Debug, Clone)]
+pub struct PageAsset {
+    pub bytes: Vec<u8>,
+    pub mime: String,
+}
+
+/// The phone page's files by path (`phone.html`, `assets/...`): the window's own build, which
+/// the desktop app embeds.
+pub type PageAssets = Arc<dyn Fn(&str) -> Option<PageAsset> + Send + Sync>;
+
 /// Why the phone's listener could not start or act.
 #[derive(Debug, thiserror::Error)]
 pub enum PhoneError {
@@ -76,12 +87,13 @@ pub struct PhoneServer {
 impl PhoneServer {
     /// Listens on `bind` (port 0 picks one) for phones reaching the console as `host` (the
     /// machine's LAN address or its name on a private network), with the certificate kept in
-    /// `data_root` for that name.
+    /// `data_root` for that name, serving the phone page from `page` when given.
     pub async fn start(
         console: Console,
         data_root: &Path,
         bind: SocketAddr,
         host: &str,
+        page: Option<PageAssets>,
     ) -> Result<Self, PhoneError> {
         if !is_host_name(host) {
             return Err(PhoneError::Host(host.to_owned()));
@@ -107,6 +119,7 @@ impl PhoneServer {
             pairing: pairing.clone(),
             origin: format!("https://{authority}"),
             authority,
+            page,
         });
         let task = tokio::spawn(serve(listener, config, app));
         Ok(Self {

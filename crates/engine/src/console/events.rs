@@ -44,6 +44,8 @@ pub enum ChangeEvent {
     },
     /// Grants were created, used or revoked.
     GrantsChanged,
+    /// A phone was paired, renamed, revoked or unpaired for disuse.
+    PhonesChanged,
     /// Changes were missed (a listener fell behind): read everything again.
     Resync,
 }

@@ -9,14 +9,15 @@ use axum::Router;
 use axum::extract::{Extension, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
+use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use serde::Deserialize;
 
 use super::pairing::{Pairing, PairingError, sha256};
-use super::{Peer, REQUEST_TIMEOUT, lock};
+use super::{PageAssets, Peer, REQUEST_TIMEOUT, lock};
 use crate::api::ApiError;
-use crate::console::Console;
+use crate::console::{ChangeEvent, Console, phone_name};
 use crate::error::Error;
 use countersign_domain::approval::{Approval, Decision};
 use countersign_port::{ErrorCode, JsonBody, approval_id};
@@ -29,8 +30,6 @@ pub const COOKIE: &str = "__Host-countersign-phone";
 const COOKIE_MAX_AGE_S: u64 = 400 * 24 * 60 * 60;
 /// Largest request body the phone may send.
 pub const MAX_PHONE_BODY: usize = 16 * 1024;
-/// Longest phone name, in characters.
-pub const MAX_NAME_CHARS: usize = 100;
 /// Approvals sent whole with the inbox; the rest by id, as the window does.
 const INBOX_FIRST: u32 = 50;
 
@@ -42,6 +41,8 @@ pub(super) struct PhoneState {
     pub authority: String,
     /// `https://host:port`.
     pub origin: String,
+    /// The phone page's files, when the listener serves the page.
+    pub page: Option<PageAssets>,
 }
 
 pub(super) fn router(state: PhoneState) -> Router {
@@ -49,7 +50,9 @@ pub(super) fn router(state: PhoneState) -> Router {
         .route("/phone/v1/pair", post(pair))
         .route("/phone/v1/inbox", get(inbox))
         .route("/phone/v1/approvals/{id}/decide", post(decide))
-        .fallback(crate::api::routes::not_found)
+        .route("/phone/v1/events", get(events))
+        .route("/phone/v1/{*rest}", any(crate::api::routes::not_found))
+        .fallback(page)
         .method_not_allowed_fallback(crate::api::routes::method_not_allowed)
         .with_state(state.clone())
         .layer(axum::middleware::from_fn_with_state(state, guard))
@@ -127,7 +130,9 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
             );
         }
     }
-    if req.uri().path() != "/phone/v1/pair" {
+    // The page's own files carry no data; everything else under the API needs a paired phone.
+    let path = req.uri().path();
+    if path.starts_with("/phone/v1/") && path != "/phone/v1/pair" {
         let phone = match credential(headers) {
             Some(given) => match paired(&s.console, given).await {
                 Ok(p) => p,
@@ -168,12 +173,10 @@ async fn paired(console: &Console, credential: &str) -> Result<Option<phones::Ph
     let now = console.now();
     let idle = now.saturating_sub(phone.last_used_at.unwrap_or(phone.paired_at));
     if idle >= UNPAIRED_AFTER_MS {
-        let mut tx = console.store().write().await.map_err(Error::from)?;
-        phones::revoke(&mut tx, &phone.id)
-            .await
-            .map_err(Error::from)?;
-        tx.commit().await.map_err(Error::from)?;
-        return Ok(None);
+        match console.revoke_phone(&phone.id).await {
+            Ok(()) | Err(Error::PhoneNotFound(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
     }
     if phone
         .last_used_at
@@ -207,20 +210,8 @@ async fn pair(
     Extension(peer): Extension<Peer>,
     JsonBody(body): JsonBody<PairBody, MAX_PHONE_BODY>,
 ) -> Result<Response, ApiError> {
-    let name = body.name.trim();
-    let chars = name.chars().count();
-    // The window shows the name beside every decision made on the phone: it may not hide
-    // or disguise text (the characters the cards mark).
-    if chars == 0 || chars > MAX_NAME_CHARS || countersign_domain::verbatim::count(name) > 0 {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidRequest,
-            format!(
-                "name: 1 to {MAX_NAME_CHARS} characters, with no hidden or look-alike \
-                 characters"
-            ),
-        ));
-    }
+    // Checked before the code is spent, so a bad name costs the person no new code.
+    let name = phone_name(&body.name)?.to_owned();
     let redeemed = lock(&s.pairing).redeem(&body.code, peer.0, Instant::now());
     let credential = match redeemed {
         Ok(c) => c,
@@ -246,12 +237,7 @@ async fn pair(
             ));
         }
     };
-    let id = ulid::Ulid::new().to_string();
-    let mut tx = s.console.store().write().await.map_err(Error::from)?;
-    phones::insert(&mut tx, &id, name, &credential.hash(), s.console.now())
-        .await
-        .map_err(Error::from)?;
-    tx.commit().await.map_err(Error::from)?;
+    let id = s.console.add_phone(&name, &credential.hash()).await?;
     let cookie = format!(
         "{COOKIE}={}; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age={COOKIE_MAX_AGE_S}",
         credential.expose()
@@ -326,6 +312,103 @@ async fn decide(
         )
         .await?;
     Ok(Json(decided))
+}
+
+/// How often an idle event stream is sent a comment, so proxies and phones keep it open; the
+/// phone's pairing is checked again each time.
+const EVENTS_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// `GET /phone/v1/events`: server-sent events, one `change` whenever the waiting calls change
+/// (the page reads the inbox again). They carry the kind of change only, never a call. The
+/// stream ends when the phone is revoked or the console stops.
+async fn events(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+) -> Response {
+    use tokio::sync::broadcast::error::RecvError;
+    let rx = s.console.subscribe();
+    let stream = futures_util::stream::unfold(
+        (rx, s.console, phone.id),
+        |(mut rx, console, id)| async move {
+            loop {
+                let kind = match tokio::time::timeout(EVENTS_KEEPALIVE, rx.recv()).await {
+                    Err(_) => {
+                        if !console.phone_is_paired(&id).await.unwrap_or(false) {
+                            return None;
+                        }
+                        let ping = Event::default().comment("");
+                        return Some((Ok::<_, std::convert::Infallible>(ping), (rx, console, id)));
+                    }
+                    Ok(Ok(ChangeEvent::PhonesChanged)) => {
+                        if console.phone_is_paired(&id).await.unwrap_or(false) {
+                            continue;
+                        }
+                        return None;
+                    }
+                    Ok(Ok(ChangeEvent::ApprovalCreated { .. })) => "approval_created",
+                    Ok(Ok(ChangeEvent::ApprovalFinished { .. })) => "approval_finished",
+                    Ok(Ok(ChangeEvent::Resync) | Err(RecvError::Lagged(_))) => "resync",
+                    Ok(Ok(_)) => continue,
+                    Ok(Err(RecvError::Closed)) => return None,
+                };
+                let event = Event::default().event("change").data(kind);
+                return Some((Ok(event), (rx, console, id)));
+            }
+        },
+    );
+    let mut r = Sse::new(stream).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// What the phone page's files may do: load from this origin only, reach this origin only, be
+/// framed by no one.
+const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+    img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; \
+    base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The phone page (`/`) and its files (`/assets/...`), which carry no data; nothing else.
+async fn page(State(s): State<PhoneState>, req: Request) -> Response {
+    let path = req.uri().path();
+    let file = match path {
+        "/" => Some("phone.html"),
+        p if p.starts_with("/assets/") && !p.contains("..") => Some(&p[1..]),
+        _ => None,
+    };
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return crate::api::routes::method_not_allowed()
+            .await
+            .into_response();
+    }
+    let Some(asset) = file.zip(s.page.as_ref()).and_then(|(f, assets)| assets(f)) else {
+        return crate::api::routes::not_found().await.into_response();
+    };
+    let mut r = (StatusCode::OK, asset.bytes).into_response();
+    let h = r.headers_mut();
+    if let Ok(mime) = HeaderValue::from_str(&asset.mime) {
+        h.insert(header::CONTENT_TYPE, mime);
+    }
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(PAGE_CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    // The page changes with the app; its hashed files never do.
+    let cache = if path == "/" {
+        "no-cache"
+    } else {
+        "public, max-age=31536000, immutable"
+    };
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    r
 }
 
 #[cfg(test)]
