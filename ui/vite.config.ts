@@ -8,6 +8,10 @@ export default defineConfig({
   base: "./",
   // The artifact scope's icons, for the tests that import it.
   plugins: [lucideIcons()],
-  build: { outDir: "dist", emptyOutDir: true, target: "es2021", sourcemap: false },
+  build: {
+    outDir: "dist", emptyOutDir: true, target: "es2021", sourcemap: false,
+    // The window, and the phone page the phone's listener serves (decision 0023).
+    rollupOptions: { input: { index: "index.html", phone: "phone.html" } },
+  },
   clearScreen: false,
 });

@@ -318,6 +318,7 @@ pub async fn set_notifications(
 ) -> CommandResult<Settings> {
     d.set_prefs(Prefs {
         notifications: enabled,
+        ..d.prefs()
     })
     .map_err(|e| CommandError::from(Error::Settings(e)))?;
     Ok(settings_of(&app, &d).await)

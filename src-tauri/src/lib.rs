@@ -7,6 +7,7 @@ mod error;
 mod export;
 mod links;
 mod notify;
+mod phone;
 mod preview;
 mod settings;
 mod state;
@@ -85,6 +86,13 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::remove_agent_hook,
         export::export_history,
         export::cancel_export,
+        phone::phone_settings,
+        phone::phone_start,
+        phone::phone_stop,
+        phone::phone_code,
+        phone::phone_hide_code,
+        phone::rename_phone,
+        phone::revoke_phone,
     ]
 }
 
@@ -191,6 +199,12 @@ fn setup(
     forward(app.handle().clone(), console, events, pending_line);
     notify::on_click(app.handle());
     notify::spawn(app.handle().clone(), notifications);
+    let handle = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        if let Some(d) = handle.try_state::<Desktop>() {
+            phone::resume(&handle, &d).await;
+        }
+    });
 
     // Links: on Linux and Windows the OS starts the app with the link as an argument (a
     // second start hands it over through the single-instance plugin); on macOS the OS hands

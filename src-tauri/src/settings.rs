@@ -12,12 +12,15 @@ const FILE: &str = "desktop.json";
 #[serde(default)]
 pub struct Prefs {
     pub notifications: bool,
+    /// Where the phone page listens; `None` when it is off.
+    pub phone: Option<crate::phone::PhonePrefs>,
 }
 
 impl Default for Prefs {
     fn default() -> Self {
         Self {
             notifications: true,
+            phone: None,
         }
     }
 }

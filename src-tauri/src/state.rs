@@ -17,6 +17,8 @@ pub struct Desktop {
     pending_link: Mutex<Option<LinkTarget>>,
     /// History's export running now, if any.
     pub exports: crate::export::Exports,
+    /// The phone's listener while it is on.
+    pub phone: tokio::sync::Mutex<Option<countersign_engine::phone::PhoneServer>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -33,6 +35,7 @@ impl Desktop {
             view: Mutex::new("inbox".into()),
             pending_link: Mutex::new(None),
             exports: crate::export::Exports::default(),
+            phone: tokio::sync::Mutex::new(None),
         }
     }
 

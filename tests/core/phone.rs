@@ -785,6 +785,10 @@ async fn the_page_is_served_on_its_own_name_only_and_carries_no_data() {
             .unwrap()
             .contains("<title>Countersign</title>")
     );
+    // The fingerprint, before pairing, is the window's.
+    let (status, about) = answer(b.http.get(b.url("/phone/v1/about"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(about["fingerprint"], b.phone.fingerprint());
     let js = b.http.get(b.url("/assets/phone.js")).send().await.unwrap();
     assert_eq!(js.status(), StatusCode::OK);
     // The window's own page, a path out of the assets, and anything else: not here.

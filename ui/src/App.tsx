@@ -190,6 +190,8 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
         return;
       case "approval_result": changed("approvals"); return;
       case "grants_changed": changed("grants"); return;
+      // Settings → Phone reads its list itself while it is open.
+      case "phones_changed": return;
       default: assertNever(e);
     }
   }, [sync, reload, refresh, changed]);

@@ -120,6 +120,7 @@ impl PhoneServer {
             origin: format!("https://{authority}"),
             authority,
             page,
+            fingerprint: identity.fingerprint.clone(),
         });
         let task = tokio::spawn(serve(listener, config, app));
         Ok(Self {

@@ -26,6 +26,8 @@ import type { InboxPage } from "./types/InboxPage";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
 import type { Scope } from "./types/Scope";
+import type { PairingCode } from "./types/PairingCode";
+import type { PhoneSettings } from "./types/PhoneSettings";
 import type { Settings } from "./types/Settings";
 import type { ShownArtifact } from "./types/ShownArtifact";
 import type { ShownDiff } from "./types/ShownDiff";
@@ -107,6 +109,17 @@ export const api = {
   rotateToken: () => call<string>("rotate_token"),
   setNotifications: (enabled: boolean) => call<Settings>("set_notifications", { enabled }),
   setView: (page: string) => call<void>("set_view", { page }),
+  /** Settings → Phone: the listener, the addresses it can use, the paired phones. */
+  phoneSettings: () => call<PhoneSettings>("phone_settings"),
+  /** Turns the phone page on at `address` (one of those offered). */
+  phoneStart: (address: string) => call<PhoneSettings>("phone_start", { address }),
+  /** Turns it off: every phone's connection ends. */
+  phoneStop: () => call<PhoneSettings>("phone_stop"),
+  /** A new pairing code and its QR code, voiding the one before. */
+  phoneCode: () => call<PairingCode>("phone_code"),
+  phoneHideCode: () => call<void>("phone_hide_code"),
+  renamePhone: (id: string, name: string) => call<PhoneSettings>("rename_phone", { id, name }),
+  revokePhone: (id: string) => call<PhoneSettings>("revoke_phone", { id }),
   takeLink: () => call<LinkTarget | null>("take_link"),
 };
 

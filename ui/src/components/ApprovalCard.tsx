@@ -35,8 +35,10 @@ const count = (x: number) => x.toLocaleString("en-US");
 
 /** One approval: who asks, what exactly would run, and the person's choices. `armed` is false
  * while the decision buttons are inert (the card just appeared or moved). */
-export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing, readings }: {
+export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing, readings, onPhone }: {
   p: Presented;
+  /** Shown on the phone page: approve or decline this call only; rules are made at the desk. */
+  onPhone?: boolean;
   selected?: boolean;
   actions: CardActions;
   armed: boolean;
@@ -81,7 +83,7 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
       <CallBody p={p} reading={reading.refs} />
       {pending ? (
         <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
-          choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} />
+          choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} onPhone={onPhone ?? false} />
       ) : (
         <Outcome p={p} actions={actions} />
       )}
@@ -167,9 +169,9 @@ function Part({ label, value }: { label: string; value: string }) {
   );
 }
 
-function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading }: {
+function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading, onPhone }: {
   p: Presented; actions: CardActions; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void;
-  choosing: Effect | null; setChoosing?: (effect: Effect | null) => void; reading: Reading;
+  choosing: Effect | null; setChoosing?: (effect: Effect | null) => void; reading: Reading; onPhone: boolean;
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
@@ -192,7 +194,7 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
     : <code className="mono">{a.artifact_id}</code>;
   const blocked = p.no_grant !== null;
   const inert = busy || !armed;
-  if (choosing) {
+  if (choosing && !onPhone) {
     return (
       <footer className="choices">
         <GrantChooser p={p} effect={choosing} armed={armed} onCancel={() => setChoosing?.(null)}
@@ -230,18 +232,24 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
               data-waits="end" title="The end of the command has not been on screen yet">
               Scroll to the end of the command to approve <kbd>a</kbd></button>
           )}
-          <button disabled={inert || blocked} onClick={() => (reading.ready ? setChoosing?.("approve") : reading.reveal())}
-            data-testid="approve-always"
-            title={reading.ready ? "A" : "A — first, the end of the command must have been on screen"}>
-            Approve &amp; don't ask again… <kbd>A</kbd></button>
+          {!onPhone && (
+            <button disabled={inert || blocked} onClick={() => (reading.ready ? setChoosing?.("approve") : reading.reveal())}
+              data-testid="approve-always"
+              title={reading.ready ? "A" : "A — first, the end of the command must have been on screen"}>
+              Approve &amp; don't ask again… <kbd>A</kbd></button>
+          )}
           <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
             data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
-          <button className="danger" disabled={inert} onClick={() => setChoosing?.("deny")}
-            data-testid="decline-always" title="D">Decline &amp; don't ask again… <kbd>D</kbd></button>
+          {!onPhone && (
+            <button className="danger" disabled={inert} onClick={() => setChoosing?.("deny")}
+              data-testid="decline-always" title="D">Decline &amp; don't ask again… <kbd>D</kbd></button>
+          )}
         </div>
       )}
       <p className="muted scope" data-testid="grant-scope">
-        {p.no_grant !== null
+        {onPhone
+          ? <>“Don't ask again” stays at the desk: rules are made only in Countersign's window. Here you approve or decline this one call.</>
+          : p.no_grant !== null
           ? p.no_grant
           : <>“Don't ask again” lets you choose what it covers (this exact call, a command or folder, or any call to <code>{a.tool}</code>){a.artifact_id ? <>, for {artifact}</> : ", here or everywhere"}, and for how long. Rules are listed on the Grants page.</>}
       </p>

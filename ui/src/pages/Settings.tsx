@@ -4,8 +4,9 @@ import { api } from "../api/ipc";
 import type { Settings as SettingsData } from "../api/types/Settings";
 import { Agents } from "../components/Agents";
 import { useConfirm } from "../components/Confirm";
+import { PhoneSection } from "../components/PhoneSettings";
 
-/** The API address, the token, the data directory, notifications, the agents. */
+/** The API address, the token, the data directory, notifications, the agents, the phone. */
 export function Settings() {
   const confirm = useConfirm();
   const [s, setS] = useState<SettingsData | null>(null);
@@ -53,6 +54,8 @@ export function Settings() {
       {message && <p className="notice" role="status" data-testid="settings-message">{message}</p>}
       <h2>Agents</h2>
       <Agents />
+      <h2>Phone</h2>
+      <PhoneSection />
     </div>
   );
 }

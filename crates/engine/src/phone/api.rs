@@ -43,6 +43,8 @@ pub(super) struct PhoneState {
     pub origin: String,
     /// The phone page's files, when the listener serves the page.
     pub page: Option<PageAssets>,
+    /// The certificate's SHA-256 fingerprint, which the page shows beside the window's.
+    pub fingerprint: String,
 }
 
 pub(super) fn router(state: PhoneState) -> Router {
@@ -51,6 +53,7 @@ pub(super) fn router(state: PhoneState) -> Router {
         .route("/phone/v1/inbox", get(inbox))
         .route("/phone/v1/approvals/{id}/decide", post(decide))
         .route("/phone/v1/events", get(events))
+        .route("/phone/v1/about", get(about))
         .route("/phone/v1/{*rest}", any(crate::api::routes::not_found))
         .fallback(page)
         .method_not_allowed_fallback(crate::api::routes::method_not_allowed)
@@ -132,7 +135,8 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
     }
     // The page's own files carry no data; everything else under the API needs a paired phone.
     let path = req.uri().path();
-    if path.starts_with("/phone/v1/") && path != "/phone/v1/pair" {
+    let open = matches!(path, "/phone/v1/pair" | "/phone/v1/about");
+    if path.starts_with("/phone/v1/") && !open {
         let phone = match credential(headers) {
             Some(given) => match paired(&s.console, given).await {
                 Ok(p) => p,
@@ -314,6 +318,12 @@ async fn decide(
     Ok(Json(decided))
 }
 
+/// `GET /phone/v1/about`: what the page shows before pairing, the certificate's fingerprint
+/// (to compare with the window's, and with the browser's own certificate view).
+async fn about(State(s): State<PhoneState>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "fingerprint": s.fingerprint }))
+}
+
 /// How often an idle event stream is sent a comment, so proxies and phones keep it open; the
 /// phone's pairing is checked again each time.
 const EVENTS_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(20);
@@ -364,7 +374,7 @@ async fn events(
 
 /// What the phone page's files may do: load from this origin only, reach this origin only, be
 /// framed by no one.
-const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
     img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

@@ -1,0 +1,281 @@
+//! Settings → Phone (decision 0023): the phone's listener, started on the address the person
+//! picks, its pairing code as a QR code, and the paired phones.
+
+use std::collections::HashSet;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use countersign_engine::console::PairedPhone;
+use countersign_engine::error::ErrorCode;
+use countersign_engine::phone::addresses::{self, Network};
+use countersign_engine::phone::{PageAsset, PageAssets, PhoneServer};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, State};
+use ts_rs::TS;
+
+use crate::error::{CommandError, CommandResult};
+use crate::state::Desktop;
+
+/// An address a test may add to the ones offered (e.g. `127.0.0.1`), since a test machine
+/// may have no private network. Read from the app's own environment, which an agent cannot
+/// change for the running app.
+const EXTRA_ADDRESS: &str = "COUNTERSIGN_PHONE_EXTRA_ADDRESS";
+
+/// Where the listener was last turned on, kept in `desktop.json` so it comes back on the same
+/// address and port (a phone's bookmark keeps working) until turned off.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhonePrefs {
+    pub address: IpAddr,
+    pub port: u16,
+}
+
+/// An address the person can pick.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PhoneAddress {
+    pub address: String,
+    pub interface: String,
+    /// `lan`, `tailscale`, or `test` (added by the environment).
+    pub network: String,
+}
+
+/// The listener while it is on.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PhoneListening {
+    pub address: String,
+    /// The phone page's address.
+    pub url: String,
+    /// The certificate's SHA-256, as the phone page shows it.
+    pub fingerprint: String,
+    /// Failed pairings in the last minute.
+    pub recent_failures: u32,
+}
+
+/// Settings → Phone.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PhoneSettings {
+    pub listening: Option<PhoneListening>,
+    pub addresses: Vec<PhoneAddress>,
+    pub phones: Vec<PairedPhone>,
+}
+
+/// A pairing code shown in the window.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PairingCode {
+    /// The address in the QR code, the code in its fragment.
+    pub url: String,
+    /// The QR code, an SVG image.
+    pub svg: String,
+    /// How long it can be redeemed, in seconds.
+    pub valid_for_s: u32,
+}
+
+fn offered() -> Vec<PhoneAddress> {
+    let mut list: Vec<PhoneAddress> = addresses::reachable()
+        .into_iter()
+        .map(|r| PhoneAddress {
+            address: r.ip.to_string(),
+            interface: r.interface,
+            network: match r.network {
+                Network::Lan => "lan",
+                Network::Tailscale => "tailscale",
+            }
+            .to_owned(),
+        })
+        .collect();
+    if let Some(extra) = std::env::var(EXTRA_ADDRESS)
+        .ok()
+        .and_then(|a| a.parse::<IpAddr>().ok())
+    {
+        list.push(PhoneAddress {
+            address: extra.to_string(),
+            interface: EXTRA_ADDRESS.to_owned(),
+            network: "test".to_owned(),
+        });
+    }
+    list
+}
+
+/// The phone page's files from the window's own build: `phone.html` and `assets/`, nothing
+/// else (the resolver would answer a missing file with the window's `index.html`).
+fn page_assets(app: &AppHandle) -> PageAssets {
+    let resolver = app.asset_resolver();
+    let served: HashSet<String> = resolver
+        .iter()
+        .map(|(key, _)| key.trim_start_matches('/').to_owned())
+        .filter(|key| key == "phone.html" || key.starts_with("assets/"))
+        .collect();
+    let app = app.clone();
+    Arc::new(move |path: &str| {
+        if !served.contains(path) {
+            return None;
+        }
+        let asset = app.asset_resolver().get(path.to_owned())?;
+        Some(PageAsset {
+            bytes: asset.bytes,
+            mime: asset.mime_type,
+        })
+    })
+}
+
+fn phone_error(e: impl std::fmt::Display) -> CommandError {
+    CommandError::new(ErrorCode::InvalidRequest, e.to_string())
+}
+
+async fn settings_of(d: &Desktop) -> CommandResult<PhoneSettings> {
+    let listening = d.phone.lock().await.as_ref().map(|p| PhoneListening {
+        address: p.addr().ip().to_string(),
+        url: p.url(),
+        fingerprint: p.fingerprint().to_owned(),
+        recent_failures: u32::try_from(p.recent_failures()).unwrap_or(u32::MAX),
+    });
+    Ok(PhoneSettings {
+        listening,
+        addresses: offered(),
+        phones: d.server.console.phones().await?,
+    })
+}
+
+/// Starts the listener on `address`, on `port` when it is free, else on any.
+async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> CommandResult<()> {
+    if !offered().iter().any(|a| a.address == address.to_string()) {
+        return Err(phone_error(format!(
+            "{address} is not one of this computer's private or Tailscale addresses"
+        )));
+    }
+    let mut slot = d.phone.lock().await;
+    if let Some(old) = slot.take() {
+        old.stop();
+    }
+    let console = d.server.console.clone();
+    let root = d.server.dir().root().to_owned();
+    let host = address.to_string();
+    let mut started = PhoneServer::start(
+        console.clone(),
+        &root,
+        SocketAddr::new(address, port),
+        &host,
+        Some(page_assets(app)),
+    )
+    .await;
+    if started.is_err() && port != 0 {
+        // The port was taken meanwhile: any port, and the phone scans a new code.
+        started = PhoneServer::start(
+            console,
+            &root,
+            SocketAddr::new(address, 0),
+            &host,
+            Some(page_assets(app)),
+        )
+        .await;
+    }
+    let server = started.map_err(phone_error)?;
+    let prefs = crate::settings::Prefs {
+        phone: Some(PhonePrefs {
+            address,
+            port: server.addr().port(),
+        }),
+        ..d.prefs()
+    };
+    *slot = Some(server);
+    d.set_prefs(prefs)
+        .map_err(|e| CommandError::from(countersign_engine::error::Error::Settings(e)))
+}
+
+/// Turns the listener back on at launch where the person left it on, if that address is
+/// still this computer's.
+pub async fn resume(app: &AppHandle, d: &Desktop) {
+    if let Some(p) = d.prefs().phone
+        && let Err(e) = start(app, d, p.address, p.port).await
+    {
+        tracing::warn!(error = %e.0.message, "the phone page was not turned back on");
+    }
+}
+
+#[tauri::command]
+pub async fn phone_settings(d: State<'_, Desktop>) -> CommandResult<PhoneSettings> {
+    settings_of(&d).await
+}
+
+#[tauri::command]
+pub async fn phone_start(
+    app: AppHandle,
+    d: State<'_, Desktop>,
+    address: String,
+) -> CommandResult<PhoneSettings> {
+    let ip: IpAddr = address
+        .parse()
+        .map_err(|_| phone_error(format!("not an address: {address:?}")))?;
+    let port = d
+        .prefs()
+        .phone
+        .filter(|p| p.address == ip)
+        .map_or(0, |p| p.port);
+    start(&app, &d, ip, port).await?;
+    settings_of(&d).await
+}
+
+/// Turns the listener off: it stops listening and every phone's connection ends.
+#[tauri::command]
+pub async fn phone_stop(d: State<'_, Desktop>) -> CommandResult<PhoneSettings> {
+    if let Some(server) = d.phone.lock().await.take() {
+        server.stop();
+    }
+    let prefs = crate::settings::Prefs {
+        phone: None,
+        ..d.prefs()
+    };
+    d.set_prefs(prefs)
+        .map_err(|e| CommandError::from(countersign_engine::error::Error::Settings(e)))?;
+    settings_of(&d).await
+}
+
+/// A new pairing code (voiding the one before) and its QR code.
+#[tauri::command]
+pub async fn phone_code(d: State<'_, Desktop>) -> CommandResult<PairingCode> {
+    let slot = d.phone.lock().await;
+    let server = slot
+        .as_ref()
+        .ok_or_else(|| phone_error("turn the phone page on first"))?;
+    let url = server.show_code().map_err(phone_error)?;
+    let svg = qrcode::QrCode::new(url.as_bytes())
+        .map_err(phone_error)?
+        .render::<qrcode::render::svg::Color<'_>>()
+        .min_dimensions(280, 280)
+        .quiet_zone(true)
+        .build();
+    Ok(PairingCode {
+        url,
+        svg,
+        valid_for_s: 300,
+    })
+}
+
+/// Voids the code shown.
+#[tauri::command]
+pub async fn phone_hide_code(d: State<'_, Desktop>) -> CommandResult<()> {
+    if let Some(server) = d.phone.lock().await.as_ref() {
+        server.hide_code();
+    }
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn rename_phone(
+    d: State<'_, Desktop>,
+    id: String,
+    name: String,
+) -> CommandResult<PhoneSettings> {
+    d.server.console.rename_phone(&id, &name).await?;
+    settings_of(&d).await
+}
+
+/// Revokes a phone: its next request is refused and its live updates end now.
+#[tauri::command]
+pub async fn revoke_phone(d: State<'_, Desktop>, id: String) -> CommandResult<PhoneSettings> {
+    d.server.console.revoke_phone(&id).await?;
+    settings_of(&d).await
+}

@@ -1,0 +1,151 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import { api } from "../api/ipc";
+import type { PairingCode } from "../api/types/PairingCode";
+import type { PhoneSettings } from "../api/types/PhoneSettings";
+import { stamp } from "../lib/time";
+import { useConfirm } from "./Confirm";
+
+/** How often the section reads the listener's state again (new phones, failed pairings). */
+const POLL_MS = 2000;
+
+const networkWords: Record<string, string> = { lan: "local network", tailscale: "Tailscale", test: "test address" };
+
+/** Settings → Phone: the phone page's switch, its address, pairing by QR code, paired phones. */
+export function PhoneSection() {
+  const confirm = useConfirm();
+  const [s, setS] = useState<PhoneSettings | null>(null);
+  const [address, setAddress] = useState("");
+  const [code, setCode] = useState<PairingCode | null>(null);
+  const [shownAt, setShownAt] = useState(0);
+  const [now, setNow] = useState(Date.now());
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
+  const known = useRef<Set<string> | null>(null);
+
+  const take = useCallback((next: PhoneSettings) => {
+    const ids = new Set(next.phones.map((p) => p.id));
+    if (known.current) {
+      const added = next.phones.filter((p) => !known.current!.has(p.id));
+      if (added.length > 0) {
+        setCode(null);
+        setNotice(`Paired: ${added.map((p) => p.name).join(", ")}. Its approvals are recorded as made on it.`);
+      }
+    }
+    known.current = ids;
+    setS(next);
+    setAddress((a) => a || next.listening?.address || next.addresses[0]?.address || "");
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    const read = () => void api.phoneSettings().then((n) => { if (live) take(n); }).catch(() => undefined);
+    read();
+    const t = window.setInterval(() => { read(); setNow(Date.now()); }, POLL_MS);
+    return () => { live = false; window.clearInterval(t); };
+  }, [take]);
+  // Leaving Settings voids the code shown.
+  useEffect(() => () => { void api.phoneHideCode(); }, []);
+
+  if (!s) return <p className="muted">Loading…</p>;
+  const act = async (f: () => Promise<PhoneSettings | void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const next = await f();
+      if (next) take(next);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const showCode = () => act(async () => {
+    setCode(await api.phoneCode());
+    setShownAt(Date.now());
+    setNotice(null);
+  });
+  const hideCode = () => act(async () => { await api.phoneHideCode(); setCode(null); });
+  const left = code ? Math.max(0, code.valid_for_s - Math.floor((now - shownAt) / 1000)) : 0;
+  const on = s.listening;
+
+  return (
+    <section className="phone-settings" data-testid="phone-settings">
+      <p className="muted">Approve or decline calls from your phone's browser, over this computer's local network or Tailscale — never through a cloud. Off until you turn it on. “Don't ask again” stays here at the desk.</p>
+      {on ? (
+        <>
+          <p data-testid="phone-on">On at <code className="mono" data-testid="phone-url">{on.url}</code>{" "}
+            <button className="small" disabled={busy} onClick={() => void act(() => api.phoneStop()).then(() => setCode(null))} data-testid="phone-off">Turn off</button></p>
+          <p className="muted">Certificate SHA-256 <code className="mono fingerprint" data-testid="phone-fingerprint">{on.fingerprint}</code></p>
+          {on.recent_failures > 0 && (
+            <p className="warning" role="alert" data-testid="phone-failures">
+              {on.recent_failures} failed pairing attempt{on.recent_failures === 1 ? "" : "s"} in the last minute. If that was not you, a device on this network is trying codes: hide the code, or turn the phone page off.
+            </p>
+          )}
+          {code && left > 0 ? (
+            <div className="pairing-code" data-testid="phone-code">
+              <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(code.svg)}`} width={280} height={280}
+                alt="QR code of the phone page's address with a one-time pairing code" data-testid="phone-qr" />
+              <div>
+                <p>Scan with the phone's camera and open the page. Your browser will warn that the certificate is not trusted: check that its SHA-256 fingerprint is the one above, then go on.</p>
+                <p className="muted">Valid for {Math.floor(left / 60)}:{String(left % 60).padStart(2, "0")}, once. Anyone who sees this code can pair.</p>
+                <details><summary>Address (to type it instead)</summary><code className="mono pairing-url" data-testid="phone-code-url">{code.url}</code></details>
+                <button className="small" onClick={() => void hideCode()} data-testid="phone-hide-code">Hide code</button>
+              </div>
+            </div>
+          ) : (
+            <p><button className="primary" disabled={busy} onClick={() => void showCode()} data-testid="phone-show-code">Show pairing code</button>
+              {code && <span className="muted"> The last code expired.</span>}</p>
+          )}
+        </>
+      ) : s.addresses.length === 0 ? (
+        <p className="notice" data-testid="phone-no-address">This computer has no private network or Tailscale address to offer the phone page on. Join a Wi-Fi or wired local network, or start Tailscale; the page is never offered on a public address.</p>
+      ) : (
+        <p className="row">
+          <label htmlFor="phone-address">Address</label>
+          <select id="phone-address" value={address} onChange={(e) => setAddress(e.target.value)} data-testid="phone-address">
+            {s.addresses.map((a) => (
+              <option key={a.address} value={a.address}>{a.address} — {networkWords[a.network] ?? a.network} ({a.interface})</option>
+            ))}
+          </select>
+          <button className="primary" disabled={busy || !address} onClick={() => void act(() => api.phoneStart(address))} data-testid="phone-on-button">Turn on</button>
+        </p>
+      )}
+      {notice && <p className="notice" role="status" data-testid="phone-notice">{notice}</p>}
+      {error && <p className="error" role="alert" data-testid="phone-error">{error}</p>}
+      <h3>Paired phones</h3>
+      {s.phones.length === 0 ? <p className="muted" data-testid="phones-none">No phone is paired.</p> : (
+        <table className="phones" data-testid="phones">
+          <thead><tr><th>Name</th><th>Paired</th><th>Last used</th><th /></tr></thead>
+          <tbody>
+            {s.phones.map((p) => (
+              <tr key={p.id} data-testid="phone" data-id={p.id}>
+                <td>
+                  {renaming?.id === p.id ? (
+                    <form onSubmit={(e) => { e.preventDefault(); void act(() => api.renamePhone(p.id, renaming.name)).then(() => setRenaming(null)); }}>
+                      <input autoFocus value={renaming.name} maxLength={100} aria-label="Phone name" data-testid="phone-rename-input"
+                        onChange={(e) => setRenaming({ id: p.id, name: e.target.value })}
+                        onKeyDown={(e) => { if (e.key === "Escape") setRenaming(null); }} />{" "}
+                      <button type="submit" className="small">Save</button>
+                    </form>
+                  ) : <span data-testid="phone-name">{p.name}</span>}
+                </td>
+                <td>{stamp(p.paired_at)}</td>
+                <td>{p.last_used_at === null ? <span className="muted">not yet</span> : stamp(p.last_used_at)}</td>
+                <td className="row">
+                  <button className="small" onClick={() => setRenaming({ id: p.id, name: p.name })} data-testid="phone-rename">Rename</button>
+                  <button className="small danger" data-testid="phone-revoke" onClick={() => void (async () => {
+                    const ok = await confirm(`Revoke “${p.name}”?`, "It is refused from its next request, and its page stops updating. Decisions made on it stay in History.", "Revoke");
+                    if (ok) await act(() => api.revokePhone(p.id));
+                  })()}>Revoke…</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,193 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import type { Decision } from "../api/types/Decision";
+import type { Presented } from "../api/types/Presented";
+import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
+import { Since } from "../components/Clock";
+import { Verbatim } from "../components/Verbatim";
+import { useArming } from "../lib/arming";
+import { deviceName, phone, PhoneError } from "./api";
+import { nextList } from "./list";
+
+type Live = "connecting" | "live" | "lost";
+
+/**
+ * The phone page (decision 0023): pair with the code from the window's QR code, then the
+ * waiting calls and each whole card, to approve or decline one call. Rules stay at the desk.
+ */
+export function PhoneApp({ code }: { code: string | null }) {
+  const [pairCode, setPairCode] = useState(code);
+  const [fingerprint, setFingerprint] = useState<string | null>(null);
+  const [state, setState] = useState<"loading" | "unpaired" | "ready">("loading");
+  const [list, setList] = useState<Presented[]>([]);
+  const [waiting, setWaiting] = useState(0);
+  const [beyond, setBeyond] = useState(0);
+  const [open, setOpen] = useState<Presented | null>(null);
+  const [gone, setGone] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const [live, setLive] = useState<Live>("connecting");
+  const shown = useRef<string[] | null>(null);
+  const openId = useRef<string | null>(null);
+  openId.current = open?.approval.id ?? null;
+
+  useEffect(() => { void phone.about().then((a) => setFingerprint(a.fingerprint)).catch(() => undefined); }, []);
+
+  const refresh = useCallback(async (takeNew: boolean) => {
+    try {
+      const page = await phone.inbox();
+      const next = nextList(shown.current, page.first, takeNew);
+      shown.current = next.list.map((p) => p.approval.id);
+      setList(next.list);
+      setWaiting(next.waiting);
+      setBeyond(page.ids.length - page.first.length);
+      setGone(openId.current !== null && !page.ids.includes(openId.current));
+      setState("ready");
+    } catch (e) {
+      if (e instanceof PhoneError && e.status === 401) setState("unpaired");
+      else setMessage(e instanceof Error ? e.message : String(e));
+    }
+  }, []);
+
+  useEffect(() => { if (pairCode === null) void refresh(false); }, [pairCode, refresh]);
+
+  // Live updates while paired: each change reads the list again; a lost stream reconnects by
+  // itself, and reads again on its return in case a change was missed meanwhile.
+  useEffect(() => {
+    if (state !== "ready") return undefined;
+    const events = new EventSource("/phone/v1/events");
+    let lost = false;
+    events.onopen = () => { setLive("live"); if (lost) void refresh(false); lost = false; };
+    events.addEventListener("change", () => void refresh(false));
+    events.onerror = () => {
+      lost = true;
+      setLive("lost");
+      // Closed for good (a revoked phone is refused): say why.
+      if (events.readyState === EventSource.CLOSED) void refresh(false);
+    };
+    const onVisible = () => { if (document.visibilityState === "visible") void refresh(false); };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => { events.close(); document.removeEventListener("visibilitychange", onVisible); };
+  }, [state, refresh]);
+
+  const actions: CardActions = {
+    decide: async (id: string, digest: string, d: Decision) => {
+      if (d.decision !== "approve" && d.decision !== "decline") {
+        throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
+      }
+      const done = await phone.decide(id, digest, d.decision, d.decision === "decline" ? d.reason : undefined);
+      setOpen(null);
+      setMessage(done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.");
+      await refresh(false);
+    },
+    openArtifact: () => setMessage("Artifacts open in Countersign's window."),
+    artifactTitle: () => null,
+    report: setMessage,
+  };
+
+  return (
+    <div className="phone-app">
+      <header className="phone-bar">
+        {open ? <button className="phone-back" onClick={() => { setOpen(null); setGone(false); }} data-testid="phone-back">‹ Waiting</button>
+          : <span className="brand">Countersign</span>}
+        {state === "ready" && <span className={`live live-${live}`} data-testid="phone-live">{live === "live" ? "● live" : live === "lost" ? "○ reconnecting…" : "○ connecting…"}</span>}
+      </header>
+      {message && <p className="notice phone-message" role="status" data-testid="phone-message" onClick={() => setMessage(null)}>{message}</p>}
+      {pairCode !== null ? (
+        <Pairing code={pairCode} onPaired={() => { setPairCode(null); setMessage("Paired. Calls waiting for you show here."); }} onError={setMessage} />
+      ) : state === "loading" ? (
+        <p className="muted phone-pad">Loading…</p>
+      ) : state === "unpaired" ? (
+        <section className="phone-pad" data-testid="phone-unpaired">
+          <h1>This phone is not paired</h1>
+          <p>On the computer, open Countersign, go to <b>Settings → Phone</b>, choose <b>Show pairing code</b> and scan the QR code with this phone's camera.</p>
+          <p className="muted">A phone stops being paired when it is revoked in Settings or unused for 90 days.</p>
+        </section>
+      ) : open ? (
+        <CardView p={open} gone={gone} actions={actions} />
+      ) : (
+        <Waiting list={list} waiting={waiting} beyond={beyond} onOpen={(p) => { setMessage(null); setOpen(p); }}
+          onShowNew={() => void refresh(true)} />
+      )}
+      {fingerprint && (
+        <footer className="muted phone-fingerprint" data-testid="phone-fingerprint">
+          Certificate SHA-256 <code className="mono">{fingerprint}</code>
+        </footer>
+      )}
+    </div>
+  );
+}
+
+function Pairing({ code, onPaired, onError }: { code: string; onPaired: () => void; onError: (m: string) => void }) {
+  const [name, setName] = useState(() => deviceName(navigator.userAgent));
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    setBusy(true);
+    try {
+      await phone.pair(code, name);
+      onPaired();
+    } catch (e) {
+      onError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="phone-pad pairing" data-testid="phone-pairing" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+      <h1>Pair this phone</h1>
+      <p>It will show the calls your agents wait on, for you to approve or decline one at a time.</p>
+      <label htmlFor="phone-name">Name this phone (shown in the window and in History)</label>
+      <input id="phone-name" data-testid="phone-name" value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} />
+      <button type="submit" className="primary" disabled={busy || name.trim() === ""} data-testid="phone-pair">Pair</button>
+      <p className="muted">Before pairing, check that the certificate fingerprint below is the one the window shows beside the QR code — in your browser's own certificate details too.</p>
+    </form>
+  );
+}
+
+function Waiting({ list, waiting, beyond, onOpen, onShowNew }: {
+  list: Presented[]; waiting: number; beyond: number; onOpen: (p: Presented) => void; onShowNew: () => void;
+}) {
+  return (
+    <section className="phone-list" data-testid="phone-list">
+      {waiting > 0 && (
+        <button className="notice-bar phone-new" onClick={onShowNew} data-testid="phone-new">
+          {waiting} new request{waiting === 1 ? "" : "s"} — show
+        </button>
+      )}
+      <h1 className="phone-pad">Waiting for you <span className="badge-count" data-testid="phone-count">{list.length}</span></h1>
+      {list.length === 0 && <p className="muted phone-pad" data-testid="phone-empty">Nothing is waiting. New requests appear here.</p>}
+      <ul className="phone-rows">
+        {list.map((p) => {
+          const a = p.approval;
+          const flagged = a.hidden_marks > 0 || p.coverage.unshown.length > 0 || p.coverage.disagree.length > 0;
+          return (
+            <li key={a.id}>
+              <button className="phone-row" onClick={() => onOpen(p)} data-testid="phone-row" data-id={a.id}>
+                <span className="phone-row-title">
+                  {flagged && <span className="bad" title="hidden characters, or fields not on the card">⚠ </span>}
+                  <Verbatim text={a.call.title} marks={p.marks["call.title"]} />
+                </span>
+                <span className="muted phone-row-who">
+                  <Verbatim text={a.requester.name} marks={p.marks["requester.name"]} />
+                  {a.requester.cwd && <> · <Verbatim text={a.requester.cwd} marks={p.marks["requester.cwd"]} /></>}
+                  {" "}· <code className="mono">{a.tool}</code> · <Since at={a.created_at} />
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      {beyond > 0 && <p className="muted phone-pad">and {beyond} more waiting: the newest 50 are here, all are in the window.</p>}
+    </section>
+  );
+}
+
+function CardView({ p, gone, actions }: { p: Presented; gone: boolean; actions: CardActions }) {
+  const [declining, setDeclining] = useState(false);
+  const { armed } = useArming(`${p.approval.id}:${p.approval.digest}`);
+  return (
+    <div className="phone-card">
+      {gone && <p className="warning phone-pad" role="alert" data-testid="phone-gone">This call is no longer waiting: it was decided at the desk, withdrawn or expired.</p>}
+      <ApprovalCard p={p} selected actions={actions} armed={armed && !gone} declining={declining} setDeclining={setDeclining} onPhone />
+      <p className="muted phone-pad digest">Digest <code className="mono" data-testid="phone-digest">{p.approval.digest}</code></p>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+// The phone page's calls to its own listener (`/phone/v1/`, decision 0023). The credential is
+// an HttpOnly cookie the browser sends by itself; this script never sees it.
+
+import type { ErrorBody } from "../api/types/ErrorBody";
+import type { InboxPage } from "../api/types/InboxPage";
+import type { Presented } from "../api/types/Presented";
+
+/** A refusal from the listener, with its stable code. */
+export class PhoneError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function send<T>(path: string, body?: unknown): Promise<T> {
+  let r: Response;
+  try {
+    r = await fetch(path, body === undefined
+      ? { cache: "no-store" }
+      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  } catch {
+    throw new PhoneError(0, "offline", "Countersign cannot be reached: is the computer awake and on this network?");
+  }
+  const text = await r.text();
+  let json: unknown = null;
+  try { json = text ? JSON.parse(text) : null; } catch { /* said below */ }
+  if (!r.ok) {
+    const e = (json as { error?: ErrorBody } | null)?.error;
+    throw new PhoneError(r.status, e?.code ?? "http", e?.message ?? `the console answered ${r.status}`);
+  }
+  return json as T;
+}
+
+export const phone = {
+  about: () => send<{ fingerprint: string }>("/phone/v1/about"),
+  pair: (code: string, name: string) => send<{ id: string; name: string }>("/phone/v1/pair", { code, name }),
+  inbox: () => send<InboxPage>("/phone/v1/inbox"),
+  decide: (id: string, digest: string, decision: "approve" | "decline", reason?: string) =>
+    send<Presented["approval"]>(`/phone/v1/approvals/${encodeURIComponent(id)}/decide`,
+      reason === undefined ? { digest, decision } : { digest, decision, reason }),
+};
+
+/** A name for this device to suggest when pairing; the person can change it. */
+export function deviceName(userAgent: string): string {
+  if (/iPhone/.test(userAgent)) return "iPhone";
+  if (/iPad/.test(userAgent)) return "iPad";
+  if (/Android/.test(userAgent)) return /Mobile/.test(userAgent) ? "Android phone" : "Android tablet";
+  return "Phone";
+}
