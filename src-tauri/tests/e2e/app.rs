@@ -236,44 +236,13 @@ impl App {
     /// Waits for an element. A node the page replaced while it was being found (a chart
     /// re-drawn by its animation, a list re-rendered) is looked for again.
     pub async fn el(&self, css: &str) -> fantoccini::elements::Element {
-        let started = Instant::now();
-        loop {
-            let left = WAIT.saturating_sub(started.elapsed());
-            match self
-                .client
-                .wait()
-                .at_most(left)
-                .for_element(Locator::Css(css))
-                .await
-            {
-                Ok(el) => return el,
-                Err(e) if started.elapsed() < WAIT && e.to_string().contains("tale element") => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                Err(e) => panic!("no element {css}: {e}"),
-            }
-        }
+        find(&self.client, css).await
     }
 
     /// Clicks `css` once it is enabled (decision buttons are inert for a moment after their
     /// card appears), finding it again if the UI re-rendered it in between.
     pub async fn click(&self, css: &str) {
-        let started = Instant::now();
-        loop {
-            let el = self.el(css).await;
-            if !el.is_enabled().await.unwrap_or(true) && started.elapsed() < WAIT {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-            match el.click().await {
-                Ok(()) => return,
-                Err(e) if started.elapsed() < WAIT => {
-                    let _ = e;
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                Err(e) => panic!("cannot click {css}: {e}"),
-            }
-        }
+        click_on(&self.client, css).await;
     }
 
     /// Types into `css`, finding it again if the UI re-rendered it in between.
@@ -525,6 +494,46 @@ impl App {
         let grants = console.grant_lists().await.unwrap();
         store.close().await;
         serde_json::to_string(&(approvals, history, artifacts, grants)).unwrap()
+    }
+}
+
+/// [`App::el`] in any browser's session.
+pub async fn find(client: &Client, css: &str) -> fantoccini::elements::Element {
+    let started = Instant::now();
+    loop {
+        let left = WAIT.saturating_sub(started.elapsed());
+        match client
+            .wait()
+            .at_most(left)
+            .for_element(Locator::Css(css))
+            .await
+        {
+            Ok(el) => return el,
+            Err(e) if started.elapsed() < WAIT && e.to_string().contains("tale element") => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("no element {css}: {e}"),
+        }
+    }
+}
+
+/// [`App::click`] in any browser's session.
+pub async fn click_on(client: &Client, css: &str) {
+    let started = Instant::now();
+    loop {
+        let el = find(client, css).await;
+        if !el.is_enabled().await.unwrap_or(true) && started.elapsed() < WAIT {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
+        match el.click().await {
+            Ok(()) => return,
+            Err(e) if started.elapsed() < WAIT => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("cannot click {css}: {e}"),
+        }
     }
 }
 

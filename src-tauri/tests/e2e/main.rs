@@ -15,6 +15,7 @@ mod inbox;
 mod installed;
 mod long_calls;
 mod mcp_view;
+mod phone;
 mod promise;
 mod results;
 mod scale;

@@ -1,0 +1,315 @@
+//! Approving from a phone, end to end: the window's Settings → Phone turns the phone page on,
+//! its QR code is read from a screenshot of the window (`zbarimg`), a headless Chromium sized
+//! like a phone pairs with it, sees a call arrive live, approves it, and the agent and the
+//! window both see the decision. Then the window revokes the phone and its page says so.
+
+use std::os::unix::process::CommandExt as _;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use serde_json::{Value, json};
+
+use crate::app::{App, click_on, find, free_port, id, terminal};
+
+const WAIT: Duration = Duration::from_secs(15);
+
+/// A headless Chromium sized and named like a phone, under chromedriver.
+struct Phone {
+    client: Client,
+    driver: Child,
+}
+
+impl Drop for Phone {
+    fn drop(&mut self) {
+        use nix::sys::signal::{Signal, kill};
+        use nix::unistd::Pid;
+        if let Ok(group) = i32::try_from(self.driver.id()) {
+            let _ = kill(Pid::from_raw(-group), Signal::SIGKILL);
+        }
+        let _ = self.driver.wait();
+    }
+}
+
+impl Phone {
+    /// Starts the phone's browser. It accepts the listener's self-signed certificate, as a
+    /// person does who compared its fingerprint with the window's.
+    async fn start() -> Phone {
+        let port = free_port();
+        let driver = Command::new("chromedriver")
+            .process_group(0)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver on PATH (Debian's chromium-driver)");
+        let caps = json!({
+            "browserName": "chrome",
+            "acceptInsecureCerts": true,
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+                "mobileEmulation": {
+                    "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 2.0 },
+                    "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36"
+                }
+            }
+        });
+        let caps: serde_json::Map<String, Value> = caps.as_object().unwrap().clone();
+        let started = Instant::now();
+        let client = loop {
+            let mut builder = ClientBuilder::native();
+            builder.capabilities(caps.clone());
+            match builder.connect(&format!("http://127.0.0.1:{port}")).await {
+                Ok(c) => break c,
+                Err(e) => {
+                    assert!(started.elapsed() < WAIT * 2, "no Chromium session: {e}");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }
+        };
+        Phone { client, driver }
+    }
+
+    async fn text(&self, css: &str) -> String {
+        find(&self.client, css)
+            .await
+            .prop("textContent")
+            .await
+            .unwrap()
+            .unwrap_or_default()
+    }
+
+    /// Waits until `css`'s text contains `want`.
+    async fn text_contains(&self, css: &str, want: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let text = self.text(css).await;
+            if text.contains(want) {
+                return text;
+            }
+            assert!(started.elapsed() < WAIT, "{css}: {text:?} has no {want:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn screenshot(&self, name: &str) {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let png = self.client.screenshot().await.unwrap();
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+}
+
+/// What `zbarimg` reads from a screenshot of the window.
+async fn read_qr_code(app: &App) -> String {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let png = app.client.screenshot().await.unwrap();
+    let file = tempfile::Builder::new().suffix(".png").tempfile().unwrap();
+    std::fs::write(file.path(), png).unwrap();
+    let out = Command::new("zbarimg")
+        .args(["--raw", "-q"])
+        .arg(file.path())
+        .output()
+        .expect("zbarimg on PATH (Debian's zbar-tools)");
+    assert!(
+        out.status.success(),
+        "no QR code in the window's screenshot"
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+#[tokio::test]
+async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_waits_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::launch_env(
+        dir.path(),
+        &[],
+        &[("COUNTERSIGN_PHONE_EXTRA_ADDRESS", "127.0.0.1".to_owned())],
+    )
+    .await;
+    let (_, first) = app
+        .submit(&terminal("claude-code.Bash", "cargo test"))
+        .await;
+
+    // Settings → Phone: off until turned on, then on the address picked.
+    app.click("[data-testid=nav-settings]").await;
+    app.el("[data-testid=phone-on-button]").await;
+    app.client
+        .execute(
+            "const s = document.querySelector('[data-testid=phone-address]');
+             const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+             set.call(s, '127.0.0.1');
+             s.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    app.click("[data-testid=phone-on-button]").await;
+    let url = app.text("[data-testid=phone-url]").await;
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    let fingerprint = app.text("[data-testid=phone-fingerprint]").await;
+    assert_eq!(fingerprint.len(), 95, "{fingerprint}");
+
+    // The QR code, read from the screen as a phone's camera would.
+    app.click("[data-testid=phone-show-code]").await;
+    app.el("[data-testid=phone-qr]").await;
+    app.client
+        .execute(
+            "document.querySelector('[data-testid=phone-code]').scrollIntoView({ block: 'center' })",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let shown = app.text("[data-testid=phone-code-url]").await;
+    let scanned = read_qr_code(&app).await;
+    assert_eq!(scanned, shown);
+    assert!(scanned.starts_with(&format!("{url}#pair=")), "{scanned}");
+    app.screenshot("phone-settings-code").await;
+
+    // The phone opens it, sees the window's fingerprint, and pairs under its name.
+    let phone = Phone::start().await;
+    phone.client.goto(&scanned).await.unwrap();
+    find(&phone.client, "[data-testid=phone-pairing]").await;
+    // The code left the address bar at once.
+    let address = phone.client.current_url().await.unwrap();
+    assert!(!address.as_str().contains("pair="), "{address}");
+    phone
+        .text_contains("[data-testid=phone-fingerprint]", &fingerprint)
+        .await;
+    let name = find(&phone.client, "[data-testid=phone-name]").await;
+    assert_eq!(
+        name.prop("value").await.unwrap().as_deref(),
+        Some("Android phone")
+    );
+    name.clear().await.unwrap();
+    name.send_keys("Anna's Pixel").await.unwrap();
+    phone.screenshot("phone-pairing").await;
+    click_on(&phone.client, "[data-testid=phone-pair]").await;
+    phone
+        .text_contains("[data-testid=phone-live]", "live")
+        .await;
+    phone.text_contains("[data-testid=phone-count]", "1").await;
+
+    // The window lists it at once, and the code it showed is spent.
+    app.text_contains("[data-testid=phone-name]", "Anna's Pixel")
+        .await;
+    app.text_contains("[data-testid=phone-notice]", "Paired")
+        .await;
+    let reused = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap()
+        .post(format!("{}phone/v1/pair", url))
+        .header("Origin", url.trim_end_matches('/'))
+        .json(&json!({ "code": scanned.split("#pair=").nth(1).unwrap(), "name": "Mallory" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reused.status(), reqwest::StatusCode::FORBIDDEN);
+
+    // A call asked now waits behind the bar; the list does not move under the finger.
+    let (_, second) = app
+        .submit(&terminal("claude-code.Bash", "git push origin main"))
+        .await;
+    let waiting = app.poll(&id(&second));
+    phone
+        .text_contains("[data-testid=phone-new]", "1 new request")
+        .await;
+    assert_eq!(phone.text("[data-testid=phone-count]").await, "1");
+    click_on(&phone.client, "[data-testid=phone-new]").await;
+    phone.text_contains("[data-testid=phone-count]", "2").await;
+    phone.screenshot("phone-list").await;
+
+    // The whole card; no "don't ask again" here; approve once it arms.
+    click_on(
+        &phone.client,
+        &format!("[data-testid=phone-row][data-id='{}']", id(&second)),
+    )
+    .await;
+    find(
+        &phone.client,
+        "[data-testid=approval-card][data-armed=true]",
+    )
+    .await;
+    assert_eq!(
+        phone.text("[data-testid=phone-digest]").await,
+        second["digest"].as_str().unwrap()
+    );
+    assert!(
+        phone
+            .client
+            .find_all(fantoccini::Locator::Css(
+                "[data-testid=approve-always], [data-testid=decline-always]"
+            ))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    phone
+        .text_contains("[data-testid=grant-scope]", "stays at the desk")
+        .await;
+    phone.screenshot("phone-card").await;
+    click_on(&phone.client, "[data-testid=approve]:not([data-waits])").await;
+    phone
+        .text_contains("[data-testid=phone-message]", "Approved")
+        .await;
+
+    // The agent has its answer; the window's inbox and History show who decided, and where.
+    let answered = tokio::time::timeout(WAIT, waiting).await.unwrap().unwrap();
+    assert_eq!(answered["status"], "approved", "{answered}");
+    assert_eq!(answered["decided_on"], "Anna's Pixel", "{answered}");
+    app.click("[data-testid=nav-inbox]").await;
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&first)
+    ))
+    .await;
+    app.gone(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&second)
+    ))
+    .await;
+    app.click("[data-testid=nav-history]").await;
+    let row = format!(
+        "[data-testid=history-row][data-id='{}'] .outcome-word",
+        id(&second)
+    );
+    app.el(&row).await;
+    let by = app
+        .client
+        .execute(
+            "return document.querySelector(arguments[0]).title",
+            vec![json!(row)],
+        )
+        .await
+        .unwrap();
+    assert_eq!(by, json!("by you on Anna's Pixel"));
+
+    // Revoked in the window: the phone's page stops at once and says it is not paired.
+    app.click("[data-testid=nav-settings]").await;
+    app.click("[data-testid=phone-revoke]").await;
+    app.click("[data-testid=confirm-ok]").await;
+    app.el("[data-testid=phones-none]").await;
+    find(&phone.client, "[data-testid=phone-unpaired]").await;
+    phone.screenshot("phone-revoked").await;
+
+    // Turned off: nothing listens there any more.
+    app.click("[data-testid=phone-off]").await;
+    app.el("[data-testid=phone-on-button]").await;
+    let closed = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap()
+        .get(format!("{url}phone/v1/about"))
+        .send()
+        .await;
+    assert!(
+        closed.is_err(),
+        "the phone page still answers after Turn off"
+    );
+    drop(phone);
+    app.quit().await;
+}
