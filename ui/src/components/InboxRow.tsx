@@ -49,7 +49,8 @@ function Field({ text, marks, more }: { text: string; marks?: Mark[]; more?: num
 }
 
 /** What the call would do, in a line: the command, the files changed, or the title. */
-function WhatItDoes({ p }: { p: Presented }) {
+/** What a call would do, in a line: the command, the files, or the card's title. */
+export function WhatItDoes({ p }: { p: Presented }) {
   const call = p.approval.call;
   switch (call.card) {
     case "terminal":
@@ -109,8 +110,18 @@ export function Who({ group, whole }: { group: InboxGroup; whole?: boolean }) {
   );
 }
 
+/** Who asks from where, as a chip or row shows it, from a card. */
+export function groupOf(p: Presented): InboxGroup {
+  const a = p.approval;
+  return {
+    agent: a.requester.name, project: a.requester.cwd ?? null,
+    agent_marks: p.marks["requester.name"] ?? [], project_marks: p.marks["requester.cwd"] ?? [],
+    agent_more: p.more_marks["requester.name"] ?? 0, project_more: p.more_marks["requester.cwd"] ?? 0,
+  };
+}
+
 /** Why a row carries ⚠, in words (its title), or null. */
-function warning(p: Presented): string | null {
+export function warning(p: Presented): string | null {
   const said: string[] = [];
   const hidden = p.approval.hidden_marks;
   if (hidden > 0) said.push(`${hidden.toLocaleString("en-US")} hidden character${hidden === 1 ? "" : "s"}`);
@@ -175,11 +186,7 @@ export const HistoryRow = memo(function HistoryRow({ p, selected, onSelect }: {
   onSelect: (id: string) => void;
 }) {
   const a = p.approval;
-  const group: InboxGroup = {
-    agent: a.requester.name, project: a.requester.cwd ?? null,
-    agent_marks: p.marks["requester.name"] ?? [], project_marks: p.marks["requester.cwd"] ?? [],
-    agent_more: p.more_marks["requester.name"] ?? 0, project_more: p.more_marks["requester.cwd"] ?? 0,
-  };
+  const group = groupOf(p);
   const warn = warning(p);
   const by = a.decided_by === null ? "" : a.decided_by === "person"
     ? (a.decided_on ? `by you on ${a.decided_on}` : "by you") : "by a rule";

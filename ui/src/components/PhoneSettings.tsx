@@ -43,9 +43,16 @@ export function PhoneSection() {
     let live = true;
     const read = () => void api.phoneSettings().then((n) => { if (live) take(n); }).catch(() => undefined);
     read();
-    const t = window.setInterval(() => { read(); setNow(Date.now()); }, POLL_MS);
+    const t = window.setInterval(read, POLL_MS);
     return () => { live = false; window.clearInterval(t); };
   }, [take]);
+  // The code's countdown, each second while one is shown.
+  useEffect(() => {
+    if (!code) return undefined;
+    setNow(Date.now());
+    const t = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(t);
+  }, [code]);
   // Leaving Settings voids the code shown.
   useEffect(() => () => { void api.phoneHideCode(); }, []);
 
@@ -63,12 +70,13 @@ export function PhoneSection() {
     }
   };
   const showCode = () => act(async () => {
+    const asked = Date.now();
     setCode(await api.phoneCode());
-    setShownAt(Date.now());
+    setShownAt(asked);
     setNotice(null);
   });
   const hideCode = () => act(async () => { await api.phoneHideCode(); setCode(null); });
-  const left = code ? Math.max(0, code.valid_for_s - Math.floor((now - shownAt) / 1000)) : 0;
+  const left = code ? Math.min(code.valid_for_s, Math.max(0, code.valid_for_s - Math.ceil((now - shownAt) / 1000))) : 0;
   const on = s.listening;
 
   return (

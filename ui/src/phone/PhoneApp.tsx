@@ -4,7 +4,7 @@ import type { Decision } from "../api/types/Decision";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
-import { Verbatim } from "../components/Verbatim";
+import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
 import { deviceName, phone, PhoneError } from "./api";
 import { nextList } from "./list";
@@ -157,18 +157,16 @@ function Waiting({ list, waiting, beyond, onOpen, onShowNew }: {
       <ul className="phone-rows">
         {list.map((p) => {
           const a = p.approval;
-          const flagged = a.hidden_marks > 0 || p.coverage.unshown.length > 0 || p.coverage.disagree.length > 0;
+          const warn = warning(p);
           return (
             <li key={a.id}>
               <button className="phone-row" onClick={() => onOpen(p)} data-testid="phone-row" data-id={a.id}>
                 <span className="phone-row-title">
-                  {flagged && <span className="bad" title="hidden characters, or fields not on the card">⚠ </span>}
-                  <Verbatim text={a.call.title} marks={p.marks["call.title"]} />
+                  {warn && <span className="bad" aria-label={`Warning: ${warn}`} title={warn}>⚠ </span>}
+                  <WhatItDoes p={p} />
                 </span>
                 <span className="muted phone-row-who">
-                  <Verbatim text={a.requester.name} marks={p.marks["requester.name"]} />
-                  {a.requester.cwd && <> · <Verbatim text={a.requester.cwd} marks={p.marks["requester.cwd"]} /></>}
-                  {" "}· <code className="mono">{a.tool}</code> · <Since at={a.created_at} />
+                  <Who group={groupOf(p)} /> · <code className="mono">{a.tool}</code> · <Since at={a.created_at} />
                 </span>
               </button>
             </li>
