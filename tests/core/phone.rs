@@ -5,32 +5,32 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use countersign_engine::error::Error;
-use countersign_engine::phone::{PageAsset, PageAssets, PhoneServer};
+use countersign_engine::phone::{PageAsset, PageAssets, PhoneOptions, PhoneServer};
 use countersign_store::phones;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 
 use crate::support::{TestServer, assert_error, fingerprint, server, terminal};
 
-const COOKIE: &str = "__Host-countersign-phone";
+pub const COOKIE: &str = "__Host-countersign-phone";
 
 /// The agent API and the phone's listener over one console.
-struct Both {
-    agents: TestServer,
+pub struct Both {
+    pub agents: TestServer,
     phone: PhoneServer,
     /// Trusts the phone listener's certificate, as a phone that accepted it does.
-    http: reqwest::Client,
-    origin: String,
+    pub http: reqwest::Client,
+    pub origin: String,
     /// Where the listener keeps its certificate.
     _tls: tempfile::TempDir,
 }
 
-async fn both() -> Both {
-    both_serving(None).await
+pub async fn both() -> Both {
+    both_with(PhoneOptions::default()).await
 }
 
-/// [`both`], the listener serving `page` as the phone page's files.
-async fn both_serving(page: Option<PageAssets>) -> Both {
+/// [`both`], the listener set up with `options`.
+pub async fn both_with(options: PhoneOptions) -> Both {
     let agents = server().await;
     let tls = tempfile::tempdir().unwrap();
     let phone = PhoneServer::start(
@@ -38,7 +38,7 @@ async fn both_serving(page: Option<PageAssets>) -> Both {
         tls.path(),
         "127.0.0.1:0".parse().unwrap(),
         "127.0.0.1",
-        page,
+        options,
     )
     .await
     .unwrap();
@@ -57,7 +57,7 @@ async fn both_serving(page: Option<PageAssets>) -> Both {
 }
 
 impl Both {
-    fn url(&self, path: &str) -> String {
+    pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.origin)
     }
 
@@ -81,7 +81,7 @@ impl Both {
     }
 
     /// Pairs and returns the credential the phone was given.
-    async fn paired(&self, name: &str) -> String {
+    pub async fn paired(&self, name: &str) -> String {
         let code = self.show_code();
         let r = self.pair(&code, name).await;
         assert_eq!(r.status(), StatusCode::OK);
@@ -120,7 +120,7 @@ fn credential_in(cookie: &str) -> String {
     value.split(';').next().unwrap().to_owned()
 }
 
-async fn answer(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+pub async fn answer(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
     let r = req.send().await.unwrap();
     let status = r.status();
     let text = r.text().await.unwrap();
@@ -372,7 +372,7 @@ async fn a_name_typed_in_capitals_is_the_name_browsers_send() {
         t.dir.path(),
         "127.0.0.1:0".parse().unwrap(),
         "LocalHost",
-        None,
+        PhoneOptions::default(),
     )
     .await
     .unwrap();
@@ -437,7 +437,7 @@ async fn a_name_that_is_not_a_host_is_refused_before_listening() {
         t.dir.path(),
         "127.0.0.1:0".parse().unwrap(),
         "evil.example/path",
-        None,
+        PhoneOptions::default(),
     )
     .await;
     assert!(e.is_err());
@@ -763,7 +763,11 @@ fn page_files() -> PageAssets {
 
 #[tokio::test]
 async fn the_page_is_served_on_its_own_name_only_and_carries_no_data() {
-    let b = both_serving(Some(page_files())).await;
+    let b = both_with(PhoneOptions {
+        page: Some(page_files()),
+        ..PhoneOptions::default()
+    })
+    .await;
     let r = b.http.get(b.url("/")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let csp = r.headers()[header::CONTENT_SECURITY_POLICY]

@@ -15,6 +15,7 @@
 
 pub mod addresses;
 pub mod pairing;
+pub mod push;
 pub mod tls;
 
 mod api;
@@ -58,6 +59,16 @@ pub struct PageAsset {
 /// the desktop app embeds.
 pub type PageAssets = Arc<dyn Fn(&str) -> Option<PageAsset> + Send + Sync>;
 
+/// How the listener is set up beyond its address.
+#[derive(Clone, Default)]
+pub struct PhoneOptions {
+    /// The phone page's files, when the listener serves the page.
+    pub page: Option<PageAssets>,
+    /// Lets a phone's push subscription name `http://127.0.0.1` (a test's own push service);
+    /// otherwise only an `https` push service by its name is taken.
+    pub plain_loopback_push: bool,
+}
+
 /// Why the phone's listener could not start or act.
 #[derive(Debug, thiserror::Error)]
 pub enum PhoneError {
@@ -72,6 +83,8 @@ pub enum PhoneError {
     Host(String),
     #[error(transparent)]
     Pairing(#[from] PairingError),
+    #[error(transparent)]
+    Push(#[from] push::PushError),
 }
 
 /// The phone's listener, serving until [`PhoneServer::stop`] or until dropped.
@@ -82,18 +95,20 @@ pub struct PhoneServer {
     certificate: Vec<u8>,
     pairing: Arc<Mutex<Pairing>>,
     task: JoinHandle<()>,
+    /// Announces waiting calls to phones that asked for pushes.
+    pushes: JoinHandle<()>,
 }
 
 impl PhoneServer {
     /// Listens on `bind` (port 0 picks one) for phones reaching the console as `host` (the
     /// machine's LAN address or its name on a private network), with the certificate kept in
-    /// `data_root` for that name, serving the phone page from `page` when given.
+    /// `data_root` for that name, serving the phone page from `options.page` when given.
     pub async fn start(
         console: Console,
         data_root: &Path,
         bind: SocketAddr,
         host: &str,
-        page: Option<PageAssets>,
+        options: PhoneOptions,
     ) -> Result<Self, PhoneError> {
         if !is_host_name(host) {
             return Err(PhoneError::Host(host.to_owned()));
@@ -105,6 +120,8 @@ impl PhoneServer {
         };
         let host = host.as_str();
         let identity = tls::load_or_create(data_root, &[host.to_owned()])?;
+        let vapid = push::VapidKey::load_or_create(data_root)?;
+        let console_for_push = console.clone();
         let config = tls::server_config(&identity)?;
         let listener = TcpListener::bind(bind)
             .await
@@ -119,10 +136,13 @@ impl PhoneServer {
             pairing: pairing.clone(),
             origin: format!("https://{authority}"),
             authority,
-            page,
+            page: options.page,
             fingerprint: identity.fingerprint.clone(),
+            push_key: vapid.clone(),
+            plain_loopback_push: options.plain_loopback_push,
         });
         let task = tokio::spawn(serve(listener, config, app));
+        let pushes = tokio::spawn(push::announce(console_for_push, vapid, push::client()?));
         Ok(Self {
             addr,
             host: host.to_owned(),
@@ -130,6 +150,7 @@ impl PhoneServer {
             certificate: identity.cert_der,
             pairing,
             task,
+            pushes,
         })
     }
 
@@ -177,12 +198,14 @@ impl PhoneServer {
     /// Closes the listener and ends every phone connection.
     pub fn stop(self) {
         self.task.abort();
+        self.pushes.abort();
     }
 }
 
 impl Drop for PhoneServer {
     fn drop(&mut self) {
         self.task.abort();
+        self.pushes.abort();
     }
 }
 

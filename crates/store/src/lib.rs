@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod artifacts;
 pub mod grants;
 pub mod phones;
+pub mod push;
 pub mod records;
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@ use ts_rs::TS;
 use super::{ChangeEvent, Console};
 use crate::error::Error;
 use countersign_domain::limits::FieldError;
-use countersign_store::phones;
+use countersign_store::{phones, push};
 
 /// Longest phone name, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
@@ -106,5 +106,48 @@ impl Console {
     pub(crate) async fn phone_is_paired(&self, id: &str) -> Result<bool, Error> {
         let mut conn = self.store().read().await?;
         Ok(phones::list(&mut conn).await?.iter().any(|p| p.id == id))
+    }
+}
+
+impl Console {
+    /// Keeps a phone's push subscription (replacing its last); `PhoneNotFound` when the phone
+    /// was revoked meanwhile.
+    pub(crate) async fn keep_push(
+        &self,
+        phone_id: &str,
+        endpoint: String,
+        p256dh: Vec<u8>,
+        auth: Vec<u8>,
+    ) -> Result<(), Error> {
+        let s = push::Subscription {
+            phone_id: phone_id.to_owned(),
+            endpoint,
+            p256dh,
+            auth,
+        };
+        let mut tx = self.store().write().await?;
+        if !push::put(&mut tx, &s, self.now()).await? {
+            return Err(Error::PhoneNotFound(phone_id.to_owned()));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Forgets a phone's push subscription (or only the one at `endpoint`).
+    pub(crate) async fn forget_push(
+        &self,
+        phone_id: &str,
+        endpoint: Option<&str>,
+    ) -> Result<bool, Error> {
+        let mut tx = self.store().write().await?;
+        let gone = push::remove(&mut tx, phone_id, endpoint).await?;
+        tx.commit().await?;
+        Ok(gone)
+    }
+
+    /// Every paired phone's push subscription.
+    pub(crate) async fn push_subscriptions(&self) -> Result<Vec<push::Subscription>, Error> {
+        let mut conn = self.store().read().await?;
+        Ok(push::all(&mut conn).await?)
     }
 }

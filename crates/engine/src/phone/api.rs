@@ -45,6 +45,10 @@ pub(super) struct PhoneState {
     pub page: Option<PageAssets>,
     /// The certificate's SHA-256 fingerprint, which the page shows beside the window's.
     pub fingerprint: String,
+    /// The key pushes are signed with: the page's `applicationServerKey`.
+    pub push_key: super::push::VapidKey,
+    /// Takes a test's push service on `http://127.0.0.1`.
+    pub plain_loopback_push: bool,
 }
 
 pub(super) fn router(state: PhoneState) -> Router {
@@ -54,6 +58,8 @@ pub(super) fn router(state: PhoneState) -> Router {
         .route("/phone/v1/approvals/{id}/decide", post(decide))
         .route("/phone/v1/events", get(events))
         .route("/phone/v1/about", get(about))
+        .route("/phone/v1/push", post(push_on))
+        .route("/phone/v1/push/off", post(push_off))
         .route("/phone/v1/{*rest}", any(crate::api::routes::not_found))
         .fallback(page)
         .method_not_allowed_fallback(crate::api::routes::method_not_allowed)
@@ -321,7 +327,34 @@ async fn decide(
 /// `GET /phone/v1/about`: what the page shows before pairing, the certificate's fingerprint
 /// (to compare with the window's, and with the browser's own certificate view).
 async fn about(State(s): State<PhoneState>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "fingerprint": s.fingerprint }))
+    Json(serde_json::json!({ "fingerprint": s.fingerprint, "push_key": s.push_key.public() }))
+}
+
+/// `POST /phone/v1/push`: the phone's push subscription (`PushSubscription.toJSON()`), replacing
+/// its last. Pushes say how many calls wait, nothing more.
+async fn push_on(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+    JsonBody(body): JsonBody<super::push::SubscriptionJson, MAX_PHONE_BODY>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let (endpoint, key, auth) = super::push::check(&body, s.plain_loopback_push).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            e.to_string(),
+        )
+    })?;
+    s.console.keep_push(&phone.id, endpoint, key, auth).await?;
+    Ok(Json(serde_json::json!({ "push": true })))
+}
+
+/// `POST /phone/v1/push/off`: no more pushes to this phone.
+async fn push_off(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    s.console.forget_push(&phone.id, None).await?;
+    Ok(Json(serde_json::json!({ "push": false })))
 }
 
 /// How often an idle event stream is sent a comment, so proxies and phones keep it open; the
@@ -384,6 +417,8 @@ async fn page(State(s): State<PhoneState>, req: Request) -> Response {
     let file = match path {
         "/" => Some("phone.html"),
         p if p.starts_with("/assets/") && !p.contains("..") => Some(&p[1..]),
+        // The service worker that shows pushes: at the root, so its scope is the page.
+        "/phone-sw.js" => Some("phone-sw.js"),
         _ => None,
     };
     if !matches!(*req.method(), Method::GET | Method::HEAD) {

@@ -77,7 +77,7 @@ pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneEr
 }
 
 /// Whether `path` is a regular file only its owner can read or write.
-fn private_enough(path: &Path) -> bool {
+pub(crate) fn private_enough(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;

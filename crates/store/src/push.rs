@@ -1,0 +1,68 @@
+//! The `push_subscriptions` table: one Web Push subscription per paired phone.
+
+use sqlx::SqliteConnection;
+
+use super::StoreError;
+
+/// Where a phone's browser receives pushes, and the keys to encrypt them to.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Subscription {
+    pub phone_id: String,
+    pub endpoint: String,
+    /// The browser's P-256 public key, uncompressed (65 bytes).
+    pub p256dh: Vec<u8>,
+    /// The browser's authentication secret (16 bytes).
+    pub auth: Vec<u8>,
+}
+
+/// Keeps `s` as its phone's one subscription, replacing the one before; `false` when the phone
+/// is not paired (any more).
+pub async fn put(
+    conn: &mut SqliteConnection,
+    s: &Subscription,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "INSERT INTO push_subscriptions (phone_id, endpoint, p256dh, auth, created_at)
+         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM phones WHERE id = ?)
+         ON CONFLICT (phone_id) DO UPDATE SET endpoint = excluded.endpoint,
+             p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at",
+    )
+    .bind(&s.phone_id)
+    .bind(&s.endpoint)
+    .bind(&s.p256dh)
+    .bind(&s.auth)
+    .bind(now)
+    .bind(&s.phone_id)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Every subscription of a paired phone.
+pub async fn all(conn: &mut SqliteConnection) -> Result<Vec<Subscription>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT s.phone_id, s.endpoint, s.p256dh, s.auth FROM push_subscriptions s
+         JOIN phones p ON p.id = s.phone_id",
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Forgets a phone's subscription (turned off, or gone at the push service); `false` when it
+/// had none, or another endpoint since.
+pub async fn remove(
+    conn: &mut SqliteConnection,
+    phone_id: &str,
+    endpoint: Option<&str>,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "DELETE FROM push_subscriptions WHERE phone_id = ? AND (? IS NULL OR endpoint = ?)",
+    )
+    .bind(phone_id)
+    .bind(endpoint)
+    .bind(endpoint)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
