@@ -8,7 +8,7 @@ use std::sync::Arc;
 use countersign_engine::console::PairedPhone;
 use countersign_engine::error::ErrorCode;
 use countersign_engine::phone::addresses::{self, Network};
-use countersign_engine::phone::{PageAsset, PageAssets, PhoneServer};
+use countersign_engine::phone::{PageAsset, PageAssets, PhoneError, PhoneOptions, PhoneServer};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, State};
 use ts_rs::TS;
@@ -16,17 +16,20 @@ use ts_rs::TS;
 use crate::error::{CommandError, CommandResult};
 use crate::state::Desktop;
 
-/// An address a test may add to the ones offered (e.g. `127.0.0.1`), since a test machine
-/// may have no private network. Read from the app's own environment, which an agent cannot
-/// change for the running app.
+/// A loopback address a test may add to the ones offered (`127.0.0.1`), since a test machine
+/// may have no private network. Only a loopback address is taken, which no other device
+/// reaches, so setting it can never put the page on a network.
 const EXTRA_ADDRESS: &str = "COUNTERSIGN_PHONE_EXTRA_ADDRESS";
 
-/// Where the listener was last turned on, kept in `desktop.json` so it comes back on the same
-/// address and port (a phone's bookmark keeps working) until turned off.
+/// Where the listener was last turned on, kept in `desktop.json`: it comes back on the same
+/// address and port at the next start while `on`, and Turn on uses them again after Turn off,
+/// so a phone's bookmark keeps working.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhonePrefs {
     pub address: IpAddr,
     pub port: u16,
+    #[serde(default)]
+    pub on: bool,
 }
 
 /// An address the person can pick.
@@ -89,6 +92,7 @@ fn offered() -> Vec<PhoneAddress> {
     if let Some(extra) = std::env::var(EXTRA_ADDRESS)
         .ok()
         .and_then(|a| a.parse::<IpAddr>().ok())
+        .filter(IpAddr::is_loopback)
     {
         list.push(PhoneAddress {
             address: extra.to_string(),
@@ -99,14 +103,15 @@ fn offered() -> Vec<PhoneAddress> {
     list
 }
 
-/// The phone page's files from the window's own build: `phone.html` and `assets/`, nothing
+/// The phone page's files from the window's own build: `phone.html`, its service worker and
+/// `assets/`, nothing
 /// else (the resolver would answer a missing file with the window's `index.html`).
 fn page_assets(app: &AppHandle) -> PageAssets {
     let resolver = app.asset_resolver();
     let served: HashSet<String> = resolver
         .iter()
         .map(|(key, _)| key.trim_start_matches('/').to_owned())
-        .filter(|key| key == "phone.html" || key.starts_with("assets/"))
+        .filter(|key| key == "phone.html" || key == "phone-sw.js" || key.starts_with("assets/"))
         .collect();
     let app = app.clone();
     Arc::new(move |path: &str| {
@@ -119,6 +124,13 @@ fn page_assets(app: &AppHandle) -> PageAssets {
             mime: asset.mime_type,
         })
     })
+}
+
+fn options(app: &AppHandle) -> PhoneOptions {
+    PhoneOptions {
+        page: Some(page_assets(app)),
+        plain_loopback_push: false,
+    }
 }
 
 fn phone_error(e: impl std::fmt::Display) -> CommandError {
@@ -158,17 +170,19 @@ async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> Comm
         &root,
         SocketAddr::new(address, port),
         &host,
-        Some(page_assets(app)),
+        options(app),
     )
     .await;
-    if started.is_err() && port != 0 {
-        // The port was taken meanwhile: any port, and the phone scans a new code.
+    let taken = matches!(&started, Err(PhoneError::Bind { source, .. })
+        if source.kind() == std::io::ErrorKind::AddrInUse);
+    if taken && port != 0 {
+        // The port was taken meanwhile: any port; the phone scans a new code.
         started = PhoneServer::start(
             console,
             &root,
             SocketAddr::new(address, 0),
             &host,
-            Some(page_assets(app)),
+            options(app),
         )
         .await;
     }
@@ -177,6 +191,7 @@ async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> Comm
         phone: Some(PhonePrefs {
             address,
             port: server.addr().port(),
+            on: true,
         }),
         ..d.prefs()
     };
@@ -188,7 +203,7 @@ async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> Comm
 /// Turns the listener back on at launch where the person left it on, if that address is
 /// still this computer's.
 pub async fn resume(app: &AppHandle, d: &Desktop) {
-    if let Some(p) = d.prefs().phone
+    if let Some(p) = d.prefs().phone.filter(|p| p.on)
         && let Err(e) = start(app, d, p.address, p.port).await
     {
         tracing::warn!(error = %e.0.message, "the phone page was not turned back on");
@@ -224,9 +239,10 @@ pub async fn phone_stop(d: State<'_, Desktop>) -> CommandResult<PhoneSettings> {
     if let Some(server) = d.phone.lock().await.take() {
         server.stop();
     }
+    let kept = d.prefs();
     let prefs = crate::settings::Prefs {
-        phone: None,
-        ..d.prefs()
+        phone: kept.phone.map(|p| PhonePrefs { on: false, ..p }),
+        ..kept
     };
     d.set_prefs(prefs)
         .map_err(|e| CommandError::from(countersign_engine::error::Error::Settings(e)))?;

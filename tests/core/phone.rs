@@ -908,3 +908,29 @@ async fn settings_lists_renames_and_revokes_phones_and_refuses_a_disguised_name(
     let e = console.revoke_phone(&id).await.unwrap_err();
     assert!(matches!(e, Error::PhoneNotFound(_)), "{e}");
 }
+
+#[tokio::test]
+async fn a_live_stream_outlasts_the_request_time_limit_and_is_kept_open() {
+    let b = both().await;
+    let credential = b.paired("Phone").await;
+    let mut events = b
+        .http
+        .get(b.url("/phone/v1/events"))
+        .header(header::COOKIE, format!("{COOKIE}={credential}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        events.headers()["cross-origin-resource-policy"],
+        "same-origin"
+    );
+    // Past the 15 s a request may take, the stream is still open: its 20 s comment arrives.
+    let started = std::time::Instant::now();
+    let said = tokio::time::timeout(Duration::from_secs(30), events.chunk())
+        .await
+        .expect("the stream said nothing in 30 s")
+        .unwrap()
+        .expect("the stream ended");
+    assert!(started.elapsed() > Duration::from_secs(15));
+    assert_eq!(String::from_utf8_lossy(&said).trim(), ":");
+}

@@ -40,7 +40,7 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// Phone connections served at once; more wait to be accepted.
 const MAX_CONNECTIONS: usize = 64;
-/// Connections served at once from one source (an IPv4 address, an IPv6 /64): a browser opens
+/// Connections served at once from one source (the device's address): a browser opens
 /// about six. More from it are closed at once, so one device cannot take every slot.
 const MAX_PER_SOURCE: usize = 8;
 

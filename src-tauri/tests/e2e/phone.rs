@@ -193,6 +193,19 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
         .await;
     phone.text_contains("[data-testid=phone-count]", "1").await;
 
+    // The page's service worker is served at its root, for pushes.
+    let worker = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap()
+        .get(format!("{url}phone-sw.js"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(worker.status(), reqwest::StatusCode::OK);
+    assert!(worker.text().await.unwrap().contains("showNotification"));
+    find(&phone.client, "[data-testid=phone-push]").await;
+
     // The window lists it at once, and the code it showed is spent.
     app.text_contains("[data-testid=phone-name]", "Anna's Pixel")
         .await;

@@ -23,6 +23,7 @@ export function PhoneSection() {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
   const known = useRef<Set<string> | null>(null);
 
   const take = useCallback((next: PhoneSettings) => {
@@ -36,12 +37,15 @@ export function PhoneSection() {
     }
     known.current = ids;
     setS(next);
-    setAddress((a) => a || next.listening?.address || next.addresses[0]?.address || "");
+    // An address no longer offered is not kept picked.
+    setAddress((a) => (next.addresses.some((x) => x.address === a) ? a : next.listening?.address ?? next.addresses[0]?.address ?? ""));
   }, []);
 
   useEffect(() => {
     let live = true;
-    const read = () => void api.phoneSettings().then((n) => { if (live) take(n); }).catch(() => undefined);
+    const read = () => void api.phoneSettings()
+      .then((n) => { if (live) { take(n); setLoadError(null); } })
+      .catch((e: unknown) => { if (live) setLoadError(e instanceof Error ? e.message : String(e)); });
     read();
     const t = window.setInterval(read, POLL_MS);
     return () => { live = false; window.clearInterval(t); };
@@ -56,15 +60,22 @@ export function PhoneSection() {
   // Leaving Settings voids the code shown.
   useEffect(() => () => { void api.phoneHideCode(); }, []);
 
-  if (!s) return <p className="muted">Loading…</p>;
-  const act = async (f: () => Promise<PhoneSettings | void>) => {
+  if (!s) {
+    return loadError
+      ? <p className="error" role="alert" data-testid="phone-error">The phone settings could not be read: {loadError}</p>
+      : <p className="muted">Loading…</p>;
+  }
+  /** Runs `f`; whether it succeeded (its failure is said under the section). */
+  const act = async (f: () => Promise<PhoneSettings | void>): Promise<boolean> => {
     setBusy(true);
     setError(null);
     try {
       const next = await f();
       if (next) take(next);
+      return true;
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
+      return false;
     } finally {
       setBusy(false);
     }
@@ -85,7 +96,10 @@ export function PhoneSection() {
       {on ? (
         <>
           <p data-testid="phone-on">On at <code className="mono" data-testid="phone-url">{on.url}</code>{" "}
-            <button className="small" disabled={busy} onClick={() => void act(() => api.phoneStop()).then(() => setCode(null))} data-testid="phone-off">Turn off</button></p>
+            <button className="small" disabled={busy} onClick={() => void act(() => api.phoneStop()).then((ok) => { if (ok) setCode(null); })} data-testid="phone-off">Turn off</button></p>
+          {!s.addresses.some((a) => a.address === on.address) && (
+            <p className="warning" role="alert" data-testid="phone-address-gone">{on.address} is no longer one of this computer's addresses (the network changed): phones cannot reach the page there. Turn it off and on again on another address.</p>
+          )}
           <p className="muted">Certificate SHA-256 <code className="mono fingerprint" data-testid="phone-fingerprint">{on.fingerprint}</code></p>
           {on.recent_failures > 0 && (
             <p className="warning" role="alert" data-testid="phone-failures">
@@ -132,7 +146,7 @@ export function PhoneSection() {
               <tr key={p.id} data-testid="phone" data-id={p.id}>
                 <td>
                   {renaming?.id === p.id ? (
-                    <form onSubmit={(e) => { e.preventDefault(); void act(() => api.renamePhone(p.id, renaming.name)).then(() => setRenaming(null)); }}>
+                    <form onSubmit={(e) => { e.preventDefault(); void act(() => api.renamePhone(p.id, renaming.name)).then((ok) => { if (ok) setRenaming(null); }); }}>
                       <input autoFocus value={renaming.name} maxLength={100} aria-label="Phone name" data-testid="phone-rename-input"
                         onChange={(e) => setRenaming({ id: p.id, name: e.target.value })}
                         onKeyDown={(e) => { if (e.key === "Escape") setRenaming(null); }} />{" "}

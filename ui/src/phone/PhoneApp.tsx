@@ -6,7 +6,7 @@ import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
-import { deviceName, phone, PhoneError } from "./api";
+import { deviceName, fromBase64Url, phone, PhoneError } from "./api";
 import { nextList } from "./list";
 
 type Live = "connecting" | "live" | "lost";
@@ -18,7 +18,8 @@ type Live = "connecting" | "live" | "lost";
 export function PhoneApp({ code }: { code: string | null }) {
   const [pairCode, setPairCode] = useState(code);
   const [fingerprint, setFingerprint] = useState<string | null>(null);
-  const [state, setState] = useState<"loading" | "unpaired" | "ready">("loading");
+  const [pushKey, setPushKey] = useState<string | null>(null);
+  const [state, setState] = useState<"loading" | "unpaired" | "ready" | "failed">("loading");
   const [list, setList] = useState<Presented[]>([]);
   const [waiting, setWaiting] = useState(0);
   const [beyond, setBeyond] = useState(0);
@@ -30,7 +31,9 @@ export function PhoneApp({ code }: { code: string | null }) {
   const openId = useRef<string | null>(null);
   openId.current = open?.approval.id ?? null;
 
-  useEffect(() => { void phone.about().then((a) => setFingerprint(a.fingerprint)).catch(() => undefined); }, []);
+  useEffect(() => {
+    void phone.about().then((a) => { setFingerprint(a.fingerprint); setPushKey(a.push_key); }).catch(() => undefined);
+  }, []);
 
   const refresh = useCallback(async (takeNew: boolean) => {
     try {
@@ -44,11 +47,23 @@ export function PhoneApp({ code }: { code: string | null }) {
       setState("ready");
     } catch (e) {
       if (e instanceof PhoneError && e.status === 401) setState("unpaired");
-      else setMessage(e instanceof Error ? e.message : String(e));
+      else {
+        setMessage(e instanceof Error ? e.message : String(e));
+        // The first read failed: say so, with a way to try again.
+        setState((was) => (was === "loading" ? "failed" : was));
+      }
     }
   }, []);
 
   useEffect(() => { if (pairCode === null) void refresh(false); }, [pairCode, refresh]);
+  // A phone already paired that scans a code again is not paired twice.
+  useEffect(() => {
+    if (code === null) return;
+    void phone.inbox().then(() => {
+      setPairCode(null);
+      setMessage("This phone is already paired; the code was not used. To pair it anew, revoke it in the window's Settings first.");
+    }).catch(() => undefined);
+  }, [code]);
 
   // Live updates while paired: each change reads the list again; a lost stream reconnects by
   // itself, and reads again on its return in case a change was missed meanwhile.
@@ -91,11 +106,18 @@ export function PhoneApp({ code }: { code: string | null }) {
           : <span className="brand">Countersign</span>}
         {state === "ready" && <span className={`live live-${live}`} data-testid="phone-live">{live === "live" ? "● live" : live === "lost" ? "○ reconnecting…" : "○ connecting…"}</span>}
       </header>
-      {message && <p className="notice phone-message" role="status" data-testid="phone-message" onClick={() => setMessage(null)}>{message}</p>}
+      {message && (
+        <div className="notice phone-message" role="status">
+          <span data-testid="phone-message">{message}</span>
+          <button className="phone-dismiss" aria-label="Dismiss" onClick={() => setMessage(null)}>×</button>
+        </div>
+      )}
       {pairCode !== null ? (
         <Pairing code={pairCode} onPaired={() => { setPairCode(null); setMessage("Paired. Calls waiting for you show here."); }} onError={setMessage} />
       ) : state === "loading" ? (
         <p className="muted phone-pad">Loading…</p>
+      ) : state === "failed" ? (
+        <p className="phone-pad"><button onClick={() => { setState("loading"); void refresh(false); }} data-testid="phone-retry">Try again</button></p>
       ) : state === "unpaired" ? (
         <section className="phone-pad" data-testid="phone-unpaired">
           <h1>This phone is not paired</h1>
@@ -105,8 +127,11 @@ export function PhoneApp({ code }: { code: string | null }) {
       ) : open ? (
         <CardView p={open} gone={gone} actions={actions} />
       ) : (
-        <Waiting list={list} waiting={waiting} beyond={beyond} onOpen={(p) => { setMessage(null); setOpen(p); }}
-          onShowNew={() => void refresh(true)} />
+        <>
+          <Waiting list={list} waiting={waiting} beyond={beyond} onOpen={(p) => { setMessage(null); setOpen(p); }}
+            onShowNew={() => void refresh(true)} />
+          {pushKey && <Notifications pushKey={pushKey} />}
+        </>
       )}
       {fingerprint && (
         <footer className="muted phone-fingerprint" data-testid="phone-fingerprint">
@@ -187,5 +212,72 @@ function CardView({ p, gone, actions }: { p: Presented; gone: boolean; actions: 
       <ApprovalCard p={p} selected actions={actions} armed={armed && !gone} declining={declining} setDeclining={setDeclining} onPhone />
       <p className="muted phone-pad digest">Digest <code className="mono" data-testid="phone-digest">{p.approval.digest}</code></p>
     </div>
+  );
+}
+
+type PushState = "checking" | "off" | "on" | "unsupported" | "denied";
+
+/** Pushes to this phone: "N calls waiting", never a call's content. Browsers allow them only
+ * from a page whose certificate they trust. */
+function Notifications({ pushKey }: { pushKey: string }) {
+  const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  const [state, setState] = useState<PushState>(supported ? "checking" : "unsupported");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (!supported) return;
+    void navigator.serviceWorker.getRegistration("/")
+      .then((reg) => reg?.pushManager.getSubscription())
+      .then((sub) => setState(sub ? "on" : Notification.permission === "denied" ? "denied" : "off"))
+      .catch(() => setState("off"));
+  }, [supported]);
+  const turnOn = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      if (await Notification.requestPermission() !== "granted") { setState("denied"); return; }
+      const reg = await navigator.serviceWorker.register("/phone-sw.js", { scope: "/" });
+      await navigator.serviceWorker.ready;
+      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: fromBase64Url(pushKey) });
+      await phone.pushOn(sub.toJSON());
+      setState("on");
+    } catch (e) {
+      const text = e instanceof Error ? e.message : String(e);
+      setError(e instanceof DOMException && (e.name === "SecurityError" || /SSL|certificate/i.test(text))
+        ? "This browser sends notifications only to a page whose certificate it trusts: install this page's certificate on the phone, or reach it by its Tailscale name."
+        : `Notifications could not be turned on: ${text}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const turnOff = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const sub = await (await navigator.serviceWorker.getRegistration("/"))?.pushManager.getSubscription();
+      await sub?.unsubscribe();
+      await phone.pushOff();
+      setState("off");
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="phone-pad phone-push" data-testid="phone-push">
+      <h2>Notifications</h2>
+      {state === "unsupported" && <p className="muted">This browser cannot receive notifications from a page (on an iPhone, add the page to the Home Screen first).</p>}
+      {state === "denied" && <p className="muted">Notifications are blocked for this page in the browser's settings.</p>}
+      {state === "off" && (
+        <p><button disabled={busy} onClick={() => void turnOn()} data-testid="phone-push-on">Notify me on this phone</button>{" "}
+          <span className="muted">“3 calls waiting” — nothing about the calls passes through the push service.</span></p>
+      )}
+      {state === "on" && (
+        <p>This phone is notified when calls wait.{" "}
+          <button disabled={busy} onClick={() => void turnOff()} data-testid="phone-push-off">Turn off</button></p>
+      )}
+      {error && <p className="error" role="alert">{error}</p>}
+    </section>
   );
 }

@@ -32,7 +32,10 @@ async function send<T>(path: string, body?: unknown): Promise<T> {
 }
 
 export const phone = {
-  about: () => send<{ fingerprint: string }>("/phone/v1/about"),
+  about: () => send<{ fingerprint: string; push_key: string }>("/phone/v1/about"),
+  /** Sends pushes ("N calls waiting") to this browser's subscription. */
+  pushOn: (subscription: PushSubscriptionJSON) => send<{ push: boolean }>("/phone/v1/push", subscription),
+  pushOff: () => send<{ push: boolean }>("/phone/v1/push/off", {}),
   pair: (code: string, name: string) => send<{ id: string; name: string }>("/phone/v1/pair", { code, name }),
   inbox: () => send<InboxPage>("/phone/v1/inbox"),
   decide: (id: string, digest: string, decision: "approve" | "decline", reason?: string) =>
@@ -46,4 +49,13 @@ export function deviceName(userAgent: string): string {
   if (/iPad/.test(userAgent)) return "iPad";
   if (/Android/.test(userAgent)) return /Mobile/.test(userAgent) ? "Android phone" : "Android tablet";
   return "Phone";
+}
+
+/** A base64url text (the console's push key) as bytes, for `applicationServerKey`. */
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=");
+  const raw = atob(b64);
+  const out = new Uint8Array(new ArrayBuffer(raw.length));
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
 }

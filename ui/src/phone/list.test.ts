@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Presented } from "../api/types/Presented";
-import { deviceName } from "./api";
+import { deviceName, fromBase64Url } from "./api";
 import { nextList } from "./list";
 
 const call = (id: string) => ({ approval: { id } }) as unknown as Presented;
@@ -22,6 +22,10 @@ describe("the phone's list", () => {
     const r = nextList(["a"], [call("c"), call("a")], true);
     expect(ids(r.list)).toEqual(["c", "a"]);
     expect(r.waiting).toBe(0);
+  });
+  it("reads the console's push key, base64url without padding", () => {
+    expect(Array.from(fromBase64Url("BP-_"))).toEqual([0x04, 0xff, 0xbf]);
+    expect(Array.from(fromBase64Url("AQ"))).toEqual([1]);
   });
   it("suggests a name from the browser", () => {
     expect(deviceName("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0)")).toBe("iPhone");

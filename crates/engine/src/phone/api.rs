@@ -7,7 +7,7 @@ use std::time::Instant;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Extension, Path, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
@@ -69,15 +69,27 @@ pub(super) fn router(state: PhoneState) -> Router {
 }
 
 /// Answers 408 to a request not done in [`REQUEST_TIMEOUT`] (a body sent a byte at a time).
+/// Every answer is for this origin only: no other site may read or embed it, nor a browser
+/// guess its type.
 async fn in_time(req: Request, next: Next) -> Response {
-    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+    let mut r = match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
         Ok(r) => r,
         Err(_) => refuse(
             StatusCode::REQUEST_TIMEOUT,
             ErrorCode::InvalidRequest,
             "the request took too long to arrive",
         ),
-    }
+    };
+    let h = r.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        HeaderName::from_static("cross-origin-resource-policy"),
+        HeaderValue::from_static("same-origin"),
+    );
+    r
 }
 
 fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
@@ -357,48 +369,67 @@ async fn push_off(
     Ok(Json(serde_json::json!({ "push": false })))
 }
 
-/// How often an idle event stream is sent a comment, so proxies and phones keep it open; the
-/// phone's pairing is checked again each time.
-const EVENTS_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(20);
+/// How often an event stream is checked against the phone's pairing, and sent a comment so
+/// proxies and phones keep it open.
+const EVENTS_CHECK: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// `GET /phone/v1/events`: server-sent events, one `change` whenever the waiting calls change
 /// (the page reads the inbox again). They carry the kind of change only, never a call. The
-/// stream ends when the phone is revoked or the console stops.
+/// stream ends when the phone is revoked (checked at each change of phones, each missed change
+/// and every [`EVENTS_CHECK`]) or the console stops.
 async fn events(
     State(s): State<PhoneState>,
     Extension(phone): Extension<phones::Phone>,
 ) -> Response {
     use tokio::sync::broadcast::error::RecvError;
+    struct Stream {
+        rx: tokio::sync::broadcast::Receiver<ChangeEvent>,
+        tick: tokio::time::Interval,
+        console: Console,
+        id: String,
+    }
     let rx = s.console.subscribe();
-    let stream = futures_util::stream::unfold(
-        (rx, s.console, phone.id),
-        |(mut rx, console, id)| async move {
-            loop {
-                let kind = match tokio::time::timeout(EVENTS_KEEPALIVE, rx.recv()).await {
-                    Err(_) => {
-                        if !console.phone_is_paired(&id).await.unwrap_or(false) {
-                            return None;
-                        }
-                        let ping = Event::default().comment("");
-                        return Some((Ok::<_, std::convert::Infallible>(ping), (rx, console, id)));
-                    }
-                    Ok(Ok(ChangeEvent::PhonesChanged)) => {
-                        if console.phone_is_paired(&id).await.unwrap_or(false) {
-                            continue;
-                        }
-                        return None;
-                    }
-                    Ok(Ok(ChangeEvent::ApprovalCreated { .. })) => "approval_created",
-                    Ok(Ok(ChangeEvent::ApprovalFinished { .. })) => "approval_finished",
-                    Ok(Ok(ChangeEvent::Resync) | Err(RecvError::Lagged(_))) => "resync",
-                    Ok(Ok(_)) => continue,
-                    Ok(Err(RecvError::Closed)) => return None,
-                };
-                let event = Event::default().event("change").data(kind);
-                return Some((Ok(event), (rx, console, id)));
+    // Revoked between the guard's check and the subscription: nothing is sent.
+    if !s.console.phone_is_paired(&phone.id).await.unwrap_or(false) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "this phone is not paired",
+        );
+    }
+    let mut tick = tokio::time::interval(EVENTS_CHECK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.reset();
+    let start = Stream {
+        rx,
+        tick,
+        console: s.console,
+        id: phone.id,
+    };
+    let stream = futures_util::stream::unfold(start, |mut st| async move {
+        loop {
+            let (kind, check) = tokio::select! {
+                _ = st.tick.tick() => (None, true),
+                got = st.rx.recv() => match got {
+                    Ok(ChangeEvent::PhonesChanged) => (None, true),
+                    Ok(ChangeEvent::ApprovalCreated { .. }) => (Some("approval_created"), false),
+                    Ok(ChangeEvent::ApprovalFinished { .. }) => (Some("approval_finished"), false),
+                    Ok(ChangeEvent::Resync) | Err(RecvError::Lagged(_)) => (Some("resync"), true),
+                    Ok(_) => continue,
+                    Err(RecvError::Closed) => return None,
+                },
+            };
+            if check && !st.console.phone_is_paired(&st.id).await.unwrap_or(false) {
+                return None;
             }
-        },
-    );
+            let event = match kind {
+                Some(kind) => Event::default().event("change").data(kind),
+                None if check => Event::default().comment(""),
+                None => continue,
+            };
+            return Some((Ok::<_, std::convert::Infallible>(event), st));
+        }
+    });
     let mut r = Sse::new(stream).into_response();
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -5,7 +5,7 @@
 //!   window shows now is live: showing a new one voids the one before.
 //! - Only the code's SHA-256 is kept, and it is compared in constant time, so neither memory
 //!   nor timing tells what it is.
-//! - Failed redemptions are counted per source (an IPv4 address, an IPv6 /64) over
+//! - Failed redemptions are counted per source (the device's address) over
 //!   [`FAILURE_WINDOW`]. A source past [`MAX_FAILURES`] is refused, the right code too, until
 //!   the window has passed; other sources are not, so a guesser on the network cannot keep
 //!   the person's phone from pairing. The window reads the total to say that someone tries.
@@ -93,15 +93,13 @@ pub struct Pairing {
     failures: HashMap<IpAddr, VecDeque<Instant>>,
 }
 
-/// Whom failures are counted against: an IPv4 address, or an IPv6 address's /64 (one host
-/// may hold a whole /64).
+/// Whom failures and connections are counted against: the device's address. Not an IPv6
+/// address's /64: the listener is only on a private network or a tailnet, where every device
+/// shares one /64, so counting by /64 would let one device lock the person's phone out.
 pub fn source(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
-        },
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
     }
 }
 
@@ -290,13 +288,23 @@ mod tests {
             Err(PairingError::RateLimited(s)) if (1..=60).contains(&s)
         ));
         assert_eq!(p.recent_failures(at), MAX_FAILURES);
-        // The same host by another address of its IPv6 /64 is the same source.
+        // A device in the same IPv6 /64 (every device of a private network) is another source:
+        // a guesser there does not lock the phone out. The same address mapped to IPv6 is not.
         let v6 = |last: u16| IpAddr::V6(std::net::Ipv6Addr::new(0xfd00, 0, 0, 1, 0, 0, 0, last));
-        for i in 0..MAX_FAILURES {
-            let _ = p.redeem(&near, v6(i as u16), at);
+        for _ in 0..MAX_FAILURES {
+            let _ = p.redeem(&near, v6(1), at);
         }
         assert!(matches!(
-            p.redeem(&near, v6(999), at),
+            p.redeem(&near, v6(1), at),
+            Err(PairingError::RateLimited(_))
+        ));
+        assert_eq!(p.redeem(&near, v6(2), at), Err(PairingError::Unknown));
+        let mapped = match GUESSER {
+            IpAddr::V4(v4) => IpAddr::V6(v4.to_ipv6_mapped()),
+            IpAddr::V6(_) => GUESSER,
+        };
+        assert!(matches!(
+            p.redeem(&near, mapped, at),
             Err(PairingError::RateLimited(_))
         ));
         // The person's phone pairs with the live code meanwhile.
