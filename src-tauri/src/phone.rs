@@ -53,6 +53,10 @@ pub struct PhoneListening {
     pub fingerprint: String,
     /// Failed pairings in the last minute.
     pub recent_failures: u32,
+    /// Whether phones trust the certificate without a warning (Tailscale issued it).
+    pub trusted: bool,
+    /// Why Tailscale's certificate is not used, on a Tailscale address.
+    pub certificate_note: Option<String>,
 }
 
 /// Settings → Phone.
@@ -126,11 +130,27 @@ fn page_assets(app: &AppHandle) -> PageAssets {
     })
 }
 
-fn options(app: &AppHandle) -> PhoneOptions {
+fn options(app: &AppHandle, network: &str) -> PhoneOptions {
     PhoneOptions {
         page: Some(page_assets(app)),
         plain_loopback_push: false,
+        // On a Tailscale address, the page is served under the machine's tailnet name with the
+        // certificate Tailscale issues for it.
+        tailscale: (network == "tailscale").then(tailscale_command).flatten(),
     }
+}
+
+/// Tailscale's command line: on PATH, or where its macOS app keeps it.
+fn tailscale_command() -> Option<std::path::PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(format!("tailscale{}", std::env::consts::EXE_SUFFIX)))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let app = std::path::PathBuf::from("/Applications/Tailscale.app/Contents/MacOS/Tailscale");
+        app.is_file().then_some(app)
+    })
 }
 
 fn phone_error(e: impl std::fmt::Display) -> CommandError {
@@ -143,6 +163,8 @@ async fn settings_of(d: &Desktop) -> CommandResult<PhoneSettings> {
         url: p.url(),
         fingerprint: p.fingerprint().to_owned(),
         recent_failures: u32::try_from(p.recent_failures()).unwrap_or(u32::MAX),
+        trusted: p.trusted(),
+        certificate_note: p.certificate_note().map(str::to_owned),
     });
     Ok(PhoneSettings {
         listening,
@@ -153,11 +175,15 @@ async fn settings_of(d: &Desktop) -> CommandResult<PhoneSettings> {
 
 /// Starts the listener on `address`, on `port` when it is free, else on any.
 async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> CommandResult<()> {
-    if !offered().iter().any(|a| a.address == address.to_string()) {
+    let Some(network) = offered()
+        .into_iter()
+        .find(|a| a.address == address.to_string())
+        .map(|a| a.network)
+    else {
         return Err(phone_error(format!(
             "{address} is not one of this computer's private or Tailscale addresses"
         )));
-    }
+    };
     let mut slot = d.phone.lock().await;
     if let Some(old) = slot.take() {
         old.stop();
@@ -170,7 +196,7 @@ async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> Comm
         &root,
         SocketAddr::new(address, port),
         &host,
-        options(app),
+        options(app, &network),
     )
     .await;
     let taken = matches!(&started, Err(PhoneError::Bind { source, .. })
@@ -182,7 +208,7 @@ async fn start(app: &AppHandle, d: &Desktop, address: IpAddr, port: u16) -> Comm
             &root,
             SocketAddr::new(address, 0),
             &host,
-            options(app),
+            options(app, &network),
         )
         .await;
     }

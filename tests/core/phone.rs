@@ -934,3 +934,153 @@ async fn a_live_stream_outlasts_the_request_time_limit_and_is_kept_open() {
     assert!(started.elapsed() > Duration::from_secs(15));
     assert_eq!(String::from_utf8_lossy(&said).trim(), ":");
 }
+
+/// A `tailscale` command standing in for Tailscale's (the machine has none): it reports
+/// `cert_domains` and writes a certificate `ca` issued for the first. The CA's certificate.
+fn fake_tailscale(
+    dir: &std::path::Path,
+    cert_domains: &[&str],
+) -> (std::path::PathBuf, reqwest::Certificate, String) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let name = cert_domains
+        .first()
+        .map_or("none.invalid", |n| n.trim_end_matches('.'));
+    let leaf = rcgen::CertificateParams::new(vec![name.to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &ca, &ca_key)
+        .unwrap();
+    std::fs::write(dir.join("chain.pem"), format!("{}{}", leaf.pem(), ca.pem())).unwrap();
+    std::fs::write(dir.join("leaf.key"), leaf_key.serialize_pem()).unwrap();
+    let status = json!({ "Version": "1.76.0", "CertDomains": cert_domains, "Self": { "DNSName": format!("{name}.") } });
+    std::fs::write(dir.join("status.json"), status.to_string()).unwrap();
+    let bin = dir.join("tailscale");
+    let d = dir.display();
+    std::fs::write(
+        &bin,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in\n  status) cat '{d}/status.json' ;;\n  \
+             cert) [ \"$2\" = --cert-file ] && [ \"$4\" = --key-file ] || exit 2\n    \
+             cp '{d}/chain.pem' \"$3\" && cp '{d}/leaf.key' \"$5\" && echo \"$6\" > '{d}/asked' ;;\n  \
+             *) exit 2 ;;\nesac\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fingerprint = countersign_engine::phone::tls::fingerprint(leaf.der());
+    (
+        bin,
+        reqwest::Certificate::from_der(ca.der()).unwrap(),
+        fingerprint,
+    )
+}
+
+#[tokio::test]
+async fn over_tailscale_the_page_has_a_certificate_the_phone_trusts_for_the_machines_name() {
+    let t = crate::support::console().await;
+    let fake = tempfile::tempdir().unwrap();
+    let (bin, ca, leaf) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
+    let phone = PhoneServer::start(
+        t.console.clone(),
+        t.dir.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "100.101.102.103",
+        PhoneOptions {
+            tailscale: Some(bin),
+            ..PhoneOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(phone.trusted(), "{:?}", phone.certificate_note());
+    let url = phone.url();
+    assert_eq!(
+        url,
+        format!("https://box.tail1234.ts.net:{}/", phone.addr().port())
+    );
+    assert_eq!(phone.fingerprint(), leaf);
+    assert_eq!(
+        std::fs::read_to_string(fake.path().join("asked"))
+            .unwrap()
+            .trim(),
+        "box.tail1234.ts.net"
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    let key = t
+        .dir
+        .path()
+        .join(countersign_engine::phone::tailscale::KEY_FILE);
+    assert_eq!(
+        std::fs::metadata(key).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    // A browser that trusts only the public authorities (here, the test's) reaches the page by
+    // the name, with no exception for this certificate.
+    let browser = reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(ca)
+        .resolve("box.tail1234.ts.net", phone.addr())
+        .build()
+        .unwrap();
+    let (status, about) = answer(browser.get(format!("{url}phone/v1/about"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(about["fingerprint"], leaf);
+    // By its address instead, the request names another host: refused.
+    let by_address = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap()
+        .get(format!("https://{}/phone/v1/about", phone.addr()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_address.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn without_tailscale_certificates_the_page_keeps_its_own_and_says_why() {
+    let t = crate::support::console().await;
+    let fake = tempfile::tempdir().unwrap();
+    let (bin, _, _) = fake_tailscale(fake.path(), &[]);
+    let phone = PhoneServer::start(
+        t.console.clone(),
+        t.dir.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "127.0.0.1",
+        PhoneOptions {
+            tailscale: Some(bin),
+            ..PhoneOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(!phone.trusted());
+    assert!(
+        phone
+            .certificate_note()
+            .unwrap()
+            .contains("HTTPS certificates are off")
+    );
+    assert!(phone.url().starts_with("https://127.0.0.1:"));
+    // A name that is not one, from a damaged or hostile `tailscale`, is not served.
+    let odd = tempfile::tempdir().unwrap();
+    let (bin, _, _) = fake_tailscale(odd.path(), &["evil.example/path"]);
+    let phone = PhoneServer::start(
+        t.console.clone(),
+        t.dir.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "127.0.0.1",
+        PhoneOptions {
+            tailscale: Some(bin),
+            ..PhoneOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(!phone.trusted());
+    assert!(phone.url().starts_with("https://127.0.0.1:"));
+}

@@ -16,6 +16,7 @@
 pub mod addresses;
 pub mod pairing;
 pub mod push;
+pub mod tailscale;
 pub mod tls;
 
 mod api;
@@ -67,6 +68,10 @@ pub struct PhoneOptions {
     /// Lets a phone's push subscription name `http://127.0.0.1` (a test's own push service);
     /// otherwise only an `https` push service by its name is taken.
     pub plain_loopback_push: bool,
+    /// Tailscale's command line: the page is served under this machine's name on the tailnet,
+    /// with the certificate Tailscale issues for it. When Tailscale cannot issue one, the
+    /// page is served as without it, and [`PhoneServer::certificate_note`] says why.
+    pub tailscale: Option<std::path::PathBuf>,
 }
 
 /// Why the phone's listener could not start or act.
@@ -93,6 +98,10 @@ pub struct PhoneServer {
     host: String,
     fingerprint: String,
     certificate: Vec<u8>,
+    /// Whether the certificate is a public authority's (Tailscale's).
+    trusted: bool,
+    /// Why Tailscale's certificate is not used, when it was asked for.
+    certificate_note: Option<String>,
     pairing: Arc<Mutex<Pairing>>,
     task: JoinHandle<()>,
     /// Announces waiting calls to phones that asked for pushes.
@@ -118,8 +127,21 @@ impl PhoneServer {
             Ok(ip) => ip.to_string(),
             Err(_) => host.to_ascii_lowercase(),
         };
+        let (host, identity, note) = match &options.tailscale {
+            Some(bin) => match tailscale::certificate(bin, data_root).await {
+                Ok((name, identity)) => (name, identity, None),
+                Err(e) => {
+                    let own = tls::load_or_create(data_root, std::slice::from_ref(&host))?;
+                    (host, own, Some(e.to_string()))
+                }
+            },
+            None => {
+                let own = tls::load_or_create(data_root, std::slice::from_ref(&host))?;
+                (host, own, None)
+            }
+        };
+        let trusted = options.tailscale.is_some() && note.is_none();
         let host = host.as_str();
-        let identity = tls::load_or_create(data_root, &[host.to_owned()])?;
         let vapid = push::VapidKey::load_or_create(data_root)?;
         let console_for_push = console.clone();
         let config = tls::server_config(&identity)?;
@@ -151,6 +173,8 @@ impl PhoneServer {
             pairing,
             task,
             pushes,
+            trusted,
+            certificate_note: note,
         })
     }
 
@@ -167,6 +191,16 @@ impl PhoneServer {
     /// The certificate's SHA-256 fingerprint, for the window to show beside the QR code.
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
+    }
+
+    /// Whether phones trust the certificate without a warning (Tailscale's).
+    pub fn trusted(&self) -> bool {
+        self.trusted
+    }
+
+    /// Why Tailscale's certificate was asked for and is not used.
+    pub fn certificate_note(&self) -> Option<&str> {
+        self.certificate_note.as_deref()
     }
 
     /// The certificate (DER), for a phone or a test to trust it by.
@@ -261,7 +295,7 @@ impl Drop for Held {
 }
 
 /// An IP address or a DNS name of letters, digits, `-` and `.`.
-fn is_host_name(host: &str) -> bool {
+pub(crate) fn is_host_name(host: &str) -> bool {
     if host.parse::<std::net::IpAddr>().is_ok() {
         return true;
     }

@@ -100,7 +100,11 @@ export function PhoneSection() {
           {!s.addresses.some((a) => a.address === on.address) && (
             <p className="warning" role="alert" data-testid="phone-address-gone">{on.address} is no longer one of this computer's addresses (the network changed): phones cannot reach the page there. Turn it off and on again on another address.</p>
           )}
-          <p className="muted">Certificate SHA-256 <code className="mono fingerprint" data-testid="phone-fingerprint">{on.fingerprint}</code></p>
+          <p className="muted">Certificate SHA-256 <code className="mono fingerprint" data-testid="phone-fingerprint">{on.fingerprint}</code>
+            {on.trusted ? " — issued through Tailscale for this computer's name: phones trust it without a warning." : ""}</p>
+          {on.certificate_note && (
+            <p className="notice" data-testid="phone-certificate-note">Tailscale's certificate is not used: {on.certificate_note}. The page uses its own, which the phone's browser warns about once.</p>
+          )}
           {on.recent_failures > 0 && (
             <p className="warning" role="alert" data-testid="phone-failures">
               {on.recent_failures} failed pairing attempt{on.recent_failures === 1 ? "" : "s"} in the last minute. If that was not you, a device on this network is trying codes: hide the code, or turn the phone page off.
@@ -111,7 +115,7 @@ export function PhoneSection() {
               <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(code.svg)}`} width={280} height={280}
                 alt="QR code of the phone page's address with a one-time pairing code" data-testid="phone-qr" />
               <div>
-                <p>Scan with the phone's camera and open the page. Your browser will warn that the certificate is not trusted: check that its SHA-256 fingerprint is the one above, then go on.</p>
+                <p>Scan with the phone's camera and open the page.{on.trusted ? "" : " Your browser will warn that the certificate is not trusted: check in the browser's certificate details that its SHA-256 fingerprint is the one above, then go on."}</p>
                 <p className="muted">Valid for {Math.floor(left / 60)}:{String(left % 60).padStart(2, "0")}, once. Anyone who sees this code can pair.</p>
                 <details><summary>Address (to type it instead)</summary><code className="mono pairing-url" data-testid="phone-code-url">{code.url}</code></details>
                 <button className="small" onClick={() => void hideCode()} data-testid="phone-hide-code">Hide code</button>

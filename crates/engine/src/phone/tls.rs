@@ -36,9 +36,47 @@ struct Kept {
 pub struct Identity {
     /// The certificate, DER.
     pub cert_der: Vec<u8>,
-    key_der: Vec<u8>,
+    /// The certificates that vouch for it, if any (a public authority's chain), DER.
+    pub chain: Vec<Vec<u8>>,
+    key: rustls::pki_types::PrivateKeyDer<'static>,
     /// SHA-256 of the certificate, as browsers show it: upper-case hex pairs joined by `:`.
     pub fingerprint: String,
+}
+
+/// SHA-256 of a certificate as browsers show it.
+pub fn fingerprint(cert_der: &[u8]) -> String {
+    Sha256::digest(cert_der)
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+impl Identity {
+    /// A certificate (with its chain after it) and its key, from PEM files.
+    pub fn from_pem_files(cert: &Path, key: &Path) -> Result<Self, PhoneError> {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let bad = |what: &str, e: rustls::pki_types::pem::Error| {
+            PhoneError::Certificate(format!("the {what} does not parse: {e}"))
+        };
+        let mut certs = CertificateDer::pem_file_iter(cert)
+            .map_err(|e| bad("certificate", e))?
+            .map(|c| c.map(|c| c.to_vec()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad("certificate", e))?
+            .into_iter();
+        let cert_der = certs
+            .next()
+            .ok_or_else(|| PhoneError::Certificate("the certificate file is empty".into()))?;
+        let key = PrivateKeyDer::from_pem_file(key).map_err(|e| bad("key", e))?;
+        Ok(Self {
+            fingerprint: fingerprint(&cert_der),
+            cert_der,
+            chain: certs.collect(),
+            key,
+        })
+    }
 }
 
 impl std::fmt::Debug for Identity {
@@ -114,21 +152,17 @@ fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
     let bad = |what: &str| PhoneError::Certificate(format!("the kept {what} does not parse"));
     let cert_der = hex::decode(&kept.cert_der).map_err(|_| bad("certificate"))?;
     let key = rcgen::KeyPair::from_pem(&kept.key_pem).map_err(|_| bad("key"))?;
-    let fingerprint = Sha256::digest(&cert_der)
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect::<Vec<_>>()
-        .join(":");
     Ok(Identity {
+        fingerprint: fingerprint(&cert_der),
         cert_der,
-        key_der: key.serialize_der(),
-        fingerprint,
+        chain: Vec::new(),
+        key: rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
     })
 }
 
 /// The TLS server configuration for `identity`: TLS 1.3 only, HTTP/1.1.
 pub fn server_config(identity: &Identity) -> Result<Arc<rustls::ServerConfig>, PhoneError> {
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    use rustls::pki_types::CertificateDer;
     let bad = |e: rustls::Error| PhoneError::Certificate(e.to_string());
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
@@ -136,8 +170,11 @@ pub fn server_config(identity: &Identity) -> Result<Arc<rustls::ServerConfig>, P
         .map_err(bad)?
         .with_no_client_auth()
         .with_single_cert(
-            vec![CertificateDer::from(identity.cert_der.clone())],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(identity.key_der.clone())),
+            std::iter::once(&identity.cert_der)
+                .chain(&identity.chain)
+                .map(|c| CertificateDer::from(c.clone()))
+                .collect(),
+            identity.key.clone_key(),
         )
         .map_err(bad)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];

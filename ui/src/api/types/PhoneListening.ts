@@ -15,4 +15,12 @@ fingerprint: string,
 /**
  * Failed pairings in the last minute.
  */
-recent_failures: number, };
+recent_failures: number, 
+/**
+ * Whether phones trust the certificate without a warning (Tailscale issued it).
+ */
+trusted: boolean, 
+/**
+ * Why Tailscale's certificate is not used, on a Tailscale address.
+ */
+certificate_note: string | null, };
