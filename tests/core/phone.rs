@@ -937,7 +937,7 @@ async fn a_live_stream_outlasts_the_request_time_limit_and_is_kept_open() {
 
 /// A `tailscale` command standing in for Tailscale's (the machine has none): it reports
 /// `cert_domains` and writes a certificate `ca` issued for the first. The CA's certificate.
-fn fake_tailscale(
+pub fn fake_tailscale(
     dir: &std::path::Path,
     cert_domains: &[&str],
 ) -> (std::path::PathBuf, reqwest::Certificate, String) {

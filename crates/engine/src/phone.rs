@@ -15,6 +15,7 @@
 
 pub mod addresses;
 pub mod pairing;
+pub mod passkey;
 pub mod push;
 pub mod tailscale;
 pub mod tls;
@@ -152,6 +153,15 @@ impl PhoneServer {
             .local_addr()
             .map_err(|source| PhoneError::Bind { addr: bind, source })?;
         let authority = authority(host, addr.port());
+        // Passkeys need a name the phone trusts: only with a public authority's certificate.
+        let passkeys = if trusted {
+            Some(Arc::new(passkey::Passkeys::new(
+                host,
+                &format!("https://{authority}"),
+            )?))
+        } else {
+            None
+        };
         let pairing = Arc::new(Mutex::new(Pairing::default()));
         let app = api::router(api::PhoneState {
             console,
@@ -162,6 +172,7 @@ impl PhoneServer {
             fingerprint: identity.fingerprint.clone(),
             push_key: vapid.clone(),
             plain_loopback_push: options.plain_loopback_push,
+            passkeys,
         });
         let task = tokio::spawn(serve(listener, config, app));
         let pushes = tokio::spawn(push::announce(console_for_push, vapid, push::client()?));

@@ -12,6 +12,8 @@ pub struct Phone {
     pub name: String,
     pub paired_at: i64,
     pub last_used_at: Option<i64>,
+    /// Its passkey (webauthn-rs's `Passkey` as JSON), where one was registered.
+    pub passkey: Option<String>,
 }
 
 /// Stores a newly paired phone.
@@ -39,7 +41,7 @@ pub async fn find(
     credential_sha256: &[u8; 32],
 ) -> Result<Option<Phone>, StoreError> {
     Ok(sqlx::query_as(
-        "SELECT id, name, paired_at, last_used_at FROM phones WHERE credential_sha256 = ?",
+        "SELECT id, name, paired_at, last_used_at, passkey FROM phones WHERE credential_sha256 = ?",
     )
     .bind(credential_sha256.as_slice())
     .fetch_optional(conn)
@@ -59,7 +61,7 @@ pub async fn touch(conn: &mut SqliteConnection, id: &str, now: i64) -> Result<bo
 /// Every paired phone, the most recently paired first.
 pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<Phone>, StoreError> {
     Ok(sqlx::query_as(
-        "SELECT id, name, paired_at, last_used_at FROM phones ORDER BY paired_at DESC, id DESC",
+        "SELECT id, name, paired_at, last_used_at, passkey FROM phones ORDER BY paired_at DESC, id DESC",
     )
     .fetch_all(conn)
     .await?)
@@ -78,6 +80,39 @@ pub async fn rename(conn: &mut SqliteConnection, id: &str, name: &str) -> Result
 /// Revokes a phone: its credential is refused from now on; `false` when there is none.
 pub async fn revoke(conn: &mut SqliteConnection, id: &str) -> Result<bool, StoreError> {
     let done = sqlx::query("DELETE FROM phones WHERE id = ?")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Registers a phone's first passkey, only while it has none and only until `not_after` (its
+/// pairing's first minutes); `false` otherwise.
+pub async fn set_passkey(
+    conn: &mut SqliteConnection,
+    id: &str,
+    passkey: &str,
+    paired_since: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE phones SET passkey = ? WHERE id = ? AND passkey IS NULL AND paired_at >= ?",
+    )
+    .bind(passkey)
+    .bind(id)
+    .bind(paired_since)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Keeps a phone's passkey as it is after a use (its signature counter, its backup state).
+pub async fn update_passkey(
+    conn: &mut SqliteConnection,
+    id: &str,
+    passkey: &str,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query("UPDATE phones SET passkey = ? WHERE id = ? AND passkey IS NOT NULL")
+        .bind(passkey)
         .bind(id)
         .execute(conn)
         .await?;

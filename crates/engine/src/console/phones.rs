@@ -24,6 +24,8 @@ pub struct PairedPhone {
     /// Recorded at most once a minute; `None` until its first use after pairing.
     #[ts(type = "number | null")]
     pub last_used_at: Option<i64>,
+    /// Whether it holds a passkey, which every decision on it asks for.
+    pub passkey: bool,
 }
 
 impl From<phones::Phone> for PairedPhone {
@@ -33,6 +35,7 @@ impl From<phones::Phone> for PairedPhone {
             name: p.name,
             paired_at: p.paired_at,
             last_used_at: p.last_used_at,
+            passkey: p.passkey.is_some(),
         }
     }
 }
@@ -149,5 +152,36 @@ impl Console {
     pub(crate) async fn push_subscriptions(&self) -> Result<Vec<push::Subscription>, Error> {
         let mut conn = self.store().read().await?;
         Ok(push::all(&mut conn).await?)
+    }
+}
+
+impl Console {
+    /// Registers a phone's first passkey while it has none, within `within_ms` of its pairing;
+    /// `false` otherwise.
+    pub(crate) async fn set_phone_passkey(
+        &self,
+        id: &str,
+        passkey: &str,
+        within_ms: i64,
+    ) -> Result<bool, Error> {
+        let mut tx = self.store().write().await?;
+        let set = phones::set_passkey(&mut tx, id, passkey, self.now() - within_ms).await?;
+        tx.commit().await?;
+        if set {
+            self.emit(ChangeEvent::PhonesChanged);
+        }
+        Ok(set)
+    }
+
+    /// Keeps a phone's passkey as it is after a use.
+    pub(crate) async fn update_phone_passkey(
+        &self,
+        id: &str,
+        passkey: &str,
+    ) -> Result<bool, Error> {
+        let mut tx = self.store().write().await?;
+        let kept = phones::update_passkey(&mut tx, id, passkey).await?;
+        tx.commit().await?;
+        Ok(kept)
     }
 }

@@ -49,6 +49,8 @@ pub(super) struct PhoneState {
     pub push_key: super::push::VapidKey,
     /// Takes a test's push service on `http://127.0.0.1`.
     pub plain_loopback_push: bool,
+    /// Passkeys, where the page's certificate is a public authority's: every decision asks.
+    pub passkeys: Option<Arc<super::passkey::Passkeys>>,
 }
 
 pub(super) fn router(state: PhoneState) -> Router {
@@ -58,6 +60,10 @@ pub(super) fn router(state: PhoneState) -> Router {
         .route("/phone/v1/approvals/{id}/decide", post(decide))
         .route("/phone/v1/events", get(events))
         .route("/phone/v1/about", get(about))
+        .route("/phone/v1/me", get(me))
+        .route("/phone/v1/passkey/start", post(passkey_start))
+        .route("/phone/v1/passkey/finish", post(passkey_finish))
+        .route("/phone/v1/approvals/{id}/challenge", post(challenge))
         .route("/phone/v1/push", post(push_on))
         .route("/phone/v1/push/off", post(push_off))
         .route("/phone/v1/{*rest}", any(crate::api::routes::not_found))
@@ -301,6 +307,9 @@ struct DecideBody {
     /// Why, for a decline.
     #[serde(default)]
     reason: Option<String>,
+    /// The passkey's answer to this decision's challenge, where the listener asks for one.
+    #[serde(default)]
+    assertion: Option<Box<webauthn_rs::prelude::PublicKeyCredential>>,
 }
 
 /// `POST /phone/v1/approvals/{id}/decide`: the person's decision on the card the phone showed,
@@ -321,9 +330,41 @@ async fn decide(
         }
         PhoneDecision::Approve => Decision::Approve,
         PhoneDecision::Decline => Decision::Decline {
-            reason: body.reason,
+            reason: body.reason.clone(),
         },
     };
+    match (&s.passkeys, &body.assertion) {
+        (Some(keys), Some(assertion)) => {
+            let passkey = stored_passkey(&phone)?;
+            let bound = bound(
+                &id,
+                body.digest.clone(),
+                &body.decision,
+                body.reason.clone(),
+            );
+            let used = keys
+                .finish_decision(&phone.id, passkey, &bound, assertion)
+                .map_err(|e| forbidden(e.to_string()))?;
+            let json = serde_json::to_string(&used)
+                .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+            if !s.console.update_phone_passkey(&phone.id, &json).await? {
+                return Err(forbidden("this phone was revoked"));
+            }
+        }
+        (Some(_), None) => {
+            return Err(forbidden(
+                "this page asks for the phone's passkey at every decision: ask for a challenge first",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                "assertion: this page takes no passkey",
+            ));
+        }
+        (None, None) => {}
+    }
     let decided = s
         .console
         .decide_on(
@@ -339,7 +380,138 @@ async fn decide(
 /// `GET /phone/v1/about`: what the page shows before pairing, the certificate's fingerprint
 /// (to compare with the window's, and with the browser's own certificate view).
 async fn about(State(s): State<PhoneState>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "fingerprint": s.fingerprint, "push_key": s.push_key.public() }))
+    Json(serde_json::json!({
+        "fingerprint": s.fingerprint,
+        "push_key": s.push_key.public(),
+        "passkeys": s.passkeys.is_some(),
+    }))
+}
+
+/// `GET /phone/v1/me`: this phone as the console knows it.
+async fn me(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+) -> Json<serde_json::Value> {
+    Json(serde_json::json!({
+        "name": phone.name,
+        "passkey": phone.passkey.is_some(),
+        "passkeys": s.passkeys.is_some(),
+    }))
+}
+
+fn forbidden(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message)
+}
+
+/// The listener's passkeys, or why there are none.
+fn passkeys(s: &PhoneState) -> Result<&super::passkey::Passkeys, ApiError> {
+    s.passkeys.as_deref().ok_or_else(|| {
+        forbidden("passkeys are used only where the page has Tailscale's certificate")
+    })
+}
+
+fn stored_passkey(phone: &phones::Phone) -> Result<webauthn_rs::prelude::Passkey, ApiError> {
+    let json = phone.passkey.as_deref().ok_or_else(|| {
+        forbidden("this phone has no passkey: revoke it in the window and pair it again")
+    })?;
+    serde_json::from_str(json)
+        .map_err(|e| Error::Internal(format!("a kept passkey does not parse: {e}")).into())
+}
+
+/// `POST /phone/v1/passkey/start`: the options to make this phone's passkey, in the first
+/// minutes after pairing and only while it has none (a stolen cookie cannot replace it).
+async fn passkey_start(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+    JsonBody(_): JsonBody<serde_json::Map<String, serde_json::Value>, MAX_PHONE_BODY>,
+) -> Result<Response, ApiError> {
+    let keys = passkeys(&s)?;
+    if phone.passkey.is_some() {
+        return Err(forbidden("this phone already has its passkey"));
+    }
+    if s.console.now() - phone.paired_at > super::passkey::REGISTER_WITHIN_MS {
+        return Err(forbidden(
+            "a passkey is registered only in the first minutes after pairing: revoke the phone in \
+             the window and pair it again",
+        ));
+    }
+    let options = keys
+        .start_registration(&phone.id, &phone.name)
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(Json(options).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PasskeyFinish {
+    credential: webauthn_rs::prelude::RegisterPublicKeyCredential,
+}
+
+/// `POST /phone/v1/passkey/finish`: the passkey the phone made, kept for its decisions.
+async fn passkey_finish(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+    JsonBody(body): JsonBody<PasskeyFinish, MAX_PHONE_BODY>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let keys = passkeys(&s)?;
+    let passkey = keys
+        .finish_registration(&phone.id, &body.credential)
+        .map_err(|e| forbidden(e.to_string()))?;
+    let json = serde_json::to_string(&passkey)
+        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    if !s
+        .console
+        .set_phone_passkey(&phone.id, &json, super::passkey::REGISTER_WITHIN_MS)
+        .await?
+    {
+        return Err(forbidden(
+            "this phone already has its passkey, or was paired too long ago",
+        ));
+    }
+    Ok(Json(serde_json::json!({ "passkey": true })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChallengeBody {
+    digest: String,
+    decision: PhoneDecision,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// `POST /phone/v1/approvals/{id}/challenge`: the options for the passkey to confirm exactly
+/// this decision (the call, the card's digest, approve or decline, the reason).
+async fn challenge(
+    State(s): State<PhoneState>,
+    Extension(phone): Extension<phones::Phone>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ChallengeBody, MAX_PHONE_BODY>,
+) -> Result<Response, ApiError> {
+    let keys = passkeys(&s)?;
+    let passkey = stored_passkey(&phone)?;
+    let bound = bound(&id, body.digest, &body.decision, body.reason);
+    let options = keys
+        .start_decision(&phone.id, &passkey, bound)
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(Json(options).into_response())
+}
+
+fn bound(
+    id: &str,
+    digest: String,
+    decision: &PhoneDecision,
+    reason: Option<String>,
+) -> super::passkey::Bound {
+    super::passkey::Bound {
+        approval: id.to_owned(),
+        digest,
+        decision: match decision {
+            PhoneDecision::Approve => "approve",
+            PhoneDecision::Decline => "decline",
+        },
+        reason,
+    }
 }
 
 /// `POST /phone/v1/push`: the phone's push subscription (`PushSubscription.toJSON()`), replacing

@@ -1,0 +1,222 @@
+//! Passkeys on a phone page served under the machine's tailnet name with a certificate the
+//! phone trusts: registered right after pairing, asked for at every decision, each answer good
+//! for one decision only. The phone's authenticator is webauthn-authenticator-rs's software
+//! passkey, which answers as a phone's does (with user verification).
+
+use reqwest::{StatusCode, header};
+use serde_json::{Value, json};
+use webauthn_authenticator_rs::WebauthnAuthenticator;
+use webauthn_authenticator_rs::softpasskey::SoftPasskey;
+
+use crate::phone::{COOKIE, answer, fake_tailscale};
+use crate::support::{TestServer, assert_error, fingerprint, server, terminal};
+use countersign_engine::phone::{PhoneOptions, PhoneServer};
+
+struct Trusted {
+    agents: TestServer,
+    _phone: PhoneServer,
+    http: reqwest::Client,
+    origin: String,
+    credential: String,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+impl Trusted {
+    /// A console whose phone page has Tailscale's certificate, and a phone paired with it.
+    async fn paired() -> Self {
+        let agents = server().await;
+        let data = tempfile::tempdir().unwrap();
+        let fake = tempfile::tempdir().unwrap();
+        let (bin, ca, _) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
+        let phone = PhoneServer::start(
+            agents.console.clone(),
+            data.path(),
+            "127.0.0.1:0".parse().unwrap(),
+            "100.101.102.103",
+            PhoneOptions {
+                tailscale: Some(bin),
+                ..PhoneOptions::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert!(phone.trusted());
+        let http = reqwest::Client::builder()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(ca)
+            .resolve("box.tail1234.ts.net", phone.addr())
+            .build()
+            .unwrap();
+        let origin = phone.url().trim_end_matches('/').to_owned();
+        let code = phone.show_code().unwrap();
+        let code = code.split_once("#pair=").unwrap().1.to_owned();
+        let r = http
+            .post(format!("{origin}/phone/v1/pair"))
+            .header(header::ORIGIN, &origin)
+            .json(&json!({ "code": code, "name": "Anna's iPhone" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let cookie = r.headers()[header::SET_COOKIE].to_str().unwrap();
+        let credential = cookie
+            .strip_prefix(&format!("{COOKIE}="))
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        Self {
+            agents,
+            _phone: phone,
+            http,
+            origin,
+            credential,
+            _dirs: (data, fake),
+        }
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        answer(
+            self.http
+                .post(format!("{}{path}", self.origin))
+                .header(header::ORIGIN, &self.origin)
+                .header(header::COOKIE, format!("{COOKIE}={}", self.credential))
+                .json(body),
+        )
+        .await
+    }
+
+    fn url(&self) -> url::Url {
+        url::Url::parse(&self.origin).unwrap()
+    }
+
+    /// Registers the phone's passkey, as the page does right after pairing.
+    async fn register(&self, authenticator: &mut WebauthnAuthenticator<SoftPasskey>) {
+        let (status, options) = self.post("/phone/v1/passkey/start", &json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{options}");
+        let made = authenticator
+            .do_registration(self.url(), serde_json::from_value(options).unwrap())
+            .unwrap();
+        let (status, body) = self
+            .post("/phone/v1/passkey/finish", &json!({ "credential": made }))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    /// The passkey's answer to the challenge for `decision`.
+    async fn confirm(
+        &self,
+        authenticator: &mut WebauthnAuthenticator<SoftPasskey>,
+        id: &str,
+        decision: &Value,
+    ) -> Value {
+        let (status, options) = self
+            .post(&format!("/phone/v1/approvals/{id}/challenge"), decision)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{options}");
+        let answer = authenticator
+            .do_authentication(self.url(), serde_json::from_value(options).unwrap())
+            .unwrap();
+        serde_json::to_value(answer).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn every_decision_on_the_phone_asks_its_passkey_and_an_answer_decides_only_what_it_confirmed()
+{
+    let t = Trusted::paired().await;
+    let (_, about) = answer(t.http.get(format!("{}/phone/v1/about", t.origin))).await;
+    assert_eq!(about["passkeys"], true);
+    let (_, asked) = t
+        .agents
+        .post(
+            "/v1/approvals",
+            &terminal("claude-code.Bash", "terraform destroy"),
+        )
+        .await;
+    let (_, other) = t
+        .agents
+        .post("/v1/approvals", &terminal("claude-code.Bash", "ls"))
+        .await;
+    let id = asked["id"].as_str().unwrap();
+    let approve = json!({ "digest": asked["digest"], "decision": "approve" });
+    // Before a passkey: no decision at all.
+    let r = t
+        .post(&format!("/phone/v1/approvals/{id}/decide"), &approve)
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let mut phone = WebauthnAuthenticator::new(SoftPasskey::new(true));
+    t.register(&mut phone).await;
+    let (_, me) = answer(
+        t.http
+            .get(format!("{}/phone/v1/me", t.origin))
+            .header(header::COOKIE, format!("{COOKIE}={}", t.credential)),
+    )
+    .await;
+    assert_eq!(me["passkey"], true);
+    // A second passkey cannot replace the first (a stolen cookie would).
+    let (status, _) = t.post("/phone/v1/passkey/start", &json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let before = fingerprint(t.agents.console.store()).await;
+    // Without the passkey's answer, nothing is decided.
+    let r = t
+        .post(&format!("/phone/v1/approvals/{id}/decide"), &approve)
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    // An answer to "decline" cannot approve; one for this call cannot decide another; each
+    // challenge is used once, whatever the outcome.
+    let decline = json!({ "digest": asked["digest"], "decision": "decline" });
+    let for_decline = t.confirm(&mut phone, id, &decline).await;
+    let mut swapped = approve.clone();
+    swapped["assertion"] = for_decline.clone();
+    let r = t
+        .post(&format!("/phone/v1/approvals/{id}/decide"), &swapped)
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let mut replayed = decline.clone();
+    replayed["assertion"] = for_decline;
+    let r = t
+        .post(&format!("/phone/v1/approvals/{id}/decide"), &replayed)
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let for_this = t.confirm(&mut phone, id, &approve).await;
+    let mut elsewhere = json!({ "digest": other["digest"], "decision": "approve" });
+    elsewhere["assertion"] = for_this;
+    let other_id = other["id"].as_str().unwrap();
+    let r = t
+        .post(
+            &format!("/phone/v1/approvals/{other_id}/decide"),
+            &elsewhere,
+        )
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    // Another authenticator's answer (a passkey the console never registered).
+    let mut stranger = WebauthnAuthenticator::new(SoftPasskey::new(true));
+    let (_, options) = t
+        .post(&format!("/phone/v1/approvals/{id}/challenge"), &approve)
+        .await;
+    let foreign = stranger.do_authentication(t.url(), serde_json::from_value(options).unwrap());
+    if let Ok(foreign) = foreign {
+        let mut sent = approve.clone();
+        sent["assertion"] = serde_json::to_value(foreign).unwrap();
+        let r = t
+            .post(&format!("/phone/v1/approvals/{id}/decide"), &sent)
+            .await;
+        assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    }
+    assert_eq!(fingerprint(t.agents.console.store()).await, before);
+
+    // The person confirms with the passkey: decided, and only that.
+    let mut confirmed = approve.clone();
+    confirmed["assertion"] = t.confirm(&mut phone, id, &approve).await;
+    let (status, decided) = t
+        .post(&format!("/phone/v1/approvals/{id}/decide"), &confirmed)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    assert_eq!(decided["status"], "approved");
+    assert_eq!(decided["decided_on"], "Anna's iPhone");
+    let (_, still) = t.agents.get(&format!("/v1/approvals/{other_id}")).await;
+    assert_eq!(still["status"], "pending");
+}
