@@ -144,7 +144,7 @@ export function PhoneSection() {
       <h3>Paired phones</h3>
       {s.phones.length === 0 ? <p className="muted" data-testid="phones-none">No phone is paired.</p> : (
         <table className="phones" data-testid="phones">
-          <thead><tr><th>Name</th><th>Paired</th><th>Last used</th><th /></tr></thead>
+          <thead><tr><th>Name</th><th>Paired</th><th>Last used</th><th>Passkey</th><th /></tr></thead>
           <tbody>
             {s.phones.map((p) => (
               <tr key={p.id} data-testid="phone" data-id={p.id}>
@@ -160,6 +160,7 @@ export function PhoneSection() {
                 </td>
                 <td>{stamp(p.paired_at)}</td>
                 <td>{p.last_used_at === null ? <span className="muted">not yet</span> : stamp(p.last_used_at)}</td>
+                <td>{p.passkey ? "asked at each decision" : <span className="muted">none</span>}</td>
                 <td className="row">
                   <button className="small" onClick={() => setRenaming({ id: p.id, name: p.name })} data-testid="phone-rename">Rename</button>
                   <button className="small danger" data-testid="phone-revoke" onClick={() => void (async () => {

@@ -6,7 +6,7 @@ import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
-import { deviceName, fromBase64Url, phone, PhoneError } from "./api";
+import { decideWith, deviceName, fromBase64Url, phone, PhoneError, registerPasskey } from "./api";
 import { nextList } from "./list";
 
 type Live = "connecting" | "live" | "lost";
@@ -19,6 +19,8 @@ export function PhoneApp({ code }: { code: string | null }) {
   const [pairCode, setPairCode] = useState(code);
   const [fingerprint, setFingerprint] = useState<string | null>(null);
   const [pushKey, setPushKey] = useState<string | null>(null);
+  /** Whether the page asks for the passkey at each decision, and whether this phone has one. */
+  const [passkeys, setPasskeys] = useState<{ asked: boolean; held: boolean }>({ asked: false, held: false });
   const [state, setState] = useState<"loading" | "unpaired" | "ready" | "failed">("loading");
   const [list, setList] = useState<Presented[]>([]);
   const [waiting, setWaiting] = useState(0);
@@ -65,6 +67,12 @@ export function PhoneApp({ code }: { code: string | null }) {
     }).catch(() => undefined);
   }, [code]);
 
+  // Whether this page asks for the phone's passkey, once paired.
+  useEffect(() => {
+    if (state !== "ready") return;
+    void phone.me().then((me) => setPasskeys({ asked: me.passkeys, held: me.passkey })).catch(() => undefined);
+  }, [state]);
+
   // Live updates while paired: each change reads the list again; a lost stream reconnects by
   // itself, and reads again on its return in case a change was missed meanwhile.
   useEffect(() => {
@@ -89,7 +97,9 @@ export function PhoneApp({ code }: { code: string | null }) {
       if (d.decision !== "approve" && d.decision !== "decline") {
         throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
       }
-      const done = await phone.decide(id, digest, d.decision, d.decision === "decline" ? d.reason : undefined);
+      const reason = d.decision === "decline" ? d.reason : undefined;
+      const body = reason === undefined ? { digest, decision: d.decision } : { digest, decision: d.decision, reason };
+      const done = await decideWith(passkeys.asked, id, body);
       setOpen(null);
       setMessage(done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.");
       await refresh(false);
@@ -128,6 +138,9 @@ export function PhoneApp({ code }: { code: string | null }) {
         <CardView p={open} gone={gone} actions={actions} />
       ) : (
         <>
+          {passkeys.asked && !passkeys.held && (
+            <Passkey onMade={() => setPasskeys({ asked: true, held: true })} />
+          )}
           <Waiting list={list} waiting={waiting} beyond={beyond} onOpen={(p) => { setMessage(null); setOpen(p); }}
             onShowNew={() => void refresh(true)} />
           {pushKey && <Notifications pushKey={pushKey} />}
@@ -277,6 +290,31 @@ function Notifications({ pushKey }: { pushKey: string }) {
         <p>This phone is notified when calls wait.{" "}
           <button disabled={busy} onClick={() => void turnOff()} data-testid="phone-push-off">Turn off</button></p>
       )}
+      {error && <p className="error" role="alert">{error}</p>}
+    </section>
+  );
+}
+
+/** Where the page asks for passkeys: this phone makes its own, right after pairing. */
+function Passkey({ onMade }: { onMade: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const make = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await registerPasskey();
+      onMade();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="phone-pad phone-passkey" data-testid="phone-passkey">
+      <p className="notice">This page asks for this phone's passkey (your fingerprint, face or screen lock) at every decision. Make it now: it can be made only in the first minutes after pairing.</p>
+      <p><button className="primary" disabled={busy} onClick={() => void make()} data-testid="phone-passkey-make">Make a passkey</button></p>
       {error && <p className="error" role="alert">{error}</p>}
     </section>
   );

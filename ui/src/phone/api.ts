@@ -5,6 +5,9 @@ import type { ErrorBody } from "../api/types/ErrorBody";
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
 
+/** A decision as the phone sends it: the card's digest, approve or decline, the reason. */
+export interface DecisionBody { digest: string; decision: "approve" | "decline"; reason?: string }
+
 /** A refusal from the listener, with its stable code. */
 export class PhoneError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -32,15 +35,21 @@ async function send<T>(path: string, body?: unknown): Promise<T> {
 }
 
 export const phone = {
-  about: () => send<{ fingerprint: string; push_key: string }>("/phone/v1/about"),
+  about: () => send<{ fingerprint: string; push_key: string; passkeys: boolean }>("/phone/v1/about"),
+  /** This phone: its name, whether it holds a passkey, whether the page asks for one. */
+  me: () => send<{ name: string; passkey: boolean; passkeys: boolean }>("/phone/v1/me"),
+  passkeyStart: () => send<{ publicKey: PublicKeyCredentialCreationOptionsJSON }>("/phone/v1/passkey/start", {}),
+  passkeyFinish: (credential: unknown) => send<{ passkey: boolean }>("/phone/v1/passkey/finish", { credential }),
+  challenge: (id: string, body: DecisionBody) =>
+    send<{ publicKey: PublicKeyCredentialRequestOptionsJSON }>(`/phone/v1/approvals/${encodeURIComponent(id)}/challenge`, body),
   /** Sends pushes ("N calls waiting") to this browser's subscription. */
   pushOn: (subscription: PushSubscriptionJSON) => send<{ push: boolean }>("/phone/v1/push", subscription),
   pushOff: () => send<{ push: boolean }>("/phone/v1/push/off", {}),
   pair: (code: string, name: string) => send<{ id: string; name: string }>("/phone/v1/pair", { code, name }),
   inbox: () => send<InboxPage>("/phone/v1/inbox"),
-  decide: (id: string, digest: string, decision: "approve" | "decline", reason?: string) =>
+  decide: (id: string, body: DecisionBody, assertion?: unknown) =>
     send<Presented["approval"]>(`/phone/v1/approvals/${encodeURIComponent(id)}/decide`,
-      reason === undefined ? { digest, decision } : { digest, decision, reason }),
+      assertion === undefined ? body : { ...body, assertion }),
 };
 
 /** A name for this device to suggest when pairing; the person can change it. */
@@ -58,4 +67,21 @@ export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(new ArrayBuffer(raw.length));
   for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
   return out;
+}
+
+/** Makes this phone's passkey (right after pairing, where the page asks for passkeys). */
+export async function registerPasskey(): Promise<void> {
+  const { publicKey } = await phone.passkeyStart();
+  const made = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(publicKey) });
+  if (!(made instanceof PublicKeyCredential)) throw new Error("No passkey was made.");
+  await phone.passkeyFinish(made.toJSON());
+}
+
+/** Decides one call: with the passkey's answer to this very decision where the page asks. */
+export async function decideWith(passkeys: boolean, id: string, body: DecisionBody): Promise<Presented["approval"]> {
+  if (!passkeys) return phone.decide(id, body);
+  const { publicKey } = await phone.challenge(id, body);
+  const answer = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) });
+  if (!(answer instanceof PublicKeyCredential)) throw new Error("The passkey was not given: nothing was decided.");
+  return phone.decide(id, body, answer.toJSON());
 }

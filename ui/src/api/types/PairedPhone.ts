@@ -7,4 +7,8 @@ export type PairedPhone = { id: string, name: string, paired_at: number,
 /**
  * Recorded at most once a minute; `None` until its first use after pairing.
  */
-last_used_at: number | null, };
+last_used_at: number | null, 
+/**
+ * Whether it holds a passkey, which every decision on it asks for.
+ */
+passkey: boolean, };
