@@ -28,8 +28,12 @@ const EXTRA_ADDRESS: &str = "COUNTERSIGN_PHONE_EXTRA_ADDRESS";
 pub struct PhonePrefs {
     pub address: IpAddr,
     pub port: u16,
-    #[serde(default)]
+    #[serde(default = "on_by_default")]
     pub on: bool,
+}
+
+fn on_by_default() -> bool {
+    true
 }
 
 /// An address the person can pick.
@@ -140,17 +144,22 @@ fn options(app: &AppHandle, network: &str) -> PhoneOptions {
     }
 }
 
-/// Tailscale's command line: on PATH, or where its macOS app keeps it.
+/// Where Tailscale installs its command line: system places only, never the user's PATH,
+/// which a process of the user's (an agent) could put another `tailscale` first on.
+const TAILSCALE_COMMANDS: [&str; 5] = [
+    "/usr/bin/tailscale",
+    "/usr/local/bin/tailscale",
+    "/opt/homebrew/bin/tailscale",
+    "/Applications/Tailscale.app/Contents/MacOS/Tailscale",
+    r"C:\Program Files\Tailscale\tailscale.exe",
+];
+
+/// Tailscale's command line, where it is installed.
 fn tailscale_command() -> Option<std::path::PathBuf> {
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(format!("tailscale{}", std::env::consts::EXE_SUFFIX)))
-            .find(|p| p.is_file())
-    });
-    on_path.or_else(|| {
-        let app = std::path::PathBuf::from("/Applications/Tailscale.app/Contents/MacOS/Tailscale");
-        app.is_file().then_some(app)
-    })
+    TAILSCALE_COMMANDS
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
 }
 
 fn phone_error(e: impl std::fmt::Display) -> CommandError {

@@ -1066,21 +1066,28 @@ async fn without_tailscale_certificates_the_page_keeps_its_own_and_says_why() {
             .contains("HTTPS certificates are off")
     );
     assert!(phone.url().starts_with("https://127.0.0.1:"));
-    // A name that is not one, from a damaged or hostile `tailscale`, is not served.
-    let odd = tempfile::tempdir().unwrap();
-    let (bin, _, _) = fake_tailscale(odd.path(), &["evil.example/path"]);
-    let phone = PhoneServer::start(
-        t.console.clone(),
-        t.dir.path(),
-        "127.0.0.1:0".parse().unwrap(),
-        "127.0.0.1",
-        PhoneOptions {
-            tailscale: Some(bin),
-            ..PhoneOptions::default()
-        },
-    )
-    .await
-    .unwrap();
-    assert!(!phone.trusted());
-    assert!(phone.url().starts_with("https://127.0.0.1:"));
+    // A name that is not a tailnet's, from a damaged or hostile `tailscale`, is not served.
+    for odd_name in [
+        "evil.example/path",
+        "evil.example",
+        "ts.net",
+        "box.ts.net.evil.example",
+    ] {
+        let odd = tempfile::tempdir().unwrap();
+        let (bin, _, _) = fake_tailscale(odd.path(), &[odd_name]);
+        let phone = PhoneServer::start(
+            t.console.clone(),
+            t.dir.path(),
+            "127.0.0.1:0".parse().unwrap(),
+            "127.0.0.1",
+            PhoneOptions {
+                tailscale: Some(bin),
+                ..PhoneOptions::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert!(!phone.trusted(), "{odd_name}");
+        assert!(phone.url().starts_with("https://127.0.0.1:"), "{odd_name}");
+    }
 }

@@ -192,20 +192,26 @@ async fn every_decision_on_the_phone_asks_its_passkey_and_an_answer_decides_only
         )
         .await;
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
-    // Another authenticator's answer (a passkey the console never registered).
-    let mut stranger = WebauthnAuthenticator::new(SoftPasskey::new(true));
-    let (_, options) = t
-        .post(&format!("/phone/v1/approvals/{id}/challenge"), &approve)
+    // A real answer whose signature was changed by one bit: refused.
+    let mut forged = t.confirm(&mut phone, id, &approve).await;
+    let signature = forged["response"]["signature"].as_str().unwrap().to_owned();
+    let mut bytes = base64::Engine::decode(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        &signature,
+    )
+    .unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    forged["response"]["signature"] = json!(base64::Engine::encode(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        bytes
+    ));
+    let mut sent = approve.clone();
+    sent["assertion"] = forged;
+    let r = t
+        .post(&format!("/phone/v1/approvals/{id}/decide"), &sent)
         .await;
-    let foreign = stranger.do_authentication(t.url(), serde_json::from_value(options).unwrap());
-    if let Ok(foreign) = foreign {
-        let mut sent = approve.clone();
-        sent["assertion"] = serde_json::to_value(foreign).unwrap();
-        let r = t
-            .post(&format!("/phone/v1/approvals/{id}/decide"), &sent)
-            .await;
-        assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
-    }
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
     assert_eq!(fingerprint(t.agents.console.store()).await, before);
 
     // The person confirms with the passkey: decided, and only that.
@@ -219,4 +225,71 @@ async fn every_decision_on_the_phone_asks_its_passkey_and_an_answer_decides_only
     assert_eq!(decided["decided_on"], "Anna's iPhone");
     let (_, still) = t.agents.get(&format!("/v1/approvals/{other_id}")).await;
     assert_eq!(still["status"], "pending");
+}
+
+#[tokio::test]
+async fn an_authenticator_that_does_not_verify_its_user_makes_no_passkey() {
+    let t = Trusted::paired().await;
+    // A security key that only checks presence, not who holds it.
+    let mut key = WebauthnAuthenticator::new(SoftPasskey::new(false));
+    let (status, options) = t.post("/phone/v1/passkey/start", &json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let made = key.do_registration(t.url(), serde_json::from_value(options).unwrap());
+    if let Ok(made) = made {
+        let r = t
+            .post("/phone/v1/passkey/finish", &json!({ "credential": made }))
+            .await;
+        assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    }
+    let (_, me) = answer(
+        t.http
+            .get(format!("{}/phone/v1/me", t.origin))
+            .header(header::COOKIE, format!("{COOKIE}={}", t.credential)),
+    )
+    .await;
+    assert_eq!(me["passkey"], false);
+}
+
+#[tokio::test]
+async fn a_phone_with_a_passkey_never_decides_by_its_cookie_alone_where_the_page_cannot_ask() {
+    let t = Trusted::paired().await;
+    let mut phone = WebauthnAuthenticator::new(SoftPasskey::new(true));
+    t.register(&mut phone).await;
+    let (_, asked) = t
+        .agents
+        .post(
+            "/v1/approvals",
+            &terminal("claude-code.Bash", "rm -rf /srv"),
+        )
+        .await;
+    // The same console's page served without Tailscale's certificate (Tailscale down): the
+    // phone's cookie works there, its passkey cannot be asked for.
+    let tls = tempfile::tempdir().unwrap();
+    let plain = PhoneServer::start(
+        t.agents.console.clone(),
+        tls.path(),
+        "127.0.0.1:0".parse().unwrap(),
+        "127.0.0.1",
+        PhoneOptions::default(),
+    )
+    .await
+    .unwrap();
+    let http = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(plain.certificate()).unwrap())
+        .build()
+        .unwrap();
+    let origin = plain.url().trim_end_matches('/').to_owned();
+    let before = fingerprint(t.agents.console.store()).await;
+    let r = answer(
+        http.post(format!(
+            "{origin}/phone/v1/approvals/{}/decide",
+            asked["id"].as_str().unwrap()
+        ))
+        .header(header::ORIGIN, &origin)
+        .header(header::COOKIE, format!("{COOKIE}={}", t.credential))
+        .json(&json!({ "digest": asked["digest"], "decision": "approve" })),
+    )
+    .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    assert_eq!(fingerprint(t.agents.console.store()).await, before);
 }

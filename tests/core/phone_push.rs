@@ -112,6 +112,10 @@ impl Browser {
             .unwrap()
             .decrypt(aes_gcm::Nonce::from_slice(&nonce), sealed)
             .expect("the message decrypts with the browser's keys");
+        // Padding zeros, then the delimiter of the last record.
+        while plain.last() == Some(&0) {
+            plain.pop();
+        }
         assert_eq!(plain.pop(), Some(2), "one record, the last");
         plain
     }
@@ -132,6 +136,10 @@ fn check_vapid(headers: &HeaderMap, key: &str, audience: &str) {
     let claims: Value =
         serde_json::from_slice(&B64.decode(signed.split_once('.').unwrap().1).unwrap()).unwrap();
     assert_eq!(claims["aud"], audience);
+    assert!(
+        claims["sub"].as_str().unwrap().starts_with("https://"),
+        "{claims}"
+    );
     let exp = claims["exp"].as_i64().unwrap();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -187,10 +195,9 @@ async fn a_push_says_how_many_calls_wait_encrypted_to_the_phone_and_signed_by_th
     check_vapid(&headers, &key, &service);
     let text = String::from_utf8(browser.decrypt(&body)).unwrap();
     let message: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        message,
-        json!({ "title": "Countersign", "body": "1 call waiting" })
-    );
+    assert_eq!(message, json!({ "calls": 1, "agents": 1 }));
+    // Every message has the same length, whatever it counts.
+    assert_eq!(body.len(), 16 + 4 + 1 + 65 + push::PADDED + 16);
     // Nothing of the call crosses the push service, not even encrypted.
     for word in ["ssh", "cat", "claude", "Bash"] {
         assert!(!text.contains(word), "{text}");
@@ -202,7 +209,7 @@ async fn a_subscription_that_would_point_the_console_elsewhere_is_refused() {
     let b = both().await;
     let credential = b.paired("Phone").await;
     let browser = Browser::new();
-    let good = browser.subscription("https://push.example/abc");
+    let good = browser.subscription("https://fcm.googleapis.com/fcm/send/abc");
     let post = |body: Value, cookie: Option<&str>| {
         let mut req = b
             .http
@@ -219,7 +226,12 @@ async fn a_subscription_that_would_point_the_console_elsewhere_is_refused() {
     assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     let mut bad = Vec::new();
     for endpoint in [
-        "http://push.example/abc",
+        "https://push.example/abc",
+        "https://localhost/x",
+        "https://nas.tail1234.ts.net/x",
+        "https://fcm.googleapis.com:8443/fcm/send/abc",
+        "https://fcm.googleapis.com.evil.example/x",
+        "http://fcm.googleapis.com/fcm/send/abc",
         "http://127.0.0.1:9/push",
         "https://192.168.1.1/router",
         "https://[fd00::1]/x",
@@ -229,9 +241,9 @@ async fn a_subscription_that_would_point_the_console_elsewhere_is_refused() {
     ] {
         bad.push(browser.subscription(endpoint));
     }
-    bad.push(json!({ "endpoint": "https://push.example/a", "keys": { "p256dh": B64.encode([4u8; 65]), "auth": B64.encode([1u8; 16]) } }));
-    bad.push(json!({ "endpoint": "https://push.example/a", "keys": { "p256dh": B64.encode(browser.public()), "auth": B64.encode([1u8; 15]) } }));
-    bad.push(json!({ "endpoint": format!("https://push.example/{}", "a".repeat(2100)), "keys": good["keys"] }));
+    bad.push(json!({ "endpoint": "https://fcm.googleapis.com/a", "keys": { "p256dh": B64.encode([4u8; 65]), "auth": B64.encode([1u8; 16]) } }));
+    bad.push(json!({ "endpoint": "https://fcm.googleapis.com/a", "keys": { "p256dh": B64.encode(browser.public()), "auth": B64.encode([1u8; 15]) } }));
+    bad.push(json!({ "endpoint": format!("https://fcm.googleapis.com/{}", "a".repeat(2100)), "keys": good["keys"] }));
     let mut extra = good.clone();
     extra["keys"]["extra"] = json!("x");
     bad.push(extra);
@@ -264,10 +276,12 @@ async fn a_subscription_that_would_point_the_console_elsewhere_is_refused() {
 async fn a_push_service_that_says_gone_is_reported_so_the_subscription_is_forgotten() {
     let (service, _) = push_service().await;
     let dir = tempfile::tempdir().unwrap();
-    let key = push::VapidKey::load_or_create(dir.path()).unwrap();
+    let key = push::VapidKey::load_or_create(dir.path(), "https://box.tail1234.ts.net").unwrap();
     // The same key at the next start; the file is its owner's only.
     assert_eq!(
-        push::VapidKey::load_or_create(dir.path()).unwrap().public(),
+        push::VapidKey::load_or_create(dir.path(), "https://box.tail1234.ts.net")
+            .unwrap()
+            .public(),
         key.public()
     );
     use std::os::unix::fs::PermissionsExt as _;

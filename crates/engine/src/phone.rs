@@ -143,7 +143,6 @@ impl PhoneServer {
         };
         let trusted = options.tailscale.is_some() && note.is_none();
         let host = host.as_str();
-        let vapid = push::VapidKey::load_or_create(data_root)?;
         let console_for_push = console.clone();
         let config = tls::server_config(&identity)?;
         let listener = TcpListener::bind(bind)
@@ -153,6 +152,9 @@ impl PhoneServer {
             .local_addr()
             .map_err(|source| PhoneError::Bind { addr: bind, source })?;
         let authority = authority(host, addr.port());
+        let vapid = push::VapidKey::load_or_create(data_root, &format!("https://{authority}"))?;
+        // Made before anything is spawned, so a failure leaves nothing running.
+        let push_client = push::client()?;
         // Passkeys need a name the phone trusts: only with a public authority's certificate.
         let passkeys = if trusted {
             Some(Arc::new(passkey::Passkeys::new(
@@ -175,7 +177,7 @@ impl PhoneServer {
             passkeys,
         });
         let task = tokio::spawn(serve(listener, config, app));
-        let pushes = tokio::spawn(push::announce(console_for_push, vapid, push::client()?));
+        let pushes = tokio::spawn(push::announce(console_for_push, vapid, push_client));
         Ok(Self {
             addr,
             host: host.to_owned(),

@@ -363,6 +363,14 @@ async fn decide(
                 "assertion: this page takes no passkey",
             ));
         }
+        // A phone that holds a passkey decides only with it: never with its cookie alone where
+        // the page cannot ask for it (served without Tailscale's certificate).
+        (None, None) if phone.passkey.is_some() => {
+            return Err(forbidden(
+                "this phone confirms its decisions with its passkey, which this page cannot ask \
+                 for now (it is not served under its Tailscale name): decide at the desk",
+            ));
+        }
         (None, None) => {}
     }
     let decided = s
@@ -650,10 +658,11 @@ async fn page(State(s): State<PhoneState>, req: Request) -> Response {
         HeaderValue::from_static("no-referrer"),
     );
     // The page changes with the app; its hashed files never do.
-    let cache = if path == "/" {
-        "no-cache"
-    } else {
+    // The hashed files never change; the page and its service worker do, with the app.
+    let cache = if path.starts_with("/assets/") {
         "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
     };
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     r

@@ -71,7 +71,8 @@ pub async fn certificate(bin: &Path, root: &Path) -> Result<(String, Identity), 
                     .into(),
             )
         })?;
-    if !super::is_host_name(&name) || name.parse::<std::net::IpAddr>().is_ok() {
+    // Only a tailnet's own name: a `tailscale` that names another domain is not believed.
+    if !super::is_host_name(&name) || !name.ends_with(".ts.net") || name.len() <= ".ts.net".len() {
         return Err(PhoneError::Host(name));
     }
     let (cert, key) = (root.join(CERT_FILE), root.join(KEY_FILE));
