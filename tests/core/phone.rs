@@ -984,18 +984,7 @@ async fn over_tailscale_the_page_has_a_certificate_the_phone_trusts_for_the_mach
     let t = crate::support::console().await;
     let fake = tempfile::tempdir().unwrap();
     let (bin, ca, leaf) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
-    let phone = PhoneServer::start(
-        t.console.clone(),
-        t.dir.path(),
-        "127.0.0.1:0".parse().unwrap(),
-        "100.101.102.103",
-        PhoneOptions {
-            tailscale: Some(bin),
-            ..PhoneOptions::default()
-        },
-    )
-    .await
-    .unwrap();
+    let phone = over_tailscale(&t.console, t.dir.path(), "100.101.102.103", bin).await;
     assert!(phone.trusted(), "{:?}", phone.certificate_note());
     let url = phone.url();
     assert_eq!(
@@ -1046,18 +1035,7 @@ async fn without_tailscale_certificates_the_page_keeps_its_own_and_says_why() {
     let t = crate::support::console().await;
     let fake = tempfile::tempdir().unwrap();
     let (bin, _, _) = fake_tailscale(fake.path(), &[]);
-    let phone = PhoneServer::start(
-        t.console.clone(),
-        t.dir.path(),
-        "127.0.0.1:0".parse().unwrap(),
-        "127.0.0.1",
-        PhoneOptions {
-            tailscale: Some(bin),
-            ..PhoneOptions::default()
-        },
-    )
-    .await
-    .unwrap();
+    let phone = over_tailscale(&t.console, t.dir.path(), "127.0.0.1", bin).await;
     assert!(!phone.trusted());
     assert!(
         phone
@@ -1075,19 +1053,30 @@ async fn without_tailscale_certificates_the_page_keeps_its_own_and_says_why() {
     ] {
         let odd = tempfile::tempdir().unwrap();
         let (bin, _, _) = fake_tailscale(odd.path(), &[odd_name]);
-        let phone = PhoneServer::start(
-            t.console.clone(),
-            t.dir.path(),
-            "127.0.0.1:0".parse().unwrap(),
-            "127.0.0.1",
-            PhoneOptions {
-                tailscale: Some(bin),
-                ..PhoneOptions::default()
-            },
-        )
-        .await
-        .unwrap();
+        let phone = over_tailscale(&t.console, t.dir.path(), "127.0.0.1", bin).await;
         assert!(!phone.trusted(), "{odd_name}");
         assert!(phone.url().starts_with("https://127.0.0.1:"), "{odd_name}");
     }
+}
+
+/// The phone's listener on 127.0.0.1:0 for `host`, asking `bin` (a stand-in `tailscale`) for
+/// its certificate.
+pub async fn over_tailscale(
+    console: &countersign_engine::console::Console,
+    dir: &std::path::Path,
+    host: &str,
+    bin: std::path::PathBuf,
+) -> PhoneServer {
+    PhoneServer::start(
+        console.clone(),
+        dir,
+        "127.0.0.1:0".parse().unwrap(),
+        host,
+        PhoneOptions {
+            tailscale: Some(bin),
+            ..PhoneOptions::default()
+        },
+    )
+    .await
+    .unwrap()
 }

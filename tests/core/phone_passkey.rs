@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use webauthn_authenticator_rs::WebauthnAuthenticator;
 use webauthn_authenticator_rs::softpasskey::SoftPasskey;
 
-use crate::phone::{COOKIE, answer, fake_tailscale};
+use crate::phone::{COOKIE, answer, fake_tailscale, over_tailscale};
 use crate::support::{TestServer, assert_error, fingerprint, server, terminal};
 use countersign_engine::phone::{PhoneOptions, PhoneServer};
 
@@ -28,18 +28,7 @@ impl Trusted {
         let data = tempfile::tempdir().unwrap();
         let fake = tempfile::tempdir().unwrap();
         let (bin, ca, _) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
-        let phone = PhoneServer::start(
-            agents.console.clone(),
-            data.path(),
-            "127.0.0.1:0".parse().unwrap(),
-            "100.101.102.103",
-            PhoneOptions {
-                tailscale: Some(bin),
-                ..PhoneOptions::default()
-            },
-        )
-        .await
-        .unwrap();
+        let phone = over_tailscale(&agents.console, data.path(), "100.101.102.103", bin).await;
         assert!(phone.trusted());
         let http = reqwest::Client::builder()
             .tls_built_in_root_certs(false)
