@@ -109,6 +109,16 @@ impl Both {
         answer(req).await
     }
 
+    /// Opens the phone's live stream with its credential.
+    async fn events(&self, credential: &str) -> reqwest::Response {
+        self.http
+            .get(self.url("/phone/v1/events"))
+            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn before(&self) -> String {
         fingerprint(self.agents.console.store()).await
     }
@@ -845,13 +855,7 @@ async fn live_updates_need_a_paired_phone_name_no_call_and_end_when_it_is_revoke
     let (status, body) = answer(b.http.get(b.url("/phone/v1/events"))).await;
     assert_error(&(status, body), StatusCode::UNAUTHORIZED, "unauthorized");
     let credential = b.paired("Phone").await;
-    let mut events = b
-        .http
-        .get(b.url("/phone/v1/events"))
-        .header(header::COOKIE, format!("{COOKIE}={credential}"))
-        .send()
-        .await
-        .unwrap();
+    let mut events = b.events(&credential).await;
     assert_eq!(events.status(), StatusCode::OK);
     assert_eq!(events.headers()[header::CONTENT_TYPE], "text/event-stream");
     b.agents
@@ -913,13 +917,7 @@ async fn settings_lists_renames_and_revokes_phones_and_refuses_a_disguised_name(
 async fn a_live_stream_outlasts_the_request_time_limit_and_is_kept_open() {
     let b = both().await;
     let credential = b.paired("Phone").await;
-    let mut events = b
-        .http
-        .get(b.url("/phone/v1/events"))
-        .header(header::COOKIE, format!("{COOKIE}={credential}"))
-        .send()
-        .await
-        .unwrap();
+    let mut events = b.events(&credential).await;
     assert_eq!(
         events.headers()["cross-origin-resource-policy"],
         "same-origin"
