@@ -59,7 +59,8 @@ pub struct PhoneListening {
     pub recent_failures: u32,
     /// Whether phones trust the certificate without a warning (Tailscale issued it).
     pub trusted: bool,
-    /// Why Tailscale's certificate is not used, on a Tailscale address.
+    /// Why Tailscale's certificate is not used, or why the certificate could not be renewed:
+    /// whole sentences, shown as they are.
     pub certificate_note: Option<String>,
 }
 
@@ -170,10 +171,10 @@ async fn settings_of(d: &Desktop) -> CommandResult<PhoneSettings> {
     let listening = d.phone.lock().await.as_ref().map(|p| PhoneListening {
         address: p.addr().ip().to_string(),
         url: p.url(),
-        fingerprint: p.fingerprint().to_owned(),
+        fingerprint: p.fingerprint(),
         recent_failures: u32::try_from(p.recent_failures()).unwrap_or(u32::MAX),
         trusted: p.trusted(),
-        certificate_note: p.certificate_note().map(str::to_owned),
+        certificate_note: p.certificate_note(),
     });
     Ok(PhoneSettings {
         listening,

@@ -43,7 +43,7 @@ pub async fn both_with(options: PhoneOptions) -> Both {
     .await
     .unwrap();
     let http = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(phone.certificate()).unwrap())
+        .add_root_certificate(reqwest::Certificate::from_der(&phone.certificate()).unwrap())
         .build()
         .unwrap();
     let origin = phone.url().trim_end_matches('/').to_owned();
@@ -343,7 +343,7 @@ async fn a_guesser_is_stopped_and_the_phone_beside_it_still_pairs() {
     let code = b.show_code();
     // Another device on the network (127.0.0.2 here).
     let guesser = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(b.phone.certificate()).unwrap())
+        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
         .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
         .build()
         .unwrap();
@@ -389,7 +389,7 @@ async fn a_name_typed_in_capitals_is_the_name_browsers_send() {
     let url = phone.url();
     assert!(url.starts_with("https://localhost:"), "{url}");
     let http = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(phone.certificate()).unwrap())
+        .add_root_certificate(reqwest::Certificate::from_der(&phone.certificate()).unwrap())
         .resolve("localhost", phone.addr())
         .build()
         .unwrap();
@@ -602,7 +602,7 @@ async fn raw(
     let mut roots = rustls::RootCertStore::empty();
     roots
         .add(rustls::pki_types::CertificateDer::from(
-            b.phone.certificate().to_vec(),
+            b.phone.certificate(),
         ))
         .unwrap();
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(
@@ -674,7 +674,7 @@ async fn one_source_cannot_take_every_connection() {
     assert!(ninth, "a ninth connection from one source was kept");
     // Another device is served meanwhile.
     let other = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(b.phone.certificate()).unwrap())
+        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
         .local_address(std::net::IpAddr::from([127, 0, 0, 4]))
         .timeout(std::time::Duration::from_secs(5))
         .build()
@@ -1055,6 +1055,95 @@ async fn without_tailscale_certificates_the_page_keeps_its_own_and_says_why() {
         assert!(!phone.trusted(), "{odd_name}");
         assert!(phone.url().starts_with("https://127.0.0.1:"), "{odd_name}");
     }
+}
+
+#[tokio::test]
+async fn a_running_listener_serves_tailscales_renewed_certificate_and_keeps_it_when_renewal_goes_wrong()
+ {
+    let t = crate::support::console().await;
+    let fake = tempfile::tempdir().unwrap();
+    let name = "box.tail1234.ts.net";
+    let (bin, first_ca, first) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
+    let phone = over_tailscale(&t.console, t.dir.path(), "100.101.102.103", bin).await;
+    assert_eq!(phone.fingerprint(), first);
+    let browser = |ca: reqwest::Certificate| {
+        reqwest::Client::builder()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(ca)
+            .resolve(name, phone.addr())
+            .build()
+            .unwrap()
+    };
+    let about = phone.url() + "phone/v1/about";
+    // Tailscale renews the certificate (here under a new authority, so each can be told apart).
+    let (_, renewed_ca, renewed) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
+    assert_ne!(renewed, first);
+    phone.renew_certificate().await.unwrap();
+    assert_eq!(phone.fingerprint(), renewed);
+    assert_eq!(phone.certificate_note(), None);
+    // A new connection gets the renewed certificate: the page says its fingerprint, and a
+    // browser that trusts only the old authority no longer connects.
+    let (status, said) = answer(browser(renewed_ca.clone()).get(&about)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(said["fingerprint"], renewed);
+    assert!(browser(first_ca).get(&about).send().await.is_err());
+
+    // Tailscale now names the machine otherwise: the page cannot change its name (phones,
+    // cookies and passkeys are bound to it), so what is served stays, and the window says why.
+    fake_tailscale(fake.path(), &["elsewhere.tail9999.ts.net."]);
+    let refused = phone.renew_certificate().await.unwrap_err();
+    assert!(refused.contains("elsewhere.tail9999.ts.net"), "{refused}");
+    assert_eq!(phone.fingerprint(), renewed);
+    assert_eq!(phone.certificate_note().as_deref(), Some(refused.as_str()));
+    // A key that is not the certificate's: refused too, and what is served stays.
+    fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
+    std::fs::write(
+        fake.path().join("leaf.key"),
+        rcgen::KeyPair::generate().unwrap().serialize_pem(),
+    )
+    .unwrap();
+    assert!(phone.renew_certificate().await.is_err());
+    assert_eq!(phone.fingerprint(), renewed);
+    // Tailscale gives nothing at all.
+    std::fs::write(fake.path().join("tailscale"), "#!/bin/sh\nexit 1\n").unwrap();
+    assert!(phone.renew_certificate().await.is_err());
+    assert_eq!(phone.fingerprint(), renewed);
+    let (status, said) = answer(browser(renewed_ca).get(&about)).await;
+    assert_eq!(
+        (status, &said["fingerprint"]),
+        (StatusCode::OK, &json!(renewed))
+    );
+}
+
+#[tokio::test]
+async fn a_running_listener_replaces_its_own_certificate_near_its_end() {
+    let b = both().await;
+    let first = b.phone.fingerprint();
+    // Renewing a certificate far from its end keeps it: the phone's exception stays good.
+    b.phone.renew_certificate().await.unwrap();
+    assert_eq!(b.phone.fingerprint(), first);
+    // Near its end (the kept file says so), a new one is made and served.
+    let kept_path = b._tls.path().join(countersign_engine::phone::tls::TLS_FILE);
+    let mut kept: Value = serde_json::from_slice(&std::fs::read(&kept_path).unwrap()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    kept["not_after"] = json!(now.as_secs() + 2 * 24 * 60 * 60);
+    std::fs::write(&kept_path, kept.to_string()).unwrap();
+    b.phone.renew_certificate().await.unwrap();
+    let renewed = b.phone.fingerprint();
+    assert_ne!(renewed, first);
+    let trusting_renewed = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
+        .build()
+        .unwrap();
+    let (status, said) = answer(trusting_renewed.get(b.url("/phone/v1/about"))).await;
+    assert_eq!(
+        (status, &said["fingerprint"]),
+        (StatusCode::OK, &json!(renewed))
+    );
+    // A client that trusted only the old one no longer connects anew.
+    assert!(b.http.get(b.url("/phone/v1/about")).send().await.is_err());
 }
 
 /// The phone's listener on 127.0.0.1:0 for `host`, asking `bin` (a stand-in `tailscale`) for

@@ -264,7 +264,7 @@ async fn a_phone_with_a_passkey_never_decides_by_its_cookie_alone_where_the_page
     .await
     .unwrap();
     let http = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(plain.certificate()).unwrap())
+        .add_root_certificate(reqwest::Certificate::from_der(&plain.certificate()).unwrap())
         .build()
         .unwrap();
     let origin = plain.url().trim_end_matches('/').to_owned();

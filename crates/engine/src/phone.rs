@@ -45,6 +45,11 @@ const MAX_CONNECTIONS: usize = 64;
 /// Connections served at once from one source (the device's address): a browser opens
 /// about six. More from it are closed at once, so one device cannot take every slot.
 const MAX_PER_SOURCE: usize = 8;
+/// How often a running listener fetches its certificate again. Tailscale's (Let's Encrypt,
+/// 90 days) is renewed by `tailscale cert` when near its end, and the one made here is
+/// replaced [`tls::RENEW_BEFORE`] before its end: a console left running for months keeps
+/// serving a valid one.
+pub const RENEW_EVERY: Duration = Duration::from_secs(12 * 60 * 60);
 
 /// The address a request came from, for counting failed pairings by source.
 #[derive(Debug, Clone, Copy)]
@@ -97,16 +102,83 @@ pub enum PhoneError {
 pub struct PhoneServer {
     addr: SocketAddr,
     host: String,
-    fingerprint: String,
-    certificate: Vec<u8>,
     /// Whether the certificate is a public authority's (Tailscale's).
     trusted: bool,
-    /// Why Tailscale's certificate is not used, when it was asked for.
-    certificate_note: Option<String>,
+    renewal: Arc<Renewal>,
     pairing: Arc<Mutex<Pairing>>,
     task: JoinHandle<()>,
     /// Announces waiting calls to phones that asked for pushes.
     pushes: JoinHandle<()>,
+    /// Fetches the certificate again every [`RENEW_EVERY`].
+    renewing: JoinHandle<()>,
+}
+
+/// What the running listener needs to fetch its certificate again.
+struct Renewal {
+    /// Tailscale's command line when its certificate is served, else the one made here is.
+    tailscale: Option<std::path::PathBuf>,
+    root: std::path::PathBuf,
+    host: String,
+    served: Arc<tls::Served>,
+    /// Why Tailscale's certificate is not used or could not be renewed.
+    note: Mutex<Option<String>>,
+}
+
+impl Renewal {
+    async fn renew(&self) -> Result<(), PhoneError> {
+        let fresh = match &self.tailscale {
+            Some(bin) => {
+                let (name, identity) = tailscale::certificate(bin, &self.root).await?;
+                // The page's origin is its name: phones, cookies and passkeys are bound to it.
+                if name != self.host {
+                    return Err(PhoneError::Certificate(format!(
+                        "Tailscale now names this machine {name}: turn the phone page off and \
+                         on to serve it under that name"
+                    )));
+                }
+                identity
+            }
+            None => tls::load_or_create(&self.root, std::slice::from_ref(&self.host))?,
+        };
+        self.served.replace(&fresh)
+    }
+
+    fn note(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.note.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Fetches the certificate again every [`RENEW_EVERY`], until aborted.
+async fn keep_renewed(renewal: Arc<Renewal>) {
+    let mut every =
+        tokio::time::interval_at(tokio::time::Instant::now() + RENEW_EVERY, RENEW_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        renew_now(&renewal).await;
+    }
+}
+
+/// Renews once; a failure keeps the certificate served and is said in the note.
+async fn renew_now(renewal: &Renewal) -> Option<String> {
+    match renewal.renew().await {
+        Ok(()) => {
+            if renewal.tailscale.is_some() {
+                *renewal.note() = None;
+            }
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the phone page's certificate was not renewed");
+            let said = format!(
+                "The page's certificate could not be renewed ({e}). The one it has is served \
+                 until it ends; the next try is in {} hours, or when the page is turned on again.",
+                RENEW_EVERY.as_secs() / 3600
+            );
+            *renewal.note() = Some(said.clone());
+            Some(said)
+        }
+    }
 }
 
 impl PhoneServer {
@@ -133,7 +205,11 @@ impl PhoneServer {
                 Ok((name, identity)) => (name, identity, None),
                 Err(e) => {
                     let own = tls::load_or_create(data_root, std::slice::from_ref(&host))?;
-                    (host, own, Some(e.to_string()))
+                    let said = format!(
+                        "Tailscale's certificate is not used ({e}). The page uses its own, which \
+                         the phone's browser warns about once."
+                    );
+                    (host, own, Some(said))
                 }
             },
             None => {
@@ -144,7 +220,8 @@ impl PhoneServer {
         let trusted = options.tailscale.is_some() && note.is_none();
         let host = host.as_str();
         let console_for_push = console.clone();
-        let config = tls::server_config(&identity)?;
+        let served = tls::Served::new(&identity)?;
+        let config = tls::server_config(served.clone())?;
         let listener = TcpListener::bind(bind)
             .await
             .map_err(|source| PhoneError::Bind { addr: bind, source })?;
@@ -171,23 +248,32 @@ impl PhoneServer {
             origin: format!("https://{authority}"),
             authority,
             page: options.page,
-            fingerprint: identity.fingerprint.clone(),
+            served: served.clone(),
             push_key: vapid.clone(),
             plain_loopback_push: options.plain_loopback_push,
             passkeys,
         });
+        let renewal = Arc::new(Renewal {
+            // Where Tailscale could not issue one at the start, the one made here is served
+            // until the listener starts again: the page's name cannot change while it runs.
+            tailscale: if trusted { options.tailscale } else { None },
+            root: data_root.to_owned(),
+            host: host.to_owned(),
+            served,
+            note: Mutex::new(note),
+        });
         let task = tokio::spawn(serve(listener, config, app));
         let pushes = tokio::spawn(push::announce(console_for_push, vapid, push_client));
+        let renewing = tokio::spawn(keep_renewed(renewal.clone()));
         Ok(Self {
             addr,
             host: host.to_owned(),
-            fingerprint: identity.fingerprint,
-            certificate: identity.cert_der,
             pairing,
             task,
             pushes,
+            renewing,
             trusted,
-            certificate_note: note,
+            renewal,
         })
     }
 
@@ -202,8 +288,8 @@ impl PhoneServer {
     }
 
     /// The certificate's SHA-256 fingerprint, for the window to show beside the QR code.
-    pub fn fingerprint(&self) -> &str {
-        &self.fingerprint
+    pub fn fingerprint(&self) -> String {
+        self.renewal.served.fingerprint()
     }
 
     /// Whether phones trust the certificate without a warning (Tailscale's).
@@ -211,14 +297,22 @@ impl PhoneServer {
         self.trusted
     }
 
-    /// Why Tailscale's certificate was asked for and is not used.
-    pub fn certificate_note(&self) -> Option<&str> {
-        self.certificate_note.as_deref()
+    /// Why Tailscale's certificate was asked for and is not used, or why the certificate
+    /// could not be renewed: whole sentences, for the window to show as they are.
+    pub fn certificate_note(&self) -> Option<String> {
+        self.renewal.note().clone()
     }
 
     /// The certificate (DER), for a phone or a test to trust it by.
-    pub fn certificate(&self) -> &[u8] {
-        &self.certificate
+    pub fn certificate(&self) -> Vec<u8> {
+        self.renewal.served.certificate()
+    }
+
+    /// Fetches the certificate again now, as the listener does every [`RENEW_EVERY`]: new
+    /// connections get the renewed one. On failure the one served stays, and the error is
+    /// also kept as [`Self::certificate_note`].
+    pub async fn renew_certificate(&self) -> Result<(), String> {
+        renew_now(&self.renewal).await.map_or(Ok(()), Err)
     }
 
     /// A new pairing code, valid 5 minutes and once, voiding the one shown before: the
@@ -244,8 +338,7 @@ impl PhoneServer {
 
     /// Closes the listener and ends every phone connection.
     pub fn stop(self) {
-        self.task.abort();
-        self.pushes.abort();
+        drop(self);
     }
 }
 
@@ -253,6 +346,7 @@ impl Drop for PhoneServer {
     fn drop(&mut self) {
         self.task.abort();
         self.pushes.abort();
+        self.renewing.abort();
     }
 }
 

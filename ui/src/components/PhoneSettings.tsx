@@ -103,7 +103,7 @@ export function PhoneSection() {
           <p className="muted">Certificate SHA-256 <code className="mono fingerprint" data-testid="phone-fingerprint">{on.fingerprint}</code>
             {on.trusted ? " — issued through Tailscale for this computer's name: phones trust it without a warning." : ""}</p>
           {on.certificate_note && (
-            <p className="notice" data-testid="phone-certificate-note">Tailscale's certificate is not used: {on.certificate_note}. The page uses its own, which the phone's browser warns about once.</p>
+            <p className="notice" data-testid="phone-certificate-note">{on.certificate_note}</p>
           )}
           {on.recent_failures > 0 && (
             <p className="warning" role="alert" data-testid="phone-failures">

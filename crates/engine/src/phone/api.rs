@@ -43,8 +43,8 @@ pub(super) struct PhoneState {
     pub origin: String,
     /// The phone page's files, when the listener serves the page.
     pub page: Option<PageAssets>,
-    /// The certificate's SHA-256 fingerprint, which the page shows beside the window's.
-    pub fingerprint: String,
+    /// The certificate served, whose SHA-256 fingerprint the page shows beside the window's.
+    pub served: Arc<super::tls::Served>,
     /// The key pushes are signed with: the page's `applicationServerKey`.
     pub push_key: super::push::VapidKey,
     /// Takes a test's push service on `http://127.0.0.1`.
@@ -389,7 +389,7 @@ async fn decide(
 /// (to compare with the window's, and with the browser's own certificate view).
 async fn about(State(s): State<PhoneState>) -> Json<serde_json::Value> {
     Json(serde_json::json!({
-        "fingerprint": s.fingerprint,
+        "fingerprint": s.served.fingerprint(),
         "push_key": s.push_key.public(),
         "passkeys": s.passkeys.is_some(),
     }))

@@ -7,7 +7,7 @@
 //! it is valid [`VALIDITY`] (phones refuse server certificates valid for much longer).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
@@ -160,23 +160,93 @@ fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
     })
 }
 
-/// The TLS server configuration for `identity`: TLS 1.3 only, HTTP/1.1.
-pub fn server_config(identity: &Identity) -> Result<Arc<rustls::ServerConfig>, PhoneError> {
+/// The certificate the listener serves, replaceable while it runs: a renewed certificate is
+/// served to every new connection from then on, and open ones keep theirs.
+pub struct Served {
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    current: RwLock<Current>,
+}
+
+struct Current {
+    key: Arc<rustls::sign::CertifiedKey>,
+    fingerprint: String,
+    cert_der: Vec<u8>,
+}
+
+impl Served {
+    /// Serving `identity`; refused when its key is not the certificate's.
+    pub fn new(identity: &Identity) -> Result<Arc<Self>, PhoneError> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let current = RwLock::new(current(&provider, identity)?);
+        Ok(Arc::new(Self { provider, current }))
+    }
+
+    /// Serves `identity` from now on; when it does not parse or its key is not the
+    /// certificate's, the one served before stays.
+    pub fn replace(&self, identity: &Identity) -> Result<(), PhoneError> {
+        let next = current(&self.provider, identity)?;
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = next;
+        Ok(())
+    }
+
+    /// The served certificate's SHA-256 fingerprint.
+    pub fn fingerprint(&self) -> String {
+        self.read().fingerprint.clone()
+    }
+
+    /// The served certificate, DER.
+    pub fn certificate(&self) -> Vec<u8> {
+        self.read().cert_der.clone()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Current> {
+        self.current.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn current(
+    provider: &rustls::crypto::CryptoProvider,
+    identity: &Identity,
+) -> Result<Current, PhoneError> {
     use rustls::pki_types::CertificateDer;
+    let chain = std::iter::once(&identity.cert_der)
+        .chain(&identity.chain)
+        .map(|c| CertificateDer::from(c.clone()))
+        .collect();
+    let key = rustls::sign::CertifiedKey::from_der(chain, identity.key.clone_key(), provider)
+        .map_err(|e| PhoneError::Certificate(e.to_string()))?;
+    Ok(Current {
+        key: Arc::new(key),
+        fingerprint: identity.fingerprint.clone(),
+        cert_der: identity.cert_der.clone(),
+    })
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Served")
+            .field("fingerprint", &self.read().fingerprint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl rustls::server::ResolvesServerCert for Served {
+    fn resolve(
+        &self,
+        _hello: rustls::server::ClientHello<'_>,
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        Some(self.read().key.clone())
+    }
+}
+
+/// The TLS server configuration serving what `served` holds: TLS 1.3 only, HTTP/1.1.
+pub fn server_config(served: Arc<Served>) -> Result<Arc<rustls::ServerConfig>, PhoneError> {
     let bad = |e: rustls::Error| PhoneError::Certificate(e.to_string());
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+    let mut config = rustls::ServerConfig::builder_with_provider(served.provider.clone())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(bad)?
         .with_no_client_auth()
-        .with_single_cert(
-            std::iter::once(&identity.cert_der)
-                .chain(&identity.chain)
-                .map(|c| CertificateDer::from(c.clone()))
-                .collect(),
-            identity.key.clone_key(),
-        )
-        .map_err(bad)?;
+        .with_cert_resolver(served);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
@@ -205,7 +275,21 @@ mod tests {
         assert_eq!(again.fingerprint, first.fingerprint);
         let other = load_or_create(dir.path(), &["desk.tail1234.ts.net".to_owned()]).unwrap();
         assert_ne!(other.fingerprint, first.fingerprint);
-        assert!(server_config(&other).is_ok());
+        assert!(server_config(Served::new(&other).unwrap()).is_ok());
+        // A key that is not the certificate's is refused, and what was served stays.
+        let served = Served::new(&first).unwrap();
+        let mismatched = Identity {
+            cert_der: other.cert_der.clone(),
+            chain: Vec::new(),
+            key: first.key.clone_key(),
+            fingerprint: other.fingerprint.clone(),
+        };
+        assert!(Served::new(&mismatched).is_err());
+        assert!(served.replace(&mismatched).is_err());
+        assert_eq!(served.fingerprint(), first.fingerprint);
+        served.replace(&other).unwrap();
+        assert_eq!(served.fingerprint(), other.fingerprint);
+        assert_eq!(served.certificate(), other.cert_der);
     }
 
     #[cfg(unix)]

@@ -21,6 +21,7 @@ recent_failures: number,
  */
 trusted: boolean, 
 /**
- * Why Tailscale's certificate is not used, on a Tailscale address.
+ * Why Tailscale's certificate is not used, or why the certificate could not be renewed:
+ * whole sentences, shown as they are.
  */
 certificate_note: string | null, };
