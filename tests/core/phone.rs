@@ -1089,25 +1089,73 @@ async fn a_running_listener_serves_tailscales_renewed_certificate_and_keeps_it_w
     assert!(browser(first_ca).get(&about).send().await.is_err());
 
     // Tailscale now names the machine otherwise: the page cannot change its name (phones,
-    // cookies and passkeys are bound to it), so what is served stays, and the window says why.
+    // cookies and passkeys are bound to it), so nothing is asked for the new name, what is
+    // served stays, and the window says why.
     fake_tailscale(fake.path(), &["elsewhere.tail9999.ts.net."]);
+    std::fs::remove_file(fake.path().join("asked")).unwrap();
     let refused = phone.renew_certificate().await.unwrap_err();
     assert!(refused.contains("elsewhere.tail9999.ts.net"), "{refused}");
+    assert!(refused.contains("pair each phone again"), "{refused}");
+    assert!(
+        !fake.path().join("asked").exists(),
+        "a certificate was asked for"
+    );
     assert_eq!(phone.fingerprint(), renewed);
     assert_eq!(phone.certificate_note().as_deref(), Some(refused.as_str()));
-    // A key that is not the certificate's: refused too, and what is served stays.
-    fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
-    std::fs::write(
-        fake.path().join("leaf.key"),
-        rcgen::KeyPair::generate().unwrap().serialize_pem(),
-    )
-    .unwrap();
-    assert!(phone.renew_certificate().await.is_err());
+    // The next renewal that succeeds clears what was said.
+    let (_, renewed_ca, renewed) = fake_tailscale(fake.path(), &["box.tail1234.ts.net."]);
+    phone.renew_certificate().await.unwrap();
     assert_eq!(phone.fingerprint(), renewed);
-    // Tailscale gives nothing at all.
-    std::fs::write(fake.path().join("tailscale"), "#!/bin/sh\nexit 1\n").unwrap();
-    assert!(phone.renew_certificate().await.is_err());
-    assert_eq!(phone.fingerprint(), renewed);
+    assert_eq!(phone.certificate_note(), None);
+
+    // What Tailscale writes must be a certificate a browser takes for the page: each of these
+    // is refused, what is served stays, and the window says why.
+    let damaged = [
+        ("a key that is not the certificate's", {
+            let fake = fake.path().to_owned();
+            Box::new(move || {
+                fake_tailscale(&fake, &["box.tail1234.ts.net."]);
+                let other = rcgen::KeyPair::generate().unwrap().serialize_pem();
+                std::fs::write(fake.join("leaf.key"), other).unwrap();
+            }) as Box<dyn Fn()>
+        }),
+        ("a certificate for another name", {
+            let fake = fake.path().to_owned();
+            Box::new(move || {
+                fake_tailscale(&fake, &["other.tail1234.ts.net."]);
+                let status = json!({ "CertDomains": ["box.tail1234.ts.net."] });
+                std::fs::write(fake.join("status.json"), status.to_string()).unwrap();
+            })
+        }),
+        ("a certificate past its end", {
+            let fake = fake.path().to_owned();
+            Box::new(move || {
+                fake_tailscale(&fake, &["box.tail1234.ts.net."]);
+                let key = rcgen::KeyPair::generate().unwrap();
+                let mut old =
+                    rcgen::CertificateParams::new(vec!["box.tail1234.ts.net".into()]).unwrap();
+                old.not_before = rcgen::date_time_ymd(2020, 1, 1);
+                old.not_after = rcgen::date_time_ymd(2020, 4, 1);
+                let old = old.self_signed(&key).unwrap();
+                std::fs::write(fake.join("chain.pem"), old.pem()).unwrap();
+                std::fs::write(fake.join("leaf.key"), key.serialize_pem()).unwrap();
+            })
+        }),
+        ("no answer", {
+            let fake = fake.path().to_owned();
+            Box::new(move || std::fs::write(fake.join("tailscale"), "#!/bin/sh\nexit 1\n").unwrap())
+        }),
+    ];
+    for (what, make) in damaged {
+        make();
+        let refused = phone.renew_certificate().await.unwrap_err();
+        assert_eq!(phone.fingerprint(), renewed, "{what}");
+        assert_eq!(
+            phone.certificate_note().as_deref(),
+            Some(refused.as_str()),
+            "{what}"
+        );
+    }
     let (status, said) = answer(browser(renewed_ca).get(&about)).await;
     assert_eq!(
         (status, &said["fingerprint"]),
@@ -1116,13 +1164,12 @@ async fn a_running_listener_serves_tailscales_renewed_certificate_and_keeps_it_w
 }
 
 #[tokio::test]
-async fn a_running_listener_replaces_its_own_certificate_near_its_end() {
+async fn a_running_listener_keeps_its_own_certificate_far_from_its_end_whatever_its_file_says() {
     let b = both().await;
     let first = b.phone.fingerprint();
-    // Renewing a certificate far from its end keeps it: the phone's exception stays good.
-    b.phone.renew_certificate().await.unwrap();
-    assert_eq!(b.phone.fingerprint(), first);
-    // Near its end (the kept file says so), a new one is made and served.
+    // The kept file near its end, or damaged: the running listener neither reads it nor makes
+    // a new certificate while the one it serves is far from its end, so a phone's browser is
+    // not asked about a new one (near its end, the running check replaces it: a unit test).
     let kept_path = b._tls.path().join(countersign_engine::phone::tls::TLS_FILE);
     let mut kept: Value = serde_json::from_slice(&std::fs::read(&kept_path).unwrap()).unwrap();
     let now = std::time::SystemTime::now()
@@ -1131,19 +1178,15 @@ async fn a_running_listener_replaces_its_own_certificate_near_its_end() {
     kept["not_after"] = json!(now.as_secs() + 2 * 24 * 60 * 60);
     std::fs::write(&kept_path, kept.to_string()).unwrap();
     b.phone.renew_certificate().await.unwrap();
-    let renewed = b.phone.fingerprint();
-    assert_ne!(renewed, first);
-    let trusting_renewed = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
-        .build()
-        .unwrap();
-    let (status, said) = answer(trusting_renewed.get(b.url("/phone/v1/about"))).await;
+    std::fs::write(&kept_path, "{ damaged").unwrap();
+    b.phone.renew_certificate().await.unwrap();
+    assert_eq!(b.phone.fingerprint(), first);
+    assert_eq!(b.phone.certificate_note(), None);
+    let (status, said) = answer(b.http.get(b.url("/phone/v1/about"))).await;
     assert_eq!(
         (status, &said["fingerprint"]),
-        (StatusCode::OK, &json!(renewed))
+        (StatusCode::OK, &json!(first))
     );
-    // A client that trusted only the old one no longer connects anew.
-    assert!(b.http.get(b.url("/phone/v1/about")).send().await.is_err());
 }
 
 /// The phone's listener on 127.0.0.1:0 for `host`, asking `bin` (a stand-in `tailscale`) for

@@ -21,6 +21,10 @@ pub mod tailscale;
 pub mod tls;
 
 mod api;
+mod renewal;
+
+use renewal::Renewal;
+pub use renewal::{RENEW_CHECK, RENEW_EVERY};
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -45,11 +49,6 @@ const MAX_CONNECTIONS: usize = 64;
 /// Connections served at once from one source (the device's address): a browser opens
 /// about six. More from it are closed at once, so one device cannot take every slot.
 const MAX_PER_SOURCE: usize = 8;
-/// How often a running listener fetches its certificate again. Tailscale's (Let's Encrypt,
-/// 90 days) is renewed by `tailscale cert` when near its end, and the one made here is
-/// replaced [`tls::RENEW_BEFORE`] before its end: a console left running for months keeps
-/// serving a valid one.
-pub const RENEW_EVERY: Duration = Duration::from_secs(12 * 60 * 60);
 
 /// The address a request came from, for counting failed pairings by source.
 #[derive(Debug, Clone, Copy)]
@@ -109,76 +108,8 @@ pub struct PhoneServer {
     task: JoinHandle<()>,
     /// Announces waiting calls to phones that asked for pushes.
     pushes: JoinHandle<()>,
-    /// Fetches the certificate again every [`RENEW_EVERY`].
+    /// Fetches the certificate again when due ([`RENEW_CHECK`]).
     renewing: JoinHandle<()>,
-}
-
-/// What the running listener needs to fetch its certificate again.
-struct Renewal {
-    /// Tailscale's command line when its certificate is served, else the one made here is.
-    tailscale: Option<std::path::PathBuf>,
-    root: std::path::PathBuf,
-    host: String,
-    served: Arc<tls::Served>,
-    /// Why Tailscale's certificate is not used or could not be renewed.
-    note: Mutex<Option<String>>,
-}
-
-impl Renewal {
-    async fn renew(&self) -> Result<(), PhoneError> {
-        let fresh = match &self.tailscale {
-            Some(bin) => {
-                let (name, identity) = tailscale::certificate(bin, &self.root).await?;
-                // The page's origin is its name: phones, cookies and passkeys are bound to it.
-                if name != self.host {
-                    return Err(PhoneError::Certificate(format!(
-                        "Tailscale now names this machine {name}: turn the phone page off and \
-                         on to serve it under that name"
-                    )));
-                }
-                identity
-            }
-            None => tls::load_or_create(&self.root, std::slice::from_ref(&self.host))?,
-        };
-        self.served.replace(&fresh)
-    }
-
-    fn note(&self) -> std::sync::MutexGuard<'_, Option<String>> {
-        self.note.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Fetches the certificate again every [`RENEW_EVERY`], until aborted.
-async fn keep_renewed(renewal: Arc<Renewal>) {
-    let mut every =
-        tokio::time::interval_at(tokio::time::Instant::now() + RENEW_EVERY, RENEW_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        every.tick().await;
-        renew_now(&renewal).await;
-    }
-}
-
-/// Renews once; a failure keeps the certificate served and is said in the note.
-async fn renew_now(renewal: &Renewal) -> Option<String> {
-    match renewal.renew().await {
-        Ok(()) => {
-            if renewal.tailscale.is_some() {
-                *renewal.note() = None;
-            }
-            None
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "the phone page's certificate was not renewed");
-            let said = format!(
-                "The page's certificate could not be renewed ({e}). The one it has is served \
-                 until it ends; the next try is in {} hours, or when the page is turned on again.",
-                RENEW_EVERY.as_secs() / 3600
-            );
-            *renewal.note() = Some(said.clone());
-            Some(said)
-        }
-    }
 }
 
 impl PhoneServer {
@@ -201,7 +132,7 @@ impl PhoneServer {
             Err(_) => host.to_ascii_lowercase(),
         };
         let (host, identity, note) = match &options.tailscale {
-            Some(bin) => match tailscale::certificate(bin, data_root).await {
+            Some(bin) => match tailscale::certificate(bin, data_root, None).await {
                 Ok((name, identity)) => (name, identity, None),
                 Err(e) => {
                     let own = tls::load_or_create(data_root, std::slice::from_ref(&host))?;
@@ -253,18 +184,18 @@ impl PhoneServer {
             plain_loopback_push: options.plain_loopback_push,
             passkeys,
         });
-        let renewal = Arc::new(Renewal {
+        let renewal = Arc::new(Renewal::new(
             // Where Tailscale could not issue one at the start, the one made here is served
             // until the listener starts again: the page's name cannot change while it runs.
-            tailscale: if trusted { options.tailscale } else { None },
-            root: data_root.to_owned(),
-            host: host.to_owned(),
+            if trusted { options.tailscale } else { None },
+            data_root,
+            host,
             served,
-            note: Mutex::new(note),
-        });
+            note,
+        ));
         let task = tokio::spawn(serve(listener, config, app));
         let pushes = tokio::spawn(push::announce(console_for_push, vapid, push_client));
-        let renewing = tokio::spawn(keep_renewed(renewal.clone()));
+        let renewing = tokio::spawn(renewal::keep_renewed(renewal.clone(), RENEW_CHECK));
         Ok(Self {
             addr,
             host: host.to_owned(),
@@ -297,10 +228,11 @@ impl PhoneServer {
         self.trusted
     }
 
-    /// Why Tailscale's certificate was asked for and is not used, or why the certificate
-    /// could not be renewed: whole sentences, for the window to show as they are.
+    /// Why Tailscale's certificate was asked for and is not used, why the certificate could
+    /// not be renewed, or that the page's own was replaced: whole sentences, for the window to
+    /// show as they are.
     pub fn certificate_note(&self) -> Option<String> {
-        self.renewal.note().clone()
+        self.renewal.note()
     }
 
     /// The certificate (DER), for a phone or a test to trust it by.
@@ -308,11 +240,11 @@ impl PhoneServer {
         self.renewal.served.certificate()
     }
 
-    /// Fetches the certificate again now, as the listener does every [`RENEW_EVERY`]: new
-    /// connections get the renewed one. On failure the one served stays, and the error is
-    /// also kept as [`Self::certificate_note`].
+    /// Fetches the certificate again now, as the listener does when it is due: new connections
+    /// get the renewed one. On failure the one served stays, and the error is also said in
+    /// [`Self::certificate_note`] until a renewal succeeds.
     pub async fn renew_certificate(&self) -> Result<(), String> {
-        renew_now(&self.renewal).await.map_or(Ok(()), Err)
+        self.renewal.renew_now().await
     }
 
     /// A new pairing code, valid 5 minutes and once, voiding the one shown before: the

@@ -53,24 +53,40 @@ async fn run(
 }
 
 /// This machine's name on the tailnet and a certificate Tailscale issued for it, written 0600
-/// in `root`.
-pub async fn certificate(bin: &Path, root: &Path) -> Result<(String, Identity), PhoneError> {
+/// in `root`: for `want` when given (a running page renewing its certificate keeps its name),
+/// else for the first name Tailscale can certify. The certificate must be valid now for the name.
+pub async fn certificate(
+    bin: &Path,
+    root: &Path,
+    want: Option<&str>,
+) -> Result<(String, Identity), PhoneError> {
     let status = run(bin, &["status".as_ref(), "--json".as_ref()], STATUS_TIMEOUT).await?;
     let status: Status = serde_json::from_slice(&status)
         .map_err(|e| PhoneError::Certificate(format!("Tailscale's status does not parse: {e}")))?;
-    let name = status
+    let names: Vec<String> = status
         .cert_domains
         .unwrap_or_default()
         .into_iter()
-        .next()
         .map(|n| n.trim_end_matches('.').to_ascii_lowercase())
-        .ok_or_else(|| {
-            PhoneError::Certificate(
-                "Tailscale: HTTPS certificates are off for this tailnet (turn them on in its DNS \
-                 settings)"
-                    .into(),
-            )
-        })?;
+        .collect();
+    let first = names.first().cloned().ok_or_else(|| {
+        PhoneError::Certificate(
+            "Tailscale: HTTPS certificates are off for this tailnet (turn them on in its DNS \
+             settings)"
+                .into(),
+        )
+    })?;
+    let name = match want {
+        None => first,
+        Some(want) if names.iter().any(|n| n == want) => want.to_owned(),
+        // Asked for nothing under the new name: the running page cannot take it.
+        Some(want) => {
+            return Err(PhoneError::Certificate(format!(
+                "Tailscale no longer names this machine {want} but {first}: turn the phone page \
+                 off and on to serve it under the new name, then pair each phone again"
+            )));
+        }
+    };
     // Only a tailnet's own name: a `tailscale` that names another domain is not believed.
     if !super::is_host_name(&name) || !name.ends_with(".ts.net") || name.len() <= ".ts.net".len() {
         return Err(PhoneError::Host(name));
@@ -103,5 +119,6 @@ pub async fn certificate(bin: &Path, root: &Path) -> Result<(String, Identity), 
             .map_err(|e| PhoneError::Certificate(format!("{}: {e}", key.display())))?;
     }
     let identity = Identity::from_pem_files(&cert, &key)?;
+    identity.check_for(&name, super::tls::unix_now())?;
     Ok((name, identity))
 }

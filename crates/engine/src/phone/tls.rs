@@ -24,7 +24,7 @@ pub const RENEW_BEFORE: time::Duration = time::Duration::days(30);
 
 /// What the file keeps.
 #[derive(Serialize, Deserialize)]
-struct Kept {
+pub(crate) struct Kept {
     names: Vec<String>,
     not_after: i64,
     /// The certificate, DER in hex.
@@ -41,6 +41,9 @@ pub struct Identity {
     key: rustls::pki_types::PrivateKeyDer<'static>,
     /// SHA-256 of the certificate, as browsers show it: upper-case hex pairs joined by `:`.
     pub fingerprint: String,
+    /// The certificate's first and last valid second (Unix time).
+    pub not_before: i64,
+    pub not_after: i64,
 }
 
 /// SHA-256 of a certificate as browsers show it.
@@ -70,13 +73,41 @@ impl Identity {
             .next()
             .ok_or_else(|| PhoneError::Certificate("the certificate file is empty".into()))?;
         let key = PrivateKeyDer::from_pem_file(key).map_err(|e| bad("key", e))?;
+        let (_, parsed) = x509_parser::parse_x509_certificate(&cert_der)
+            .map_err(|e| PhoneError::Certificate(format!("the certificate does not parse: {e}")))?;
+        let validity = parsed.validity();
         Ok(Self {
             fingerprint: fingerprint(&cert_der),
+            not_before: validity.not_before.timestamp(),
+            not_after: validity.not_after.timestamp(),
             cert_der,
             chain: certs.collect(),
             key,
         })
     }
+
+    /// Whether a browser reaching `host` at `now` (Unix time) would take this certificate by
+    /// its name and dates (who issued it is the browser's to check).
+    pub fn check_for(&self, host: &str, now: i64) -> Result<(), PhoneError> {
+        use rustls::pki_types::{CertificateDer, ServerName};
+        let der = CertificateDer::from(self.cert_der.as_slice());
+        let parsed = rustls::server::ParsedCertificate::try_from(&der)
+            .map_err(|e| PhoneError::Certificate(format!("the certificate does not parse: {e}")))?;
+        let name = ServerName::try_from(host).map_err(|_| PhoneError::Host(host.to_owned()))?;
+        rustls::client::verify_server_name(&parsed, &name)
+            .map_err(|_| PhoneError::Certificate(format!("the certificate is not for {host}")))?;
+        if now < self.not_before || now >= self.not_after {
+            return Err(PhoneError::Certificate(
+                "the certificate is not valid now (its dates)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Now, in Unix time.
+pub(crate) fn unix_now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
 }
 
 impl std::fmt::Debug for Identity {
@@ -128,7 +159,7 @@ pub(crate) fn private_enough(path: &Path) -> bool {
     }
 }
 
-fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, PhoneError> {
+pub(crate) fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, PhoneError> {
     let bad = |e: rcgen::Error| PhoneError::Certificate(e.to_string());
     let key = rcgen::KeyPair::generate().map_err(bad)?;
     let mut params = rcgen::CertificateParams::new(names.to_vec()).map_err(bad)?;
@@ -148,12 +179,15 @@ fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, PhoneError>
     })
 }
 
-fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
+pub(crate) fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
     let bad = |what: &str| PhoneError::Certificate(format!("the kept {what} does not parse"));
     let cert_der = hex::decode(&kept.cert_der).map_err(|_| bad("certificate"))?;
     let key = rcgen::KeyPair::from_pem(&kept.key_pem).map_err(|_| bad("key"))?;
     Ok(Identity {
         fingerprint: fingerprint(&cert_der),
+        // `make` dates it from a day before it was made.
+        not_before: kept.not_after - VALIDITY.whole_seconds() - 24 * 60 * 60,
+        not_after: kept.not_after,
         cert_der,
         chain: Vec::new(),
         key: rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
@@ -171,6 +205,7 @@ struct Current {
     key: Arc<rustls::sign::CertifiedKey>,
     fingerprint: String,
     cert_der: Vec<u8>,
+    not_after: i64,
 }
 
 impl Served {
@@ -199,6 +234,11 @@ impl Served {
         self.read().cert_der.clone()
     }
 
+    /// The served certificate's last valid second (Unix time).
+    pub fn not_after(&self) -> i64 {
+        self.read().not_after
+    }
+
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Current> {
         self.current.read().unwrap_or_else(|e| e.into_inner())
     }
@@ -219,6 +259,7 @@ fn current(
         key: Arc::new(key),
         fingerprint: identity.fingerprint.clone(),
         cert_der: identity.cert_der.clone(),
+        not_after: identity.not_after,
     })
 }
 
@@ -283,11 +324,29 @@ mod tests {
             chain: Vec::new(),
             key: first.key.clone_key(),
             fingerprint: other.fingerprint.clone(),
+            not_before: other.not_before,
+            not_after: other.not_after,
         };
         assert!(Served::new(&mismatched).is_err());
         assert!(served.replace(&mismatched).is_err());
         assert_eq!(served.fingerprint(), first.fingerprint);
         served.replace(&other).unwrap();
+        // Taken by a browser for its name, in its dates only.
+        let now = unix_now();
+        first.check_for("192.168.1.20", now).unwrap();
+        assert!(first.check_for("192.168.1.21", now).is_err());
+        assert!(first.check_for("evil.example", now).is_err());
+        assert!(
+            first
+                .check_for("192.168.1.20", first.not_after + 1)
+                .is_err()
+        );
+        assert!(
+            first
+                .check_for("192.168.1.20", first.not_before - 1)
+                .is_err()
+        );
+        other.check_for("desk.tail1234.ts.net", now).unwrap();
         assert_eq!(served.fingerprint(), other.fingerprint);
         assert_eq!(served.certificate(), other.cert_der);
     }
