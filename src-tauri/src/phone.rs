@@ -59,8 +59,8 @@ pub struct PhoneListening {
     pub recent_failures: u32,
     /// Whether phones trust the certificate without a warning (Tailscale issued it).
     pub trusted: bool,
-    /// Why Tailscale's certificate is not used, or why the certificate could not be renewed:
-    /// whole sentences, shown as they are.
+    /// Why Tailscale's certificate is not used, why the certificate could not be renewed, or
+    /// that the page's own was replaced: whole sentences, shown as they are.
     pub certificate_note: Option<String>,
 }
 

@@ -1096,6 +1096,7 @@ async fn a_running_listener_serves_tailscales_renewed_certificate_and_keeps_it_w
     let refused = phone.renew_certificate().await.unwrap_err();
     assert!(refused.contains("elsewhere.tail9999.ts.net"), "{refused}");
     assert!(refused.contains("pair each phone again"), "{refused}");
+    assert!(!refused.contains("tried again"), "{refused}");
     assert!(
         !fake.path().join("asked").exists(),
         "a certificate was asked for"

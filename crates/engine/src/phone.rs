@@ -91,6 +91,11 @@ pub enum PhoneError {
     },
     #[error("the name the phone reaches the console by is not usable: {0:?}")]
     Host(String),
+    #[error(
+        "Tailscale no longer names this machine {was} but {now}: turn the phone page off and on \
+         to serve it under the new name, then pair each phone again"
+    )]
+    TailnetName { was: String, now: String },
     #[error(transparent)]
     Pairing(#[from] PairingError),
     #[error(transparent)]

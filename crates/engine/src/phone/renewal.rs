@@ -7,8 +7,9 @@
 //!   end and otherwise hands back the one it has), every check after a failure, and every check
 //!   once less than [`TAILSCALE_LAST_DAYS`] are left. Only for the name the page is served
 //!   under, valid now.
-//! - The page's own: replaced only when less than [`tls::RENEW_BEFORE`] is left, so a phone's
-//!   browser is not asked about a new one needlessly; Settings then says it was replaced.
+//! - The page's own: replaced only when less than [`tls::RENEW_BEFORE`] is left (or its start
+//!   is still to come, after a clock was wrong), so a phone's browser is not asked about a new
+//!   one needlessly; Settings then says, for [`REPLACED_SAID_DAYS`], that it was replaced.
 //!
 //! A renewal that fails keeps what is served, and Settings says why until one succeeds.
 
@@ -24,6 +25,8 @@ pub const RENEW_CHECK: Duration = Duration::from_secs(60 * 60);
 pub const RENEW_EVERY: Duration = Duration::from_secs(12 * 60 * 60);
 /// Within this many days of its end, Tailscale is asked at every check.
 const TAILSCALE_LAST_DAYS: i64 = 7;
+/// How long Settings says that the page's own certificate was replaced.
+const REPLACED_SAID_DAYS: i64 = 7;
 const DAY_S: i64 = 24 * 60 * 60;
 
 /// What the running listener needs to fetch its certificate again.
@@ -46,8 +49,8 @@ struct Said {
     last_renewed: i64,
     /// Why the last renewal failed; cleared by one that succeeds.
     failure: Option<String>,
-    /// The page's own certificate was replaced while running: phones warn about it once.
-    replaced: bool,
+    /// When the page's own certificate was replaced while running: phones warn about it once.
+    replaced_at: Option<i64>,
 }
 
 impl Renewal {
@@ -76,10 +79,19 @@ impl Renewal {
         self.said.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn failed(why: &str) -> String {
+        format!(
+            "The page's certificate could not be renewed ({why}). The one it has stays served; \
+             it is tried again every {} minutes.",
+            RENEW_CHECK.as_secs() / 60
+        )
+    }
+
     /// What Settings says about the certificate, if anything.
     pub(super) fn note(&self) -> Option<String> {
         let said = self.said();
-        let replaced = said.replaced.then(|| {
+        let recently = |at: i64| tls::unix_now() - at < REPLACED_SAID_DAYS * DAY_S;
+        let replaced = said.replaced_at.filter(|&at| recently(at)).map(|_| {
             "The page's own certificate neared its end and was replaced: a phone's browser warns \
              about the new one once. Compare the fingerprint above with the one it shows."
                 .to_owned()
@@ -91,12 +103,18 @@ impl Renewal {
         (!parts.is_empty()).then(|| parts.join(" "))
     }
 
+    /// Whether the page's own certificate is to be replaced at `now` (Unix time).
+    fn own_due(&self, now: i64) -> bool {
+        let (not_before, not_after) = self.served.dates();
+        now < not_before || not_after - now < tls::RENEW_BEFORE.whole_seconds()
+    }
+
     /// Whether a renewal is due at `now` (Unix time).
     fn due(&self, now: i64) -> bool {
-        let left = self.served.not_after() - now;
         if self.tailscale.is_none() {
-            return left < tls::RENEW_BEFORE.whole_seconds();
+            return self.own_due(now);
         }
+        let left = self.served.dates().1 - now;
         let said = self.said();
         let since = now - said.last_renewed;
         // A clock set back counts as due too.
@@ -113,6 +131,7 @@ impl Renewal {
                     tailscale::certificate(bin, &self.root, Some(&self.host)).await?;
                 Ok(identity)
             }
+            // Replaced by one valid now for the name, far from its end.
             None => tls::load_or_create(&self.root, std::slice::from_ref(&self.host)),
         }
     }
@@ -121,14 +140,14 @@ impl Renewal {
     /// succeeds; the page's own certificate far from its end is kept as it is.
     pub(super) async fn renew_now(&self) -> Result<(), String> {
         let _one = self.running.lock().await;
-        if self.tailscale.is_none()
-            && self.served.not_after() - tls::unix_now() >= tls::RENEW_BEFORE.whole_seconds()
-        {
+        if self.tailscale.is_none() && !self.own_due(tls::unix_now()) {
             return Ok(());
         }
         let before = self.served.fingerprint();
         let renewed = match self.fetch().await {
-            Ok(identity) => self.served.replace(&identity),
+            Ok(identity) => identity
+                .check_for(&self.host, tls::unix_now())
+                .and_then(|()| self.served.replace(&identity)),
             Err(e) => Err(e),
         };
         let mut said = self.said();
@@ -137,17 +156,18 @@ impl Renewal {
                 said.failure = None;
                 said.last_renewed = tls::unix_now();
                 if self.tailscale.is_none() && self.served.fingerprint() != before {
-                    said.replaced = true;
+                    said.replaced_at = Some(tls::unix_now());
                 }
                 Ok(())
             }
             Err(e) => {
                 tracing::warn!(error = %e, "the phone page's certificate was not renewed");
-                let failure = format!(
-                    "The page's certificate could not be renewed ({e}). The one it has stays \
-                     served; it is tried again every {} minutes.",
-                    RENEW_CHECK.as_secs() / 60
-                );
+                let failure = match e {
+                    // Trying again cannot help: it is for the person to do.
+                    PhoneError::TailnetName { .. } => format!("{e}."),
+                    PhoneError::Certificate(why) => Self::failed(&why),
+                    e => Self::failed(&e.to_string()),
+                };
                 said.failure = Some(failure.clone());
                 Err(failure)
             }
@@ -208,9 +228,21 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         checking.abort();
-        assert!(served.not_after() - tls::unix_now() > 300 * DAY_S);
+        assert!(served.dates().1 - tls::unix_now() > 300 * DAY_S);
         assert!(!renewal.due(tls::unix_now()));
         assert!(renewal.note().unwrap().contains("was replaced"));
+        // Said for a week.
+        renewal.said().replaced_at = Some(tls::unix_now() - (REPLACED_SAID_DAYS + 1) * DAY_S);
+        assert_eq!(renewal.note(), None);
+
+        // Dated in the future (made while the clock was wrong): replaced too.
+        let early = own("192.168.1.20", -30);
+        let served = tls::Served::new(&early).unwrap();
+        let renewal = Renewal::new(None, dir.path(), "192.168.1.20", served.clone(), None);
+        assert!(renewal.due(tls::unix_now()));
+        renewal.renew_now().await.unwrap();
+        assert_ne!(served.fingerprint(), early.fingerprint);
+        assert!(served.dates().0 <= tls::unix_now());
     }
 
     #[test]

@@ -81,10 +81,10 @@ pub async fn certificate(
         Some(want) if names.iter().any(|n| n == want) => want.to_owned(),
         // Asked for nothing under the new name: the running page cannot take it.
         Some(want) => {
-            return Err(PhoneError::Certificate(format!(
-                "Tailscale no longer names this machine {want} but {first}: turn the phone page \
-                 off and on to serve it under the new name, then pair each phone again"
-            )));
+            return Err(PhoneError::TailnetName {
+                was: want.to_owned(),
+                now: first,
+            });
         }
     };
     // Only a tailnet's own name: a `tailscale` that names another domain is not believed.

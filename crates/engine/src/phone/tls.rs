@@ -19,14 +19,14 @@ use crate::private_file::{read_private, write_private};
 pub const TLS_FILE: &str = "phone-tls.json";
 /// How long a certificate made here is valid.
 pub const VALIDITY: time::Duration = time::Duration::days(397);
-/// A certificate with less than this left is replaced at the listener's next start.
+/// A certificate with less than this left is replaced (at the listener's start, or by its
+/// hourly check while it runs).
 pub const RENEW_BEFORE: time::Duration = time::Duration::days(30);
 
 /// What the file keeps.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Kept {
     names: Vec<String>,
-    not_after: i64,
     /// The certificate, DER in hex.
     cert_der: String,
     key_pem: String,
@@ -73,13 +73,11 @@ impl Identity {
             .next()
             .ok_or_else(|| PhoneError::Certificate("the certificate file is empty".into()))?;
         let key = PrivateKeyDer::from_pem_file(key).map_err(|e| bad("key", e))?;
-        let (_, parsed) = x509_parser::parse_x509_certificate(&cert_der)
-            .map_err(|e| PhoneError::Certificate(format!("the certificate does not parse: {e}")))?;
-        let validity = parsed.validity();
+        let (not_before, not_after) = dates(&cert_der)?;
         Ok(Self {
             fingerprint: fingerprint(&cert_der),
-            not_before: validity.not_before.timestamp(),
-            not_after: validity.not_after.timestamp(),
+            not_before,
+            not_after,
             cert_der,
             chain: certs.collect(),
             key,
@@ -103,6 +101,17 @@ impl Identity {
         }
         Ok(())
     }
+}
+
+/// A certificate's first and last valid second (Unix time), read from the certificate.
+fn dates(cert_der: &[u8]) -> Result<(i64, i64), PhoneError> {
+    let (_, parsed) = x509_parser::parse_x509_certificate(cert_der)
+        .map_err(|e| PhoneError::Certificate(format!("the certificate does not parse: {e}")))?;
+    let validity = parsed.validity();
+    Ok((
+        validity.not_before.timestamp(),
+        validity.not_after.timestamp(),
+    ))
 }
 
 /// Now, in Unix time.
@@ -129,20 +138,26 @@ pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneEr
         Ok(text) if private_enough(&path) => serde_json::from_str(&text).ok(),
         _ => None,
     };
-    let usable =
-        kept.filter(|k| k.names == names && k.not_after > (now + RENEW_BEFORE).unix_timestamp());
-    let kept = match usable {
-        Some(k) => k,
-        None => {
-            let made = make(names, now)?;
-            let text =
-                serde_json::to_vec(&made).map_err(|e| PhoneError::Certificate(e.to_string()))?;
-            write_private(&path, &text)
-                .map_err(|e| PhoneError::Certificate(format!("{}: {e}", path.display())))?;
-            made
-        }
-    };
-    identity(&kept)
+    // Its names, dates and key are read from the certificate itself, never from what the file
+    // says of it: one not valid now for every name, or near its end, is replaced too.
+    let soon = (now + RENEW_BEFORE).unix_timestamp();
+    let usable = kept
+        .filter(|k| k.names == names)
+        .and_then(|k| identity(&k).ok())
+        .filter(|id| {
+            id.not_after > soon
+                && names
+                    .iter()
+                    .all(|n| id.check_for(n, now.unix_timestamp()).is_ok())
+        });
+    if let Some(kept) = usable {
+        return Ok(kept);
+    }
+    let made = make(names, now)?;
+    let text = serde_json::to_vec(&made).map_err(|e| PhoneError::Certificate(e.to_string()))?;
+    write_private(&path, &text)
+        .map_err(|e| PhoneError::Certificate(format!("{}: {e}", path.display())))?;
+    identity(&made)
 }
 
 /// Whether `path` is a regular file only its owner can read or write.
@@ -173,7 +188,6 @@ pub(crate) fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, 
     let cert = params.self_signed(&key).map_err(bad)?;
     Ok(Kept {
         names: names.to_vec(),
-        not_after: not_after.unix_timestamp(),
         cert_der: hex::encode(cert.der()),
         key_pem: key.serialize_pem(),
     })
@@ -183,11 +197,11 @@ pub(crate) fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
     let bad = |what: &str| PhoneError::Certificate(format!("the kept {what} does not parse"));
     let cert_der = hex::decode(&kept.cert_der).map_err(|_| bad("certificate"))?;
     let key = rcgen::KeyPair::from_pem(&kept.key_pem).map_err(|_| bad("key"))?;
+    let (not_before, not_after) = dates(&cert_der)?;
     Ok(Identity {
         fingerprint: fingerprint(&cert_der),
-        // `make` dates it from a day before it was made.
-        not_before: kept.not_after - VALIDITY.whole_seconds() - 24 * 60 * 60,
-        not_after: kept.not_after,
+        not_before,
+        not_after,
         cert_der,
         chain: Vec::new(),
         key: rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
@@ -205,6 +219,7 @@ struct Current {
     key: Arc<rustls::sign::CertifiedKey>,
     fingerprint: String,
     cert_der: Vec<u8>,
+    not_before: i64,
     not_after: i64,
 }
 
@@ -234,9 +249,10 @@ impl Served {
         self.read().cert_der.clone()
     }
 
-    /// The served certificate's last valid second (Unix time).
-    pub fn not_after(&self) -> i64 {
-        self.read().not_after
+    /// The served certificate's first and last valid second (Unix time).
+    pub fn dates(&self) -> (i64, i64) {
+        let current = self.read();
+        (current.not_before, current.not_after)
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Current> {
@@ -259,6 +275,7 @@ fn current(
         key: Arc::new(key),
         fingerprint: identity.fingerprint.clone(),
         cert_der: identity.cert_der.clone(),
+        not_before: identity.not_before,
         not_after: identity.not_after,
     })
 }
@@ -349,6 +366,28 @@ mod tests {
         other.check_for("desk.tail1234.ts.net", now).unwrap();
         assert_eq!(served.fingerprint(), other.fingerprint);
         assert_eq!(served.certificate(), other.cert_der);
+    }
+
+    #[test]
+    fn a_kept_certificate_not_valid_now_is_replaced_whatever_the_file_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = vec!["192.168.1.20".to_owned()];
+        let now = time::OffsetDateTime::now_utc();
+        for made in [
+            now - time::Duration::days(400),
+            now + time::Duration::days(30),
+        ] {
+            let kept = make(&names, made).unwrap();
+            let old = identity(&kept).unwrap().fingerprint;
+            write_private(
+                &dir.path().join(TLS_FILE),
+                &serde_json::to_vec(&kept).unwrap(),
+            )
+            .unwrap();
+            let served = load_or_create(dir.path(), &names).unwrap();
+            assert_ne!(served.fingerprint, old);
+            served.check_for("192.168.1.20", unix_now()).unwrap();
+        }
     }
 
     #[cfg(unix)]

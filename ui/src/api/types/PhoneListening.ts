@@ -21,7 +21,7 @@ recent_failures: number,
  */
 trusted: boolean, 
 /**
- * Why Tailscale's certificate is not used, or why the certificate could not be renewed:
- * whole sentences, shown as they are.
+ * Why Tailscale's certificate is not used, why the certificate could not be renewed, or
+ * that the page's own was replaced: whole sentences, shown as they are.
  */
 certificate_note: string | null, };
