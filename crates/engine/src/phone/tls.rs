@@ -56,6 +56,24 @@ pub fn fingerprint(cert_der: &[u8]) -> String {
 }
 
 impl Identity {
+    /// A certificate, the certificates that vouch for it and its key; its fingerprint and
+    /// dates are read from the certificate.
+    fn new(
+        cert_der: Vec<u8>,
+        chain: Vec<Vec<u8>>,
+        key: rustls::pki_types::PrivateKeyDer<'static>,
+    ) -> Result<Self, PhoneError> {
+        let (not_before, not_after) = dates(&cert_der)?;
+        Ok(Self {
+            fingerprint: fingerprint(&cert_der),
+            not_before,
+            not_after,
+            cert_der,
+            chain,
+            key,
+        })
+    }
+
     /// A certificate (with its chain after it) and its key, from PEM files.
     pub fn from_pem_files(cert: &Path, key: &Path) -> Result<Self, PhoneError> {
         use rustls::pki_types::pem::PemObject as _;
@@ -73,15 +91,7 @@ impl Identity {
             .next()
             .ok_or_else(|| PhoneError::Certificate("the certificate file is empty".into()))?;
         let key = PrivateKeyDer::from_pem_file(key).map_err(|e| bad("key", e))?;
-        let (not_before, not_after) = dates(&cert_der)?;
-        Ok(Self {
-            fingerprint: fingerprint(&cert_der),
-            not_before,
-            not_after,
-            cert_der,
-            chain: certs.collect(),
-            key,
-        })
+        Self::new(cert_der, certs.collect(), key)
     }
 
     /// Whether a browser reaching `host` at `now` (Unix time) would take this certificate by
@@ -197,15 +207,8 @@ pub(crate) fn identity(kept: &Kept) -> Result<Identity, PhoneError> {
     let bad = |what: &str| PhoneError::Certificate(format!("the kept {what} does not parse"));
     let cert_der = hex::decode(&kept.cert_der).map_err(|_| bad("certificate"))?;
     let key = rcgen::KeyPair::from_pem(&kept.key_pem).map_err(|_| bad("key"))?;
-    let (not_before, not_after) = dates(&cert_der)?;
-    Ok(Identity {
-        fingerprint: fingerprint(&cert_der),
-        not_before,
-        not_after,
-        cert_der,
-        chain: Vec::new(),
-        key: rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
-    })
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into());
+    Identity::new(cert_der, Vec::new(), key)
 }
 
 /// The certificate the listener serves, replaceable while it runs: a renewed certificate is
