@@ -3,12 +3,14 @@
 mod acp;
 mod agents;
 mod client;
+mod deadline;
 mod history;
 mod hook;
 pub mod mcp;
 mod on_disk;
 mod request;
 mod serve;
+mod settings;
 
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -21,7 +23,7 @@ use countersign_domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
 use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_engine::token::{TokenError, TokenStore};
 use countersign_integrations::claude_code::HookEvent;
-use countersign_integrations::{codex, copilot, cursor, gemini};
+use countersign_integrations::{claude_code, codex, copilot, cursor, gemini};
 
 /// Countersign: a person approves what AI agents run.
 #[derive(Debug, Parser)]
@@ -74,9 +76,10 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// Answer one Claude Code hook call (PreToolUse or PermissionRequest): the payload on stdin,
-    /// the decision on stdout. Exits 0 and answers "ask" whenever the console cannot decide.
+    /// the decision on stdout. When the console cannot decide: "ask" where Claude Code's mode
+    /// surely asks a person, "deny" where it might not.
     ClaudeCode {
-        /// Seconds to wait for a person before letting Claude Code ask instead.
+        /// Seconds to wait for a person before the fail-safe answer.
         #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
               value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
         wait: u64,
@@ -89,10 +92,11 @@ pub enum HookCommand {
     Codex(AgentHookArgs),
     /// Answer one Gemini CLI hook call (BeforeTool asks; AfterTool records what ran).
     Gemini(AgentHookArgs),
-    /// Answer one Cursor hook call (beforeShellExecution and beforeMCPExecution ask;
-    /// afterShellExecution records what ran).
+    /// Answer one Cursor hook call (beforeShellExecution, beforeMCPExecution and preToolUse's
+    /// file edits ask; afterShellExecution records what ran).
     Cursor(AgentHookArgs),
-    /// Answer one GitHub Copilot CLI hook call (preToolUse asks; postToolUse records what ran).
+    /// Answer one GitHub Copilot CLI hook call (preToolUse asks; postToolUse and
+    /// postToolUseFailure record what ran).
     Copilot(AgentHookArgs),
     /// Add the hook to an agent's settings (keeps everything else; writes a backup).
     Install {
@@ -120,8 +124,8 @@ pub enum HookCommand {
 /// How another agent's hook runs: how long it waits, and the event it was installed for.
 #[derive(Debug, Args)]
 pub struct AgentHookArgs {
-    /// Seconds to wait for a person before the agent's own prompt decides (or, where the
-    /// agent has none, the call is declined with that reason).
+    /// Seconds to wait for a person before the fail-safe answer: the agent's own prompt where
+    /// it surely asks a person, else the call is declined with the reason.
     #[arg(long, default_value_t = DEFAULT_EXPIRY_S,
           value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
     wait: u64,
@@ -290,18 +294,14 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     // An agent's hook answers even when it cannot find the console: with that agent's
     // fail-safe answer, never an error exit the agent could take for consent.
     let command = match cli.command {
-        Command::Hook(HookCommand::Codex(a)) => {
-            return Ok(agent_hook(resolved, &codex::Codex, a).await);
+        Command::Hook(HookCommand::ClaudeCode { wait, event }) => {
+            let event = event.map(HookEvent::name);
+            hook::run(resolved, &claude_code::ClaudeCode, wait, event).await
         }
-        Command::Hook(HookCommand::Gemini(a)) => {
-            return Ok(agent_hook(resolved, &gemini::Gemini, a).await);
-        }
-        Command::Hook(HookCommand::Cursor(a)) => {
-            return Ok(agent_hook(resolved, &cursor::Cursor, a).await);
-        }
-        Command::Hook(HookCommand::Copilot(a)) => {
-            return Ok(agent_hook(resolved, &copilot::Copilot, a).await);
-        }
+        Command::Hook(HookCommand::Codex(a)) => agent_hook(resolved, &codex::Codex, a).await,
+        Command::Hook(HookCommand::Gemini(a)) => agent_hook(resolved, &gemini::Gemini, a).await,
+        Command::Hook(HookCommand::Cursor(a)) => agent_hook(resolved, &cursor::Cursor, a).await,
+        Command::Hook(HookCommand::Copilot(a)) => agent_hook(resolved, &copilot::Copilot, a).await,
         // The agent runs even without a data directory: the editor then decides every request.
         Command::Acp(AcpArgs { name, command }) => {
             let dir = match resolved {
@@ -317,11 +317,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     };
     let dir = resolved?;
     match command {
-        Command::Hook(HookCommand::ClaudeCode { wait, event }) => {
-            hook::claude_code(&dir, wait, event).await
-        }
         Command::Hook(
-            HookCommand::Codex(_)
+            HookCommand::ClaudeCode { .. }
+            | HookCommand::Codex(_)
             | HookCommand::Gemini(_)
             | HookCommand::Cursor(_)
             | HookCommand::Copilot(_),
@@ -366,11 +364,8 @@ async fn agent_hook(
     dir: Result<DataDir, DataDirError>,
     agent: &dyn countersign_integrations::hook::HookAgent,
     a: AgentHookArgs,
-) -> ExitCode {
-    match dir {
-        Ok(dir) => agents::run(&dir, agent, a.wait, a.event.as_deref()).await,
-        Err(e) => agents::cannot_ask(agent, a.event.as_deref(), &e.to_string()),
-    }
+) -> ! {
+    hook::run(dir, agent, a.wait, a.event.as_deref()).await
 }
 
 /// `--event`: one of the hook events the hook answers, by Claude Code's name for it.

@@ -60,6 +60,45 @@ pub enum ClientError {
     TokenRead(String),
 }
 
+/// Connecting to the console: it listens on loopback, so a connection not made in this long
+/// will not be made.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Every request but a long-poll is answered in this long, or given up: a console that
+/// accepts and then stalls must not hold an agent's call past the agent's own timeout.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+/// A long-poll may take its `wait` and this much more.
+const POLL_SLACK: Duration = Duration::from_secs(10);
+/// Reading the token from the keyring (a Secret Service may be waiting on an unlock prompt,
+/// or stalled): given up after this long.
+pub const TOKEN_READ_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Reads the token (`COUNTERSIGN_TOKEN`, else the keyring or file) on a thread of its own that
+/// nobody waits for: a keyring that never answers holds that thread, not the process's exit.
+async fn read_token(root: std::path::PathBuf) -> Result<Token, ClientError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("countersign-token".into())
+        .spawn(move || {
+            let read = match std::env::var(TOKEN_ENV)
+                .ok()
+                .and_then(|t| Token::from_text(&t))
+            {
+                Some(t) => Ok(t),
+                None => TokenStore::new(&root).load().map(|(t, _)| t),
+            };
+            let _ = tx.send(read);
+        })
+        .map_err(|e| ClientError::TokenRead(format!("no thread to read it on: {e}")))?;
+    match tokio::time::timeout(TOKEN_READ_TIMEOUT, rx).await {
+        Ok(Ok(read)) => Ok(read?),
+        Ok(Err(_)) => Err(ClientError::TokenRead("its reader ended without it".into())),
+        Err(_) => Err(ClientError::TokenRead(format!(
+            "the keyring did not answer in {} s (locked, or its service stalled)",
+            TOKEN_READ_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
 /// A connection to the running console, verified.
 pub struct Client {
     base: String,
@@ -107,25 +146,17 @@ impl Client {
                 pid: conn.pid,
             });
         }
-        let root = dir.root().to_owned();
-        let token = tokio::task::spawn_blocking(move || {
-            match std::env::var(TOKEN_ENV)
-                .ok()
-                .and_then(|t| Token::from_text(&t))
-            {
-                Some(t) => Ok(t),
-                None => TokenStore::new(&root).load().map(|(t, _)| t),
-            }
-        });
+        let token = read_token(dir.root().to_owned());
         let http = reqwest::Client::builder()
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(5))
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(REQUEST_TIMEOUT)
             .build()
             .map_err(|e| ClientError::Protocol(e.to_string()))?;
         let base = format!("http://{addr}");
         let (token, proof) = tokio::join!(token, ask_proof(&http, &base));
-        let token = token.map_err(|e| ClientError::TokenRead(e.to_string()))??;
+        let token = token?;
         let client = Self {
             base,
             token,
@@ -190,6 +221,18 @@ impl Client {
     ) -> Result<serde_json::Value, ClientError> {
         self.send(self.http.get(format!("{}{path}", self.base)).query(query))
             .await
+    }
+
+    /// A long-poll: `GET` a path with query parameters, given `wait` and [`POLL_SLACK`] to
+    /// answer.
+    async fn poll(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        wait: Duration,
+    ) -> Result<serde_json::Value, ClientError> {
+        let req = self.http.get(format!("{}{path}", self.base)).query(query);
+        self.send(req.timeout(wait + POLL_SLACK)).await
     }
 
     /// `POST` JSON to a path, answering the JSON body of a 2xx.
@@ -274,10 +317,11 @@ impl Client {
             if left == 0 {
                 break;
             }
-            let poll = left.min(MAX_WAIT_S).to_string();
-            let query = [("wait", poll.as_str())];
+            let poll = left.min(MAX_WAIT_S);
+            let secs = poll.to_string();
+            let query = [("wait", secs.as_str())];
             let got = tokio::select! {
-                polled = self.get_query(&path, &query) => polled?,
+                polled = self.poll(&path, &query, Duration::from_secs(poll)) => polled?,
                 () = &mut stop => self.post(&format!("{path}/cancel"), &json!({})).await?,
             };
             answer = checked(got, Some(&id), &expected)?;
@@ -326,7 +370,7 @@ impl Client {
         let query = [("wait", wait.as_str()), ("hold", "true")];
         while answer.status == Status::Pending {
             let polled = self
-                .get_query(&path, &query)
+                .poll(&path, &query, Duration::from_secs(MAX_WAIT_S))
                 .await
                 .and_then(|got| checked(got, Some(&id), &expected));
             match polled {

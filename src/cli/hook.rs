@@ -1,121 +1,174 @@
-//! `countersign hook claude-code`: answers one Claude Code hook call from the console's
-//! decision (its settings are edited by `countersign_engine::agent_setup`).
+//! `countersign hook <agent>`: answers one hook call of an agent (Claude Code, Codex, Gemini
+//! CLI, Cursor, Copilot CLI) from the console's decision, in that agent's own words. The
+//! mapping is each agent's integration ([`HookAgent`]); this runs it.
 //!
-//! Fail safe: whatever goes wrong, it exits 0 with "ask" (PreToolUse) or no decision
-//! (PermissionRequest), so Claude Code's own prompt takes over. It never allows on its own.
-//! After a call ran (PostToolUse, PostToolUseFailure) it attaches what ran to the approval it
-//! asked about, and prints nothing. Silence is kept for those: a payload whose event is in doubt
-//! is answered as a call about to run.
+//! Fail safe: whatever goes wrong — no data directory, no console, a console that accepted and
+//! stalled, a keyring that never answers, a payload that cannot be read, nobody deciding in
+//! time — the answer is the agent's fail-safe one ([`HookAgent::fall_back`]), given within the
+//! hook's one deadline ([`Deadline`]), below the timeout the agent was told. It never allows
+//! on its own. After a call ran it attaches what ran to the approval asked about, and answers
+//! as the agent expects of such an event (mostly nothing).
 
 use std::io::Read as _;
-use std::process::ExitCode;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use super::client::{Client, Found};
-use super::{CliError, on_disk};
+use super::deadline::Deadline;
+use super::{on_disk, settings};
 use countersign_domain::approval::Status;
 use countersign_domain::call::{CallView, ResultView};
 use countersign_domain::digest::digest;
+use countersign_domain::limits::HOOK_RECORD_TIMEOUT_S;
 use countersign_domain::report::{Door, Reporter};
 use countersign_domain::tool::ToolAddress;
 use countersign_engine::api::Answer;
-use countersign_engine::data_dir::DataDir;
-use countersign_integrations::claude_code::{self, FileState, HookEvent, HookPayload};
+use countersign_engine::data_dir::{DataDir, DataDirError};
+use countersign_integrations::claude_code::{FileState, HookPayload};
+use countersign_integrations::hook::{HookAgent, Reply, Seen, Step, Verdict, undecided};
 
 /// The largest payload read from stdin.
 const MAX_PAYLOAD_BYTES: u64 = 8 * 1024 * 1024;
 
-/// Reads the payload, asks, prints the answer. Always exits 0. `installed_for` is the event
-/// the hook was installed under (`--event`), which Claude Code's settings fix: it is known even
-/// when the payload cannot be read.
-pub async fn claude_code(
-    dir: &DataDir,
+/// What the deadline says when it answers.
+const TIMED_OUT: &str = "the console did not answer in time";
+
+/// Reads the payload, asks, prints the agent's answer and ends the process. `installed_for`
+/// is the event the hook was installed under (`--event`), which the agent's settings fix: it
+/// is known even when the payload cannot be read.
+pub async fn run(
+    dir: Result<DataDir, DataDirError>,
+    agent: &dyn HookAgent,
     wait: u64,
-    installed_for: Option<HookEvent>,
-) -> Result<ExitCode, CliError> {
+    installed_for: Option<&str>,
+) -> ! {
+    let deadline = match installed_for {
+        Some(e) if !agent.is_before(e) => Deadline::recording(),
+        e => Deadline::asking(
+            wait,
+            agent.fall_back(e.unwrap_or(agent.asking_event()), Seen::default(), TIMED_OUT),
+        ),
+    };
     let (raw, read) = read_payload();
-    let payload = read.and_then(|()| {
-        let text = std::str::from_utf8(&raw).map_err(|e| format!("not UTF-8 text: {e}"))?;
-        HookPayload::parse(text).map_err(|e| e.to_string())
+    let value = read.and_then(|()| {
+        serde_json::from_slice::<Value>(&raw).map_err(|e| format!("not a JSON payload: {e}"))
     });
-    let payload = match payload {
-        Ok(p) => p,
+    // Another agent that runs this agent's hooks (Copilot CLI and Cursor run Claude Code's) is
+    // answered in its own words.
+    let agent = value
+        .as_ref()
+        .ok()
+        .and_then(|v| countersign_integrations::guest_of(agent, v))
+        .unwrap_or(agent);
+    // The event, as far as it is known without the payload being read whole.
+    let named = match &value {
+        Ok(v) => v
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        // Cut short: what it names counts only where the settings do not say the event.
+        Err(_) if installed_for.is_none() => agent.event_named_in(&raw),
+        Err(_) => None,
+    };
+    let payload = value.as_ref().ok();
+    let files = settings::read(agent, payload);
+    let seen = Seen {
+        payload,
+        files: &files,
+    };
+    let hook = value
+        .clone()
+        .and_then(|v| agent.read(installed_for, v).map_err(|e| e.to_string()));
+    let hook = match hook {
+        Ok(h) => h,
         Err(why) => {
-            // After a call ran there is nothing to answer, but silence before a call lets it
-            // run without a person: only an event known for sure keeps the hook silent.
-            let event = installed_for.or_else(|| claude_code::event_named_in(&raw));
-            return Ok(match event {
-                Some(e) if e.is_after() => {
-                    eprintln!("countersign: {why}; the result was not recorded");
-                    ExitCode::SUCCESS
+            // If either the event it was installed for or the one the payload names asks before
+            // a call, the answer is that event's fail-safe one; a hook for after a call stays
+            // quiet only when nothing says a call is waiting. Known neither: the asking event,
+            // since silence could let a call run.
+            let known = [installed_for.map(str::to_owned), named];
+            let event = known
+                .iter()
+                .flatten()
+                .find(|e| agent.is_before(e))
+                .or(known.iter().flatten().next())
+                .cloned()
+                .unwrap_or_else(|| agent.asking_event().to_owned());
+            if agent.is_before(&event) {
+                eprintln!("countersign: {why}");
+            } else {
+                eprintln!("countersign: {why}; the result was not recorded");
+            }
+            deadline.answer(&agent.fall_back(&event, seen, &why));
+        }
+    };
+    let event = hook.event;
+    match hook.step {
+        Step::Pass(why) => {
+            eprintln!("countersign: {why}");
+            deadline.answer(&Reply::silent())
+        }
+        Step::Ran(call) => {
+            let recorded = match &dir {
+                Ok(dir) => {
+                    let within = Duration::from_secs(HOOK_RECORD_TIMEOUT_S / 2);
+                    tokio::time::timeout(within, record(dir, &call))
+                        .await
+                        .unwrap_or_else(|_| Err(TIMED_OUT.to_owned()))
                 }
-                Some(e) => fall_back(e, &why),
-                None => fall_back(
-                    HookEvent::PreToolUse,
-                    &format!("{why}; its hook event could not be told"),
+                Err(e) => Err(e.to_string()),
+            };
+            if let Err(why) = recorded {
+                eprintln!("countersign: {why}; the result was not recorded");
+            }
+            deadline.answer(&agent.fall_back(&event, seen, "the call ran"))
+        }
+        Step::Ask(mut call) => {
+            deadline.fall_back_to(agent.fall_back(&event, seen, TIMED_OUT));
+            if agent.in_powershell(&call) {
+                call.runs_in("powershell");
+            }
+            let dir = match dir {
+                Ok(dir) => dir,
+                Err(e) => {
+                    let why = e.to_string();
+                    eprintln!("countersign: {why}; {} decides instead", agent.requester());
+                    deadline.answer(&agent.fall_back(&event, seen, &why))
+                }
+            };
+            let reply = match decide(&dir, &call, wait).await {
+                Ok(a) if a.status == Status::Approved => agent.decided(
+                    &event,
+                    Verdict::Approved {
+                        digest: &a.digest,
+                    },
                 ),
-            });
-        }
-    };
-    let event = match (payload.event(), installed_for) {
-        (Ok(e), None) => e,
-        (Ok(e), Some(f)) if e == f => e,
-        (Err(e), None) => {
-            eprintln!("countersign: {e}; no decision");
-            return Ok(ExitCode::SUCCESS);
-        }
-        // Installed for one event, called with another: if either asks before a call runs,
-        // Claude Code's own prompt decides it.
-        (named, Some(f)) => {
-            let why = format!(
-                "the payload names the hook event {:?}, but this hook was installed for {}",
-                payload.hook_event_name,
-                f.name()
-            );
-            let before = Some(f)
-                .filter(|f| !f.is_after())
-                .or_else(|| named.ok().filter(|e| !e.is_after()));
-            return Ok(match before {
-                Some(e) => fall_back(e, &why),
-                None => {
-                    eprintln!("countersign: {why}; nothing was recorded");
-                    ExitCode::SUCCESS
+                Ok(a) if a.status == Status::Declined => agent.decided(
+                    &event,
+                    Verdict::Declined {
+                        reason: a.reason.as_deref(),
+                    },
+                ),
+                Ok(a) => {
+                    let why = undecided(a.status);
+                    eprintln!("countersign: {why}");
+                    agent.fall_back(&event, seen, &why)
                 }
-            });
+                Err(why) => {
+                    eprintln!("countersign: {why}");
+                    agent.fall_back(&event, seen, &why)
+                }
+            };
+            deadline.answer(&reply)
         }
-    };
-    if event.is_after() {
-        if let Err(why) = record(dir, &payload).await {
-            eprintln!("countersign: {why}; the result was not recorded");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    match decide(dir, &payload, wait).await {
-        Ok(answer) => {
-            if let Some(out) = claude_code::answer(
-                event,
-                answer.status,
-                answer.reason.as_deref(),
-                &answer.digest,
-            ) {
-                println!("{out}");
-            }
-            if answer.status != Status::Approved && answer.status != Status::Declined {
-                eprintln!(
-                    "countersign: no decision ({}); Claude Code asks instead",
-                    answer.status
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(why) => Ok(fall_back(event, &why)),
     }
 }
 
 /// Reads stdin up to [`MAX_PAYLOAD_BYTES`], and what lies past them to the end without keeping
 /// it, so Claude Code's write of a larger payload ends normally instead of on a closed pipe.
 /// What was read, and why it cannot be taken whole.
-pub(super) fn read_payload() -> (Vec<u8>, Result<(), String>) {
+fn read_payload() -> (Vec<u8>, Result<(), String>) {
     let mut raw = Vec::new();
     let mut stdin = std::io::stdin().lock();
     if let Err(e) = (&mut stdin)
@@ -137,17 +190,9 @@ pub(super) fn read_payload() -> (Vec<u8>, Result<(), String>) {
     (raw, Ok(()))
 }
 
-fn fall_back(event: HookEvent, why: &str) -> ExitCode {
-    eprintln!("countersign: {why}; Claude Code asks instead");
-    if let Some(out) = claude_code::fall_back(event, why) {
-        println!("{out}");
-    }
-    ExitCode::SUCCESS
-}
-
 /// Submits and waits until the console decides or the wait runs out. Every answer is checked
 /// against the approval asked about and the digest of the call computed here.
-pub(super) async fn decide(
+async fn decide(
     dir: &DataDir,
     payload: &HookPayload,
     wait: u64,
@@ -170,7 +215,7 @@ pub(super) async fn decide(
 /// Attaches what ran to the approval asked about: found by the session and the call's
 /// `tool_use_id`, and only when it is this very call (the tool, its input and its card as they
 /// were asked about). A call never asked about, or not approved, gets nothing.
-pub(super) async fn record(dir: &DataDir, payload: &HookPayload) -> Result<(), String> {
+async fn record(dir: &DataDir, payload: &HookPayload) -> Result<(), String> {
     let (Some(session), Some(call_id)) = (&payload.session_id, &payload.tool_use_id) else {
         return Ok(());
     };

@@ -23,6 +23,8 @@ fn hook(agent: &str, dir: &Path, stdin: &str, extra: &[&str]) -> Output {
         .arg(dir)
         .env_remove("COUNTERSIGN_DATA_DIR")
         .env_remove("COUNTERSIGN_TOKEN")
+        // The machine's own Codex configuration is not the test's.
+        .env("CODEX_HOME", dir.join("codex-home"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -223,8 +225,17 @@ async fn with_no_decision_each_agent_gets_its_safe_answer() {
         let said = printed(&out);
         let case = format!("{agent} {payload} {extra:?}: {said:?}");
         match agent {
-            // Silence: Codex's own prompt asks.
-            "codex" => assert_eq!(said, None, "{case}"),
+            // Silence: Codex's own prompt asks the person (no automatic reviewer is set, and
+            // the payload says the default mode).
+            "codex" if payload.starts_with('{') && !payload.starts_with("{not") => {
+                assert_eq!(said, None, "{case}")
+            }
+            // A payload that cannot be read says nothing of who would decide: a deny.
+            "codex" => assert_eq!(
+                said.unwrap()["hookSpecificOutput"]["decision"]["behavior"],
+                "deny",
+                "{case}"
+            ),
             // Gemini runs the call on silence: a documented deny says why.
             "gemini" => {
                 let said = said.unwrap_or_else(|| panic!("{case}"));
@@ -234,8 +245,9 @@ async fn with_no_decision_each_agent_gets_its_safe_answer() {
                     "{case}"
                 );
             }
-            "cursor" => assert_eq!(said.unwrap()["permission"], "ask", "{case}"),
-            "copilot" => assert_eq!(said.unwrap()["permissionDecision"], "ask", "{case}"),
+            // Neither says which mode it runs in, and neither's `ask` is sure to reach a person.
+            "cursor" => assert_eq!(said.unwrap()["permission"], "deny", "{case}"),
+            "copilot" => assert_eq!(said.unwrap()["permissionDecision"], "deny", "{case}"),
             _ => unreachable!(),
         }
         assert!(!said_allow(&out), "{case}");
@@ -367,7 +379,7 @@ async fn gemini_cursor_and_copilot_ask_and_answer_in_their_own_words() {
     };
     assert_eq!(r.output.as_deref(), Some("clean\n"));
 
-    // An expired request is no decision: each answers its own "ask" (Gemini: a deny).
+    // An expired request is no decision: a deny.
     let pre2 = json!({ "sessionId": "cp-1", "timestamp": 2, "cwd": "/home/dev/app",
         "toolName": "bash", "toolArgs": { "command": "ls" } });
     let (d, p) = (dir.clone(), pre2.to_string());
@@ -376,7 +388,7 @@ async fn gemini_cursor_and_copilot_ask_and_answer_in_their_own_words() {
     })
     .await
     .unwrap();
-    assert_eq!(printed(&out).unwrap()["permissionDecision"], "ask");
+    assert_eq!(printed(&out).unwrap()["permissionDecision"], "deny");
     server.stop().await;
 }
 

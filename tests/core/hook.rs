@@ -140,23 +140,46 @@ async fn permission_requests_get_a_behaviour() {
     server.stop().await;
 }
 
+/// Whatever fails, the hook answers the strongest no Claude Code honours in the payload's
+/// permission mode: `ask` only where Claude Code surely puts it to the person, `deny` where a
+/// mode may let an `ask` run the call (`auto`, `bypassPermissions`) or the mode is unknown.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_failure_asks() {
+async fn every_failure_gets_the_strongest_no_of_its_mode() {
     let tmp = tempfile::tempdir().unwrap();
-    let p = payload("PreToolUse", "Bash", json!({"command": "ls"}));
+    let in_mode = |mode: &str| {
+        payload("PreToolUse", "Bash", json!({"command": "ls"}))
+            .replace("\"permission_mode\":\"default\"", &format!("\"permission_mode\":\"{mode}\""))
+    };
+    let p = in_mode("default");
     // No console at all.
     let out = hook(tmp.path(), &p, &[], &[]);
     assert_eq!(decision(&out)["permissionDecision"], "ask");
     assert!(String::from_utf8_lossy(&out.stderr).contains("no console is running"));
-    // Garbage on stdin.
+    for mode in ["auto", "bypassPermissions", "dontAsk", "someNewMode"] {
+        let out = hook(tmp.path(), &in_mode(mode), &[], &[]);
+        let d = decision(&out);
+        assert_eq!(d["permissionDecision"], "deny", "{mode}");
+        assert!(
+            d["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("no console is running"),
+            "{d}"
+        );
+    }
+    for mode in ["plan", "acceptEdits"] {
+        let out = hook(tmp.path(), &in_mode(mode), &[], &[]);
+        assert_eq!(decision(&out)["permissionDecision"], "ask", "{mode}");
+    }
+    // Garbage on stdin: no mode to go by.
     for garbage in ["", "{", "[1,2]", "{\"tool_name\": 5}"] {
         assert_eq!(
             decision(&hook(tmp.path(), garbage, &[], &[]))["permissionDecision"],
-            "ask",
+            "deny",
             "{garbage:?}"
         );
     }
-    // PermissionRequest failures print no decision at all.
+    // PermissionRequest failures print no decision at all: Claude Code's own dialog.
     let perm = payload("PermissionRequest", "Bash", json!({"command": "ls"}));
     let out = hook(tmp.path(), &perm, &[], &[]);
     assert_eq!(out.status.code(), Some(0));
@@ -165,6 +188,13 @@ async fn every_failure_asks() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    // A data directory that cannot be used gives the same answer, not an error exit.
+    let not_a_dir = tmp.path().join("file");
+    std::fs::write(&not_a_dir, "x").unwrap();
+    let out = hook(&not_a_dir, &in_mode("auto"), &[], &[]);
+    assert_eq!(decision(&out)["permissionDecision"], "deny");
+    let out = hook(&not_a_dir, &p, &[], &[]);
+    assert_eq!(decision(&out)["permissionDecision"], "ask");
 
     let (server, _t) = started().await;
     let dir = server.dir().root().to_owned();
@@ -176,11 +206,20 @@ async fn every_failure_asks() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Nobody decides before the wait runs out.
-    let out = tokio::task::spawn_blocking(move || hook(&dir, &p, &["--wait", "1"], &[]))
+    // Nobody decides before the wait runs out: in auto mode that is a deny.
+    let auto = in_mode("auto");
+    let out = tokio::task::spawn_blocking(move || hook(&dir, &auto, &["--wait", "1"], &[]))
         .await
         .unwrap();
-    assert_eq!(decision(&out)["permissionDecision"], "ask");
+    let d = decision(&out);
+    assert_eq!(d["permissionDecision"], "deny");
+    assert!(
+        d["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("expired"),
+        "{d}"
+    );
     server.stop().await;
 }
 
@@ -199,8 +238,9 @@ fn a_payload_too_large_to_read_is_asked_about_unless_it_surely_reports_a_call_th
             String::from_utf8_lossy(&out.stdout)
         );
     };
+    // A payload that cannot be read says no permission mode: the strongest no.
     let asks = |out: &Output, what: &str| {
-        assert_eq!(decision(out)["permissionDecision"], "ask", "{what}");
+        assert_eq!(decision(out)["permissionDecision"], "deny", "{what}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("larger than 8 MiB"), "{what}: {err}");
     };
@@ -241,7 +281,8 @@ fn a_payload_too_large_to_read_is_asked_about_unless_it_surely_reports_a_call_th
     let unnamed = ran.replacen("\"hook_event_name\":\"PostToolUse\",", "", 1);
     assert_ne!(unnamed, ran);
     asks(&hook(tmp.path(), &unnamed, &[], &[]), "no event");
-    // Disagreeing events in a payload within the limit do not parse either.
+    // Disagreeing events in a payload within the limit do not read as a hook call either; its
+    // permission mode (default) is read, so Claude Code's own prompt asks.
     let small = payload("PostToolUse", "Bash", json!({"command": "ls"})).replacen(
         "\"hook_event_name\":\"PostToolUse\"",
         "\"hook_event_name\":\"PostToolUse\",\"hook_event_name\":\"PreToolUse\"",

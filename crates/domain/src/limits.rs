@@ -21,6 +21,15 @@ pub const MAX_EXPIRY_S: u64 = 24 * 60 * 60;
 /// Longest long-poll, in seconds.
 pub const MAX_WAIT_S: u64 = 60;
 
+/// What an agent is told to give an asking hook past its wait for a person (the timeout
+/// `hook install` writes is the wait plus this).
+pub const HOOK_TIMEOUT_PAST_WAIT_S: u64 = 30;
+/// A hook answers within its wait plus this, whatever it waits on: well inside the agent's
+/// timeout, which several agents treat as "run it".
+pub const HOOK_ANSWER_PAST_WAIT_S: u64 = 10;
+/// What an agent is told to give a hook that only records what ran.
+pub const HOOK_RECORD_TIMEOUT_S: u64 = 30;
+
 /// A field an agent or a person sent that breaks a rule; `field` is its JSON path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use ts_rs::TS;
 
 use crate::private_file::write_private;
+use countersign_domain::limits::{HOOK_RECORD_TIMEOUT_S, HOOK_TIMEOUT_PAST_WAIT_S};
 
 /// Why an install or uninstall changed nothing.
 #[derive(Debug, thiserror::Error)]
@@ -36,12 +37,19 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
 /// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
 pub const AGENTS: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "copilot"];
 
+/// The tools Cursor's `preToolUse` entry is matched to: those that change files, which reach
+/// no other of its events (`countersign_integrations::cursor`).
+const CURSOR_FILE_TOOLS: &str = "Write|StrReplace|Edit|MultiEdit|Delete";
+
 /// Where an agent reads its hooks, and how an entry is written.
 struct Target {
     /// Shown to the person.
     title: &'static str,
     /// The file, from the home directory.
     file: &'static [&'static str],
+    /// The agent's own override of where its configuration lives, as its documentation
+    /// defines it: the variable, and the file from the directory it names.
+    home_var: Option<(&'static str, &'static [&'static str])>,
     /// The events installed: (event, whether it waits for a person).
     events: &'static [(&'static str, bool)],
     shape: Shape,
@@ -59,6 +67,9 @@ enum Shape {
     Grouped {
         matcher: Option<&'static str>,
         millis: bool,
+        /// The entry's own switch that makes a crash, a missing program or a timeout block
+        /// the call rather than let it through: its key and value.
+        fail_closed: Option<(&'static str, &'static str)>,
     },
     /// Cursor: `{"version": 1, "hooks": {event: [{"command", "timeout", "failClosed"}]}}`.
     Flat,
@@ -69,67 +80,89 @@ enum Shape {
 
 fn target(agent: &str) -> Option<Target> {
     Some(match agent {
-        // Claude Code: ~/.claude/settings.json (docs.claude.com, hooks).
+        // Claude Code: ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json ("Override
+        // the configuration directory (default: `~/.claude`)", code.claude.com/docs/en/env-vars).
         "claude-code" => Target {
             title: "Claude Code",
             file: &[".claude", "settings.json"],
+            home_var: Some(("CLAUDE_CONFIG_DIR", &["settings.json"])),
             events: &[
                 ("PreToolUse", true),
                 ("PostToolUse", false),
                 ("PostToolUseFailure", false),
             ],
+            // `onFailure: "block"` (Claude Code 2.1.295): a hook that cannot start, times out
+            // or exits with an unexpected code blocks the call; older versions ignore the key.
             shape: Shape::Grouped {
                 matcher: Some("*"),
                 millis: false,
+                fail_closed: Some(("onFailure", "block")),
             },
             program: "claude",
             marks: &[".claude.json"],
         },
         // Codex reads `hooks.json` beside its config, as well as config.toml's [hooks]: the
         // JSON form keeps TOML editing out (developers.openai.com/codex/hooks).
+        // `CODEX_HOME` replaces ~/.codex (codex-rs/utils/home-dir).
         "codex" => Target {
             title: "Codex",
             file: &[".codex", "hooks.json"],
+            home_var: Some(("CODEX_HOME", &["hooks.json"])),
             events: &[("PermissionRequest", true), ("PostToolUse", false)],
+            // Codex has no switch to fail closed: the hook answers within its own deadline.
             shape: Shape::Grouped {
                 matcher: None,
                 millis: false,
+                fail_closed: None,
             },
             program: "codex",
             marks: &[".codex/config.toml", ".codex/auth.json"],
         },
         // Gemini CLI: the `hooks` of ~/.gemini/settings.json; timeouts in milliseconds.
+        // `GEMINI_CLI_HOME` stands for the home directory (packages/core/src/utils/paths.ts).
         "gemini" => Target {
             title: "Gemini CLI",
             file: &[".gemini", "settings.json"],
+            home_var: Some(("GEMINI_CLI_HOME", &[".gemini", "settings.json"])),
             events: &[("BeforeTool", true), ("AfterTool", false)],
             // The tools that run commands, write files, fetch or reach MCP servers; reading
             // tools are not asked about (Gemini CLI's matcher is a regex on the tool name).
+            // Gemini CLI has no switch to fail closed either.
             shape: Shape::Grouped {
                 matcher: Some("^(run_shell_command|write_file|replace|web_fetch|mcp_.*)$"),
                 millis: true,
+                fail_closed: None,
             },
             program: "gemini",
             marks: &[".gemini/oauth_creds.json", ".gemini/installation_id"],
         },
         // Cursor: ~/.cursor/hooks.json (cursor.com/docs/hooks).
+        // Its documentation names no override of where user hooks live.
         "cursor" => Target {
             title: "Cursor",
             file: &[".cursor", "hooks.json"],
+            home_var: None,
             events: &[
                 ("beforeShellExecution", true),
                 ("beforeMCPExecution", true),
+                ("preToolUse", true),
                 ("afterShellExecution", false),
             ],
             shape: Shape::Flat,
             program: "cursor-agent",
             marks: &[".cursor/extensions", ".config/Cursor"],
         },
-        // Copilot CLI reads every file in ~/.copilot/hooks/ (github/docs, hooks reference).
+        // Copilot CLI reads every file in ~/.copilot/hooks/, or $COPILOT_HOME/hooks/ "if
+        // `COPILOT_HOME` is set" (github/docs, hooks reference).
         "copilot" => Target {
             title: "Copilot CLI",
             file: &[".copilot", "hooks", "countersign.json"],
-            events: &[("preToolUse", true), ("postToolUse", false)],
+            home_var: Some(("COPILOT_HOME", &["hooks", "countersign.json"])),
+            events: &[
+                ("preToolUse", true),
+                ("postToolUse", false),
+                ("postToolUseFailure", false),
+            ],
             shape: Shape::OwnFile,
             program: "copilot",
             marks: &[".copilot/config.json"],
@@ -142,9 +175,15 @@ fn target_of(agent: &str) -> Result<Target, SetupError> {
     target(agent).ok_or_else(|| SetupError::Refused(format!("no hook install for {agent}")))
 }
 
-/// The agent's own settings file in the home directory.
+/// The agent's own settings file: in the directory its override names where it is set (and
+/// not empty), else in the home directory.
 pub fn default_file(agent: &str) -> Result<PathBuf, SetupError> {
     let t = target_of(agent)?;
+    if let Some((var, file)) = t.home_var
+        && let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty())
+    {
+        return Ok(file.iter().fold(PathBuf::from(dir), |p, part| p.join(part)));
+    }
     let home = dirs::home_dir()
         .ok_or_else(|| SetupError::Refused("no home directory: pass --settings".into()))?;
     Ok(t.file.iter().fold(home, |p, part| p.join(part)))
@@ -204,14 +243,28 @@ pub fn write_settings(
     Ok(backup)
 }
 
-/// A path as one word of the agent's shell: single-quoted for a POSIX shell; double-quoted on
-/// Windows (where a path cannot hold `"`).
-fn quote(p: &Path) -> String {
-    if cfg!(windows) {
-        format!("\"{}\"", p.display())
-    } else {
-        format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+/// A path as one word of the agent's shell: single-quoted for a POSIX shell. On Windows a path
+/// of plain characters is written as it is, which `cmd /C` (with or without the quotes Codex
+/// puts around a hook's command), PowerShell and a POSIX shell all read as one word; any other
+/// is double-quoted (a Windows path cannot hold `"`).
+fn quote(p: &Path, windows: bool) -> String {
+    let text = p.display().to_string();
+    if !windows {
+        return format!("'{}'", text.replace('\'', r"'\''"));
     }
+    if is_plain(&text) {
+        text
+    } else {
+        format!("\"{text}\"")
+    }
+}
+
+/// Letters, digits and `\ / : . _ -`: nothing any shell reads as more than a word.
+fn is_plain(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '\\' | '/' | ':' | '.' | '_' | '-'))
 }
 
 /// The command the agent runs for `event`: the `countersign` program by absolute path, told
@@ -223,22 +276,44 @@ fn command(
     wait: u64,
     event: &str,
 ) -> Result<String, SetupError> {
-    // PowerShell (Gemini CLI's shell on Windows) runs a quoted path only after `&`.
-    let call = if cfg!(windows) && agent == "gemini" {
-        "& "
-    } else {
-        ""
-    };
+    let data_dir = data_dir
+        // Absolute: agents run hooks from the project's directory.
+        .map(|d| std::path::absolute(d).map_err(io(format!("cannot resolve {}", d.display()))))
+        .transpose()?;
+    Ok(command_line(
+        agent,
+        program,
+        data_dir.as_deref(),
+        wait,
+        event,
+        cfg!(windows),
+    ))
+}
+
+/// [`command`] for a system (`windows` or not). On Windows, Gemini CLI runs hooks in
+/// PowerShell, and so does Codex where it finds PowerShell (its default; `cmd.exe /c
+/// "<command>"` otherwise): PowerShell runs a quoted path only after `&`, which `cmd` does not
+/// take, so Codex's command is quoted only where a path needs it.
+fn command_line(
+    agent: &str,
+    program: &Path,
+    data_dir: Option<&Path>,
+    wait: u64,
+    event: &str,
+    windows: bool,
+) -> String {
     let mut cmd = format!(
-        "{call}{} hook {agent} --event {event} --wait {wait}",
-        quote(program)
+        "{} hook {agent} --event {event} --wait {wait}",
+        quote(program, windows)
     );
     if let Some(d) = data_dir {
-        // Absolute: agents run hooks from the project's directory.
-        let d = std::path::absolute(d).map_err(io(format!("cannot resolve {}", d.display())))?;
-        cmd.push_str(&format!(" --data-dir {}", quote(&d)));
+        cmd.push_str(&format!(" --data-dir {}", quote(d, windows)));
     }
-    Ok(cmd)
+    let quoted = cmd.starts_with('"');
+    if windows && (agent == "gemini" || (agent == "codex" && quoted)) {
+        cmd.insert_str(0, "& ");
+    }
+    cmd
 }
 
 /// Whether a hook entry is Countersign's for `agent` (also one written before the event was
@@ -312,18 +387,39 @@ pub fn install(
         commands.insert(*event, cmd.clone());
         // Asking waits for a person: the agent must wait longer, or it goes on without an
         // answer (Copilot CLI, Gemini CLI and Cursor run the call on a timeout).
-        let secs = if *asks { wait + 30 } else { 30 };
+        let secs = if *asks {
+            wait + HOOK_TIMEOUT_PAST_WAIT_S
+        } else {
+            HOOK_RECORD_TIMEOUT_S
+        };
         let entry = match t.shape {
-            Shape::Grouped { millis, .. } => json!({
-                "type": "command", "command": cmd,
-                "timeout": if millis { secs * 1000 } else { secs },
-            }),
+            Shape::Grouped {
+                millis,
+                fail_closed,
+                ..
+            } => {
+                let mut entry = json!({
+                    "type": "command", "command": cmd,
+                    "timeout": if millis { secs * 1000 } else { secs },
+                });
+                if let Some((key, value)) = fail_closed.filter(|_| *asks) {
+                    entry[key] = json!(value);
+                }
+                entry
+            }
             // Cursor lets the call run when the hook crashes unless told otherwise.
-            Shape::Flat => json!({ "command": cmd, "timeout": secs, "failClosed": *asks }),
+            Shape::Flat => {
+                let mut entry = json!({ "command": cmd, "timeout": secs, "failClosed": *asks });
+                // Every tool passes `preToolUse`: only the file tools are asked about there.
+                if *event == "preToolUse" {
+                    entry["matcher"] = json!(CURSOR_FILE_TOOLS);
+                }
+                entry
+            }
             Shape::OwnFile => json!({
                 "type": "command", "bash": cmd,
                 // PowerShell runs a quoted path only after `&`.
-                "powershell": format!("& {cmd}"),
+                "powershell": format!("& {}", cmd.trim_start_matches("& ")),
                 "timeoutSec": secs,
             }),
         };
@@ -379,10 +475,17 @@ pub fn install(
             Shape::Grouped { matcher, .. } => matcher,
             Shape::Flat | Shape::OwnFile => None,
         },
-        note: (agent == "codex").then_some(
-            "Codex runs a new or changed hook only once you trust it: open /hooks in Codex \
-             and trust Countersign's entries",
-        ),
+        note: match agent {
+            "codex" => Some(
+                "Codex runs a new or changed hook only once you trust it: open /hooks in Codex \
+                 and trust Countersign's entries",
+            ),
+            "claude-code" => Some(
+                "Claude Code blocks a call whose hook cannot start or crashes (onFailure: block) \
+                 from version 2.1.295; an older Claude Code lets it through, so keep it updated",
+            ),
+            _ => None,
+        },
     })
 }
 
@@ -522,4 +625,56 @@ fn found_on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|d| d.join(program))
         .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `cmd.exe /c "<command>"` runs, as Codex calls it where it finds no PowerShell: with
+    /// more than two quotes on the line, cmd takes off the first and the last.
+    fn as_cmd_runs(command: &str) -> String {
+        let line = format!("\"{command}\"");
+        let first = line.find('"').unwrap_or(0);
+        let last = line.rfind('"').unwrap_or(line.len());
+        format!("{}{}", &line[first + 1..last], &line[last + 1..])
+    }
+
+    #[test]
+    fn a_plain_windows_path_is_one_word_in_every_shell_codex_uses() {
+        let program = Path::new(r"C:\Users\me\.cargo\bin\countersign.exe");
+        let data = Path::new(r"C:\Users\me\AppData\Local\countersign");
+        let cmd = command_line("codex", program, Some(data), 600, "PermissionRequest", true);
+        assert_eq!(
+            cmd,
+            r"C:\Users\me\.cargo\bin\countersign.exe hook codex --event PermissionRequest --wait 600 --data-dir C:\Users\me\AppData\Local\countersign"
+        );
+        assert_eq!(as_cmd_runs(&cmd), cmd, "cmd /c runs it as written");
+        assert!(!cmd.contains(['"', '\'', '&', '%', '^', '(', ')']));
+    }
+
+    #[test]
+    fn a_windows_path_with_spaces_is_quoted_and_called() {
+        let program = Path::new(r"C:\Program Files\Countersign\countersign.exe");
+        let codex = command_line("codex", program, None, 60, "PermissionRequest", true);
+        assert_eq!(
+            codex,
+            r#"& "C:\Program Files\Countersign\countersign.exe" hook codex --event PermissionRequest --wait 60"#
+        );
+        let gemini = command_line("gemini", program, None, 60, "BeforeTool", true);
+        assert!(gemini.starts_with(r#"& "C:\Program Files"#), "{gemini}");
+        // Claude Code runs hooks in a POSIX shell on Windows too: no call operator.
+        let claude = command_line("claude-code", program, None, 60, "PreToolUse", true);
+        assert!(claude.starts_with(r#""C:\Program Files"#), "{claude}");
+    }
+
+    #[test]
+    fn a_posix_path_is_single_quoted_whatever_it_holds() {
+        let program = Path::new("/opt/it's here/countersign");
+        let cmd = command_line("gemini", program, None, 5, "BeforeTool", false);
+        assert_eq!(
+            cmd,
+            r"'/opt/it'\''s here/countersign' hook gemini --event BeforeTool --wait 5"
+        );
+    }
 }

@@ -6,19 +6,23 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+mod answers;
 mod files;
 
 use self::files::{Edit, MultiEdit, Write};
+pub use self::answers::ClaudeCode;
 pub use self::files::{FileState, Looked};
-use countersign_domain::approval::{Requester, Status};
+use countersign_domain::approval::Requester;
 use countersign_domain::call::{
     CallView, ContentBlock, DiffResult, FileDiff, FileLocation, GenericCall, GenericResult,
     ResultView, TerminalCall, TerminalResult, TextBlock, is_option_name,
 };
 use countersign_domain::submission::Submission;
 use countersign_domain::tool::ToolAddress;
+
+pub use crate::hook::{Agent, HookError, HookPayload};
 
 /// The requester name Claude Code's calls are shown under.
 pub const REQUESTER: &str = "Claude Code";
@@ -137,54 +141,6 @@ pub fn event_named_in(raw: &[u8]) -> Option<HookEvent> {
     named
 }
 
-/// The fields of a hook payload Countersign reads. Claude Code sends more (transcript path,
-/// permission mode, …) and adds fields over time, so the rest is ignored.
-#[derive(Debug, Clone, Deserialize)]
-pub struct HookPayload {
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(default)]
-    pub cwd: Option<String>,
-    pub hook_event_name: String,
-    pub tool_name: String,
-    #[serde(default)]
-    pub tool_input: Value,
-    #[serde(default)]
-    pub tool_use_id: Option<String>,
-    /// PostToolUse: what the tool answered.
-    #[serde(default)]
-    pub tool_response: Option<Value>,
-    /// PostToolUseFailure: why the call failed (a string; anything else is shown as JSON).
-    #[serde(default)]
-    pub error: Option<Value>,
-    /// PostToolUseFailure: the person interrupted the call.
-    #[serde(default)]
-    pub is_interrupt: Option<bool>,
-    /// Which agent asks: Claude Code, unless another agent's payload was read into this shape
-    /// by its own integration.
-    #[serde(skip)]
-    pub agent: Agent,
-    /// The Claude Code tool and input the card is drawn from when the agent's own tool is the
-    /// same kind of call under another name (Gemini's `write_file` drawn as Write). The
-    /// address and the raw input stay the agent's own.
-    #[serde(skip)]
-    pub drawn_as: Option<(String, Value)>,
-    /// A card the agent's integration built itself (Codex's patch), used as it is.
-    #[serde(skip)]
-    pub card: Option<CallView>,
-    /// What ran, as the agent's integration read it from its own after-call event.
-    #[serde(skip)]
-    pub ran: Option<ResultView>,
-}
-
-/// Who asks through a hook: the requester name the inbox shows (fixed per integration) and
-/// the first segment of the agent's tool addresses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Agent {
-    pub requester: &'static str,
-    pub prefix: &'static str,
-}
-
 impl Default for Agent {
     fn default() -> Self {
         Agent {
@@ -192,20 +148,6 @@ impl Default for Agent {
             prefix: "claude-code",
         }
     }
-}
-
-/// Why a payload cannot be put to a person.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HookError {
-    #[error("not a hook payload: {0}")]
-    Malformed(String),
-    #[error(
-        "unsupported hook event {0} (expected PreToolUse, PermissionRequest, PostToolUse or \
-         PostToolUseFailure)"
-    )]
-    UnsupportedEvent(String),
-    #[error("tool name {0:?} does not make a valid tool address")]
-    BadToolName(String),
 }
 
 impl HookPayload {
@@ -666,62 +608,10 @@ impl HookPayload {
     }
 }
 
-/// What the hook prints for a final decision (or for none: `None` prints nothing).
-pub fn answer(
-    event: HookEvent,
-    status: Status,
-    reason: Option<&str>,
-    digest: &str,
-) -> Option<Value> {
-    let allow = format!("Approved in Countersign ({digest})");
-    let deny = match reason {
-        Some(r) => format!("Declined in Countersign: {r}"),
-        None => "Declined in Countersign".to_owned(),
-    };
-    match (event, status) {
-        (HookEvent::PreToolUse, Status::Approved) => Some(pre_tool_use("allow", &allow)),
-        (HookEvent::PreToolUse, Status::Declined) => Some(pre_tool_use("deny", &deny)),
-        (HookEvent::PreToolUse, other) => Some(pre_tool_use(
-            "ask",
-            &format!("No decision in Countersign ({other})"),
-        )),
-        (HookEvent::PermissionRequest, Status::Approved) => Some(json!({
-            "hookSpecificOutput": { "hookEventName": "PermissionRequest",
-                "decision": { "behavior": "allow" } }
-        })),
-        (HookEvent::PermissionRequest, Status::Declined) => Some(json!({
-            "hookSpecificOutput": { "hookEventName": "PermissionRequest",
-                "decision": { "behavior": "deny", "message": deny } }
-        })),
-        (HookEvent::PermissionRequest, _) => None,
-        // What ran is recorded, never answered: Claude Code goes on as it would.
-        (HookEvent::PostToolUse | HookEvent::PostToolUseFailure, _) => None,
-    }
-}
-
-/// The fail-safe answer: let Claude Code's own prompt decide.
-pub fn fall_back(event: HookEvent, why: &str) -> Option<Value> {
-    match event {
-        HookEvent::PreToolUse => Some(pre_tool_use("ask", &format!("Countersign: {why}"))),
-        HookEvent::PermissionRequest | HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
-            None
-        }
-    }
-}
-
-fn pre_tool_use(decision: &str, reason: &str) -> Value {
-    json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": reason,
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn payload(tool: &str, input: Value) -> HookPayload {
         HookPayload::parse(
@@ -983,52 +873,6 @@ mod tests {
                 "{bad:?}"
             );
         }
-    }
-
-    #[test]
-    fn answers_never_allow_without_an_approval() {
-        for status in [
-            Status::Pending,
-            Status::Declined,
-            Status::Expired,
-            Status::Cancelled,
-        ] {
-            let pre = answer(HookEvent::PreToolUse, status, None, "d").unwrap();
-            assert_ne!(
-                pre["hookSpecificOutput"]["permissionDecision"], "allow",
-                "{status}"
-            );
-            let perm = answer(HookEvent::PermissionRequest, status, None, "d");
-            assert!(
-                perm.is_none_or(|v| v["hookSpecificOutput"]["decision"]["behavior"] != "allow")
-            );
-        }
-        let allow = answer(HookEvent::PreToolUse, Status::Approved, None, "sha256:ab").unwrap();
-        assert_eq!(allow["hookSpecificOutput"]["permissionDecision"], "allow");
-        let deny = answer(
-            HookEvent::PreToolUse,
-            Status::Declined,
-            Some("not now"),
-            "d",
-        )
-        .unwrap();
-        assert_eq!(
-            deny["hookSpecificOutput"]["permissionDecisionReason"],
-            "Declined in Countersign: not now"
-        );
-        let perm = answer(
-            HookEvent::PermissionRequest,
-            Status::Declined,
-            Some("no"),
-            "d",
-        )
-        .unwrap();
-        assert_eq!(perm["hookSpecificOutput"]["decision"]["behavior"], "deny");
-        assert_eq!(
-            fall_back(HookEvent::PreToolUse, "x").unwrap()["hookSpecificOutput"]["permissionDecision"],
-            "ask"
-        );
-        assert!(fall_back(HookEvent::PermissionRequest, "x").is_none());
     }
 
     /// What decides between answering and staying silent when a payload does not parse.

@@ -1,27 +1,32 @@
-//! Codex CLI's hooks (openai/codex, `codex-rs/hooks`; documentation
+//! Codex CLI's hooks (openai/codex @343074d4, `codex-rs/hooks`; documentation
 //! <https://developers.openai.com/codex/hooks>; input and output schemas published with it,
 //! copied unchanged in the repository's shared schemas).
 //!
-//! - `PermissionRequest` fires when Codex would ask the person (a command outside its sandbox,
-//!   a network request, a patch): Countersign asks instead and answers `behavior: allow` or
-//!   `deny` with a message. With no decision it prints nothing, and Codex shows its own prompt
-//!   (an answer with `updatedInput`, `updatedPermissions` or `interrupt` would be invalid: it
-//!   never sends one).
+//! - `PermissionRequest` fires when Codex would ask for approval (a command outside its
+//!   sandbox, a network request, a patch): Countersign asks instead and answers `behavior:
+//!   allow` or `deny` with a message (`deny` is final in every mode: hooks are asked before any
+//!   reviewer, `core/src/tools/approvals.rs` L454–473). An answer with `updatedInput`,
+//!   `updatedPermissions` or `interrupt` would be invalid: it never sends one.
+//! - With no decision, silence hands the request to Codex's own reviewer, which is the person
+//!   only when no automatic reviewer is set ([`reviewer`]) and the payload's `permission_mode`
+//!   is `default`. Otherwise the answer is `deny` with the reason: the automatic reviewer
+//!   "never falls back to a person", and under `never` (`bypassPermissions`) a quiet hook is a
+//!   denial anyway.
 //! - `PostToolUse` reports what ran; it is attached to the approval asked about it.
 //! - `PreToolUse` cannot approve in Codex (`allow` without `updatedInput` and `ask` are
 //!   ignored as unsupported, and the call runs), so it is not answered.
 //!
-//! Every failure of a Codex hook lets the call go on (exit codes other than 0 and 2, bad
-//! JSON, a timeout): for `PermissionRequest` that is Codex's own prompt, which is the safe
-//! answer; Countersign never prints `allow` without a person's decision.
+//! Every failure of a Codex hook gives no decision (exit codes other than 0 and 2, bad JSON, a
+//! timeout after 600 s by default): the hook answers within its own deadline, before the
+//! timeout `hook install codex` writes.
 //!
 //! Tools: shell calls come as `Bash` with `{command, description?}` (`description` is the
 //! model's justification for leaving the sandbox); patches as `apply_patch` with the whole
 //! patch in `command`; MCP tools under their MCP name with their arguments.
 
 mod patch;
+pub mod reviewer;
 
-use countersign_domain::approval::Status;
 use countersign_domain::call::{
     CallView, ContentBlock, DiffCall, FileDiff, GenericCall, GenericResult, ResultView,
     TerminalCall, TerminalResult, TextBlock,
@@ -30,8 +35,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub use self::patch::{PatchFile, parse as parse_patch};
-use crate::claude_code::{Agent, HookError};
-use crate::hook::{Hook, HookAgent, Reply, Step, agent_call, declined, installed_event};
+use crate::hook::{
+    Agent, Env, Hook, HookAgent, HookError, Reply, Seen, Step, Verdict, Wanted, agent_call,
+    declined, installed_event, not_asked,
+};
 
 /// The requester name Codex's calls are shown under.
 pub const REQUESTER: &str = "Codex";
@@ -123,25 +130,44 @@ impl HookAgent for Codex {
         "PermissionRequest"
     }
 
-    fn decided(&self, event: &str, status: Status, reason: Option<&str>) -> Reply {
-        match (event, status) {
-            ("PermissionRequest", Status::Approved) => Reply::print(json!({
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
+        if event != "PermissionRequest" {
+            return Reply::silent();
+        }
+        match verdict {
+            Verdict::Approved { .. } => Reply::print(json!({
                 "hookSpecificOutput": { "hookEventName": "PermissionRequest",
                     "decision": { "behavior": "allow" } }
             })),
-            ("PermissionRequest", Status::Declined) => Reply::print(json!({
-                "hookSpecificOutput": { "hookEventName": "PermissionRequest",
-                    "decision": { "behavior": "deny", "message": declined(reason) } }
-            })),
-            // No decision: Codex's own prompt asks the person.
-            _ => Reply::silent(),
+            Verdict::Declined { reason } => deny(&declined(reason)),
         }
     }
 
-    fn fall_back(&self, _event: &str, _why: &str) -> Reply {
-        // Silence is Codex's own prompt for PermissionRequest, and nothing for the others.
-        Reply::silent()
+    fn settings_to_read(&self, payload: Option<&Value>, env: &Env<'_>) -> Vec<Wanted> {
+        reviewer::settings(payload, env)
     }
+
+    fn fall_back(&self, event: &str, seen: Seen<'_>, why: &str) -> Reply {
+        if event != "PermissionRequest" {
+            return Reply::silent();
+        }
+        let mode = seen
+            .payload
+            .and_then(|p| p.get("permission_mode"))
+            .and_then(Value::as_str);
+        // Silence is Codex's own prompt: a person's, only in this case.
+        if mode == Some("default") && !reviewer::automatic(seen.files) {
+            return Reply::silent();
+        }
+        deny(&not_asked(why))
+    }
+}
+
+fn deny(message: &str) -> Reply {
+    Reply::print(json!({
+        "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+            "decision": { "behavior": "deny", "message": message } }
+    }))
 }
 
 /// A shell call Codex asks about: it asks only to go beyond its sandbox (outside it, or with

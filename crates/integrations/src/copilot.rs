@@ -1,26 +1,34 @@
 //! GitHub Copilot CLI's hooks (github/docs `content/copilot/reference/hooks-reference.md`
-//! @05da5bc3c1401734f1197ba6a620e2ed4f1b30e1; github/copilot-cli `changelog.md`).
+//! @05da5bc3c1401734f1197ba6a620e2ed4f1b30e1; github/copilot-cli `changelog.md` @9532bda).
 //!
-//! - `preToolUse` (`{sessionId, timestamp, cwd, toolName, toolArgs}`, `toolArgs` a JSON
-//!   string in the older reference and any value in the current one: both are read) asks; the
-//!   answer is `{"permissionDecision": "allow" | "deny" | "ask", "permissionDecisionReason"}`.
-//! - `postToolUse` (`… toolResult: {resultType, textResultForLlm}`) reports what ran.
+//! - `preToolUse` asks. Its payload comes in two shapes, by the casing of the event name it
+//!   was registered under: camelCase (`{sessionId, timestamp, cwd, toolName, toolArgs}`, with
+//!   the runtime's tool names, `toolArgs` a JSON string or any value) and, under `PreToolUse`,
+//!   the "VS Code compatible" one (`{hook_event_name, session_id, timestamp, cwd, tool_name,
+//!   tool_input}`, with Claude Code's tool names: `Bash`, `Edit`, `Write`). Copilot CLI also
+//!   runs the hooks of a repository's `.claude/settings.json`, so Claude Code's hook may be
+//!   handed the second shape: both are read here. The answer is the documented flat
+//!   `{"permissionDecision": "allow" | "deny", "permissionDecisionReason"}`.
+//! - `postToolUse` (successful calls only, since 1.0.15) and `postToolUseFailure` (`error`)
+//!   report what ran.
 //!
-//! camelCase payloads do not name their event, so the event is the one the hook was installed
-//! for (`countersign hook copilot --event preToolUse`). Copilot denies the call when a
-//! `preToolUse` hook crashes, but runs it when the hook times out (30 s unless the entry says
-//! more): `hook install copilot` sets `timeoutSec` past the longest wait. With no decision the
-//! hook answers `ask`, Copilot's own prompt.
+//! With no decision the answer is `deny` with the reason: nothing says what a hook's `ask`
+//! does under `--allow-all-tools`, `--yolo` or autopilot, which "will go ahead without asking
+//! for permission", and no payload says which is on; "if any hook returns `"deny"`, the tool is
+//! blocked". A crash or a non-zero exit denies (since 1.0.57), but "timeouts are always
+//! fail-open": the hook answers before its `timeoutSec`, which `hook install copilot` sets past
+//! the longest wait.
 
-use countersign_domain::approval::Status;
 use countersign_domain::call::{
     CallView, ContentBlock, GenericCall, GenericResult, ResultView, TerminalResult, TextBlock,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::claude_code::{Agent, HookError, HookPayload};
-use crate::hook::{Hook, HookAgent, Reply, Step, agent_call, declined, derived_call_id, undecided};
+use crate::hook::{
+    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call, declined,
+    derived_call_id, not_asked,
+};
 
 /// The requester name Copilot CLI's calls are shown under.
 pub const REQUESTER: &str = "Copilot CLI";
@@ -28,6 +36,7 @@ pub const REQUESTER: &str = "Copilot CLI";
 /// Copilot CLI's hook.
 pub struct Copilot;
 
+/// A payload in the camelCase shape.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Payload {
@@ -43,6 +52,48 @@ struct Payload {
     error: Option<String>,
 }
 
+/// A payload in the VS Code compatible shape (an event registered in PascalCase).
+#[derive(Deserialize)]
+struct SnakePayload {
+    hook_event_name: String,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+    #[serde(default)]
+    tool_result: Option<Value>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// Whether `payload` is Copilot CLI's VS Code compatible shape rather than Claude Code's own:
+/// its `timestamp` is an ISO 8601 text, and it has no `transcript_path`, which every Claude
+/// Code payload carries.
+pub fn sent_this(payload: &Value) -> bool {
+    payload.get("timestamp").is_some_and(Value::is_string)
+        && payload.get("transcript_path").is_none()
+        && payload.get("hook_event_name").is_some()
+}
+
+/// The event in camelCase: `PreToolUse` is `preToolUse`.
+fn camel(event: &str) -> String {
+    let mut chars = event.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// The VS Code compatible form's tool names are Claude Code's; the runtime's are kept where
+/// the call is read, so `Bash` is read as `bash`.
+fn runtime_tool(name: &str) -> &str {
+    match name {
+        "Bash" => "bash",
+        other => other,
+    }
+}
+
 impl HookAgent for Copilot {
     fn name(&self) -> &'static str {
         "copilot"
@@ -53,84 +104,112 @@ impl HookAgent for Copilot {
     }
 
     fn read(&self, installed_for: Option<&str>, payload: Value) -> Result<Hook, HookError> {
-        let Some(event) = installed_for else {
-            return Err(HookError::Malformed(
-                "Copilot CLI's payloads do not name their event: the hook is run with \
-                 --event"
-                    .into(),
-            ));
+        let (event, session, cwd, tool, input, result, error) = if payload
+            .get("hook_event_name")
+            .is_some()
+        {
+            let p: SnakePayload = serde_json::from_value(payload)
+                .map_err(|e| HookError::Malformed(e.to_string()))?;
+            let event = camel(&p.hook_event_name);
+            if let Some(f) = installed_for
+                && camel(f) != event
+            {
+                return Err(HookError::Malformed(format!(
+                    "the payload names the hook event {:?}, but this hook was installed for {f}",
+                    p.hook_event_name
+                )));
+            }
+            let tool = runtime_tool(&p.tool_name).to_owned();
+            (event, p.session_id, p.cwd, tool, p.tool_input, p.tool_result, p.error)
+        } else {
+            let Some(event) = installed_for else {
+                return Err(HookError::Malformed(
+                    "Copilot CLI's camelCase payloads do not name their event: the hook is run \
+                     with --event"
+                        .into(),
+                ));
+            };
+            let p: Payload =
+                serde_json::from_value(payload).map_err(|e| HookError::Malformed(e.to_string()))?;
+            let event = camel(event);
+            (event, p.session_id, p.cwd, p.tool_name, p.tool_args, p.tool_result, p.error)
         };
-        let p: Payload =
-            serde_json::from_value(payload).map_err(|e| HookError::Malformed(e.to_string()))?;
-        // `toolArgs` as a JSON string (the older reference) or as it is.
-        let input = match p.tool_args {
+        // The arguments as a JSON string (the older reference) or as they are.
+        let input = match input {
             Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
             v => v,
         };
-        let call_id = derived_call_id(&p.tool_name, &input);
+        let call_id = derived_call_id(&tool, &input);
         let mut hook = agent_call(
             Agent {
                 requester: REQUESTER,
                 prefix: "copilot",
             },
-            event,
-            p.session_id,
-            p.cwd,
-            &p.tool_name,
+            &event,
+            session,
+            cwd,
+            &tool,
             input,
             Some(call_id),
         );
         drawn(&mut hook);
-        let step = match event {
+        let step = match event.as_str() {
             "preToolUse" => Step::Ask(Box::new(hook)),
             "postToolUse" | "postToolUseFailure" => {
-                hook.ran = Some(ran(&p.tool_name, p.tool_result, p.error));
+                // The VS Code compatible shape names its result in snake_case.
+                let result = result.map(|r| match r.get("text_result_for_llm") {
+                    Some(text) => json!({
+                        "textResultForLlm": text,
+                        "resultType": r.get("result_type").cloned().unwrap_or(Value::Null),
+                    }),
+                    None => r,
+                });
+                hook.ran = Some(ran(&tool, result, error));
                 Step::Ran(Box::new(hook))
             }
             other => return Err(HookError::UnsupportedEvent(other.to_owned())),
         };
-        Ok(Hook {
-            event: event.to_owned(),
-            step,
-        })
+        Ok(Hook { event, step })
     }
 
     fn is_before(&self, event: &str) -> bool {
-        event == "preToolUse"
+        camel(event) == "preToolUse"
     }
 
     fn asking_event(&self) -> &'static str {
         "preToolUse"
     }
 
-    fn decided(&self, event: &str, status: Status, reason: Option<&str>) -> Reply {
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
         if !self.is_before(event) {
             return Reply::silent();
         }
-        match status {
-            Status::Approved => Reply::print(json!({
+        match verdict {
+            Verdict::Approved { .. } => Reply::print(json!({
                 "permissionDecision": "allow",
                 "permissionDecisionReason": "Approved in Countersign",
             })),
-            Status::Declined => Reply::print(json!({
+            Verdict::Declined { reason } => Reply::print(json!({
                 "permissionDecision": "deny",
                 "permissionDecisionReason": declined(reason),
-            })),
-            other => Reply::print(json!({
-                "permissionDecision": "ask",
-                "permissionDecisionReason": undecided(other),
             })),
         }
     }
 
-    fn fall_back(&self, event: &str, why: &str) -> Reply {
+    fn fall_back(&self, event: &str, _seen: Seen<'_>, why: &str) -> Reply {
         if !self.is_before(event) {
             return Reply::silent();
         }
         Reply::print(json!({
-            "permissionDecision": "ask",
-            "permissionDecisionReason": format!("Countersign could not ask: {why}"),
+            "permissionDecision": "deny",
+            "permissionDecisionReason": not_asked(why),
         }))
+    }
+
+    /// Copilot CLI's `bash` tool runs in bash wherever it runs; its `powershell` tool is said
+    /// on the card already.
+    fn in_powershell(&self, call: &HookPayload) -> bool {
+        cfg!(windows) && call.tool_name != "bash"
     }
 }
 

@@ -1,22 +1,32 @@
-//! Cursor's hooks (<https://cursor.com/docs/hooks>, read 2026-08-24: `hooks.json` version 1,
-//! `beforeShellExecution`, `beforeMCPExecution`, `afterShellExecution`).
+//! Cursor's hooks (<https://cursor.com/docs/hooks>, read from the docs' mirror in
+//! mehmetbaykar/cursor-docs-skill `skills/cursor-docs/references/hooks.md` @1cc1c99:
+//! `hooks.json` version 1, `beforeShellExecution`, `beforeMCPExecution`, `preToolUse`,
+//! `afterShellExecution`).
 //!
 //! - `beforeShellExecution` (`{command, cwd, sandbox}`) and `beforeMCPExecution`
 //!   (`{tool_name, tool_input` as a JSON string`, url | command}`) ask; the answer is
-//!   `{"permission": "allow" | "deny" | "ask", "user_message", "agent_message"}`.
+//!   `{"permission": "allow" | "deny", "user_message", "agent_message"}`.
+//! - `preToolUse` (`{tool_name, tool_input, tool_use_id, cwd}`, for every tool) asks about the
+//!   file tools (`Write`, `StrReplace`, `Edit`, `MultiEdit`, `Delete`), which no other event
+//!   reaches; shell and MCP calls are asked about by their own events, and reads are not.
 //! - `afterShellExecution` (`{command, output, duration}`) reports what ran.
 //!
-//! Cursor lets the call run when a hook crashes, times out or prints bad JSON unless the entry
-//! sets `failClosed: true`, which `countersign hook install cursor` does. With no decision the
-//! hook answers `ask`: Cursor's own prompt decides (Cursor's auto-review mode ignores `ask`).
+//! With no decision the answer is `deny` with the reason: `ask` "is accepted by the schema but
+//! not enforced for `preToolUse` today", no page says what the shell and MCP hooks' `ask` does
+//! under Auto-review (the default run mode since Cursor 3.6) or Run Everything, and the payload
+//! does not say which run mode is on. `deny` has no mode exception (`--force`: "Force allow
+//! commands unless explicitly denied"). Cursor lets the call run when a hook crashes, times out
+//! or prints bad JSON unless the entry sets `failClosed: true`, which `countersign hook install
+//! cursor` does.
 
-use countersign_domain::approval::Status;
 use countersign_domain::call::{CallView, GenericCall, ResultView, TerminalResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::claude_code::{Agent, HookError};
-use crate::hook::{Hook, HookAgent, Reply, Step, agent_call, declined, installed_event, undecided};
+use crate::hook::{
+    Agent, Hook, HookAgent, HookError, Reply, Seen, Step, Verdict, agent_call, declined, installed_event,
+    not_asked,
+};
 
 /// `text` as part of one address segment: letters, digits, `_`, `-` and `:` kept, anything
 /// else `_`; at most 64 characters.
@@ -57,6 +67,60 @@ struct Payload {
     url: Option<String>,
     /// afterShellExecution: the terminal's text.
     output: Option<String>,
+    /// preToolUse: the call's own id.
+    tool_use_id: Option<String>,
+}
+
+/// Whether `payload` is Cursor's rather than Claude Code's own (Cursor runs the hooks of
+/// Claude Code's settings files too): it names Cursor's version or conversation.
+pub fn sent_this(payload: &Value) -> bool {
+    payload.get("cursor_version").is_some() || payload.get("conversation_id").is_some()
+}
+
+/// The tools `preToolUse` asks about: those that change files, which reach no other event.
+/// `Write` and `Delete` are the documented names (Claude Code's `Edit` maps to `Write`);
+/// `StrReplace`, `Edit` and `MultiEdit` are the names Cursor's agent gives its edits.
+const FILE_TOOLS: [&str; 5] = ["Write", "StrReplace", "Edit", "MultiEdit", "Delete"];
+
+/// The card of a file tool: drawn as Claude Code's `Write` or `Edit` when its input has their
+/// fields (`path` read as `file_path`), else a card that names the file, with the input as
+/// sent beside it.
+fn file_card(hook: &mut crate::hook::HookPayload, tool: &str, input: &Value) {
+    let text = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
+    let path = text("file_path").or_else(|| text("path"));
+    let drawn = match (tool, &path) {
+        ("Write", Some(path)) => text("content")
+            .or_else(|| text("contents"))
+            .map(|content| ("Write", json!({ "file_path": path, "content": content }))),
+        ("StrReplace" | "Edit", Some(path)) => match (text("old_string"), text("new_string")) {
+            (Some(old), Some(new)) => {
+                let mut edit = json!({ "file_path": path, "old_string": old, "new_string": new });
+                if let Some(all) = input.get("replace_all") {
+                    edit["replace_all"] = all.clone();
+                }
+                Some(("Edit", edit))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match drawn {
+        Some((as_tool, drawn)) => hook.drawn_as = Some((as_tool.into(), drawn)),
+        None => {
+            let title = match (tool, path) {
+                ("Delete", Some(p)) => format!("Delete {p}"),
+                (_, Some(p)) => format!("{tool} {p}"),
+                (_, None) => format!("Use {tool}"),
+            };
+            hook.card = Some(CallView::Generic(GenericCall {
+                title,
+                kind: Some(if tool == "Delete" { "delete" } else { "edit" }.into()),
+                raw_input: None,
+                content: None,
+                locations: None,
+            }));
+        }
+    }
 }
 
 impl HookAgent for Cursor {
@@ -147,6 +211,34 @@ impl HookAgent for Cursor {
                 }));
                 Step::Ask(Box::new(hook))
             }
+            "preToolUse" => {
+                let tool = p
+                    .tool_name
+                    .clone()
+                    .ok_or_else(|| HookError::Malformed("no tool_name".into()))?;
+                // Through Claude Code's settings (its casing of the event), where no hook of
+                // Countersign's own for Cursor's shell and MCP events is sure to run, every
+                // call is asked about, as Claude Code's hook asks about every tool.
+                let through_claude_code = installed_for == Some("PreToolUse");
+                if !through_claude_code && !FILE_TOOLS.contains(&tool.as_str()) {
+                    return Ok(Hook {
+                        event: p.hook_event_name,
+                        step: Step::Pass(format!(
+                            "Cursor's {tool} is asked about by its own event, or changes nothing"
+                        )),
+                    });
+                }
+                let input = p.tool_input.clone().unwrap_or(Value::Null);
+                let mut hook = base(&tool, input.clone());
+                hook.tool_use_id = p.tool_use_id.clone().or(hook.tool_use_id);
+                match input.get("command").and_then(Value::as_str) {
+                    Some(_) if tool == "Shell" => {
+                        hook.drawn_as = Some(("Bash".into(), input.clone()));
+                    }
+                    _ => file_card(&mut hook, &tool, &input),
+                }
+                Step::Ask(Box::new(hook))
+            }
             other => return Err(HookError::UnsupportedEvent(other.to_owned())),
         };
         Ok(Hook {
@@ -156,38 +248,35 @@ impl HookAgent for Cursor {
     }
 
     fn is_before(&self, event: &str) -> bool {
-        !event.starts_with("after")
+        !(event.starts_with("after") || event.starts_with("post"))
     }
 
     fn asking_event(&self) -> &'static str {
         "beforeShellExecution"
     }
 
-    fn decided(&self, event: &str, status: Status, reason: Option<&str>) -> Reply {
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
         if !self.is_before(event) {
             return Reply::print(json!({}));
         }
-        match status {
-            Status::Approved => Reply::print(json!({ "permission": "allow" })),
-            Status::Declined => {
+        match verdict {
+            Verdict::Approved { .. } => Reply::print(json!({ "permission": "allow" })),
+            Verdict::Declined { reason } => {
                 let message = declined(reason);
                 Reply::print(json!({
                     "permission": "deny", "user_message": message, "agent_message": message,
                 }))
             }
-            other => Reply::print(json!({
-                "permission": "ask", "user_message": undecided(other),
-            })),
         }
     }
 
-    fn fall_back(&self, event: &str, why: &str) -> Reply {
+    fn fall_back(&self, event: &str, _seen: Seen<'_>, why: &str) -> Reply {
         if !self.is_before(event) {
             return Reply::print(json!({}));
         }
+        let message = not_asked(why);
         Reply::print(json!({
-            "permission": "ask",
-            "user_message": format!("Countersign could not ask: {why}"),
+            "permission": "deny", "user_message": message, "agent_message": message,
         }))
     }
 }

@@ -10,20 +10,21 @@
 //! - `AfterTool` reports what ran; it is attached to the approval asked about it.
 //!
 //! Gemini runs the tool when a hook prints nothing, exits 1, or times out (60 s unless the
-//! entry sets more). So with no decision — the console not running, a request that expired,
+//! entry sets more; `hookRunner.ts` resolves a timed-out hook with no output, and discards what
+//! it printed), and it has no setting to fail closed. A `deny` blocks in every approval mode,
+//! YOLO included (the hook runs before the approval check, `scheduler.ts`). So with no decision — the console not running, a request that expired,
 //! a payload that cannot be read — the hook answers a documented deny that says why; it never
 //! stays silent before a call.
 
-use countersign_domain::approval::Status;
 use countersign_domain::call::{
     CallView, ContentBlock, GenericCall, GenericResult, ResultView, TerminalResult, TextBlock,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::claude_code::{Agent, HookError, HookPayload};
 use crate::hook::{
-    Hook, HookAgent, Reply, Step, agent_call, declined, derived_call_id, installed_event, undecided,
+    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call, declined,
+    derived_call_id, installed_event, not_asked,
 };
 
 /// The requester name Gemini CLI's calls are shown under.
@@ -96,29 +97,25 @@ impl HookAgent for Gemini {
         "BeforeTool"
     }
 
-    fn decided(&self, event: &str, status: Status, reason: Option<&str>) -> Reply {
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
         if !self.is_before(event) {
             return Reply::silent();
         }
-        match status {
-            Status::Approved => Reply::print(json!({ "decision": "allow" })),
-            Status::Declined => Reply::print(json!({
+        match verdict {
+            Verdict::Approved { .. } => Reply::print(json!({ "decision": "allow" })),
+            Verdict::Declined { reason } => Reply::print(json!({
                 "decision": "deny", "reason": declined(reason),
-            })),
-            other => Reply::print(json!({
-                "decision": "deny",
-                "reason": format!("{}; ask again to put it to the person", undecided(other)),
             })),
         }
     }
 
-    fn fall_back(&self, event: &str, why: &str) -> Reply {
+    fn fall_back(&self, event: &str, _seen: Seen<'_>, why: &str) -> Reply {
         if !self.is_before(event) {
             return Reply::silent();
         }
         Reply::print(json!({
             "decision": "deny",
-            "reason": format!("Countersign could not ask the person: {why}"),
+            "reason": not_asked(why),
             "systemMessage": format!("Countersign: {why}"),
         }))
     }

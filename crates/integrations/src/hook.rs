@@ -6,9 +6,12 @@
 //! the agent's answer. An integration only maps; it does no I/O.
 
 use countersign_domain::approval::Status;
+use std::path::{Path, PathBuf};
+
 use serde_json::Value;
 
-use crate::claude_code::{Agent, HookError, HookPayload};
+use countersign_domain::call::{CallView, ResultView};
+use serde::Deserialize;
 
 /// What a hook call is about.
 #[derive(Debug, Clone)]
@@ -53,6 +56,107 @@ impl Reply {
     }
 }
 
+/// The fields of a hook payload Countersign reads. Claude Code's shape, which every agent's
+/// integration reads its own into; Claude Code sends more (transcript path, …) and adds
+/// fields over time, so the rest is ignored.
+#[derive(Debug, Clone, Deserialize)]
+pub struct HookPayload {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    pub hook_event_name: String,
+    pub tool_name: String,
+    #[serde(default)]
+    pub tool_input: Value,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    /// PostToolUse: what the tool answered.
+    #[serde(default)]
+    pub tool_response: Option<Value>,
+    /// PostToolUseFailure: why the call failed (a string; anything else is shown as JSON).
+    #[serde(default)]
+    pub error: Option<Value>,
+    /// PostToolUseFailure: the person interrupted the call.
+    #[serde(default)]
+    pub is_interrupt: Option<bool>,
+    /// Which agent asks: Claude Code, unless another agent's payload was read into this shape
+    /// by its own integration.
+    #[serde(skip)]
+    pub agent: Agent,
+    /// The Claude Code tool and input the card is drawn from when the agent's own tool is the
+    /// same kind of call under another name (Gemini's `write_file` drawn as Write). The
+    /// address and the raw input stay the agent's own.
+    #[serde(skip)]
+    pub drawn_as: Option<(String, Value)>,
+    /// A card the agent's integration built itself (Codex's patch), used as it is.
+    #[serde(skip)]
+    pub card: Option<CallView>,
+    /// What ran, as the agent's integration read it from its own after-call event.
+    #[serde(skip)]
+    pub ran: Option<ResultView>,
+}
+
+/// Who asks through a hook: the requester name the inbox shows (fixed per integration) and
+/// the first segment of the agent's tool addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Agent {
+    pub requester: &'static str,
+    pub prefix: &'static str,
+}
+
+/// Why a payload cannot be put to a person.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookError {
+    #[error("not a hook payload: {0}")]
+    Malformed(String),
+    #[error(
+        "unsupported hook event {0} (expected PreToolUse, PermissionRequest, PostToolUse or \
+         PostToolUseFailure)"
+    )]
+    UnsupportedEvent(String),
+    #[error("tool name {0:?} does not make a valid tool address")]
+    BadToolName(String),
+}
+
+/// A person's decision, as a hook answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict<'a> {
+    /// Approved: the digest of the call approved.
+    Approved { digest: &'a str },
+    /// Declined, with the person's reason.
+    Declined { reason: Option<&'a str> },
+}
+
+/// A file on this machine that says how the agent's own flow goes on where its hook gives no
+/// answer (Codex's configuration, which can hand that to an automatic reviewer), for the
+/// runner to read: its text, or with `tail` only its last part (a long transcript).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    pub path: PathBuf,
+    pub tail: bool,
+}
+
+/// Where the runner finds [`Wanted`] files: the home directory, and the environment the agent
+/// gave the hook.
+pub struct Env<'a> {
+    pub home: Option<&'a Path>,
+    pub var: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// What the hook knows of the call's setting beyond its event, when it falls back: the payload
+/// as sent (where it parsed), and the [`Wanted`] files as the runner read them (`None`: not
+/// there, or not readable).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Seen<'a> {
+    pub payload: Option<&'a Value>,
+    pub files: &'a [(PathBuf, Option<String>)],
+}
+
+/// What the hook says when it could not ask (or nobody decided) and the payload is too broken
+/// to say more.
+pub const COULD_NOT_ASK: &str = "Countersign could not ask";
+
 /// One agent's hook: how its payloads read, and how it is answered.
 pub trait HookAgent: Sync {
     /// The name in `countersign hook <name>`.
@@ -72,21 +176,56 @@ pub trait HookAgent: Sync {
     /// the agent asks before a call runs.
     fn asking_event(&self) -> &'static str;
 
-    /// The answer to a decision (or to none: an expired or withdrawn request).
-    fn decided(&self, event: &str, status: Status, reason: Option<&str>) -> Reply;
+    /// The event a payload that does not parse (cut at the read limit) surely names, where
+    /// the agent's payloads can be read that far.
+    fn event_named_in(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
 
-    /// The fail-safe answer when the console cannot decide: never "allow".
-    fn fall_back(&self, event: &str, why: &str) -> Reply;
+    /// The answer to a person's decision.
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply;
+
+    /// The files that say where the agent's own flow goes when the hook gives no answer, for
+    /// [`HookAgent::fall_back`]; most agents' payloads say all there is.
+    fn settings_to_read(&self, _payload: Option<&Value>, _env: &Env<'_>) -> Vec<Wanted> {
+        Vec::new()
+    }
+
+    /// The answer when there is no decision (no console, a console that stalled, a request that
+    /// expired or was withdrawn, a payload that cannot be read): the strongest no the agent
+    /// honours for `event` in the setting `seen` shows. An "ask" that a mode of the agent turns
+    /// into yes is no answer; silence or the agent's own prompt only where a person is certain
+    /// to be asked. Never "allow".
+    fn fall_back(&self, event: &str, seen: Seen<'_>, why: &str) -> Reply;
+
+    /// Whether the agent runs this shell call in PowerShell (agents do on Windows): the card
+    /// says so, and no command rule reads it.
+    fn in_powershell(&self, _call: &HookPayload) -> bool {
+        cfg!(windows)
+    }
 }
 
 /// The event a hook answers for: the payload's, which must be the one the hook was installed
-/// for when it was installed for one (a payload cannot turn an asking hook into another).
+/// for when it was installed for one (a payload cannot turn an asking hook into another). The
+/// case of the first letter does not count: an agent that runs another's hooks names the same
+/// event in its own casing (Cursor's `preToolUse` for Claude Code's `PreToolUse`).
 pub fn installed_event(installed_for: Option<&str>, named: &str) -> Result<(), HookError> {
     match installed_for {
-        Some(f) if f != named => Err(HookError::Malformed(format!(
+        Some(f) if !same_event(f, named) => Err(HookError::Malformed(format!(
             "the payload names the hook event {named:?}, but this hook was installed for {f}"
         ))),
         _ => Ok(()),
+    }
+}
+
+/// Whether two event names are one, but for the case of their first letter.
+pub fn same_event(a: &str, b: &str) -> bool {
+    let mut a = a.chars();
+    let mut b = b.chars();
+    match (a.next(), b.next()) {
+        (Some(x), Some(y)) => x.eq_ignore_ascii_case(&y) && a.as_str() == b.as_str(),
+        (None, None) => true,
+        _ => false,
     }
 }
 
@@ -128,7 +267,13 @@ pub fn declined(reason: Option<&str>) -> String {
 
 /// Why there is no decision, for a request that expired or was withdrawn.
 pub fn undecided(status: Status) -> String {
-    format!("No decision in Countersign ({status})")
+    format!("no decision in Countersign ({status})")
+}
+
+/// The reason an agent's model and person read with a fail-safe deny: what happened, and that
+/// the call did not run.
+pub fn not_asked(why: &str) -> String {
+    format!("{COULD_NOT_ASK} a person ({why}), so the call was blocked and did not run")
 }
 
 /// A call id for agents that send none with their call: the same text for the call asked

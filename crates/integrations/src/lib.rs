@@ -17,20 +17,38 @@ use std::collections::HashMap;
 
 use axum::Router;
 use countersign_domain::approval::Approval;
+use hook::HookAgent as _;
 use countersign_domain::ids::ApprovalId;
 use countersign_domain::submission::Submission;
 use countersign_port::{ApiError, Inbox, Record, from_value};
 use serde_json::{Map, Value};
 
-/// Every agent that reaches the inbox through `countersign hook <name>` with the common
-/// runner (Claude Code has a runner of its own).
-pub fn hook_agents() -> [&'static dyn hook::HookAgent; 4] {
+/// Every agent that reaches the inbox through `countersign hook <name>`.
+pub fn hook_agents() -> [&'static dyn hook::HookAgent; 5] {
     [
+        &claude_code::ClaudeCode,
         &codex::Codex,
         &gemini::Gemini,
         &cursor::Cursor,
         &copilot::Copilot,
     ]
+}
+
+/// Another agent that runs `host`'s hooks and sent `payload`, to be read and answered as
+/// that agent: Copilot CLI and Cursor also run the hooks of Claude Code's settings files, and
+/// would not read Claude Code's answers the same way (Copilot CLI reads only its flat
+/// `permissionDecision`).
+pub fn guest_of(host: &dyn hook::HookAgent, payload: &Value) -> Option<&'static dyn hook::HookAgent> {
+    if host.name() != claude_code::ClaudeCode.name() {
+        return None;
+    }
+    if copilot::sent_this(payload) {
+        return Some(&copilot::Copilot);
+    }
+    if cursor::sent_this(payload) {
+        return Some(&cursor::Cursor);
+    }
+    None
 }
 
 /// Every integration's routes over `inbox`, for the engine to mount behind its guard.

@@ -1,0 +1,214 @@
+//! Claude Code's hook answered (<https://code.claude.com/docs/en/hooks>, read from the
+//! docs' mirror at Claude Code 2.1.240; `permission-modes`; the changelog and issues named
+//! below).
+//!
+//! - PreToolUse: `permissionDecision` `allow` for an approval, `deny` with the reason for a
+//!   decline. `deny` blocks in every permission mode ("a hook deny applies even in
+//!   `bypassPermissions` mode", agent-sdk/permissions; "a hook `"deny"` was always honored"
+//!   in auto mode, hooks reference).
+//! - With no decision, `ask` only where Claude Code surely puts it to the person: the
+//!   payload's `permission_mode` is `default`, `plan` or `acceptEdits` ("`"ask"` prompts the
+//!   user to confirm"). Elsewhere `deny`: in `auto` (the starting mode of Pro, Max and Team
+//!   plans since 2.1.228) a hook's `ask` has let the call run (anthropics/claude-code#89561,
+//!   #87639, both open); in `bypassPermissions` it was approved silently (#77212) and no page
+//!   documents a prompt there; `dontAsk` turns every prompt into a denial anyway; a payload
+//!   with no readable mode could be any of these.
+//! - PermissionRequest: no decision prints nothing, and Claude Code shows its own dialog; the
+//!   event fires only when it "is about to ask you for permission", and where no prompt can
+//!   be shown it denies a call no hook decided.
+//! - PostToolUse, PostToolUseFailure: what ran is recorded; nothing is printed.
+
+use serde_json::{Value, json};
+
+use super::{HookEvent, REQUESTER, event_named_in};
+use crate::hook::{
+    Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, declined, installed_event,
+    not_asked,
+};
+
+/// Claude Code's hook.
+pub struct ClaudeCode;
+
+/// The permission modes in which Claude Code puts a hook's `ask` to the person for sure.
+const MODES_THAT_PROMPT: [&str; 3] = ["default", "plan", "acceptEdits"];
+
+/// Whether the payload's `permission_mode` is one in which a hook's `ask` surely reaches the
+/// person.
+pub fn ask_reaches_a_person(payload: Option<&Value>) -> bool {
+    payload
+        .and_then(|p| p.get("permission_mode"))
+        .and_then(Value::as_str)
+        .is_some_and(|m| MODES_THAT_PROMPT.contains(&m))
+}
+
+impl HookAgent for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn requester(&self) -> &'static str {
+        REQUESTER
+    }
+
+    fn read(&self, installed_for: Option<&str>, payload: Value) -> Result<Hook, HookError> {
+        let p: HookPayload =
+            serde_json::from_value(payload).map_err(|e| HookError::Malformed(e.to_string()))?;
+        installed_event(installed_for, &p.hook_event_name)?;
+        let event = p.event()?;
+        let step = if event.is_after() {
+            Step::Ran(Box::new(p))
+        } else {
+            Step::Ask(Box::new(p))
+        };
+        Ok(Hook {
+            event: event.name().to_owned(),
+            step,
+        })
+    }
+
+    fn is_before(&self, event: &str) -> bool {
+        HookEvent::named(event).is_some_and(|e| !e.is_after())
+    }
+
+    fn asking_event(&self) -> &'static str {
+        HookEvent::PreToolUse.name()
+    }
+
+    fn event_named_in(&self, raw: &[u8]) -> Option<String> {
+        event_named_in(raw).map(|e| e.name().to_owned())
+    }
+
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
+        match (HookEvent::named(event), verdict) {
+            (Some(HookEvent::PreToolUse), Verdict::Approved { digest }) => {
+                pre_tool_use("allow", &format!("Approved in Countersign ({digest})"))
+            }
+            (Some(HookEvent::PreToolUse), Verdict::Declined { reason }) => {
+                pre_tool_use("deny", &declined(reason))
+            }
+            (Some(HookEvent::PermissionRequest), Verdict::Approved { .. }) => {
+                Reply::print(json!({
+                    "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+                        "decision": { "behavior": "allow" } }
+                }))
+            }
+            (Some(HookEvent::PermissionRequest), Verdict::Declined { reason }) => {
+                Reply::print(json!({
+                    "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+                        "decision": { "behavior": "deny", "message": declined(reason) } }
+                }))
+            }
+            // What ran is recorded, never answered: Claude Code goes on as it would.
+            _ => Reply::silent(),
+        }
+    }
+
+    fn fall_back(&self, event: &str, seen: Seen<'_>, why: &str) -> Reply {
+        match HookEvent::named(event) {
+            Some(HookEvent::PreToolUse) if ask_reaches_a_person(seen.payload) => {
+                pre_tool_use("ask", &format!("Countersign: {why}; Claude Code asks instead"))
+            }
+            Some(HookEvent::PreToolUse) => pre_tool_use("deny", &not_asked(why)),
+            _ => Reply::silent(),
+        }
+    }
+
+    /// Claude Code runs its Bash tool in a POSIX shell on every system.
+    fn in_powershell(&self, _call: &HookPayload) -> bool {
+        false
+    }
+}
+
+fn pre_tool_use(decision: &str, reason: &str) -> Reply {
+    Reply::print(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(payload: &Value) -> Seen<'_> {
+        Seen {
+            payload: Some(payload),
+            files: &[],
+        }
+    }
+
+    fn decision(r: &Reply) -> &str {
+        r.stdout.as_ref().unwrap()["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap()
+    }
+
+    #[test]
+    fn only_an_approval_allows() {
+        let c = ClaudeCode;
+        let allow = c.decided("PreToolUse", Verdict::Approved { digest: "sha256:ab" });
+        assert_eq!(decision(&allow), "allow");
+        let deny = c.decided(
+            "PreToolUse",
+            Verdict::Declined {
+                reason: Some("not now"),
+            },
+        );
+        assert_eq!(decision(&deny), "deny");
+        assert_eq!(
+            deny.stdout.unwrap()["hookSpecificOutput"]["permissionDecisionReason"],
+            "Declined in Countersign: not now"
+        );
+        let perm = c.decided("PermissionRequest", Verdict::Declined { reason: None });
+        assert_eq!(
+            perm.stdout.unwrap()["hookSpecificOutput"]["decision"]["behavior"],
+            "deny"
+        );
+        assert_eq!(
+            c.decided("PostToolUse", Verdict::Approved { digest: "d" }),
+            Reply::silent()
+        );
+    }
+
+    /// `ask` only in the modes that surely prompt; every other mode, an unknown one and none at
+    /// all get `deny`.
+    #[test]
+    fn no_decision_asks_only_where_a_person_is_surely_asked() {
+        let c = ClaudeCode;
+        let mode = |m: Value| json!({ "permission_mode": m, "hook_event_name": "PreToolUse" });
+        for m in ["default", "plan", "acceptEdits"] {
+            let payload = mode(json!(m));
+            let r = c.fall_back("PreToolUse", seen(&payload), "down");
+            assert_eq!(decision(&r), "ask", "{m}");
+        }
+        for m in [
+            json!("auto"),
+            json!("bypassPermissions"),
+            json!("dontAsk"),
+            json!("manual"),
+            json!("Default"),
+            json!(""),
+            json!(null),
+            json!(["default"]),
+        ] {
+            let payload = mode(m.clone());
+            let r = c.fall_back("PreToolUse", seen(&payload), "down");
+            assert_eq!(decision(&r), "deny", "{m}");
+        }
+        let r = c.fall_back("PreToolUse", Seen::default(), "down");
+        assert_eq!(decision(&r), "deny");
+        assert!(
+            r.stdout.unwrap()["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("down")
+        );
+        // PermissionRequest falls back to Claude Code's own dialog; after a call, silence.
+        for e in ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "Stop"] {
+            assert_eq!(c.fall_back(e, Seen::default(), "down"), Reply::silent(), "{e}");
+        }
+    }
+}
