@@ -40,12 +40,12 @@ impl Deadline {
         )
     }
 
-    /// Starts the clock for a hook that only records what ran: it says nothing, within the
-    /// agent's shorter timeout.
-    pub fn recording() -> Self {
+    /// Starts the clock for a hook that only records what ran: it gives `answer` (mostly
+    /// nothing) within the agent's shorter timeout.
+    pub fn recording(answer: Reply) -> Self {
         Self::start(
             Duration::from_secs(HOOK_RECORD_TIMEOUT_S.saturating_sub(HOOK_ANSWER_PAST_WAIT_S)),
-            Reply::silent(),
+            answer,
         )
     }
 

@@ -26,7 +26,7 @@ use countersign_domain::tool::ToolAddress;
 use countersign_engine::api::Answer;
 use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_integrations::claude_code::{FileState, HookPayload};
-use countersign_integrations::hook::{HookAgent, Reply, Seen, Step, Verdict, undecided};
+use countersign_integrations::hook::{HookAgent, Seen, Step, Verdict, undecided};
 
 /// The largest payload read from stdin.
 const MAX_PAYLOAD_BYTES: u64 = 8 * 1024 * 1024;
@@ -44,10 +44,16 @@ pub async fn run(
     installed_for: Option<&str>,
 ) -> ! {
     let deadline = match installed_for {
-        Some(e) if !agent.is_before(e) => Deadline::recording(),
+        Some(e) if !agent.is_before(e) => {
+            Deadline::recording(agent.fall_back(e, Seen::default(), TIMED_OUT))
+        }
         e => Deadline::asking(
             wait,
-            agent.fall_back(e.unwrap_or(agent.asking_event()), Seen::default(), TIMED_OUT),
+            agent.fall_back(
+                e.unwrap_or(agent.asking_event()),
+                Seen::default(),
+                TIMED_OUT,
+            ),
         ),
     };
     let (raw, read) = read_payload();
@@ -107,7 +113,7 @@ pub async fn run(
     match hook.step {
         Step::Pass(why) => {
             eprintln!("countersign: {why}");
-            deadline.answer(&Reply::silent())
+            deadline.answer(&agent.no_answer())
         }
         Step::Ran(call) => {
             let recorded = match &dir {
@@ -138,12 +144,9 @@ pub async fn run(
                 }
             };
             let reply = match decide(&dir, &call, wait).await {
-                Ok(a) if a.status == Status::Approved => agent.decided(
-                    &event,
-                    Verdict::Approved {
-                        digest: &a.digest,
-                    },
-                ),
+                Ok(a) if a.status == Status::Approved => {
+                    agent.decided(&event, Verdict::Approved { digest: &a.digest })
+                }
                 Ok(a) if a.status == Status::Declined => agent.decided(
                     &event,
                     Verdict::Declined {
@@ -192,11 +195,7 @@ fn read_payload() -> (Vec<u8>, Result<(), String>) {
 
 /// Submits and waits until the console decides or the wait runs out. Every answer is checked
 /// against the approval asked about and the digest of the call computed here.
-async fn decide(
-    dir: &DataDir,
-    payload: &HookPayload,
-    wait: u64,
-) -> Result<Answer, String> {
+async fn decide(dir: &DataDir, payload: &HookPayload, wait: u64) -> Result<Answer, String> {
     let submission = on_disk::submission(payload, wait)
         .await
         .map_err(|e| e.to_string())?;

@@ -3,6 +3,8 @@
 //! and `hook install|uninstall` on real settings files. Each agent's fail-safe answer is tried
 //! with no console, an unreadable payload and an event the hook was not installed for.
 
+mod doors;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

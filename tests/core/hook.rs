@@ -148,8 +148,10 @@ async fn permission_requests_get_a_behaviour() {
 async fn every_failure_gets_the_strongest_no_of_its_mode() {
     let tmp = tempfile::tempdir().unwrap();
     let in_mode = |mode: &str| {
-        payload("PreToolUse", "Bash", json!({"command": "ls"}))
-            .replace("\"permission_mode\":\"default\"", &format!("\"permission_mode\":\"{mode}\""))
+        payload("PreToolUse", "Bash", json!({"command": "ls"})).replace(
+            "\"permission_mode\":\"default\"",
+            &format!("\"permission_mode\":\"{mode}\""),
+        )
     };
     let p = in_mode("default");
     // No console at all.

@@ -11,8 +11,8 @@ use serde_json::Value;
 mod answers;
 mod files;
 
-use self::files::{Edit, MultiEdit, Write};
 pub use self::answers::ClaudeCode;
+use self::files::{Edit, MultiEdit, Write};
 pub use self::files::{FileState, Looked};
 use countersign_domain::approval::Requester;
 use countersign_domain::call::{

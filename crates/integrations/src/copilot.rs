@@ -26,8 +26,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::hook::{
-    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call, declined,
-    derived_call_id, not_asked,
+    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call,
+    declined, derived_call_id, not_asked,
 };
 
 /// The requester name Copilot CLI's calls are shown under.
@@ -108,8 +108,8 @@ impl HookAgent for Copilot {
             .get("hook_event_name")
             .is_some()
         {
-            let p: SnakePayload = serde_json::from_value(payload)
-                .map_err(|e| HookError::Malformed(e.to_string()))?;
+            let p: SnakePayload =
+                serde_json::from_value(payload).map_err(|e| HookError::Malformed(e.to_string()))?;
             let event = camel(&p.hook_event_name);
             if let Some(f) = installed_for
                 && camel(f) != event
@@ -120,7 +120,15 @@ impl HookAgent for Copilot {
                 )));
             }
             let tool = runtime_tool(&p.tool_name).to_owned();
-            (event, p.session_id, p.cwd, tool, p.tool_input, p.tool_result, p.error)
+            (
+                event,
+                p.session_id,
+                p.cwd,
+                tool,
+                p.tool_input,
+                p.tool_result,
+                p.error,
+            )
         } else {
             let Some(event) = installed_for else {
                 return Err(HookError::Malformed(
@@ -132,7 +140,15 @@ impl HookAgent for Copilot {
             let p: Payload =
                 serde_json::from_value(payload).map_err(|e| HookError::Malformed(e.to_string()))?;
             let event = camel(event);
-            (event, p.session_id, p.cwd, p.tool_name, p.tool_args, p.tool_result, p.error)
+            (
+                event,
+                p.session_id,
+                p.cwd,
+                p.tool_name,
+                p.tool_args,
+                p.tool_result,
+                p.error,
+            )
         };
         // The arguments as a JSON string (the older reference) or as they are.
         let input = match input {

@@ -24,8 +24,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::hook::{
-    Agent, Hook, HookAgent, HookError, Reply, Seen, Step, Verdict, agent_call, declined, installed_event,
-    not_asked,
+    Agent, Hook, HookAgent, HookError, Reply, Seen, Step, Verdict, agent_call, declined,
+    installed_event, not_asked,
 };
 
 /// `text` as part of one address segment: letters, digits, `_`, `-` and `:` kept, anything
@@ -255,9 +255,14 @@ impl HookAgent for Cursor {
         "beforeShellExecution"
     }
 
+    /// An empty object: with `failClosed`, output that is not JSON would block the call.
+    fn no_answer(&self) -> Reply {
+        Reply::print(json!({}))
+    }
+
     fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
         if !self.is_before(event) {
-            return Reply::print(json!({}));
+            return self.no_answer();
         }
         match verdict {
             Verdict::Approved { .. } => Reply::print(json!({ "permission": "allow" })),
@@ -272,7 +277,7 @@ impl HookAgent for Cursor {
 
     fn fall_back(&self, event: &str, _seen: Seen<'_>, why: &str) -> Reply {
         if !self.is_before(event) {
-            return Reply::print(json!({}));
+            return self.no_answer();
         }
         let message = not_asked(why);
         Reply::print(json!({

@@ -23,8 +23,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::hook::{
-    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call, declined,
-    derived_call_id, installed_event, not_asked,
+    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call,
+    declined, derived_call_id, installed_event, not_asked,
 };
 
 /// The requester name Gemini CLI's calls are shown under.

@@ -182,6 +182,12 @@ pub trait HookAgent: Sync {
         None
     }
 
+    /// The answer that lets the agent go on as it would without the hook, for a call it does
+    /// not ask about: mostly nothing at all.
+    fn no_answer(&self) -> Reply {
+        Reply::silent()
+    }
+
     /// The answer to a person's decision.
     fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply;
 

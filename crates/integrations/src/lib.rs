@@ -17,10 +17,10 @@ use std::collections::HashMap;
 
 use axum::Router;
 use countersign_domain::approval::Approval;
-use hook::HookAgent as _;
 use countersign_domain::ids::ApprovalId;
 use countersign_domain::submission::Submission;
 use countersign_port::{ApiError, Inbox, Record, from_value};
+use hook::HookAgent as _;
 use serde_json::{Map, Value};
 
 /// Every agent that reaches the inbox through `countersign hook <name>`.
@@ -38,7 +38,10 @@ pub fn hook_agents() -> [&'static dyn hook::HookAgent; 5] {
 /// that agent: Copilot CLI and Cursor also run the hooks of Claude Code's settings files, and
 /// would not read Claude Code's answers the same way (Copilot CLI reads only its flat
 /// `permissionDecision`).
-pub fn guest_of(host: &dyn hook::HookAgent, payload: &Value) -> Option<&'static dyn hook::HookAgent> {
+pub fn guest_of(
+    host: &dyn hook::HookAgent,
+    payload: &Value,
+) -> Option<&'static dyn hook::HookAgent> {
     if host.name() != claude_code::ClaudeCode.name() {
         return None;
     }

@@ -20,7 +20,13 @@ const WAIT: u64 = 1;
 
 /// What a console that accepts and then stalls does with every request but the proof: takes
 /// it and never answers. The proof it gives is right: it holds the token.
-async fn stalled_console(dir: &Path, token: &Token) -> (countersign_engine::data_dir::ServeLock, tokio::task::JoinHandle<()>) {
+async fn stalled_console(
+    dir: &Path,
+    token: &Token,
+) -> (
+    countersign_engine::data_dir::ServeLock,
+    tokio::task::JoinHandle<()>,
+) {
     let held = DataDir::at(dir).lock().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
@@ -113,12 +119,24 @@ fn as_the_agent_waits(
     let printed = (!text.trim().is_empty()).then(|| {
         serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("{what}: not JSON: {text}"))
     });
-    (printed, took, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        printed,
+        took,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
-/// Each agent's calls, and the fail-safe answer it must get: (agent, event, payload, the
-/// answer's decision as a JSON pointer and value, or `None` for silence).
-fn cases() -> Vec<(&'static str, &'static str, Value, Option<(&'static str, &'static str)>)> {
+/// One agent's call and the fail-safe answer it must get: (agent, event, payload, the answer's
+/// decision as a JSON pointer and value, or `None` for silence).
+type Case = (
+    &'static str,
+    &'static str,
+    Value,
+    Option<(&'static str, &'static str)>,
+);
+
+/// Each agent's calls, with their fail-safe answers.
+fn cases() -> Vec<Case> {
     let claude = |mode: &str| {
         json!({ "session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": "/home/dev/app",
             "permission_mode": mode, "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -317,8 +335,19 @@ impl LockedKeyring {
         // The token where the console keeps it (`TokenStore`), then the collection locked.
         let mut store = Command::new("secret-tool");
         store
-            .args(["store", "--label=Countersign API token", "service", "countersign"])
-            .args(["target", "default", "application", "rust-keyring", "username"])
+            .args([
+                "store",
+                "--label=Countersign API token",
+                "service",
+                "countersign",
+            ])
+            .args([
+                "target",
+                "default",
+                "application",
+                "rust-keyring",
+                "username",
+            ])
             .arg(format!("api-token:{}", dir.display()))
             .stdin(Stdio::piped());
         on_bus(&mut store);

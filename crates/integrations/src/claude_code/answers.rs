@@ -86,12 +86,10 @@ impl HookAgent for ClaudeCode {
             (Some(HookEvent::PreToolUse), Verdict::Declined { reason }) => {
                 pre_tool_use("deny", &declined(reason))
             }
-            (Some(HookEvent::PermissionRequest), Verdict::Approved { .. }) => {
-                Reply::print(json!({
-                    "hookSpecificOutput": { "hookEventName": "PermissionRequest",
-                        "decision": { "behavior": "allow" } }
-                }))
-            }
+            (Some(HookEvent::PermissionRequest), Verdict::Approved { .. }) => Reply::print(json!({
+                "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+                    "decision": { "behavior": "allow" } }
+            })),
             (Some(HookEvent::PermissionRequest), Verdict::Declined { reason }) => {
                 Reply::print(json!({
                     "hookSpecificOutput": { "hookEventName": "PermissionRequest",
@@ -105,9 +103,10 @@ impl HookAgent for ClaudeCode {
 
     fn fall_back(&self, event: &str, seen: Seen<'_>, why: &str) -> Reply {
         match HookEvent::named(event) {
-            Some(HookEvent::PreToolUse) if ask_reaches_a_person(seen.payload) => {
-                pre_tool_use("ask", &format!("Countersign: {why}; Claude Code asks instead"))
-            }
+            Some(HookEvent::PreToolUse) if ask_reaches_a_person(seen.payload) => pre_tool_use(
+                "ask",
+                &format!("Countersign: {why}; Claude Code asks instead"),
+            ),
             Some(HookEvent::PreToolUse) => pre_tool_use("deny", &not_asked(why)),
             _ => Reply::silent(),
         }
@@ -149,7 +148,12 @@ mod tests {
     #[test]
     fn only_an_approval_allows() {
         let c = ClaudeCode;
-        let allow = c.decided("PreToolUse", Verdict::Approved { digest: "sha256:ab" });
+        let allow = c.decided(
+            "PreToolUse",
+            Verdict::Approved {
+                digest: "sha256:ab",
+            },
+        );
         assert_eq!(decision(&allow), "allow");
         let deny = c.decided(
             "PreToolUse",
@@ -207,8 +211,17 @@ mod tests {
                 .contains("down")
         );
         // PermissionRequest falls back to Claude Code's own dialog; after a call, silence.
-        for e in ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "Stop"] {
-            assert_eq!(c.fall_back(e, Seen::default(), "down"), Reply::silent(), "{e}");
+        for e in [
+            "PermissionRequest",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+        ] {
+            assert_eq!(
+                c.fall_back(e, Seen::default(), "down"),
+                Reply::silent(),
+                "{e}"
+            );
         }
     }
 }

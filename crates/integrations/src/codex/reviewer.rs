@@ -116,16 +116,26 @@ mod tests {
     use serde_json::json;
 
     fn config(text: &str) -> bool {
-        automatic(&[(PathBuf::from("/h/.codex/config.toml"), Some(text.to_owned()))])
+        automatic(&[(
+            PathBuf::from("/h/.codex/config.toml"),
+            Some(text.to_owned()),
+        )])
     }
 
     #[test]
     fn the_reviewer_is_found_where_codex_takes_it_from() {
         assert!(config("approvals_reviewer = \"auto_review\"\n"));
         assert!(config("approvals_reviewer = \"guardian_subagent\"\n"));
-        assert!(config("[profiles.fast]\napprovals_reviewer = \"auto_review\"\n"));
-        assert!(config("[apps._default]\napprovals_reviewer = \"auto_review\"\n"));
-        assert!(config("this is = = not toml"), "unreadable counts as automatic");
+        assert!(config(
+            "[profiles.fast]\napprovals_reviewer = \"auto_review\"\n"
+        ));
+        assert!(config(
+            "[apps._default]\napprovals_reviewer = \"auto_review\"\n"
+        ));
+        assert!(
+            config("this is = = not toml"),
+            "unreadable counts as automatic"
+        );
         assert!(!config("approvals_reviewer = \"user\"\nmodel = \"o4\"\n"));
         assert!(!config(""));
         assert!(!config("[profiles.a]\nmodel = \"x\"\n"));
@@ -159,7 +169,13 @@ mod tests {
         let payload = json!({"cwd": "/work/app", "transcript_path": "/ch/sessions/r.jsonl"});
         let paths: Vec<String> = settings(Some(&payload), &env)
             .into_iter()
-            .map(|w| format!("{}{}", w.path.display(), if w.tail { " (tail)" } else { "" }))
+            .map(|w| {
+                format!(
+                    "{}{}",
+                    w.path.display(),
+                    if w.tail { " (tail)" } else { "" }
+                )
+            })
             .collect();
         assert_eq!(paths[0], "/ch/config.toml");
         assert!(paths.contains(&"/work/app/.codex/config.toml".to_owned()));
