@@ -8,10 +8,14 @@
 //! cannot be read, or nobody decided before it expired, the request goes to the editor as it
 //! came and the editor's own prompt decides. The proxy never answers allow on its own.
 //!
-//! Cancel and end: the editor's `session/cancel` withdraws that session's requests (the agent
-//! gets `cancelled`); every request waits holding its approval, so the editor closing, the
-//! agent exiting, or this process ending in any way (killed included) withdraws what it had
-//! pending.
+//! Cancel and end: after the editor's `session/cancel`, every request of that session the proxy
+//! holds is answered `cancelled` at once, whatever the console does ("The Client MUST respond to
+//! all pending `session/request_permission` requests with the `cancelled` outcome", ACP's
+//! prompt turn, Cancellation), and the console is told afterwards. The agent's own
+//! `$/cancel_request` for a request it holds withdraws the card and is answered `cancelled`
+//! (one response for the request, as ACP's cancellation page asks). Every request waits
+//! holding its approval, so the editor closing, the agent exiting, or this process ending in any
+//! way (killed included) withdraws what it had pending.
 //!
 //! Why not the official SDK's connection: it gives the requests it sends ids of its own and
 //! reads every message into its types, so a proxy built on it would not pass ids, `_meta` and
@@ -46,9 +50,9 @@ struct Shared {
     /// Unset when the data directory could not be found: every request goes to the editor.
     dir: Option<Arc<DataDir>>,
     relay: Arc<Mutex<Relay>>,
-    /// Each session's count of `session/cancel`s, so a request submitted while its session was
-    /// being cancelled is withdrawn too.
-    cancels: Arc<Mutex<HashMap<String, u64>>>,
+    /// The agent's requests the proxy holds (put to the inbox, not yet answered), by their
+    /// JSON-RPC id: each is answered once, by whoever takes it from here first.
+    held: Arc<Mutex<HashMap<String, Held>>>,
     to_agent: UnboundedSender<Vec<u8>>,
     to_editor: UnboundedSender<Vec<u8>>,
     /// Reports and withdrawals on their way to the console, finished before the proxy exits.
@@ -81,9 +85,31 @@ impl Shared {
         let _ = tokio::time::timeout(GRACE, all).await;
     }
 
-    fn cancels_of(&self, session: &str) -> u64 {
-        let cancels = self.cancels.lock().unwrap_or_else(PoisonError::into_inner);
-        cancels.get(session).copied().unwrap_or(0)
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Held>> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the request `key` is still the proxy's to answer.
+    fn holds(&self, key: &str) -> bool {
+        self.held().contains_key(key)
+    }
+
+    /// Takes the request `key` to answer it: `false` when it was answered already.
+    fn take(&self, key: &str) -> bool {
+        self.held().remove(key).is_some()
+    }
+
+    /// Answers the held request `key` `cancelled` now, and stops asking about it (its hold on
+    /// the approval ends with the task, which withdraws it); `false` when it is not held.
+    fn cancel_held(&self, key: &str) -> bool {
+        let Some(held) = self.held().remove(key) else {
+            return false;
+        };
+        if let Some(task) = held.task {
+            task.abort();
+        }
+        let _ = self.to_agent.send(cancelled(&held.rpc_id));
+        true
     }
 
     async fn client(&self) -> Result<Client, String> {
@@ -132,7 +158,7 @@ pub async fn run(
     let shared = Shared {
         dir: dir.map(Arc::new),
         relay: Arc::new(Mutex::new(Relay::new(name))),
-        cancels: Arc::default(),
+        held: Arc::default(),
         to_agent,
         to_editor,
         errands: Arc::default(),
@@ -148,8 +174,16 @@ pub async fn run(
         tokio::select! {
             () = &mut from_agent => break End::AgentClosed,
             () = &mut from_editor => break End::EditorClosed,
-            Some((ask, line, cancels)) = asking.recv() => {
-                asks.spawn(answer(shared.clone(), ask, line, cancels));
+            Some((ask, line)) = asking.recv() => {
+                let key = key_of(&ask.rpc_id);
+                // Cancelled on its way here: answered already.
+                if shared.holds(&key) {
+                    let task = asks.spawn(answer(shared.clone(), ask, line));
+                    match shared.held().get_mut(&key) {
+                        Some(held) => held.task = Some(task),
+                        None => task.abort(),
+                    }
+                }
             }
             Some(_) = asks.join_next(), if !asks.is_empty() => {}
             signal = &mut terminated => break End::Signal(signal),
@@ -310,12 +344,15 @@ async fn read_editor(shared: Shared, input: impl AsyncRead + Unpin) {
         let seen = shared.relay().from_editor(trimmed(&line));
         let _ = shared.to_agent.send(line);
         if let FromEditor::PassAndCancel { session } = seen {
-            {
-                let mut cancels = shared
-                    .cancels
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                *cancels.entry(session.clone()).or_default() += 1;
+            // Answered here and now, whatever the console does; the console is told after.
+            let keys: Vec<String> = shared
+                .held()
+                .iter()
+                .filter(|(_, h)| h.session == session)
+                .map(|(k, _)| k.clone())
+                .collect();
+            for key in keys {
+                shared.cancel_held(&key);
             }
             let errand = shared.clone();
             shared.errand(async move { cancel(&errand, &session).await });
@@ -343,7 +380,7 @@ async fn cancel(shared: &Shared, session: &str) {
 async fn read_agent(
     shared: Shared,
     output: impl AsyncRead + Unpin,
-    to_ask: UnboundedSender<(Box<Ask>, Vec<u8>, u64)>,
+    to_ask: UnboundedSender<(Box<Ask>, Vec<u8>)>,
 ) {
     let mut output = BufReader::with_capacity(64 * 1024, output);
     while let Some(line) = next_line(&mut output).await {
@@ -355,12 +392,28 @@ async fn read_agent(
             FromAgent::Ask(ask) => {
                 if shared.dir.is_none() {
                     let _ = shared.to_editor.send(line);
-                } else if let Err(e) = {
-                    // Counted as the request is read: a cancel after this withdraws it.
-                    let cancels = shared.cancels_of(&ask.session);
-                    to_ask.send((ask, line, cancels))
-                } {
-                    let (_, line, _) = e.0;
+                    continue;
+                }
+                // Held from the moment it is read: a cancel after this answers it.
+                shared.held().insert(
+                    key_of(&ask.rpc_id),
+                    Held {
+                        session: ask.session.clone(),
+                        rpc_id: ask.rpc_id.clone(),
+                        task: None,
+                    },
+                );
+                if let Err(e) = to_ask.send((ask, line)) {
+                    let (ask, line) = e.0;
+                    if shared.take(&key_of(&ask.rpc_id)) {
+                        let _ = shared.to_editor.send(line);
+                    }
+                }
+            }
+            FromAgent::Withdraw(id) => {
+                // A request the editor never saw is answered here; one it was handed is its
+                // to answer, so the cancel goes on to it.
+                if !shared.cancel_held(&key_of(&id)) {
                     let _ = shared.to_editor.send(line);
                 }
             }
@@ -390,9 +443,13 @@ async fn read_agent(
 }
 
 /// Asks the inbox and answers the agent; whenever the inbox cannot answer, passes the request
-/// to the editor as it came.
-async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>, cancels: u64) {
-    match decide(&shared, &ask, cancels).await {
+/// to the editor as it came. A request answered meanwhile (cancelled) gets nothing more.
+async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>) {
+    let decided = decide(&shared, &ask).await;
+    if !shared.take(&key_of(&ask.rpc_id)) {
+        return;
+    }
+    match decided {
         Ok(Some(reply)) => {
             let _ = shared.to_agent.send(reply);
         }
@@ -406,13 +463,15 @@ async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>, cancels: u64) {
     }
 }
 
-/// The inbox's answer to the agent, as one line; `None` when nobody decided before the
-/// request expired, so the editor's prompt decides.
-async fn decide(shared: &Shared, ask: &Ask, cancels: u64) -> Result<Option<Vec<u8>>, String> {
+/// The inbox's answer to the agent, as one line; `None` when the editor's prompt must decide:
+/// nobody decided before the request expired, or an approval none of the request's options
+/// says (no `allow_once`).
+async fn decide(shared: &Shared, ask: &Ask) -> Result<Option<Vec<u8>>, String> {
     let client = shared.client().await?;
+    let key = key_of(&ask.rpc_id);
     let on_pending = |pending: &countersign_engine::api::Answer| {
-        // The editor cancelled the session while this was on its way: withdraw it too.
-        if shared.cancels_of(&ask.session) != cancels {
+        // Cancelled while this was on its way: withdraw it too.
+        if !shared.holds(&key) {
             let (shared, id) = (shared.clone(), pending.id.clone());
             tokio::spawn(async move {
                 if let Ok(client) = shared.client().await {
@@ -429,6 +488,14 @@ async fn decide(shared: &Shared, ask: &Ask, cancels: u64) -> Result<Option<Vec<u
     if answer.status == Status::Expired {
         eprintln!(
             "countersign: nobody answered {} before it expired; the editor asks instead",
+            answer.id
+        );
+        return Ok(None);
+    }
+    if answer.status == Status::Approved && !acp::approval_answerable(&ask.options) {
+        eprintln!(
+            "countersign: {} was approved, but the agent offers no option to allow it once; \
+             the editor asks instead",
             answer.id
         );
         return Ok(None);
@@ -452,6 +519,29 @@ async fn decide(shared: &Shared, ask: &Ask, cancels: u64) -> Result<Option<Vec<u
         .map_err(|e| format!("the answer could not be written: {e}"))?;
     reply.push(b'\n');
     Ok(Some(reply))
+}
+
+/// A request of the agent's that the proxy holds.
+struct Held {
+    session: String,
+    rpc_id: serde_json::Value,
+    /// The task asking the inbox about it, once started.
+    task: Option<tokio::task::AbortHandle>,
+}
+
+/// A JSON-RPC id as a map key: its JSON text (`7` and `"7"` are two ids).
+fn key_of(id: &serde_json::Value) -> String {
+    id.to_string()
+}
+
+/// The `cancelled` outcome for request `id`, as one line.
+fn cancelled(id: &serde_json::Value) -> Vec<u8> {
+    let mut line = serde_json::json!({ "jsonrpc": "2.0", "id": id,
+        "result": { "outcome": { "outcome": "cancelled" } } })
+    .to_string()
+    .into_bytes();
+    line.push(b'\n');
+    line
 }
 
 /// Waits for SIGTERM, SIGINT or SIGHUP; answers its number.

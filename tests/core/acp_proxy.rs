@@ -2,6 +2,7 @@
 //! ACP agent built on the official TypeScript SDK (`tests/acp-peers`, started as processes)
 //! talk through the real binary, with a real console or none.
 
+mod cancels;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -325,11 +326,19 @@ struct Raw {
 
 impl Raw {
     fn start(data: &Path, agent: &[&str]) -> Self {
+        Self::start_with(data, agent, &[])
+    }
+
+    fn start_with(data: &Path, agent: &[&str], env: &[(&str, &str)]) -> Self {
         let args = proxy(data, &[], agent);
-        let mut child = Command::new(&args[0])
-            .args(&args[1..])
+        let mut cmd = Command::new(&args[0]);
+        cmd.args(&args[1..])
             .env_remove("COUNTERSIGN_DATA_DIR")
-            .env_remove("COUNTERSIGN_TOKEN")
+            .env_remove("COUNTERSIGN_TOKEN");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

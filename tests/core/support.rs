@@ -213,3 +213,47 @@ pub async fn database_before(path: &std::path::Path, version: i64) -> sqlx::Sqli
     before.run(&mut conn).await.unwrap();
     conn
 }
+
+/// What a console that accepts and then stalls does with every request but the proof: takes
+/// it and never answers. The proof it gives is right: it holds the token.
+pub async fn stalled_console(
+    dir: &std::path::Path,
+    token: &countersign_engine::token::Token,
+) -> (
+    countersign_engine::data_dir::ServeLock,
+    tokio::task::JoinHandle<()>,
+) {
+    let held = countersign_engine::data_dir::DataDir::at(dir)
+        .lock()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let token = token.clone();
+    let proving_addr = addr.clone();
+    let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+        let (token, addr) = (token.clone(), proving_addr.clone());
+        async move {
+            if req.uri().path() == "/v1/proof" {
+                let nonce = req
+                    .uri()
+                    .query()
+                    .and_then(|q| q.strip_prefix("nonce="))
+                    .unwrap_or_default()
+                    .to_owned();
+                let proof = countersign_engine::token::proof(&token, &nonce, &addr);
+                return axum::Json(json!({ "proof": proof }));
+            }
+            std::future::pending::<()>().await;
+            axum::Json(json!({}))
+        }
+    });
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    held.publish(&countersign_engine::data_dir::Connection {
+        url: format!("http://{addr}"),
+        pid: std::process::id(),
+    })
+    .unwrap();
+    (held, task)
+}

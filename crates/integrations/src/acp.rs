@@ -22,6 +22,7 @@ use countersign_port::{ApiError, ErrorCode, Inbox, Record};
 
 pub mod proxy;
 mod routes;
+pub mod v2;
 pub use routes::{AGENT_HEADER, routes};
 
 /// The name ACP's records are kept under, beside their approvals.
@@ -61,6 +62,8 @@ pub struct Ask {
     pub locations: Vec<schema::ToolCallLocation>,
     /// The kind as sent, when it is text (an unknown kind reads as `other`).
     pub kind_sent: Option<String>,
+    /// The prompt's description (ACP v2).
+    pub description: Option<String>,
     /// Everything else that was sent and the official types would not keep whole (an item
     /// they skip or read in part, a field of the wrong type, a field they do not know), as
     /// sent: the card shows it, and the call can then never be granted.
@@ -108,6 +111,16 @@ pub fn parse(body: Value) -> Result<Ask, FieldError> {
             ));
         }
     }
+    // v2's form (`title`, `description`, `subject`) read in v1's; what v1's cannot hold is
+    // shown as sent.
+    let (params, description, mut unreadable) = match v2::as_v1(&params) {
+        Some(v2::AsV1 {
+            params,
+            description,
+            extra,
+        }) => (params, description, extra),
+        None => (params, None, Vec::new()),
+    };
     let Some(tool_call) = params.get("toolCall").filter(|t| t.is_object()) else {
         return Err(FieldError::new(
             format!("{at}toolCall"),
@@ -115,7 +128,6 @@ pub fn parse(body: Value) -> Result<Ask, FieldError> {
         ));
     };
     let tool_call = tool_call.clone();
-    let mut unreadable = Vec::new();
     let mut content = Vec::new();
     let mut locations = Vec::new();
     for (key, value) in tool_call.as_object().into_iter().flatten() {
@@ -195,6 +207,7 @@ pub fn parse(body: Value) -> Result<Ask, FieldError> {
         content,
         locations,
         kind_sent,
+        description,
         unreadable,
         rpc_id,
     })
@@ -375,6 +388,11 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
         .collect();
     // What the agent said with the call, its `_meta` included, then what could not be read.
     let mut said: Vec<ContentBlock> = Vec::new();
+    let described = ask.description.as_ref().map(|d| {
+        ContentBlock::Text(TextBlock {
+            text: format!("Description: {d}"),
+        })
+    });
     // A title too long to show whole is shown (and bound) whole below it: where it is all
     // that names the command (Gemini CLI), its middle must not go unseen.
     if let Some(whole) = fields
@@ -430,12 +448,19 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
         .iter()
         .any(|c| matches!(c, schema::ToolCallContent::Terminal(_)));
     let locations = (!locations.is_empty()).then_some(locations);
+    // A terminal card says the description as its own; any other card as its first words.
+    let with_description = |mut said: Vec<ContentBlock>| {
+        if let Some(d) = described.clone() {
+            said.insert(0, d);
+        }
+        (!said.is_empty()).then_some(said)
+    };
     let view = if !diffs.is_empty() {
         CallView::Diff(DiffCall {
             title,
             diffs,
             locations,
-            content: (!said.is_empty()).then_some(said),
+            content: with_description(said),
         })
     } else if let (Some((command, argv)), true) = (
         command(raw),
@@ -450,7 +475,7 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
             title,
             command,
             args,
-            description: None,
+            description: ask.description.clone(),
             cwd: field("cwd").and_then(Value::as_str).map(str::to_owned),
             env: field("env").and_then(env_vars),
             options: None,
@@ -460,7 +485,7 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
             title,
             kind: Some(kind_shown),
             raw_input: None,
-            content: (!said.is_empty()).then_some(said),
+            content: with_description(said),
             locations,
         })
     };
@@ -574,9 +599,9 @@ impl AcpSubmission {
 
 /// The ACP response for an approval's current state, nothing while pending. The option named
 /// is the request's own that matches what was decided without granting more: approved (once,
-/// or with "don't ask again") answers `allow_once`, else a reject option, never
-/// `allow_always`; declined answers a reject option. `cancelled` when the request expired or was withdrawn, or when no offered
-/// option grants no more than the decision. A decline's reason travels in
+/// or with "don't ask again") answers `allow_once`, never `allow_always`; declined answers a
+/// reject option. `cancelled` when the request expired or was withdrawn, or when no offered
+/// option says what was decided (an approval with no `allow_once` offered). A decline's reason travels in
 /// `_meta.countersign.reason`. `options` are those the request offered ([`options_of`]).
 pub fn response(
     a: &Approval,
@@ -609,6 +634,12 @@ impl<'a> From<&'a Approval> for Decided<'a> {
     }
 }
 
+/// Whether an approval of a request with `options` can be answered: only `allow_once` says
+/// what the person approved.
+pub fn approval_answerable(options: &[PermissionOption]) -> bool {
+    options.iter().any(|o| o.kind == OptionKind::AllowOnce)
+}
+
 /// [`response`] for a decision however it is known.
 pub fn respond(
     a: &Decided<'_>,
@@ -629,13 +660,10 @@ pub fn respond(
         Status::Pending => return None,
         // Never `allow_always`, even for "don't ask again": the agent would remember it in its
         // own terms, wider than the person's grant and past its expiry and revocation.
-        // Countersign's grant answers the repeats. With no `allow_once` offered, a reject
-        // grants less than the person chose.
-        Status::Approved => pick(&[
-            OptionKind::AllowOnce,
-            OptionKind::RejectOnce,
-            OptionKind::RejectAlways,
-        ]),
+        // Countersign's grant answers the repeats.
+        // Without `allow_once` no option says what the person decided: never a reject for an
+        // approved call (the proxy hands such a request to the editor's own prompt instead).
+        Status::Approved => pick(&[OptionKind::AllowOnce]),
         Status::Declined if always => pick(&[OptionKind::RejectAlways, OptionKind::RejectOnce]),
         Status::Declined => pick(&[OptionKind::RejectOnce, OptionKind::RejectAlways]),
         Status::Expired | Status::Cancelled => None,

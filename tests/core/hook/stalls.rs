@@ -9,56 +9,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use countersign_domain::limits::{HOOK_ANSWER_PAST_WAIT_S, HOOK_TIMEOUT_PAST_WAIT_S};
-use countersign_engine::data_dir::{Connection, DataDir};
 use countersign_engine::token::Token;
 use serde_json::{Value, json};
 
 use crate::restart::BIN;
+use crate::support::stalled_console;
 
 /// The wait every hook here is given, in seconds.
 const WAIT: u64 = 1;
-
-/// What a console that accepts and then stalls does with every request but the proof: takes
-/// it and never answers. The proof it gives is right: it holds the token.
-async fn stalled_console(
-    dir: &Path,
-    token: &Token,
-) -> (
-    countersign_engine::data_dir::ServeLock,
-    tokio::task::JoinHandle<()>,
-) {
-    let held = DataDir::at(dir).lock().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let token = token.clone();
-    let proving_addr = addr.clone();
-    let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
-        let (token, addr) = (token.clone(), proving_addr.clone());
-        async move {
-            if req.uri().path() == "/v1/proof" {
-                let nonce = req
-                    .uri()
-                    .query()
-                    .and_then(|q| q.strip_prefix("nonce="))
-                    .unwrap_or_default()
-                    .to_owned();
-                let proof = countersign_engine::token::proof(&token, &nonce, &addr);
-                return axum::Json(json!({ "proof": proof }));
-            }
-            std::future::pending::<()>().await;
-            axum::Json(json!({}))
-        }
-    });
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    held.publish(&Connection {
-        url: format!("http://{addr}"),
-        pid: std::process::id(),
-    })
-    .unwrap();
-    (held, task)
-}
 
 /// Starts `countersign hook <agent> <args…>` with `payload` on stdin.
 fn start(agent: &str, dir: &Path, payload: &str, args: &[&str], env: &[(&str, &str)]) -> Child {

@@ -46,7 +46,13 @@ pub enum FromAgent {
     Ask(Box<Ask>),
     /// Pass it to the editor, and report a result to the inbox.
     PassAndReport(Box<Report>),
+    /// The agent withdraws its request of this JSON-RPC id (`$/cancel_request`): answered by
+    /// the proxy when it holds the request, else passed to the editor.
+    Withdraw(Value),
 }
+
+/// The notification by which either side withdraws a request it sent (ACP's cancellation).
+pub const CANCEL_REQUEST: &str = "$/cancel_request";
 
 /// A permission request to put to the inbox.
 #[derive(Debug)]
@@ -196,6 +202,14 @@ impl Relay {
                 // Not readable as the schema's request: the editor's own prompt decides.
                 None => FromAgent::Pass,
             },
+            (Some(CANCEL_REQUEST), None) => match params(line).and_then(|p| {
+                p.get("requestId")
+                    .filter(|id| id.is_string() || id.is_number())
+                    .cloned()
+            }) {
+                Some(id) => FromAgent::Withdraw(id),
+                None => FromAgent::Pass,
+            },
             (Some("session/update"), None) => match self.update(line) {
                 Some(report) => FromAgent::PassAndReport(Box::new(report)),
                 None => FromAgent::Pass,
@@ -231,6 +245,7 @@ impl Relay {
         let tool_call_id = params
             .pointer("/toolCall/toolCallId")
             .and_then(Value::as_str)
+            .or_else(|| super::v2::tool_call_id(&params))
             .map(str::to_owned);
         let requester = Requester {
             name: self.agent().to_owned(),
