@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use countersign_engine::console::PairedPhone;
 use countersign_engine::error::ErrorCode;
-use countersign_engine::phone::addresses::{self, Network};
-use countersign_engine::phone::{PageAsset, PageAssets, PhoneError, PhoneOptions, PhoneServer};
+use countersign_phone::addresses::{self, Network};
+use countersign_phone::{PageAsset, PageAssets, PhoneError, PhoneOptions, PhoneServer};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, State};
 use ts_rs::TS;
@@ -139,6 +139,7 @@ fn options(app: &AppHandle, network: &str) -> PhoneOptions {
     PhoneOptions {
         page: Some(page_assets(app)),
         plain_loopback_push: false,
+        local_pairing: false,
         // On a Tailscale address, the page is served under the machine's tailnet name with the
         // certificate Tailscale issues for it.
         tailscale: (network == "tailscale").then(tailscale_command).flatten(),

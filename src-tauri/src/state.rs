@@ -18,7 +18,7 @@ pub struct Desktop {
     /// History's export running now, if any.
     pub exports: crate::export::Exports,
     /// The phone's listener while it is on.
-    pub phone: tokio::sync::Mutex<Option<countersign_engine::phone::PhoneServer>>,
+    pub phone: tokio::sync::Mutex<Option<countersign_phone::PhoneServer>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use countersign_engine::error::Error;
-use countersign_engine::phone::{PageAsset, PageAssets, PhoneOptions, PhoneServer};
+use countersign_phone::{PageAsset, PageAssets, PhoneOptions, PhoneServer};
 use countersign_store::phones;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
@@ -13,6 +13,43 @@ use serde_json::{Value, json};
 use crate::support::{TestServer, assert_error, fingerprint, server, terminal};
 
 pub const COOKIE: &str = "__Host-countersign-phone";
+
+/// The secret each paired phone's page keeps, by its credential: what a page sends beside its
+/// cookie.
+static SECRETS: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// The secret the page of the phone holding `credential` keeps, if it paired here.
+pub fn secret_of(credential: &str) -> Option<String> {
+    SECRETS
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(c, _)| c == credential)
+        .map(|(_, s)| s.clone())
+}
+
+/// Keeps the secret a pairing gave the page.
+pub fn remember(credential: &str, secret: &str) {
+    SECRETS
+        .lock()
+        .unwrap()
+        .push((credential.to_owned(), secret.to_owned()));
+}
+
+/// A request as the paired phone's page sends it: its cookie, and the secret it keeps.
+pub trait AsPhone {
+    fn as_phone(self, credential: &str) -> Self;
+}
+
+impl AsPhone for reqwest::RequestBuilder {
+    fn as_phone(self, credential: &str) -> Self {
+        let req = self.header(header::COOKIE, format!("{COOKIE}={credential}"));
+        match secret_of(credential) {
+            Some(secret) => req.header(countersign_phone::SECRET_HEADER, secret),
+            None => req,
+        }
+    }
+}
 
 /// The agent API and the phone's listener over one console.
 pub struct Both {
@@ -25,8 +62,14 @@ pub struct Both {
     _tls: tempfile::TempDir,
 }
 
+/// The agent API and a listener whose phones may pair from this machine (the test's clients
+/// are on it).
 pub async fn both() -> Both {
-    both_with(PhoneOptions::default()).await
+    both_with(PhoneOptions {
+        local_pairing: true,
+        ..PhoneOptions::default()
+    })
+    .await
 }
 
 /// [`both`], the listener set up with `options`.
@@ -80,8 +123,25 @@ impl Both {
             .unwrap()
     }
 
-    /// Pairs and returns the credential the phone was given.
+    /// Pairs, keeps the phone as the person does in the window, and returns the credential
+    /// the phone was given (its page's secret is remembered for [`AsPhone`]).
     pub async fn paired(&self, name: &str) -> String {
+        let credential = self.proposed(name).await;
+        let console = &self.agents.console;
+        let id = console
+            .phones()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|p| !p.kept)
+            .unwrap()
+            .id;
+        console.keep_phone(&id).await.unwrap();
+        credential
+    }
+
+    /// Pairs without the person keeping the phone: it is only proposed.
+    pub async fn proposed(&self, name: &str) -> String {
         let code = self.show_code();
         let r = self.pair(&code, name).await;
         assert_eq!(r.status(), StatusCode::OK);
@@ -91,6 +151,9 @@ impl Both {
         }
         let credential = credential_in(&cookie);
         assert_eq!(credential.len(), 64);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["kept"], false);
+        remember(&credential, body["secret"].as_str().unwrap());
         credential
     }
 
@@ -104,7 +167,7 @@ impl Both {
     async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
         let mut req = self.http.get(self.url("/phone/v1/inbox"));
         if let Some(c) = credential {
-            req = req.header(header::COOKIE, format!("{COOKIE}={c}"));
+            req = req.as_phone(&c);
         }
         answer(req).await
     }
@@ -113,7 +176,7 @@ impl Both {
     async fn events(&self, credential: &str) -> reqwest::Response {
         self.http
             .get(self.url("/phone/v1/events"))
-            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .as_phone(&credential)
             .send()
             .await
             .unwrap()
@@ -231,7 +294,7 @@ async fn the_agent_token_is_refused_by_the_phone_and_the_phones_credential_by_th
     for with_cookie in [false, true] {
         let mut req = b.http.get(b.url("/phone/v1/inbox")).bearer_auth(&token);
         if with_cookie {
-            req = req.header(header::COOKIE, format!("{COOKIE}={credential}"));
+            req = req.as_phone(&credential);
         }
         assert_error(&answer(req).await, StatusCode::FORBIDDEN, "forbidden");
     }
@@ -242,7 +305,7 @@ async fn the_agent_token_is_refused_by_the_phone_and_the_phones_credential_by_th
         .agents
         .send(
             http.get(&url)
-                .header(header::COOKIE, format!("{COOKIE}={credential}")),
+                .as_phone(&credential),
         )
         .await;
     assert_error(&cookie, StatusCode::UNAUTHORIZED, "unauthorized");
@@ -423,7 +486,7 @@ async fn turning_the_phone_page_off_closes_it() {
     for _ in 0..50 {
         let r = http
             .get(&url)
-            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .as_phone(&credential)
             .send()
             .await;
         if r.is_err() {
@@ -462,7 +525,7 @@ impl Both {
                     id.as_str().unwrap()
                 )))
                 .header(header::ORIGIN, &self.origin)
-                .header(header::COOKIE, format!("{COOKIE}={credential}"))
+                .as_phone(&credential)
                 .json(&body),
         )
         .await
@@ -551,14 +614,20 @@ async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked()
     }
     // Nor from the console itself, for a decision on a device.
     let id = countersign_domain::ids::ApprovalId::parse(second["id"].as_str().unwrap()).unwrap();
+    let phone_id = b.agents.console.phones().await.unwrap()[0].id.clone();
+    let secret = crate::phone::secret_of(&credential).unwrap();
     let ruled = b
         .agents
         .console
-        .decide_on(
+        .decide_on_phone(
             &id,
             second["digest"].as_str().unwrap(),
             countersign_domain::approval::Decision::ALWAYS,
-            Some("Phone"),
+            &countersign_engine::console::PhoneProof {
+                phone_id: &phone_id,
+                secret: &secret,
+                from: "127.0.0.1".parse().unwrap(),
+            },
         )
         .await;
     assert!(ruled.is_err());
@@ -570,7 +639,7 @@ async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked()
                 second["id"].as_str().unwrap()
             )))
             .header(header::ORIGIN, "https://evil.example")
-            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .as_phone(&credential)
             .json(&json!({ "digest": second["digest"], "decision": "approve" })),
     )
     .await;
@@ -969,7 +1038,7 @@ pub fn fake_tailscale(
     )
     .unwrap();
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let fingerprint = countersign_engine::phone::tls::fingerprint(leaf.der());
+    let fingerprint = countersign_phone::tls::fingerprint(leaf.der());
     (
         bin,
         reqwest::Certificate::from_der(ca.der()).unwrap(),
@@ -1000,7 +1069,7 @@ async fn over_tailscale_the_page_has_a_certificate_the_phone_trusts_for_the_mach
     let key = t
         .dir
         .path()
-        .join(countersign_engine::phone::tailscale::KEY_FILE);
+        .join(countersign_phone::tailscale::KEY_FILE);
     assert_eq!(
         std::fs::metadata(key).unwrap().permissions().mode() & 0o777,
         0o600
@@ -1171,7 +1240,7 @@ async fn a_running_listener_keeps_its_own_certificate_far_from_its_end_whatever_
     // The kept file near its end, or damaged: the running listener neither reads it nor makes
     // a new certificate while the one it serves is far from its end, so a phone's browser is
     // not asked about a new one (near its end, the running check replaces it: a unit test).
-    let kept_path = b._tls.path().join(countersign_engine::phone::tls::TLS_FILE);
+    let kept_path = b._tls.path().join(countersign_phone::tls::TLS_FILE);
     let mut kept: Value = serde_json::from_slice(&std::fs::read(&kept_path).unwrap()).unwrap();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

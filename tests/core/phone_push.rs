@@ -10,8 +10,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode as Http};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use countersign_engine::phone::PhoneOptions;
-use countersign_engine::phone::push::{self, PushError};
+use countersign_phone::PhoneOptions;
+use countersign_phone::push::{self, PushError};
 use hkdf::Hkdf;
 use p256::ecdsa::signature::Verifier as _;
 use p256::elliptic_curve::sec1::ToEncodedPoint as _;
@@ -19,7 +19,7 @@ use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::phone::{COOKIE, answer, both, both_with};
+use crate::phone::{AsPhone as _, answer, both, both_with};
 use crate::support::{assert_error, terminal};
 
 /// What the test's push service received: each request's headers and body.
@@ -152,6 +152,7 @@ fn check_vapid(headers: &HeaderMap, key: &str, audience: &str) {
 async fn a_push_says_how_many_calls_wait_encrypted_to_the_phone_and_signed_by_the_console() {
     let b = both_with(PhoneOptions {
         plain_loopback_push: true,
+        local_pairing: true,
         ..PhoneOptions::default()
     })
     .await;
@@ -166,7 +167,7 @@ async fn a_push_says_how_many_calls_wait_encrypted_to_the_phone_and_signed_by_th
         b.http
             .post(b.url("/phone/v1/push"))
             .header(header::ORIGIN, &b.origin)
-            .header(header::COOKIE, format!("{COOKIE}={credential}"))
+            .as_phone(&credential)
             .json(&body)
     };
     let (status, body) = answer(subscribe(
@@ -217,7 +218,7 @@ async fn a_subscription_that_would_point_the_console_elsewhere_is_refused() {
             .header(header::ORIGIN, &b.origin)
             .json(&body);
         if let Some(c) = cookie {
-            req = req.header(header::COOKIE, format!("{COOKIE}={c}"));
+            req = req.as_phone(&c);
         }
         answer(req)
     };

@@ -44,6 +44,7 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         hidden_marks: 0,
         decided_by: None,
         decided_on: None,
+        decided_from: None,
         reason: None,
         granted: None,
         created_at,
@@ -930,28 +931,41 @@ async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
 }
 
 #[tokio::test]
-async fn a_phone_pairs_is_used_renamed_and_revoked_for_good() {
+async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
     use countersign_store::phones;
     let (store, _dir) = open().await;
-    let (cred, other) = ([7u8; 32], [8u8; 32]);
+    let (cred, other, secret) = ([7u8; 32], [8u8; 32], [9u8; 32]);
+    let proposed = |id: &'static str, name: &'static str, cred: &'static [u8; 32]| {
+        phones::Proposed {
+            id,
+            name,
+            credential_sha256: cred,
+            secret_sha256: &[9u8; 32],
+            paired_from: "192.168.1.23",
+            browser: "Mozilla/5.0 (Linux; Android 15)",
+        }
+    };
+    static CRED: [u8; 32] = [7u8; 32];
+    static OTHER: [u8; 32] = [8u8; 32];
     let mut tx = store.write().await.unwrap();
-    phones::insert(&mut tx, "ph1", "Anna's phone", &cred, 1_000)
+    phones::insert(&mut tx, &proposed("ph1", "Anna's phone", &CRED), 1_000)
         .await
         .unwrap();
     // A second phone with the same credential's hash is refused: one credential, one phone.
     assert!(
-        phones::insert(&mut tx, "ph2", "copy", &cred, 1_001)
+        phones::insert(&mut tx, &proposed("ph2", "copy", &CRED), 1_001)
             .await
             .is_err()
     );
     // Names are 1 to 100 characters.
     assert!(
-        phones::insert(&mut tx, "ph3", "", &other, 1_002)
+        phones::insert(&mut tx, &proposed("ph3", "", &OTHER), 1_002)
             .await
             .is_err()
     );
+    let long: &'static str = Box::leak("x".repeat(101).into_boxed_str());
     assert!(
-        phones::insert(&mut tx, "ph3", &"x".repeat(101), &other, 1_002)
+        phones::insert(&mut tx, &proposed("ph3", long, &OTHER), 1_002)
             .await
             .is_err()
     );
@@ -961,9 +975,24 @@ async fn a_phone_pairs_is_used_renamed_and_revoked_for_good() {
     assert_eq!(phones::find(&mut tx, &other).await.unwrap(), None);
     let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
     assert_eq!((found.id.as_str(), found.last_used_at), ("ph1", None));
-    assert!(phones::touch(&mut tx, "ph1", 2_000).await.unwrap());
+    // Proposed, with where it paired from and its browser; kept once.
+    assert_eq!(found.kept_at, None);
+    assert_eq!(found.paired_from, "192.168.1.23");
+    assert_eq!(found.secret_sha256.as_deref(), Some(secret.as_slice()));
+    assert_eq!(found.last_source.as_deref(), Some("192.168.1.23"));
+    assert!(phones::keep(&mut tx, "ph1", 1_500).await.unwrap());
+    assert!(!phones::keep(&mut tx, "ph1", 1_600).await.unwrap());
+    // Seen from the same address, then from another: the one before is kept with the time.
+    assert!(phones::touch(&mut tx, "ph1", "192.168.1.23", 2_000).await.unwrap());
     let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
     assert_eq!(found.last_used_at, Some(2_000));
+    assert_eq!((found.previous_source, found.source_changed_at), (None, None));
+    assert!(phones::touch(&mut tx, "ph1", "10.9.8.7", 2_500).await.unwrap());
+    let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
+    assert_eq!(found.last_source.as_deref(), Some("10.9.8.7"));
+    assert_eq!(found.previous_source.as_deref(), Some("192.168.1.23"));
+    assert_eq!(found.source_changed_at, Some(2_500));
+    assert_eq!(found.kept_at, Some(1_500));
     assert!(phones::rename(&mut tx, "ph1", "Work phone").await.unwrap());
     assert!(!phones::rename(&mut tx, "nope", "x").await.unwrap());
     tx.commit().await.unwrap();
@@ -974,11 +1003,17 @@ async fn a_phone_pairs_is_used_renamed_and_revoked_for_good() {
     assert_eq!(listed[0].name, "Work phone");
     drop(conn);
 
+    // A proposal never kept is forgotten once its time is up; a kept phone is not.
     let mut tx = store.write().await.unwrap();
+    phones::insert(&mut tx, &proposed("ph4", "Unkept", &OTHER), 3_000)
+        .await
+        .unwrap();
+    assert_eq!(phones::drop_unkept(&mut tx, 3_001).await.unwrap(), 1);
+    assert_eq!(phones::find(&mut tx, &other).await.unwrap(), None);
     assert!(phones::revoke(&mut tx, "ph1").await.unwrap());
     // A revoked phone's credential matches nothing, and revoking twice says so.
     assert_eq!(phones::find(&mut tx, &cred).await.unwrap(), None);
-    assert!(!phones::touch(&mut tx, "ph1", 3_000).await.unwrap());
+    assert!(!phones::touch(&mut tx, "ph1", "10.9.8.7", 3_000).await.unwrap());
     assert!(!phones::revoke(&mut tx, "ph1").await.unwrap());
     tx.commit().await.unwrap();
     assert!(

@@ -271,6 +271,10 @@ pub struct Approval {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub decided_on: Option<String>,
+    /// The address a decision made on a phone came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub decided_from: Option<String>,
     pub reason: Option<String>,
     /// The grant this approval created ("don't ask again"), if any.
     pub granted: Option<GrantId>,

@@ -16,7 +16,7 @@ use tower_http::trace::TraceLayer;
 
 pub use self::error::ApiError;
 pub use self::holds::LEASE as HOLD_LEASE;
-pub use self::routes::Answer;
+pub use self::routes::{Answer, method_not_allowed, not_found};
 use crate::console::Console;
 use crate::token::Token;
 use countersign_domain::approval::Approval;

@@ -23,7 +23,10 @@ pub use self::batch::{BatchProbe, DEFAULT_MAX_BATCH};
 pub use self::clock::Clock;
 pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 pub use self::grants::{GrantPreview, PreviewCall};
-pub use self::phones::{MAX_NAME_CHARS, PairedPhone, phone_name};
+pub use self::phones::{
+    KEEP_WITHIN_MS, MAX_NAME_CHARS, NOT_KEPT, PairedPhone, Phone, PhoneProof, Proposal,
+    Subscription, UNPAIRED_AFTER_MS, browser_text, phone_name,
+};
 use self::watchers::Watchers;
 pub use countersign_domain::approval::{InboxEntry, Waiting};
 pub use countersign_domain::submission::Submission;
@@ -111,7 +114,7 @@ impl Console {
         self.inner.watchers.len()
     }
 
-    pub(crate) fn now(&self) -> i64 {
+    pub fn now(&self) -> i64 {
         self.inner.clock.now_ms()
     }
 }

@@ -21,6 +21,10 @@ pub enum Error {
     GrantNotFound(String),
     #[error("no paired phone {0}: it was revoked or never paired")]
     PhoneNotFound(String),
+    /// A phone that was proposed by its pairing code and not kept at the desk, or whose
+    /// page did not show the secret it keeps: it decides nothing.
+    #[error("{0}")]
+    PhoneRefused(String),
     #[error("approval is already {0}: a decision is final")]
     AlreadyDecided(Status),
     #[error("grant is already revoked")]
@@ -109,6 +113,7 @@ impl Error {
             Error::VersionNotFound(..) => ErrorCode::VersionNotFound,
             Error::GrantNotFound(_) => ErrorCode::GrantNotFound,
             Error::PhoneNotFound(_) => ErrorCode::NotFound,
+            Error::PhoneRefused(_) => ErrorCode::Forbidden,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked => ErrorCode::AlreadyRevoked,
             Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,

@@ -9,7 +9,6 @@ pub mod console;
 pub mod data_dir;
 pub mod error;
 pub mod export;
-pub mod phone;
 pub mod preview_page;
 pub mod private_file;
 pub mod render_check;

@@ -26,6 +26,7 @@ struct Row {
     status: String,
     decided_by: Option<String>,
     decided_on: Option<String>,
+    decided_from: Option<String>,
     reason: Option<String>,
     granted: Option<String>,
     created_at: i64,
@@ -42,7 +43,7 @@ struct Row {
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
-    a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.decided_on, a.reason,
+    a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.decided_on, a.decided_from, a.reason,
     g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.result_reporter_name, a.result_reporter_session, a.result_door,
     (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
@@ -88,6 +89,7 @@ impl TryFrom<Row> for Approval {
                 .transpose()
                 .map_err(|_| bad("decided_by"))?,
             decided_on: r.decided_on,
+            decided_from: r.decided_from,
             reason: r.reason,
             granted: r
                 .granted
@@ -241,24 +243,33 @@ pub async fn finish(
     finish_on(conn, id, status, decided_by, None, reason, now).await
 }
 
-/// [`finish`], on a device other than the desk (`on`: a paired phone's name).
+/// Where a decision was made, when not at the desk: a paired phone's name and the address
+/// the decision came from.
+#[derive(Debug, Clone, Copy)]
+pub struct DecidedOn<'a> {
+    pub device: &'a str,
+    pub from: &'a str,
+}
+
+/// [`finish`], on a device other than the desk.
 pub async fn finish_on(
     conn: &mut SqliteConnection,
     id: &ApprovalId,
     status: Status,
     decided_by: Option<&DecidedBy>,
-    on: Option<&str>,
+    on: Option<DecidedOn<'_>>,
     reason: Option<&str>,
     now: i64,
 ) -> Result<bool, StoreError> {
     let done = sqlx::query(
-        "UPDATE approvals SET status = ?, decided_by = ?, decided_on = ?, reason = ?,
-             decided_at = ?
+        "UPDATE approvals SET status = ?, decided_by = ?, decided_on = ?, decided_from = ?,
+             reason = ?, decided_at = ?
          WHERE id = ? AND status = 'pending' AND expires_at > ?",
     )
     .bind(status.as_str())
     .bind(decided_by.cloned().map(String::from))
-    .bind(on)
+    .bind(on.map(|o| o.device))
+    .bind(on.map(|o| o.from))
     .bind(reason)
     .bind(now)
     .bind(id.as_str())

@@ -14,24 +14,83 @@ pub struct Phone {
     pub last_used_at: Option<i64>,
     /// Its passkey (webauthn-rs's `Passkey` as JSON), where one was registered.
     pub passkey: Option<String>,
+    /// When the person kept it; `None` while it is only proposed.
+    pub kept_at: Option<i64>,
+    /// The address its pairing code was redeemed from.
+    pub paired_from: String,
+    /// The browser's description of itself (its User-Agent), as sent.
+    pub browser: String,
+    /// SHA-256 of the secret the phone page keeps for its origin.
+    pub secret_sha256: Option<Vec<u8>>,
+    pub last_source: Option<String>,
+    pub previous_source: Option<String>,
+    pub source_changed_at: Option<i64>,
 }
 
-/// Stores a newly paired phone.
+const COLUMNS: &str = "id, name, paired_at, last_used_at, passkey, kept_at, paired_from, browser, \
+    secret_sha256, last_source, previous_source, source_changed_at";
+
+/// A phone whose pairing code was just redeemed, before the person keeps it.
+pub struct Proposed<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub credential_sha256: &'a [u8; 32],
+    pub secret_sha256: &'a [u8; 32],
+    pub paired_from: &'a str,
+    pub browser: &'a str,
+}
+
+/// Stores a phone proposed by a redeemed code: it decides nothing until it is kept.
 pub async fn insert(
     conn: &mut SqliteConnection,
-    id: &str,
-    name: &str,
-    credential_sha256: &[u8; 32],
+    p: &Proposed<'_>,
     now: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO phones (id, name, credential_sha256, paired_at) VALUES (?, ?, ?, ?)")
-        .bind(id)
-        .bind(name)
-        .bind(credential_sha256.as_slice())
+    sqlx::query(
+        "INSERT INTO phones (id, name, credential_sha256, paired_at, secret_sha256, paired_from,
+             browser, last_source)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(p.id)
+    .bind(p.name)
+    .bind(p.credential_sha256.as_slice())
+    .bind(now)
+    .bind(p.secret_sha256.as_slice())
+    .bind(p.paired_from)
+    .bind(p.browser)
+    .bind(p.paired_from)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Keeps a proposed phone; `false` when there is no such phone, or it was kept already.
+pub async fn keep(conn: &mut SqliteConnection, id: &str, now: i64) -> Result<bool, StoreError> {
+    let done = sqlx::query("UPDATE phones SET kept_at = ? WHERE id = ? AND kept_at IS NULL")
         .bind(now)
+        .bind(id)
         .execute(conn)
         .await?;
-    Ok(())
+    Ok(done.rows_affected() == 1)
+}
+
+/// Forgets the phones proposed before `before` and never kept; how many.
+pub async fn drop_unkept(conn: &mut SqliteConnection, before: i64) -> Result<u64, StoreError> {
+    let done = sqlx::query("DELETE FROM phones WHERE kept_at IS NULL AND paired_at < ?")
+        .bind(before)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected())
+}
+
+/// The phone of this id, kept or proposed.
+pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<Phone>, StoreError> {
+    Ok(
+        sqlx::query_as(&format!("SELECT {COLUMNS} FROM phones WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(conn)
+            .await?,
+    )
 }
 
 /// The paired phone holding the credential of this hash; `None` when none does (never paired,
@@ -40,29 +99,44 @@ pub async fn find(
     conn: &mut SqliteConnection,
     credential_sha256: &[u8; 32],
 ) -> Result<Option<Phone>, StoreError> {
-    Ok(sqlx::query_as(
-        "SELECT id, name, paired_at, last_used_at, passkey FROM phones WHERE credential_sha256 = ?",
+    Ok(
+        sqlx::query_as(&format!("SELECT {COLUMNS} FROM phones WHERE credential_sha256 = ?"))
+            .bind(credential_sha256.as_slice())
+            .fetch_optional(conn)
+            .await?,
     )
-    .bind(credential_sha256.as_slice())
-    .fetch_optional(conn)
-    .await?)
 }
 
-/// Records a phone's use at `now`; `false` when there is no such phone (revoked meanwhile).
-pub async fn touch(conn: &mut SqliteConnection, id: &str, now: i64) -> Result<bool, StoreError> {
-    let done = sqlx::query("UPDATE phones SET last_used_at = ? WHERE id = ?")
-        .bind(now)
-        .bind(id)
-        .execute(conn)
-        .await?;
+/// Records a phone's use at `now` from `source`, and the address before when it changed;
+/// `false` when there is no such phone (revoked meanwhile).
+pub async fn touch(
+    conn: &mut SqliteConnection,
+    id: &str,
+    source: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE phones SET last_used_at = ?1,
+             previous_source = CASE WHEN last_source IS NOT ?2 THEN last_source
+                 ELSE previous_source END,
+             source_changed_at = CASE WHEN last_source IS NOT ?2 THEN ?1
+                 ELSE source_changed_at END,
+             last_source = ?2
+         WHERE id = ?3",
+    )
+    .bind(now)
+    .bind(source)
+    .bind(id)
+    .execute(conn)
+    .await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Every paired phone, the most recently paired first.
 pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<Phone>, StoreError> {
-    Ok(sqlx::query_as(
-        "SELECT id, name, paired_at, last_used_at, passkey FROM phones ORDER BY paired_at DESC, id DESC",
-    )
+    Ok(sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM phones ORDER BY paired_at DESC, id DESC"
+    ))
     .fetch_all(conn)
     .await?)
 }

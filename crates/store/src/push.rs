@@ -16,7 +16,7 @@ pub struct Subscription {
 }
 
 /// Keeps `s` as its phone's one subscription, replacing the one before; `false` when the phone
-/// is not paired (any more).
+/// is not paired and kept (any more).
 pub async fn put(
     conn: &mut SqliteConnection,
     s: &Subscription,
@@ -24,7 +24,8 @@ pub async fn put(
 ) -> Result<bool, StoreError> {
     let done = sqlx::query(
         "INSERT INTO push_subscriptions (phone_id, endpoint, p256dh, auth, created_at)
-         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM phones WHERE id = ?)
+         SELECT ?, ?, ?, ?, ?
+         WHERE EXISTS (SELECT 1 FROM phones WHERE id = ? AND kept_at IS NOT NULL)
          ON CONFLICT (phone_id) DO UPDATE SET endpoint = excluded.endpoint,
              p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at",
     )
@@ -39,11 +40,11 @@ pub async fn put(
     Ok(done.rows_affected() == 1)
 }
 
-/// Every subscription of a paired phone.
+/// Every subscription of a kept phone.
 pub async fn all(conn: &mut SqliteConnection) -> Result<Vec<Subscription>, StoreError> {
     Ok(sqlx::query_as(
         "SELECT s.phone_id, s.endpoint, s.p256dh, s.auth FROM push_subscriptions s
-         JOIN phones p ON p.id = s.phone_id",
+         JOIN phones p ON p.id = s.phone_id WHERE p.kept_at IS NOT NULL",
     )
     .fetch_all(conn)
     .await?)

@@ -34,6 +34,7 @@ fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
         hidden_marks: u32::try_from(hidden).unwrap(),
         decided_by: None,
         decided_on: None,
+        decided_from: None,
         reason: None,
         granted: None,
         created_at: 0,

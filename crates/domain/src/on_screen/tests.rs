@@ -27,6 +27,7 @@ fn approval(call: CallView, raw_input: Option<serde_json::Value>) -> Approval {
         hidden_marks: 0,
         decided_by: None,
         decided_on: None,
+        decided_from: None,
         reason: None,
         granted: None,
         created_at: 0,

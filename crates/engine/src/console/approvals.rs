@@ -156,6 +156,7 @@ impl Console {
             hidden_marks,
             decided_by: None,
             decided_on: None,
+            decided_from: None,
             reason: None,
             granted: None,
             created_at: now,
@@ -279,20 +280,33 @@ impl Console {
         seen: &str,
         decision: Decision,
     ) -> Result<Approval, Error> {
-        self.decide_on(id, seen, decision, None).await
+        self.decide_as(id, seen, decision, None).await
     }
 
-    /// [`Console::decide`] on a device other than the desk (`on`: a paired phone's name, kept
-    /// with the decision). Such a decision makes no rule: "don't ask again" stays at the desk.
-    pub async fn decide_on(
+    /// [`Console::decide`] on a paired phone: the phone is checked in the decision's own
+    /// transaction — still paired, kept at the desk, and the page showed the secret it keeps —
+    /// so a phone revoked a moment before decides nothing. Its name and the address the
+    /// decision came from are kept with it. Such a decision makes no rule: "don't ask again"
+    /// stays at the desk.
+    pub async fn decide_on_phone(
         &self,
         id: &ApprovalId,
         seen: &str,
         decision: Decision,
-        on: Option<&str>,
+        phone: &super::PhoneProof<'_>,
+    ) -> Result<Approval, Error> {
+        self.decide_as(id, seen, decision, Some(phone)).await
+    }
+
+    async fn decide_as(
+        &self,
+        id: &ApprovalId,
+        seen: &str,
+        decision: Decision,
+        phone: Option<&super::PhoneProof<'_>>,
     ) -> Result<Approval, Error> {
         decision.validate()?;
-        if on.is_some() && decision.rule().is_some() {
+        if phone.is_some() && decision.rule().is_some() {
             return Err(FieldError::new(
                 "decision",
                 "\"don't ask again\" is decided only at the desk",
@@ -301,6 +315,15 @@ impl Console {
         }
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
+        let device = match phone {
+            Some(p) => Some(p.check(&mut tx).await?),
+            None => None,
+        };
+        let from = phone.map(|p| p.from.to_string());
+        let on = device
+            .as_deref()
+            .zip(from.as_deref())
+            .map(|(device, from)| approvals::DecidedOn { device, from });
         let a = still_pending(&mut tx, id).await?;
         if !digest_matches(&a.digest, seen) {
             return Err(Error::DigestMismatch);

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{PhoneError, tailscale, tls};
+use crate::{PhoneError, tailscale, tls};
 
 /// How often the listener looks whether its certificate is due for renewal.
 pub const RENEW_CHECK: Duration = Duration::from_secs(60 * 60);

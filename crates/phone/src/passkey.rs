@@ -15,7 +15,7 @@ use webauthn_rs::prelude::{
 };
 use webauthn_rs::{Webauthn, WebauthnBuilder};
 
-use super::PhoneError;
+use crate::PhoneError;
 
 /// How long a challenge can be answered.
 const CHALLENGE_LIFETIME: Duration = Duration::from_secs(120);

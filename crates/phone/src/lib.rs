@@ -21,12 +21,14 @@ pub mod tailscale;
 pub mod tls;
 
 mod api;
+pub mod limits;
 mod renewal;
 
 use renewal::Renewal;
+pub use api::SECRET_HEADER;
 pub use renewal::{RENEW_CHECK, RENEW_EVERY};
 
-use std::collections::HashMap;
+
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -36,7 +38,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use self::pairing::{Pairing, PairingError};
-use crate::console::Console;
+use countersign_engine::console::Console;
 
 /// A TLS handshake not finished in this long is dropped.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -44,11 +46,6 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// A request not answered in this long, its body read included, is answered 408.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
-/// Phone connections served at once; more wait to be accepted.
-const MAX_CONNECTIONS: usize = 64;
-/// Connections served at once from one source (the device's address): a browser opens
-/// about six. More from it are closed at once, so one device cannot take every slot.
-const MAX_PER_SOURCE: usize = 8;
 
 /// The address a request came from, for counting failed pairings by source.
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +70,9 @@ pub struct PhoneOptions {
     /// Lets a phone's push subscription name `http://127.0.0.1` (a test's own push service);
     /// otherwise only an `https` push service by its name is taken.
     pub plain_loopback_push: bool,
+    /// Lets a phone pair from this machine's own addresses (a test's own clients); otherwise a
+    /// code redeemed from this computer or a container on it is refused.
+    pub local_pairing: bool,
     /// Tailscale's command line: the page is served under this machine's name on the tailnet,
     /// with the certificate Tailscale issues for it. When Tailscale cannot issue one, the
     /// page is served as without it, and [`PhoneServer::certificate_note`] says why.
@@ -188,6 +188,7 @@ impl PhoneServer {
             push_key: vapid.clone(),
             plain_loopback_push: options.plain_loopback_push,
             passkeys,
+            local_pairing: options.local_pairing,
         });
         let renewal = Arc::new(Renewal::new(
             // Where Tailscale could not issue one at the start, the one made here is served
@@ -307,37 +308,6 @@ fn authority(host: &str, port: u16) -> String {
     }
 }
 
-/// Connections open per source; a slot is given back when its [`Held`] is dropped.
-#[derive(Default, Clone)]
-struct PerSource(Arc<Mutex<HashMap<IpAddr, usize>>>);
-
-struct Held(PerSource, IpAddr);
-
-impl PerSource {
-    fn take(&self, ip: IpAddr) -> Option<Held> {
-        let key = pairing::source(ip);
-        let mut open = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let n = open.entry(key).or_default();
-        if *n >= MAX_PER_SOURCE {
-            return None;
-        }
-        *n += 1;
-        Some(Held(self.clone(), key))
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        let mut open = (self.0).0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = open.get_mut(&self.1) {
-            *n -= 1;
-            if *n == 0 {
-                open.remove(&self.1);
-            }
-        }
-    }
-}
-
 /// An IP address or a DNS name of letters, digits, `-` and `.`.
 pub(crate) fn is_host_name(host: &str) -> bool {
     if host.parse::<std::net::IpAddr>().is_ok() {
@@ -356,18 +326,15 @@ pub(crate) fn is_host_name(host: &str) -> bool {
         })
 }
 
-/// Accepts connections until aborted; aborting it aborts every connection too.
+/// Accepts connections until aborted; aborting it aborts every connection too. Who may hold a
+/// connection, and for how long, is [`limits`]'s.
 async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: axum::Router) {
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let per_source = PerSource::default();
+    let registry = Arc::new(limits::Registry::default());
     let mut connections = tokio::task::JoinSet::new();
     loop {
         // Finished connections are reaped as new ones come.
         while connections.try_join_next().is_some() {}
-        let Ok(slot) = slots.clone().acquire_owned().await else {
-            return;
-        };
         let (tcp, peer) = match listener.accept().await {
             Ok(c) => c,
             Err(e) => {
@@ -376,15 +343,21 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
                 continue;
             }
         };
-        // Closed at once (dropped) when its source has too many open.
-        let Some(held) = per_source.take(peer.ip()) else {
+        // Closed at once (dropped) when there is no room for it.
+        let Some((ticket, evicted)) = registry.admit(peer.ip()) else {
             continue;
         };
         let acceptor = acceptor.clone();
-        let app = app.clone().layer(axum::Extension(Peer(peer.ip())));
+        let app = app
+            .clone()
+            .layer(axum::Extension(ticket.clone()))
+            .layer(axum::Extension(Peer(peer.ip())));
         connections.spawn(async move {
-            let _slot = (slot, held);
-            let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await
+            let _ticket = ticket;
+            let mut io = tokio_io_timeout::TimeoutStream::new(tcp);
+            io.set_write_timeout(Some(limits::WRITE_TIMEOUT));
+            let io = Box::pin(io);
+            let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(io)).await
             else {
                 return;
             };
@@ -392,10 +365,18 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT);
-            let served = http
-                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
-                .await;
-            if let Err(e) = served {
+            let conn = http.serve_connection(hyper_util::rt::TokioIo::new(tls), service);
+            tokio::pin!(conn);
+            let ended = tokio::select! {
+                served = conn.as_mut() => Some(served),
+                _ = evicted => None,
+                () = tokio::time::sleep(limits::LIFETIME) => {
+                    // Past its lifetime: the request under way is finished, then it closes.
+                    conn.as_mut().graceful_shutdown();
+                    tokio::time::timeout(REQUEST_TIMEOUT, conn.as_mut()).await.ok()
+                }
+            };
+            if let Some(Err(e)) = ended {
                 tracing::debug!(error = %e, "phone connection ended");
             }
         });

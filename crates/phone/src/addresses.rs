@@ -83,26 +83,91 @@ pub fn reachable() -> Vec<Reachable> {
     found
 }
 
-#[cfg(unix)]
 fn interface_addresses() -> Vec<(String, IpAddr)> {
+    interfaces()
+        .into_iter()
+        .map(|i| (i.name, i.ip))
+        .collect()
+}
+
+/// One address of one of this machine's interfaces, with its network's prefix length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interface {
+    pub name: String,
+    pub ip: IpAddr,
+    pub prefix: u8,
+}
+
+#[cfg(unix)]
+fn interfaces() -> Vec<Interface> {
     let Ok(all) = nix::ifaddrs::getifaddrs() else {
         return Vec::new();
     };
-    all.filter_map(|a| {
-        let address = a.address?;
-        let ip = if let Some(v4) = address.as_sockaddr_in() {
-            IpAddr::V4(v4.ip())
+    let ip_of = |a: &nix::sys::socket::SockaddrStorage| -> Option<IpAddr> {
+        if let Some(v4) = a.as_sockaddr_in() {
+            Some(IpAddr::V4(v4.ip()))
         } else {
-            IpAddr::V6(address.as_sockaddr_in6()?.ip())
-        };
-        Some((a.interface_name, ip))
+            Some(IpAddr::V6(a.as_sockaddr_in6()?.ip()))
+        }
+    };
+    all.filter_map(|a| {
+        let ip = ip_of(a.address.as_ref()?)?;
+        let prefix = a
+            .netmask
+            .as_ref()
+            .and_then(ip_of)
+            .map(|m| match m {
+                IpAddr::V4(m) => u32::from(m).count_ones(),
+                IpAddr::V6(m) => u128::from(m).count_ones(),
+            })
+            .and_then(|n| u8::try_from(n).ok())
+            .unwrap_or(if ip.is_ipv4() { 32 } else { 128 });
+        Some(Interface {
+            name: a.interface_name,
+            ip,
+            prefix,
+        })
     })
     .collect()
 }
 
 #[cfg(not(unix))]
-fn interface_addresses() -> Vec<(String, IpAddr)> {
+fn interfaces() -> Vec<Interface> {
     Vec::new()
+}
+
+/// Whether `ip` is this machine itself, or a container or virtual machine on it: one of its
+/// own addresses (any interface, loopback included), or an address on the network of one of
+/// its containers' or virtual machines' interfaces ([`VIRTUAL`]). A phone paired from there
+/// would be one of the machine's own programs, an agent among them.
+pub fn is_this_machine(ip: IpAddr) -> bool {
+    is_within(ip, &interfaces())
+}
+
+/// [`is_this_machine`] against the interfaces given.
+pub fn is_within(ip: IpAddr, interfaces: &[Interface]) -> bool {
+    let ip = ip.to_canonical();
+    if ip.is_loopback() || ip.is_unspecified() {
+        return true;
+    }
+    interfaces.iter().any(|i| {
+        let own = i.ip.to_canonical();
+        own == ip || (VIRTUAL.iter().any(|v| i.name.starts_with(v)) && same_network(own, ip, i.prefix))
+    })
+}
+
+fn same_network(a: IpAddr, b: IpAddr, prefix: u8) -> bool {
+    match (a, b) {
+        (IpAddr::V4(a), IpAddr::V4(b)) => {
+            let mask = u32::MAX.checked_shl(32 - u32::from(prefix.min(32))).unwrap_or(0);
+            u32::from(a) & mask == u32::from(b) & mask
+        }
+        (IpAddr::V6(a), IpAddr::V6(b)) => {
+            let mask = u128::MAX.checked_shl(128 - u32::from(prefix.min(128))).unwrap_or(0);
+            u128::from(a) & mask == u128::from(b) & mask
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +200,43 @@ mod tests {
             ("virbr0", "192.168.122.1", None),
         ] {
             assert_eq!(classify(iface, ip(addr)), want, "{iface} {addr}");
+        }
+    }
+
+    #[test]
+    fn this_machine_and_its_containers_are_told_from_other_devices() {
+        let iface = |name: &str, addr: &str, prefix: u8| Interface {
+            name: name.into(),
+            ip: ip(addr),
+            prefix,
+        };
+        let here = [
+            iface("lo", "127.0.0.1", 8),
+            iface("wlan0", "192.168.1.20", 24),
+            iface("wlan0", "fd12::20", 64),
+            iface("docker0", "172.17.0.1", 16),
+            iface("virbr0", "192.168.122.1", 24),
+            iface("veth12ab", "10.200.0.1", 30),
+        ];
+        for (addr, local) in [
+            ("127.0.0.1", true),
+            ("127.9.9.9", true),
+            ("::1", true),
+            ("::ffff:127.0.0.1", true),
+            ("0.0.0.0", true),
+            ("192.168.1.20", true),
+            ("::ffff:192.168.1.20", true),
+            ("fd12::20", true),
+            ("172.17.0.5", true),
+            ("192.168.122.44", true),
+            ("10.200.0.2", true),
+            // Other devices on the LAN, on Tailscale, anywhere.
+            ("192.168.1.21", false),
+            ("fd12::21", false),
+            ("100.101.102.103", false),
+            ("10.200.0.6", false),
+        ] {
+            assert_eq!(is_within(ip(addr), &here), local, "{addr}");
         }
     }
 

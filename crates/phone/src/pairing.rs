@@ -12,7 +12,7 @@
 //! - A device credential is 256 random bits, given to the phone once; only its SHA-256 is
 //!   stored.
 //!
-//! Nothing here listens: the phone's listener ([`super::PhoneServer`]) calls
+//! Nothing here listens: the phone's listener ([`crate::PhoneServer`]) calls
 //! [`Pairing::redeem`] and stores the credential's hash.
 
 use std::collections::{HashMap, VecDeque};
@@ -44,7 +44,7 @@ impl fmt::Debug for Secret {
 }
 
 impl Secret {
-    fn generate() -> Result<Self, PairingError> {
+    pub fn generate() -> Result<Self, PairingError> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|e| PairingError::Random(e.to_string()))?;
         Ok(Self(hex::encode(bytes)))

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::PhoneError;
-use super::tls::Identity;
+use crate::PhoneError;
+use crate::tls::Identity;
 
 /// Where the certificate and key are written, in the data directory.
 pub const CERT_FILE: &str = "phone-tailscale.crt";
@@ -88,7 +88,7 @@ pub async fn certificate(
         }
     };
     // Only a tailnet's own name: a `tailscale` that names another domain is not believed.
-    if !super::is_host_name(&name) || !name.ends_with(".ts.net") || name.len() <= ".ts.net".len() {
+    if !crate::is_host_name(&name) || !name.ends_with(".ts.net") || name.len() <= ".ts.net".len() {
         return Err(PhoneError::Host(name));
     }
     let (cert, key) = (root.join(CERT_FILE), root.join(KEY_FILE));
@@ -119,6 +119,6 @@ pub async fn certificate(
             .map_err(|e| PhoneError::Certificate(format!("{}: {e}", key.display())))?;
     }
     let identity = Identity::from_pem_files(&cert, &key)?;
-    identity.check_for(&name, super::tls::unix_now())?;
+    identity.check_for(&name, crate::tls::unix_now())?;
     Ok((name, identity))
 }

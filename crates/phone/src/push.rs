@@ -20,8 +20,8 @@ use p256::elliptic_curve::sec1::ToEncodedPoint as _;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use super::tls::private_enough;
-use crate::private_file::{read_private, write_private};
+use crate::tls::private_enough;
+use countersign_engine::private_file::{read_private, write_private};
 
 const KEY_FILE: &str = "phone-push.json";
 /// How long a push service keeps a message for a phone that is off.
@@ -358,8 +358,8 @@ pub fn message(waiting: &countersign_domain::approval::Waiting) -> String {
 
 /// Pushes "N calls waiting" to every subscribed phone when calls arrive: after a short settle,
 /// at most once per [`PUSH_GAP`]. A subscription its push service says is gone is forgotten.
-pub(crate) async fn announce(console: crate::console::Console, key: VapidKey, client: PushClient) {
-    use crate::console::ChangeEvent;
+pub(crate) async fn announce(console: countersign_engine::console::Console, key: VapidKey, client: PushClient) {
+    use countersign_engine::console::ChangeEvent;
     use countersign_domain::approval::Status;
     use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     let mut events = console.subscribe();

@@ -12,8 +12,8 @@ use std::sync::{Arc, RwLock};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::PhoneError;
-use crate::private_file::{read_private, write_private};
+use crate::PhoneError;
+use countersign_engine::private_file::{read_private, write_private};
 
 /// The file, in the data directory, holding the certificate, its key and its names.
 pub const TLS_FILE: &str = "phone-tls.json";

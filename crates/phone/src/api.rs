@@ -14,20 +14,24 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use serde::Deserialize;
 
-use super::pairing::{Pairing, PairingError, sha256};
-use super::{PageAssets, Peer, REQUEST_TIMEOUT, lock};
-use crate::api::ApiError;
-use crate::console::{ChangeEvent, Console, phone_name};
-use crate::error::Error;
+use crate::pairing::{Pairing, PairingError, sha256};
+use crate::{PageAssets, Peer, REQUEST_TIMEOUT, lock};
 use countersign_domain::approval::{Approval, Decision};
+use countersign_engine::api::ApiError;
+use countersign_engine::console::{
+    ChangeEvent, Console, NOT_KEPT, Phone, PhoneProof, Proposal, phone_name,
+};
+use countersign_engine::error::Error;
 use countersign_port::{ErrorCode, JsonBody, approval_id};
-use countersign_store::phones;
 
 /// The cookie holding a phone's credential: `__Host-` makes browsers keep it to this origin,
 /// over HTTPS, for every path.
 pub const COOKIE: &str = "__Host-countersign-phone";
 /// How long a phone keeps its cookie (browsers cap it at 400 days); revoking ends it sooner.
 const COOKIE_MAX_AGE_S: u64 = 400 * 24 * 60 * 60;
+/// The header that carries the secret the phone page keeps for its own origin (decision 0025):
+/// the cookie alone, which browsers also send to other ports of the host, decides nothing.
+pub const SECRET_HEADER: &str = "x-countersign-secret";
 /// Largest request body the phone may send.
 pub const MAX_PHONE_BODY: usize = 16 * 1024;
 /// Approvals sent whole with the inbox; the rest by id, as the window does.
@@ -44,13 +48,15 @@ pub(super) struct PhoneState {
     /// The phone page's files, when the listener serves the page.
     pub page: Option<PageAssets>,
     /// The certificate served, whose SHA-256 fingerprint the page shows beside the window's.
-    pub served: Arc<super::tls::Served>,
+    pub served: Arc<crate::tls::Served>,
     /// The key pushes are signed with: the page's `applicationServerKey`.
-    pub push_key: super::push::VapidKey,
+    pub push_key: crate::push::VapidKey,
     /// Takes a test's push service on `http://127.0.0.1`.
     pub plain_loopback_push: bool,
     /// Passkeys, where the page's certificate is a public authority's: every decision asks.
-    pub passkeys: Option<Arc<super::passkey::Passkeys>>,
+    pub passkeys: Option<Arc<crate::passkey::Passkeys>>,
+    /// Lets a phone pair from this machine's own addresses: a test's own clients.
+    pub local_pairing: bool,
 }
 
 pub(super) fn router(state: PhoneState) -> Router {
@@ -66,9 +72,9 @@ pub(super) fn router(state: PhoneState) -> Router {
         .route("/phone/v1/approvals/{id}/challenge", post(challenge))
         .route("/phone/v1/push", post(push_on))
         .route("/phone/v1/push/off", post(push_off))
-        .route("/phone/v1/{*rest}", any(crate::api::routes::not_found))
+        .route("/phone/v1/{*rest}", any(countersign_engine::api::not_found))
         .fallback(page)
-        .method_not_allowed_fallback(crate::api::routes::method_not_allowed)
+        .method_not_allowed_fallback(countersign_engine::api::method_not_allowed)
         .with_state(state.clone())
         .layer(axum::middleware::from_fn_with_state(state, guard))
         .layer(axum::middleware::from_fn(in_time))
@@ -78,6 +84,7 @@ pub(super) fn router(state: PhoneState) -> Router {
 /// Every answer is for this origin only: no other site may read or embed it, nor a browser
 /// guess its type.
 async fn in_time(req: Request, next: Next) -> Response {
+    let ticket = req.extensions().get::<crate::limits::Ticket>().cloned();
     let mut r = match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
         Ok(r) => r,
         Err(_) => refuse(
@@ -95,6 +102,13 @@ async fn in_time(req: Request, next: Next) -> Response {
         HeaderName::from_static("cross-origin-resource-policy"),
         HeaderValue::from_static("same-origin"),
     );
+    // A connection that showed no kept phone's credential carries one request; any carries
+    // at most its share.
+    if let Some(t) = ticket
+        && (!t.request() || !t.is_authenticated())
+    {
+        h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
     r
 }
 
@@ -158,15 +172,16 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
         }
     }
     // The page's own files carry no data; everything else under the API needs a paired phone.
-    let path = req.uri().path();
-    let open = matches!(path, "/phone/v1/pair" | "/phone/v1/about");
+    let path = req.uri().path().to_owned();
+    let open = matches!(path.as_str(), "/phone/v1/pair" | "/phone/v1/about");
     if path.starts_with("/phone/v1/") && !open {
-        let phone = match credential(headers) {
-            Some(given) => match paired(&s.console, given).await {
+        let from = req.extensions().get::<Peer>().map(|p| p.0);
+        let phone = match (credential(headers), from) {
+            (Some(given), Some(from)) => match s.console.phone_seen(&sha256(given), from).await {
                 Ok(p) => p,
-                Err(e) => return e.into_response(),
+                Err(e) => return ApiError::from(e).into_response(),
             },
-            None => None,
+            _ => None,
         };
         let Some(phone) = phone else {
             return refuse(
@@ -176,51 +191,33 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
                  window's Settings",
             );
         };
+        // Proposed by its code, not kept at the desk yet: it may ask whether it is kept.
+        if !phone.kept && path != "/phone/v1/me" {
+            return refuse(StatusCode::FORBIDDEN, ErrorCode::Forbidden, NOT_KEPT);
+        }
+        // What shows calls or changes anything needs the page's own secret too.
+        if (!reads || path == "/phone/v1/inbox") && !phone.secret_matches(secret(headers)) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "this page does not hold the phone's secret (it is kept by the phone page, for \
+                 its own address): pair the phone again",
+            );
+        }
+        if let Some(ticket) = req.extensions().get::<crate::limits::Ticket>() {
+            ticket.authenticated(&phone.id);
+        }
         req.extensions_mut().insert(phone);
     }
     next.run(req).await
 }
 
-/// How often a phone's last use is written.
-const USE_RECORDED_EVERY_MS: i64 = 60_000;
-/// A phone unused this long is unpaired when it comes back: a lost or sold phone does not keep
-/// its credential for good.
-pub const UNPAIRED_AFTER_MS: i64 = 90 * 24 * 60 * 60 * 1000;
-
-/// The paired phone holding `credential`. Looked up on a read connection, so a wrong one
-/// costs the writer nothing; a match records its use, at most once a minute.
-async fn paired(console: &Console, credential: &str) -> Result<Option<phones::Phone>, ApiError> {
-    let mut conn = console.store().read().await.map_err(Error::from)?;
-    let phone = phones::find(&mut conn, &sha256(credential))
-        .await
-        .map_err(Error::from)?;
-    drop(conn);
-    let Some(phone) = phone else {
-        return Ok(None);
-    };
-    let now = console.now();
-    let idle = now.saturating_sub(phone.last_used_at.unwrap_or(phone.paired_at));
-    if idle >= UNPAIRED_AFTER_MS {
-        match console.revoke_phone(&phone.id).await {
-            Ok(()) | Err(Error::PhoneNotFound(_)) => return Ok(None),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if phone
-        .last_used_at
-        .is_none_or(|t| now.saturating_sub(t) >= USE_RECORDED_EVERY_MS)
-    {
-        let mut tx = console.store().write().await.map_err(Error::from)?;
-        // Revoked meanwhile: refused now.
-        let still = phones::touch(&mut tx, &phone.id, now)
-            .await
-            .map_err(Error::from)?;
-        tx.commit().await.map_err(Error::from)?;
-        if !still {
-            return Ok(None);
-        }
-    }
-    Ok(Some(phone))
+/// The secret the page sent with the request, if any.
+fn secret(headers: &HeaderMap) -> &str {
+    headers
+        .get(SECRET_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
 }
 
 #[derive(Deserialize)]
@@ -232,14 +229,24 @@ struct PairBody {
     name: String,
 }
 
-/// `POST /phone/v1/pair`: a shown code for a device credential, set as the phone's cookie.
+/// `POST /phone/v1/pair`: a shown code for a device credential, set as the phone's cookie, and
+/// a secret the page keeps for its origin. The phone is only proposed: it decides nothing until
+/// the person keeps it in the window, which shows where it paired from. A code redeemed from
+/// this machine itself (an agent on it) is refused before it is spent.
 async fn pair(
     State(s): State<PhoneState>,
     Extension(peer): Extension<Peer>,
+    headers: HeaderMap,
     JsonBody(body): JsonBody<PairBody, MAX_PHONE_BODY>,
 ) -> Result<Response, ApiError> {
     // Checked before the code is spent, so a bad name costs the person no new code.
     let name = phone_name(&body.name)?.to_owned();
+    if !s.local_pairing && crate::addresses::is_this_machine(peer.0) {
+        return Err(forbidden(
+            "a phone pairs from another device: this request comes from this computer itself (or \
+             a container on it), so the code was not used",
+        ));
+    }
     let redeemed = lock(&s.pairing).redeem(&body.code, peer.0, Instant::now());
     let credential = match redeemed {
         Ok(c) => c,
@@ -265,12 +272,30 @@ async fn pair(
             ));
         }
     };
-    let id = s.console.add_phone(&name, &credential.hash()).await?;
+    let secret = crate::pairing::Secret::generate()
+        .map_err(|e| Error::Internal(format!("no random source: {e}")))?;
+    let browser = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let id = s
+        .console
+        .propose_phone(&Proposal {
+            name: &name,
+            credential_sha256: &credential.hash(),
+            secret_sha256: &secret.hash(),
+            from: peer.0,
+            browser,
+        })
+        .await?;
     let cookie = format!(
         "{COOKIE}={}; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age={COOKIE_MAX_AGE_S}",
         credential.expose()
     );
-    let mut r = Json(serde_json::json!({ "id": id, "name": name })).into_response();
+    let mut r = Json(serde_json::json!({
+        "id": id, "name": name, "secret": secret.expose(), "kept": false,
+    }))
+    .into_response();
     let cookie = HeaderValue::from_str(&cookie)
         .map_err(|e| Error::Internal(format!("cookie header: {e}")))?;
     r.headers_mut().insert(header::SET_COOKIE, cookie);
@@ -316,8 +341,10 @@ struct DecideBody {
 /// kept with the phone's name.
 async fn decide(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
+    Extension(peer): Extension<Peer>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     JsonBody(body): JsonBody<DecideBody, MAX_PHONE_BODY>,
 ) -> Result<Json<Approval>, ApiError> {
     let decision = match body.decision {
@@ -373,14 +400,14 @@ async fn decide(
         }
         (None, None) => {}
     }
+    let proof = PhoneProof {
+        phone_id: &phone.id,
+        secret: secret(&headers),
+        from: peer.0,
+    };
     let decided = s
         .console
-        .decide_on(
-            &approval_id(&id)?,
-            &body.digest,
-            decision,
-            Some(&phone.name),
-        )
+        .decide_on_phone(&approval_id(&id)?, &body.digest, decision, &proof)
         .await?;
     Ok(Json(decided))
 }
@@ -395,13 +422,14 @@ async fn about(State(s): State<PhoneState>) -> Json<serde_json::Value> {
     }))
 }
 
-/// `GET /phone/v1/me`: this phone as the console knows it.
+/// `GET /phone/v1/me`: this phone as the console knows it, kept at the desk or waiting to be.
 async fn me(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
 ) -> Json<serde_json::Value> {
     Json(serde_json::json!({
         "name": phone.name,
+        "kept": phone.kept,
         "passkey": phone.passkey.is_some(),
         "passkeys": s.passkeys.is_some(),
     }))
@@ -412,13 +440,13 @@ fn forbidden(message: impl Into<String>) -> ApiError {
 }
 
 /// The listener's passkeys, or why there are none.
-fn passkeys(s: &PhoneState) -> Result<&super::passkey::Passkeys, ApiError> {
+fn passkeys(s: &PhoneState) -> Result<&crate::passkey::Passkeys, ApiError> {
     s.passkeys.as_deref().ok_or_else(|| {
         forbidden("passkeys are used only where the page has Tailscale's certificate")
     })
 }
 
-fn stored_passkey(phone: &phones::Phone) -> Result<webauthn_rs::prelude::Passkey, ApiError> {
+fn stored_passkey(phone: &Phone) -> Result<webauthn_rs::prelude::Passkey, ApiError> {
     let json = phone.passkey.as_deref().ok_or_else(|| {
         forbidden("this phone has no passkey: revoke it in the window and pair it again")
     })?;
@@ -430,14 +458,14 @@ fn stored_passkey(phone: &phones::Phone) -> Result<webauthn_rs::prelude::Passkey
 /// minutes after pairing and only while it has none (a stolen cookie cannot replace it).
 async fn passkey_start(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
     JsonBody(_): JsonBody<serde_json::Map<String, serde_json::Value>, MAX_PHONE_BODY>,
 ) -> Result<Response, ApiError> {
     let keys = passkeys(&s)?;
     if phone.passkey.is_some() {
         return Err(forbidden("this phone already has its passkey"));
     }
-    if s.console.now() - phone.paired_at > super::passkey::REGISTER_WITHIN_MS {
+    if s.console.now() - phone.paired_at > crate::passkey::REGISTER_WITHIN_MS {
         return Err(forbidden(
             "a passkey is registered only in the first minutes after pairing: revoke the phone in \
              the window and pair it again",
@@ -458,7 +486,7 @@ struct PasskeyFinish {
 /// `POST /phone/v1/passkey/finish`: the passkey the phone made, kept for its decisions.
 async fn passkey_finish(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
     JsonBody(body): JsonBody<PasskeyFinish, MAX_PHONE_BODY>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let keys = passkeys(&s)?;
@@ -469,7 +497,7 @@ async fn passkey_finish(
         .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
     if !s
         .console
-        .set_phone_passkey(&phone.id, &json, super::passkey::REGISTER_WITHIN_MS)
+        .set_phone_passkey(&phone.id, &json, crate::passkey::REGISTER_WITHIN_MS)
         .await?
     {
         return Err(forbidden(
@@ -492,7 +520,7 @@ struct ChallengeBody {
 /// this decision (the call, the card's digest, approve or decline, the reason).
 async fn challenge(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<ChallengeBody, MAX_PHONE_BODY>,
 ) -> Result<Response, ApiError> {
@@ -510,8 +538,8 @@ fn bound(
     digest: String,
     decision: &PhoneDecision,
     reason: Option<String>,
-) -> super::passkey::Bound {
-    super::passkey::Bound {
+) -> crate::passkey::Bound {
+    crate::passkey::Bound {
         approval: id.to_owned(),
         digest,
         decision: match decision {
@@ -526,10 +554,10 @@ fn bound(
 /// its last. Pushes say how many calls wait, nothing more.
 async fn push_on(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
-    JsonBody(body): JsonBody<super::push::SubscriptionJson, MAX_PHONE_BODY>,
+    Extension(phone): Extension<Phone>,
+    JsonBody(body): JsonBody<crate::push::SubscriptionJson, MAX_PHONE_BODY>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let (endpoint, key, auth) = super::push::check(&body, s.plain_loopback_push).map_err(|e| {
+    let (endpoint, key, auth) = crate::push::check(&body, s.plain_loopback_push).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::InvalidRequest,
@@ -543,7 +571,7 @@ async fn push_on(
 /// `POST /phone/v1/push/off`: no more pushes to this phone.
 async fn push_off(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     s.console.forget_push(&phone.id, None).await?;
     Ok(Json(serde_json::json!({ "push": false })))
@@ -559,7 +587,7 @@ const EVENTS_CHECK: std::time::Duration = std::time::Duration::from_secs(20);
 /// and every [`EVENTS_CHECK`]) or the console stops.
 async fn events(
     State(s): State<PhoneState>,
-    Extension(phone): Extension<phones::Phone>,
+    Extension(phone): Extension<Phone>,
 ) -> Response {
     use tokio::sync::broadcast::error::RecvError;
     struct Stream {
@@ -570,7 +598,7 @@ async fn events(
     }
     let rx = s.console.subscribe();
     // Revoked between the guard's check and the subscription: nothing is sent.
-    if !s.console.phone_is_paired(&phone.id).await.unwrap_or(false) {
+    if !s.console.phone_is_kept(&phone.id).await.unwrap_or(false) {
         return refuse(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
@@ -599,7 +627,7 @@ async fn events(
                     Err(RecvError::Closed) => return None,
                 },
             };
-            if check && !st.console.phone_is_paired(&st.id).await.unwrap_or(false) {
+            if check && !st.console.phone_is_kept(&st.id).await.unwrap_or(false) {
                 return None;
             }
             let event = match kind {
@@ -633,12 +661,12 @@ async fn page(State(s): State<PhoneState>, req: Request) -> Response {
         _ => None,
     };
     if !matches!(*req.method(), Method::GET | Method::HEAD) {
-        return crate::api::routes::method_not_allowed()
+        return countersign_engine::api::method_not_allowed()
             .await
             .into_response();
     }
     let Some(asset) = file.zip(s.page.as_ref()).and_then(|(f, assets)| assets(f)) else {
-        return crate::api::routes::not_found().await.into_response();
+        return countersign_engine::api::not_found().await.into_response();
     };
     let mut r = (StatusCode::OK, asset.bytes).into_response();
     let h = r.headers_mut();
