@@ -94,21 +94,43 @@ impl Shared {
         self.held().contains_key(key)
     }
 
-    /// Takes the request `key` to answer it: `false` when it was answered already.
-    fn take(&self, key: &str) -> bool {
-        self.held().remove(key).is_some()
+    /// Answers the request `key` with `line`, sent to the agent or, `to_editor`, handed to the
+    /// editor: only if nobody answered it before. Taken and sent under the one lock, so a
+    /// cancel and a decision never both answer it.
+    fn answer_once(&self, key: &str, line: Vec<u8>, to_editor: bool) {
+        let mut held = self.held();
+        if held.remove(key).is_some() {
+            let _ = if to_editor {
+                self.to_editor.send(line)
+            } else {
+                self.to_agent.send(line)
+            };
+        }
     }
 
-    /// Answers the held request `key` `cancelled` now, and stops asking about it (its hold on
-    /// the approval ends with the task, which withdraws it); `false` when it is not held.
+    /// Answers the held request `key` `cancelled` now, stops asking about it and withdraws its
+    /// card; `false` when it is not held.
     fn cancel_held(&self, key: &str) -> bool {
-        let Some(held) = self.held().remove(key) else {
-            return false;
+        let held = {
+            let mut all = self.held();
+            let Some(held) = all.remove(key) else {
+                return false;
+            };
+            let _ = self.to_agent.send(cancelled(&held.rpc_id));
+            held
         };
         if let Some(task) = held.task {
             task.abort();
         }
-        let _ = self.to_agent.send(cancelled(&held.rpc_id));
+        if let Some(id) = held.approval {
+            let shared = self.clone();
+            self.errand(async move {
+                if let Ok(client) = shared.client().await {
+                    let path = format!("/v1/approvals/{id}/cancel");
+                    let _ = client.post(&path, &serde_json::json!({})).await;
+                }
+            });
+        }
         true
     }
 
@@ -342,18 +364,25 @@ async fn read_editor(shared: Shared, input: impl AsyncRead + Unpin) {
     let mut input = BufReader::with_capacity(64 * 1024, input);
     while let Some(line) = next_line(&mut input).await {
         let seen = shared.relay().from_editor(trimmed(&line));
-        let _ = shared.to_agent.send(line);
-        if let FromEditor::PassAndCancel { session } = seen {
-            // Answered here and now, whatever the console does; the console is told after.
-            let keys: Vec<String> = shared
-                .held()
-                .iter()
-                .filter(|(_, h)| h.session == session)
-                .map(|(k, _)| k.clone())
-                .collect();
-            for key in keys {
-                shared.cancel_held(&key);
+        // Answered here and now, whatever the console does, before the cancel itself goes on:
+        // no other answer to them can follow it. The console is told after.
+        let cancelled_session = match seen {
+            FromEditor::PassAndCancel { session } => {
+                let keys: Vec<String> = shared
+                    .held()
+                    .iter()
+                    .filter(|(_, h)| h.session == session)
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for key in keys {
+                    shared.cancel_held(&key);
+                }
+                Some(session)
             }
+            FromEditor::Pass => None,
+        };
+        let _ = shared.to_agent.send(line);
+        if let Some(session) = cancelled_session {
             let errand = shared.clone();
             shared.errand(async move { cancel(&errand, &session).await });
         }
@@ -394,20 +423,33 @@ async fn read_agent(
                     let _ = shared.to_editor.send(line);
                     continue;
                 }
-                // Held from the moment it is read: a cancel after this answers it.
-                shared.held().insert(
-                    key_of(&ask.rpc_id),
-                    Held {
-                        session: ask.session.clone(),
-                        rpc_id: ask.rpc_id.clone(),
-                        task: None,
-                    },
-                );
-                if let Err(e) = to_ask.send((ask, line)) {
-                    let (ask, line) = e.0;
-                    if shared.take(&key_of(&ask.rpc_id)) {
-                        let _ = shared.to_editor.send(line);
+                // Held from the moment it is read: a cancel after this answers it. An id the
+                // agent already waits on is not taken over: the editor answers that one.
+                let key = key_of(&ask.rpc_id);
+                let fresh = {
+                    let mut held = shared.held();
+                    let fresh = !held.contains_key(&key);
+                    if fresh {
+                        held.insert(
+                            key.clone(),
+                            Held {
+                                session: ask.session.clone(),
+                                rpc_id: ask.rpc_id.clone(),
+                                task: None,
+                                approval: None,
+                            },
+                        );
                     }
+                    fresh
+                };
+                if !fresh {
+                    eprintln!(
+                        "countersign: the agent reused the id {key} of a request it waits on; the editor asks"
+                    );
+                    let _ = shared.to_editor.send(line);
+                } else if let Err(e) = to_ask.send((ask, line)) {
+                    let (_, line) = e.0;
+                    shared.answer_once(&key, line, true);
                 }
             }
             FromAgent::Withdraw(id) => {
@@ -445,20 +487,15 @@ async fn read_agent(
 /// Asks the inbox and answers the agent; whenever the inbox cannot answer, passes the request
 /// to the editor as it came. A request answered meanwhile (cancelled) gets nothing more.
 async fn answer(shared: Shared, ask: Box<Ask>, line: Vec<u8>) {
-    let decided = decide(&shared, &ask).await;
-    if !shared.take(&key_of(&ask.rpc_id)) {
-        return;
-    }
-    match decided {
-        Ok(Some(reply)) => {
-            let _ = shared.to_agent.send(reply);
-        }
-        Ok(None) => {
-            let _ = shared.to_editor.send(line);
-        }
+    let key = key_of(&ask.rpc_id);
+    match decide(&shared, &ask).await {
+        Ok(Some(reply)) => shared.answer_once(&key, reply, false),
+        Ok(None) => shared.answer_once(&key, line, true),
         Err(why) => {
-            eprintln!("countersign: {why}; the editor asks instead");
-            let _ = shared.to_editor.send(line);
+            if shared.holds(&key) {
+                eprintln!("countersign: {why}; the editor asks instead");
+            }
+            shared.answer_once(&key, line, true);
         }
     }
 }
@@ -470,6 +507,10 @@ async fn decide(shared: &Shared, ask: &Ask) -> Result<Option<Vec<u8>>, String> {
     let client = shared.client().await?;
     let key = key_of(&ask.rpc_id);
     let on_pending = |pending: &countersign_engine::api::Answer| {
+        // Known by its approval from now on, so a cancel withdraws the card at once.
+        if let Some(held) = shared.held().get_mut(&key) {
+            held.approval = Some(pending.id.clone());
+        }
         // Cancelled while this was on its way: withdraw it too.
         if !shared.holds(&key) {
             let (shared, id) = (shared.clone(), pending.id.clone());
@@ -527,6 +568,8 @@ struct Held {
     rpc_id: serde_json::Value,
     /// The task asking the inbox about it, once started.
     task: Option<tokio::task::AbortHandle>,
+    /// The approval it made, once the console answered the submission.
+    approval: Option<countersign_domain::ids::ApprovalId>,
 }
 
 /// A JSON-RPC id as a map key: its JSON text (`7` and `"7"` are two ids).

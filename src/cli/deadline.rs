@@ -56,15 +56,29 @@ impl Deadline {
             why: "the console did not answer in time",
         }));
         let watched = Arc::clone(&slot);
-        // Should the thread not start, the hook still answers by its own timeouts.
-        let _ = std::thread::Builder::new()
+        let started = std::thread::Builder::new()
             .name("countersign-deadline".into())
             .spawn(move || {
                 std::thread::sleep(at.saturating_duration_since(Instant::now()));
                 let slot = watched.lock().unwrap_or_else(PoisonError::into_inner);
-                eprintln!("countersign: {}; answering now", slot.why);
-                say(&slot.fallback);
+                say_then(&slot.fallback, slot.why);
             });
+        if started.is_err() {
+            // No deadline can be kept: the fail-safe answer now.
+            let slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            say_then(&slot.fallback, "no thread to keep the hook's deadline");
+        }
+        // A panic anywhere gives the fail-safe answer known so far, never a bare crash (which
+        // several agents take as "run it"); while an answer is being printed, exit 2, which
+        // every agent hooked here reads as "no".
+        let on_panic = Arc::clone(&slot);
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = writeln!(std::io::stderr(), "countersign: {info}");
+            match on_panic.try_lock() {
+                Ok(slot) => say_then(&slot.fallback, "the hook failed"),
+                Err(_) => std::process::exit(2),
+            }
+        }));
         Self { slot }
     }
 
@@ -93,6 +107,21 @@ fn say(reply: &Reply) -> ! {
         let _ = writeln!(out, "{v}");
     }
     let _ = out.flush();
-    let _ = std::io::stderr().flush();
     std::process::exit(i32::from(reply.exit))
+}
+
+/// [`say`], after `why` on stderr — once the answer is out, so a full stderr cannot hold it.
+fn say_then(reply: &Reply, why: &str) -> ! {
+    let mut out = std::io::stdout().lock();
+    if let Some(v) = &reply.stdout {
+        let _ = writeln!(out, "{v}");
+    }
+    let _ = out.flush();
+    note(&format!("{why}; answered with the fail-safe answer"));
+    std::process::exit(i32::from(reply.exit))
+}
+
+/// Says `what` on stderr, for the agent's log; a closed or failing stderr is no reason to fail.
+pub fn note(what: &str) {
+    let _ = writeln!(std::io::stderr(), "countersign: {what}");
 }

@@ -10,12 +10,12 @@
 //! as the agent expects of such an event (mostly nothing).
 
 use std::io::Read as _;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::client::{Client, Found};
-use super::deadline::Deadline;
+use super::deadline::{Deadline, note};
 use super::{on_disk, settings};
 use countersign_domain::approval::Status;
 use countersign_domain::call::{CallView, ResultView};
@@ -43,6 +43,7 @@ pub async fn run(
     wait: u64,
     installed_for: Option<&str>,
 ) -> ! {
+    let started = Instant::now();
     let deadline = match installed_for {
         Some(e) if !agent.is_before(e) => {
             Deadline::recording(agent.fall_back(e, Seen::default(), TIMED_OUT))
@@ -83,6 +84,13 @@ pub async fn run(
         payload,
         files: &files,
     };
+    // The deadline's answer as this agent (a guest's own), in this setting, from now on.
+    if let Some(event) = installed_for
+        .or(agent_named(payload))
+        .filter(|e| agent.is_before(e))
+    {
+        deadline.fall_back_to(agent.fall_back(event, seen, TIMED_OUT));
+    }
     let hook = value
         .clone()
         .and_then(|v| agent.read(installed_for, v).map_err(|e| e.to_string()));
@@ -102,9 +110,9 @@ pub async fn run(
                 .cloned()
                 .unwrap_or_else(|| agent.asking_event().to_owned());
             if agent.is_before(&event) {
-                eprintln!("countersign: {why}");
+                note(&why);
             } else {
-                eprintln!("countersign: {why}; the result was not recorded");
+                note(&format!("{why}; the result was not recorded"));
             }
             deadline.answer(&agent.fall_back(&event, seen, &why));
         }
@@ -112,7 +120,7 @@ pub async fn run(
     let event = hook.event;
     match hook.step {
         Step::Pass(why) => {
-            eprintln!("countersign: {why}");
+            note(&why);
             deadline.answer(&agent.no_answer())
         }
         Step::Ran(call) => {
@@ -126,7 +134,7 @@ pub async fn run(
                 Err(e) => Err(e.to_string()),
             };
             if let Err(why) = recorded {
-                eprintln!("countersign: {why}; the result was not recorded");
+                note(&format!("{why}; the result was not recorded"));
             }
             deadline.answer(&agent.fall_back(&event, seen, "the call ran"))
         }
@@ -139,11 +147,11 @@ pub async fn run(
                 Ok(dir) => dir,
                 Err(e) => {
                     let why = e.to_string();
-                    eprintln!("countersign: {why}; {} decides instead", agent.requester());
+                    note(&format!("{why}; {} decides instead", agent.requester()));
                     deadline.answer(&agent.fall_back(&event, seen, &why))
                 }
             };
-            let reply = match decide(&dir, &call, wait).await {
+            let reply = match decide(&dir, &call, wait, started).await {
                 Ok(a) if a.status == Status::Approved => {
                     agent.decided(&event, Verdict::Approved { digest: &a.digest })
                 }
@@ -155,17 +163,22 @@ pub async fn run(
                 ),
                 Ok(a) => {
                     let why = undecided(a.status);
-                    eprintln!("countersign: {why}");
+                    note(&why);
                     agent.fall_back(&event, seen, &why)
                 }
                 Err(why) => {
-                    eprintln!("countersign: {why}");
+                    note(&why);
                     agent.fall_back(&event, seen, &why)
                 }
             };
             deadline.answer(&reply)
         }
     }
+}
+
+/// The event a payload names at its top level.
+fn agent_named(payload: Option<&Value>) -> Option<&str> {
+    payload?.get("hook_event_name")?.as_str()
 }
 
 /// Reads stdin up to [`MAX_PAYLOAD_BYTES`], and what lies past them to the end without keeping
@@ -194,16 +207,25 @@ fn read_payload() -> (Vec<u8>, Result<(), String>) {
 }
 
 /// Submits and waits until the console decides or the wait runs out. Every answer is checked
-/// against the approval asked about and the digest of the call computed here.
-async fn decide(dir: &DataDir, payload: &HookPayload, wait: u64) -> Result<Answer, String> {
-    let submission = on_disk::submission(payload, wait)
+/// against the approval asked about and the digest of the call computed here. The card expires
+/// `wait` seconds after the hook `started` (not after the submission), so it is not left to
+/// decide once the hook has given its answer.
+async fn decide(
+    dir: &DataDir,
+    payload: &HookPayload,
+    wait: u64,
+    started: Instant,
+) -> Result<Answer, String> {
+    let mut submission = on_disk::submission(payload, wait)
         .await
         .map_err(|e| e.to_string())?;
     let client = Client::connect(dir).await.map_err(|e| e.to_string())?;
+    let left = wait.saturating_sub(started.elapsed().as_secs()).max(1);
+    submission.expires_in_s = Some(left);
     client
         .ask(
             &submission,
-            Duration::from_secs(wait),
+            Duration::from_secs(left),
             |_| {},
             std::future::pending(),
         )

@@ -227,12 +227,8 @@ async fn with_no_decision_each_agent_gets_its_safe_answer() {
         let said = printed(&out);
         let case = format!("{agent} {payload} {extra:?}: {said:?}");
         match agent {
-            // Silence: Codex's own prompt asks the person (no automatic reviewer is set, and
-            // the payload says the default mode).
-            "codex" if payload.starts_with('{') && !payload.starts_with("{not") => {
-                assert_eq!(said, None, "{case}")
-            }
-            // A payload that cannot be read says nothing of who would decide: a deny.
+            // Nothing shows that a person would review (no transcript says so), or the payload
+            // cannot be read: a deny.
             "codex" => assert_eq!(
                 said.unwrap()["hookSpecificOutput"]["decision"]["behavior"],
                 "deny",
@@ -776,7 +772,7 @@ async fn cursor_mcp_calls_name_their_server() {
 }
 
 /// Codex asks only to go beyond its sandbox: a rule for a command, even from any agent, never
-/// covers that; the person is asked (and with no answer, Codex's own prompt).
+/// covers that; the person is asked (and with no answer, a deny).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_rule_never_covers_codex_going_beyond_its_sandbox() {
     use countersign_domain::grant::{Reach, Scope};
@@ -815,10 +811,11 @@ async fn a_command_rule_never_covers_codex_going_beyond_its_sandbox() {
     })
     .await
     .unwrap();
+    // Asked, and with no answer a deny (no transcript shows a person would review it): never
+    // an allow.
     assert_eq!(
-        printed(&out),
-        None,
-        "asked, then Codex's own prompt: never an allow"
+        printed(&out).unwrap()["hookSpecificOutput"]["decision"]["behavior"],
+        "deny"
     );
     // It was put to the person (and expired unanswered), not decided by the rule.
     let codex_calls = server

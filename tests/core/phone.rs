@@ -37,12 +37,12 @@ pub fn remember(credential: &str, secret: &str) {
 }
 
 /// A request as the paired phone's page sends it: its cookie, and the secret it keeps.
-pub trait AsPhone {
-    fn as_phone(self, credential: &str) -> Self;
+pub trait WithPhone {
+    fn with_phone(self, credential: &str) -> Self;
 }
 
-impl AsPhone for reqwest::RequestBuilder {
-    fn as_phone(self, credential: &str) -> Self {
+impl WithPhone for reqwest::RequestBuilder {
+    fn with_phone(self, credential: &str) -> Self {
         let req = self.header(header::COOKIE, format!("{COOKIE}={credential}"));
         match secret_of(credential) {
             Some(secret) => req.header(countersign_phone::SECRET_HEADER, secret),
@@ -124,7 +124,7 @@ impl Both {
     }
 
     /// Pairs, keeps the phone as the person does in the window, and returns the credential
-    /// the phone was given (its page's secret is remembered for [`AsPhone`]).
+    /// the phone was given (its page's secret is remembered for [`WithPhone`]).
     pub async fn paired(&self, name: &str) -> String {
         let credential = self.proposed(name).await;
         let console = &self.agents.console;
@@ -167,7 +167,7 @@ impl Both {
     async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
         let mut req = self.http.get(self.url("/phone/v1/inbox"));
         if let Some(c) = credential {
-            req = req.as_phone(&c);
+            req = req.with_phone(c);
         }
         answer(req).await
     }
@@ -176,7 +176,7 @@ impl Both {
     async fn events(&self, credential: &str) -> reqwest::Response {
         self.http
             .get(self.url("/phone/v1/events"))
-            .as_phone(&credential)
+            .with_phone(credential)
             .send()
             .await
             .unwrap()
@@ -229,7 +229,7 @@ async fn a_phone_pairs_once_with_the_shown_code_then_reads_the_waiting_calls() {
         StatusCode::FORBIDDEN,
         "forbidden",
     );
-    let me = answer(b.http.get(b.url("/phone/v1/me")).as_phone(&credential)).await;
+    let me = answer(b.http.get(b.url("/phone/v1/me")).with_phone(&credential)).await;
     assert_eq!(me.1["kept"], false, "{me:?}");
     let proposed = b.agents.console.phones().await.unwrap();
     assert_eq!(proposed.len(), 1);
@@ -309,20 +309,14 @@ async fn the_agent_token_is_refused_by_the_phone_and_the_phones_credential_by_th
     for with_cookie in [false, true] {
         let mut req = b.http.get(b.url("/phone/v1/inbox")).bearer_auth(&token);
         if with_cookie {
-            req = req.as_phone(&credential);
+            req = req.with_phone(&credential);
         }
         assert_error(&answer(req).await, StatusCode::FORBIDDEN, "forbidden");
     }
     // The phone's credential on the agent API, as a cookie or as a bearer token.
     let url = format!("{}/v1/artifacts", b.agents.url);
     let http = reqwest::Client::new();
-    let cookie = b
-        .agents
-        .send(
-            http.get(&url)
-                .as_phone(&credential),
-        )
-        .await;
+    let cookie = b.agents.send(http.get(&url).with_phone(&credential)).await;
     assert_error(&cookie, StatusCode::UNAUTHORIZED, "unauthorized");
     let bearer = b.agents.send(http.get(&url).bearer_auth(&credential)).await;
     assert_error(&bearer, StatusCode::UNAUTHORIZED, "unauthorized");
@@ -502,11 +496,7 @@ async fn turning_the_phone_page_off_closes_it() {
     // The listener is gone: no connection is taken.
     let mut refused = false;
     for _ in 0..50 {
-        let r = http
-            .get(&url)
-            .as_phone(&credential)
-            .send()
-            .await;
+        let r = http.get(&url).with_phone(&credential).send().await;
         if r.is_err() {
             refused = true;
             break;
@@ -543,7 +533,7 @@ impl Both {
                     id.as_str().unwrap()
                 )))
                 .header(header::ORIGIN, &self.origin)
-                .as_phone(&credential)
+                .with_phone(credential)
                 .json(&body),
         )
         .await
@@ -657,7 +647,7 @@ async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked()
                 second["id"].as_str().unwrap()
             )))
             .header(header::ORIGIN, "https://evil.example")
-            .as_phone(&credential)
+            .with_phone(&credential)
             .json(&json!({ "digest": second["digest"], "decision": "approve" })),
     )
     .await;
@@ -1033,10 +1023,7 @@ async fn over_tailscale_the_page_has_a_certificate_the_phone_trusts_for_the_mach
         "box.tail1234.ts.net"
     );
     use std::os::unix::fs::PermissionsExt as _;
-    let key = t
-        .dir
-        .path()
-        .join(countersign_phone::tailscale::KEY_FILE);
+    let key = t.dir.path().join(countersign_phone::tailscale::KEY_FILE);
     assert_eq!(
         std::fs::metadata(key).unwrap().permissions().mode() & 0o777,
         0o600

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use webauthn_authenticator_rs::WebauthnAuthenticator;
 use webauthn_authenticator_rs::softpasskey::SoftPasskey;
 
-use crate::phone::{AsPhone as _, COOKIE, answer, fake_tailscale, over_tailscale, remember};
+use crate::phone::{COOKIE, WithPhone as _, answer, fake_tailscale, over_tailscale, remember};
 use crate::support::{TestServer, assert_error, fingerprint, server, terminal};
 use countersign_phone::{PhoneOptions, PhoneServer};
 
@@ -74,7 +74,7 @@ impl Trusted {
             self.http
                 .post(format!("{}{path}", self.origin))
                 .header(header::ORIGIN, &self.origin)
-                .as_phone(&self.credential)
+                .with_phone(&self.credential)
                 .json(body),
         )
         .await
@@ -144,7 +144,7 @@ async fn every_decision_on_the_phone_asks_its_passkey_and_an_answer_decides_only
     let (_, me) = answer(
         t.http
             .get(format!("{}/phone/v1/me", t.origin))
-            .as_phone(&t.credential),
+            .with_phone(&t.credential),
     )
     .await;
     assert_eq!(me["passkey"], true);
@@ -237,7 +237,7 @@ async fn an_authenticator_that_does_not_verify_its_user_makes_no_passkey() {
     let (_, me) = answer(
         t.http
             .get(format!("{}/phone/v1/me", t.origin))
-            .as_phone(&t.credential),
+            .with_phone(&t.credential),
     )
     .await;
     assert_eq!(me["passkey"], false);
@@ -279,7 +279,7 @@ async fn a_phone_with_a_passkey_never_decides_by_its_cookie_alone_where_the_page
             asked["id"].as_str().unwrap()
         ))
         .header(header::ORIGIN, &origin)
-        .as_phone(&t.credential)
+        .with_phone(&t.credential)
         .json(&json!({ "digest": asked["digest"], "decision": "approve" })),
     )
     .await;

@@ -19,7 +19,7 @@ use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::phone::{AsPhone as _, answer, both, both_with};
+use crate::phone::{WithPhone as _, answer, both, both_with};
 use crate::support::{assert_error, terminal};
 
 /// What the test's push service received: each request's headers and body.
@@ -167,7 +167,7 @@ async fn a_push_says_how_many_calls_wait_encrypted_to_the_phone_and_signed_by_th
         b.http
             .post(b.url("/phone/v1/push"))
             .header(header::ORIGIN, &b.origin)
-            .as_phone(&credential)
+            .with_phone(&credential)
             .json(&body)
     };
     let (status, body) = answer(subscribe(
@@ -218,7 +218,7 @@ async fn a_subscription_that_would_point_the_console_elsewhere_is_refused() {
             .header(header::ORIGIN, &b.origin)
             .json(&body);
         if let Some(c) = cookie {
-            req = req.as_phone(&c);
+            req = req.with_phone(c);
         }
         answer(req)
     };

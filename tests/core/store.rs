@@ -935,16 +935,15 @@ async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
     use countersign_store::phones;
     let (store, _dir) = open().await;
     let (cred, other, secret) = ([7u8; 32], [8u8; 32], [9u8; 32]);
-    let proposed = |id: &'static str, name: &'static str, cred: &'static [u8; 32]| {
-        phones::Proposed {
+    let proposed =
+        |id: &'static str, name: &'static str, cred: &'static [u8; 32]| phones::Proposed {
             id,
             name,
             credential_sha256: cred,
             secret_sha256: &[9u8; 32],
             paired_from: "192.168.1.23",
             browser: "Mozilla/5.0 (Linux; Android 15)",
-        }
-    };
+        };
     static CRED: [u8; 32] = [7u8; 32];
     static OTHER: [u8; 32] = [8u8; 32];
     let mut tx = store.write().await.unwrap();
@@ -983,11 +982,22 @@ async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
     assert!(phones::keep(&mut tx, "ph1", 1_500).await.unwrap());
     assert!(!phones::keep(&mut tx, "ph1", 1_600).await.unwrap());
     // Seen from the same address, then from another: the one before is kept with the time.
-    assert!(phones::touch(&mut tx, "ph1", "192.168.1.23", 2_000).await.unwrap());
+    assert!(
+        phones::touch(&mut tx, "ph1", "192.168.1.23", 2_000)
+            .await
+            .unwrap()
+    );
     let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
     assert_eq!(found.last_used_at, Some(2_000));
-    assert_eq!((found.previous_source, found.source_changed_at), (None, None));
-    assert!(phones::touch(&mut tx, "ph1", "10.9.8.7", 2_500).await.unwrap());
+    assert_eq!(
+        (found.previous_source, found.source_changed_at),
+        (None, None)
+    );
+    assert!(
+        phones::touch(&mut tx, "ph1", "10.9.8.7", 2_500)
+            .await
+            .unwrap()
+    );
     let found = phones::find(&mut tx, &cred).await.unwrap().unwrap();
     assert_eq!(found.last_source.as_deref(), Some("10.9.8.7"));
     assert_eq!(found.previous_source.as_deref(), Some("192.168.1.23"));
@@ -1013,7 +1023,11 @@ async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
     assert!(phones::revoke(&mut tx, "ph1").await.unwrap());
     // A revoked phone's credential matches nothing, and revoking twice says so.
     assert_eq!(phones::find(&mut tx, &cred).await.unwrap(), None);
-    assert!(!phones::touch(&mut tx, "ph1", "10.9.8.7", 3_000).await.unwrap());
+    assert!(
+        !phones::touch(&mut tx, "ph1", "10.9.8.7", 3_000)
+            .await
+            .unwrap()
+    );
     assert!(!phones::revoke(&mut tx, "ph1").await.unwrap());
     tx.commit().await.unwrap();
     assert!(

@@ -37,10 +37,6 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
 /// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
 pub const AGENTS: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "copilot"];
 
-/// The tools Cursor's `preToolUse` entry is matched to: those that change files, which reach
-/// no other of its events (`countersign_integrations::cursor`).
-const CURSOR_FILE_TOOLS: &str = "Write|StrReplace|Edit|MultiEdit|Delete";
-
 /// Where an agent reads its hooks, and how an entry is written.
 struct Target {
     /// Shown to the person.
@@ -243,28 +239,50 @@ pub fn write_settings(
     Ok(backup)
 }
 
-/// A path as one word of the agent's shell: single-quoted for a POSIX shell. On Windows a path
-/// of plain characters is written as it is, which `cmd /C` (with or without the quotes Codex
-/// puts around a hook's command), PowerShell and a POSIX shell all read as one word; any other
-/// is double-quoted (a Windows path cannot hold `"`).
-fn quote(p: &Path, windows: bool) -> String {
-    let text = p.display().to_string();
-    if !windows {
-        return format!("'{}'", text.replace('\'', r"'\''"));
+/// How an agent's shell reads the hook's command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShellOf {
+    /// A POSIX shell (bash, sh), on any system: Claude Code runs hooks in bash on Windows too.
+    Posix,
+    /// Windows, in a shell that reads a double-quoted path as one word (bash there as well, or
+    /// `cmd`), where a path cannot hold `"`.
+    WindowsQuoted,
+    /// Windows, in PowerShell: a quoted path runs only after `&`.
+    PowerShell,
+    /// Codex on Windows: PowerShell where it finds one, else `cmd.exe /c "<command>"`. A path
+    /// of plain characters is written as it is, which both read as one word; any other is
+    /// quoted and called with `&`, which only PowerShell takes.
+    PowerShellOrCmd,
+}
+
+impl ShellOf {
+    /// The shell `agent`'s hooks run in on this system.
+    fn of(agent: &str, windows: bool) -> Self {
+        match (windows, agent) {
+            (false, _) => ShellOf::Posix,
+            (true, "gemini") => ShellOf::PowerShell,
+            (true, "codex") => ShellOf::PowerShellOrCmd,
+            (true, _) => ShellOf::WindowsQuoted,
+        }
     }
-    if is_plain(&text) {
-        text
-    } else {
-        format!("\"{text}\"")
+
+    /// `p` as one word.
+    fn word(self, p: &Path) -> String {
+        let text = p.display().to_string();
+        match self {
+            ShellOf::Posix => format!("'{}'", text.replace('\'', r"'\''")),
+            ShellOf::PowerShellOrCmd if is_plain(&text) => text,
+            _ => format!("\"{text}\""),
+        }
     }
 }
 
-/// Letters, digits and `\ / : . _ -`: nothing any shell reads as more than a word.
+/// Letters, digits and `\ : . _ -`: nothing `cmd` or PowerShell reads as more than a word.
 fn is_plain(text: &str) -> bool {
     !text.is_empty()
         && text
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '\\' | '/' | ':' | '.' | '_' | '-'))
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '\\' | ':' | '.' | '_' | '-'))
 }
 
 /// The command the agent runs for `event`: the `countersign` program by absolute path, told
@@ -281,36 +299,37 @@ fn command(
         .map(|d| std::path::absolute(d).map_err(io(format!("cannot resolve {}", d.display()))))
         .transpose()?;
     Ok(command_line(
+        ShellOf::of(agent, cfg!(windows)),
         agent,
         program,
         data_dir.as_deref(),
         wait,
         event,
-        cfg!(windows),
     ))
 }
 
-/// [`command`] for a system (`windows` or not). On Windows, Gemini CLI runs hooks in
-/// PowerShell, and so does Codex where it finds PowerShell (its default; `cmd.exe /c
-/// "<command>"` otherwise): PowerShell runs a quoted path only after `&`, which `cmd` does not
-/// take, so Codex's command is quoted only where a path needs it.
+/// [`command`] for a shell.
 fn command_line(
+    shell: ShellOf,
     agent: &str,
     program: &Path,
     data_dir: Option<&Path>,
     wait: u64,
     event: &str,
-    windows: bool,
 ) -> String {
     let mut cmd = format!(
         "{} hook {agent} --event {event} --wait {wait}",
-        quote(program, windows)
+        shell.word(program)
     );
     if let Some(d) = data_dir {
-        cmd.push_str(&format!(" --data-dir {}", quote(d, windows)));
+        cmd.push_str(&format!(" --data-dir {}", shell.word(d)));
     }
-    let quoted = cmd.starts_with('"');
-    if windows && (agent == "gemini" || (agent == "codex" && quoted)) {
+    let called = match shell {
+        ShellOf::PowerShell => true,
+        ShellOf::PowerShellOrCmd => cmd.starts_with('"'),
+        ShellOf::Posix | ShellOf::WindowsQuoted => false,
+    };
+    if called {
         cmd.insert_str(0, "& ");
     }
     cmd
@@ -408,14 +427,9 @@ pub fn install(
                 entry
             }
             // Cursor lets the call run when the hook crashes unless told otherwise.
-            Shape::Flat => {
-                let mut entry = json!({ "command": cmd, "timeout": secs, "failClosed": *asks });
-                // Every tool passes `preToolUse`: only the file tools are asked about there.
-                if *event == "preToolUse" {
-                    entry["matcher"] = json!(CURSOR_FILE_TOOLS);
-                }
-                entry
-            }
+            // With no matcher on `preToolUse`: the hook passes the tools it does not ask about,
+            // and a matcher Cursor did not take could void the whole file.
+            Shape::Flat => json!({ "command": cmd, "timeout": secs, "failClosed": *asks }),
             Shape::OwnFile => json!({
                 "type": "command", "bash": cmd,
                 // PowerShell runs a quoted path only after `&`.
@@ -631,50 +645,65 @@ fn found_on_path(program: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    /// What `cmd.exe /c "<command>"` runs, as Codex calls it where it finds no PowerShell: with
-    /// more than two quotes on the line, cmd takes off the first and the last.
-    fn as_cmd_runs(command: &str) -> String {
-        let line = format!("\"{command}\"");
-        let first = line.find('"').unwrap_or(0);
-        let last = line.rfind('"').unwrap_or(line.len());
-        format!("{}{}", &line[first + 1..last], &line[last + 1..])
+    /// The words bash makes of `command` (the shell Claude Code runs hooks in, on Windows too).
+    fn bash_words(command: &str) -> Vec<String> {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("printf '%s\\n' {command}"))
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
     }
 
     #[test]
-    fn a_plain_windows_path_is_one_word_in_every_shell_codex_uses() {
-        let program = Path::new(r"C:\Users\me\.cargo\bin\countersign.exe");
-        let data = Path::new(r"C:\Users\me\AppData\Local\countersign");
-        let cmd = command_line("codex", program, Some(data), 600, "PermissionRequest", true);
+    fn bash_reads_a_windows_path_as_one_word_backslashes_and_all() {
+        for program in [
+            r"C:\Users\me\.cargo\bin\countersign.exe",
+            r"C:\Program Files\Countersign\countersign.exe",
+        ] {
+            let data = Path::new(r"C:\Users\me\AppData\Local\countersign data");
+            for agent in ["claude-code", "cursor", "copilot"] {
+                let shell = ShellOf::of(agent, true);
+                let cmd = command_line(shell, agent, Path::new(program), Some(data), 600, "E");
+                let words = bash_words(&cmd);
+                assert_eq!(words[0], program, "{agent}: {cmd}");
+                assert_eq!(words.last().unwrap(), &data.display().to_string(), "{cmd}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_posix_path_is_one_word_whatever_it_holds() {
+        let program = Path::new("/opt/it's here/$HOME `x`/countersign");
+        let cmd = command_line(ShellOf::Posix, "gemini", program, None, 5, "BeforeTool");
+        assert_eq!(bash_words(&cmd)[0], program.display().to_string());
+    }
+
+    #[test]
+    fn codex_on_windows_gets_a_plain_path_bare_and_any_other_called_in_powershell() {
+        let shell = ShellOf::of("codex", true);
+        let plain = Path::new(r"C:\Users\me\.cargo\bin\countersign.exe");
+        let cmd = command_line(shell, "codex", plain, None, 600, "PermissionRequest");
         assert_eq!(
             cmd,
-            r"C:\Users\me\.cargo\bin\countersign.exe hook codex --event PermissionRequest --wait 600 --data-dir C:\Users\me\AppData\Local\countersign"
+            r"C:\Users\me\.cargo\bin\countersign.exe hook codex --event PermissionRequest --wait 600"
         );
-        assert_eq!(as_cmd_runs(&cmd), cmd, "cmd /c runs it as written");
-        assert!(!cmd.contains(['"', '\'', '&', '%', '^', '(', ')']));
-    }
-
-    #[test]
-    fn a_windows_path_with_spaces_is_quoted_and_called() {
-        let program = Path::new(r"C:\Program Files\Countersign\countersign.exe");
-        let codex = command_line("codex", program, None, 60, "PermissionRequest", true);
+        // Nothing in it that `cmd` or PowerShell reads specially.
+        assert!(!cmd.contains([
+            '"', '\'', '&', '%', '^', '(', ')', '$', '`', ';', '|', '<', '>'
+        ]));
+        let spaced = Path::new(r"C:\Program Files\Countersign\countersign.exe");
+        let cmd = command_line(shell, "codex", spaced, None, 60, "PermissionRequest");
         assert_eq!(
-            codex,
+            cmd,
             r#"& "C:\Program Files\Countersign\countersign.exe" hook codex --event PermissionRequest --wait 60"#
         );
-        let gemini = command_line("gemini", program, None, 60, "BeforeTool", true);
-        assert!(gemini.starts_with(r#"& "C:\Program Files"#), "{gemini}");
-        // Claude Code runs hooks in a POSIX shell on Windows too: no call operator.
-        let claude = command_line("claude-code", program, None, 60, "PreToolUse", true);
-        assert!(claude.starts_with(r#""C:\Program Files"#), "{claude}");
-    }
-
-    #[test]
-    fn a_posix_path_is_single_quoted_whatever_it_holds() {
-        let program = Path::new("/opt/it's here/countersign");
-        let cmd = command_line("gemini", program, None, 5, "BeforeTool", false);
-        assert_eq!(
-            cmd,
-            r"'/opt/it'\''s here/countersign' hook gemini --event BeforeTool --wait 5"
-        );
+        // Gemini CLI runs hooks in PowerShell: always called.
+        let gemini = command_line(ShellOf::of("gemini", true), "gemini", plain, None, 1, "B");
+        assert!(gemini.starts_with(r#"& "C:\Users"#), "{gemini}");
     }
 }

@@ -8,10 +8,10 @@
 //!   reviewer, `core/src/tools/approvals.rs` L454–473). An answer with `updatedInput`,
 //!   `updatedPermissions` or `interrupt` would be invalid: it never sends one.
 //! - With no decision, silence hands the request to Codex's own reviewer, which is the person
-//!   only when no automatic reviewer is set ([`reviewer`]) and the payload's `permission_mode`
-//!   is `default`. Otherwise the answer is `deny` with the reason: the automatic reviewer
-//!   "never falls back to a person", and under `never` (`bypassPermissions`) a quiet hook is a
-//!   denial anyway.
+//!   only where the session's transcript shows it and no configuration names the automatic
+//!   reviewer ([`reviewer`]), and the payload's `permission_mode` is `default`. Otherwise the
+//!   answer is `deny` with the reason: the automatic reviewer "never falls back to a person",
+//!   and under `never` (`bypassPermissions`) a quiet hook is a denial anyway.
 //! - `PostToolUse` reports what ran; it is attached to the approval asked about it.
 //! - `PreToolUse` cannot approve in Codex (`allow` without `updatedInput` and `ask` are
 //!   ignored as unsupported, and the call runs), so it is not answered.
@@ -155,8 +155,8 @@ impl HookAgent for Codex {
             .payload
             .and_then(|p| p.get("permission_mode"))
             .and_then(Value::as_str);
-        // Silence is Codex's own prompt: a person's, only in this case.
-        if mode == Some("default") && !reviewer::automatic(seen.files) {
+        // Silence is Codex's own prompt: a person's, only where that is shown.
+        if mode == Some("default") && reviewer::person_reviews(seen.files) {
             return Reply::silent();
         }
         deny(&not_asked(why))

@@ -247,8 +247,11 @@ impl HookAgent for Cursor {
         })
     }
 
+    /// Cursor names its events in camelCase; through Claude Code's settings a name may come in
+    /// Claude Code's casing (`PostToolUse`).
     fn is_before(&self, event: &str) -> bool {
-        !(event.starts_with("after") || event.starts_with("post"))
+        let e = event.to_ascii_lowercase();
+        !(e.starts_with("after") || e.starts_with("post"))
     }
 
     fn asking_event(&self) -> &'static str {

@@ -84,10 +84,7 @@ pub fn reachable() -> Vec<Reachable> {
 }
 
 fn interface_addresses() -> Vec<(String, IpAddr)> {
-    interfaces()
-        .into_iter()
-        .map(|i| (i.name, i.ip))
-        .collect()
+    interfaces().into_iter().map(|i| (i.name, i.ip)).collect()
 }
 
 /// One address of one of this machine's interfaces, with its network's prefix length.
@@ -152,18 +149,23 @@ pub fn is_within(ip: IpAddr, interfaces: &[Interface]) -> bool {
     }
     interfaces.iter().any(|i| {
         let own = i.ip.to_canonical();
-        own == ip || (VIRTUAL.iter().any(|v| i.name.starts_with(v)) && same_network(own, ip, i.prefix))
+        own == ip
+            || (VIRTUAL.iter().any(|v| i.name.starts_with(v)) && same_network(own, ip, i.prefix))
     })
 }
 
 fn same_network(a: IpAddr, b: IpAddr, prefix: u8) -> bool {
     match (a, b) {
         (IpAddr::V4(a), IpAddr::V4(b)) => {
-            let mask = u32::MAX.checked_shl(32 - u32::from(prefix.min(32))).unwrap_or(0);
+            let mask = u32::MAX
+                .checked_shl(32 - u32::from(prefix.min(32)))
+                .unwrap_or(0);
             u32::from(a) & mask == u32::from(b) & mask
         }
         (IpAddr::V6(a), IpAddr::V6(b)) => {
-            let mask = u128::MAX.checked_shl(128 - u32::from(prefix.min(128))).unwrap_or(0);
+            let mask = u128::MAX
+                .checked_shl(128 - u32::from(prefix.min(128)))
+                .unwrap_or(0);
             u128::from(a) & mask == u128::from(b) & mask
         }
         _ => false,

@@ -585,10 +585,7 @@ const EVENTS_CHECK: std::time::Duration = std::time::Duration::from_secs(20);
 /// (the page reads the inbox again). They carry the kind of change only, never a call. The
 /// stream ends when the phone is revoked (checked at each change of phones, each missed change
 /// and every [`EVENTS_CHECK`]) or the console stops.
-async fn events(
-    State(s): State<PhoneState>,
-    Extension(phone): Extension<Phone>,
-) -> Response {
+async fn events(State(s): State<PhoneState>, Extension(phone): Extension<Phone>) -> Response {
     use tokio::sync::broadcast::error::RecvError;
     struct Stream {
         rx: tokio::sync::broadcast::Receiver<ChangeEvent>,

@@ -24,10 +24,9 @@ mod api;
 pub mod limits;
 mod renewal;
 
-use renewal::Renewal;
 pub use api::SECRET_HEADER;
+use renewal::Renewal;
 pub use renewal::{RENEW_CHECK, RENEW_EVERY};
-
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;

@@ -92,7 +92,11 @@ impl State {
     /// The source holding the most unauthenticated connections, and how many.
     fn busiest(&self) -> Option<(IpAddr, usize)> {
         let mut counts: HashMap<IpAddr, usize> = HashMap::new();
-        for e in self.open.values().filter(|e| e.phone.is_none() && e.evict.is_some()) {
+        for e in self
+            .open
+            .values()
+            .filter(|e| e.phone.is_none() && e.evict.is_some())
+        {
             *counts.entry(e.source).or_default() += 1;
         }
         counts.into_iter().max_by_key(|(_, n)| *n)
@@ -260,7 +264,10 @@ mod tests {
                 held.push(t);
             }
         }
-        assert!(phone_ended.try_recv().is_err(), "the phone's connection is kept");
+        assert!(
+            phone_ended.try_recv().is_err(),
+            "the phone's connection is kept"
+        );
         assert!(phone.is_authenticated());
     }
 }

@@ -358,9 +358,13 @@ pub fn message(waiting: &countersign_domain::approval::Waiting) -> String {
 
 /// Pushes "N calls waiting" to every subscribed phone when calls arrive: after a short settle,
 /// at most once per [`PUSH_GAP`]. A subscription its push service says is gone is forgotten.
-pub(crate) async fn announce(console: countersign_engine::console::Console, key: VapidKey, client: PushClient) {
-    use countersign_engine::console::ChangeEvent;
+pub(crate) async fn announce(
+    console: countersign_engine::console::Console,
+    key: VapidKey,
+    client: PushClient,
+) {
     use countersign_domain::approval::Status;
+    use countersign_engine::console::ChangeEvent;
     use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     let mut events = console.subscribe();
     let mut last: Option<tokio::time::Instant> = None;

@@ -99,12 +99,12 @@ pub async fn find(
     conn: &mut SqliteConnection,
     credential_sha256: &[u8; 32],
 ) -> Result<Option<Phone>, StoreError> {
-    Ok(
-        sqlx::query_as(&format!("SELECT {COLUMNS} FROM phones WHERE credential_sha256 = ?"))
-            .bind(credential_sha256.as_slice())
-            .fetch_optional(conn)
-            .await?,
-    )
+    Ok(sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM phones WHERE credential_sha256 = ?"
+    ))
+    .bind(credential_sha256.as_slice())
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// Records a phone's use at `now` from `source`, and the address before when it changed;

@@ -12,7 +12,7 @@ use countersign_engine::token::Token;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 
-use super::{Raw, permission_line, settled};
+use super::{Raw, permission_line};
 use crate::support::{decide, next_pending, stalled_console, started};
 
 impl Raw {
@@ -64,9 +64,10 @@ async fn the_editors_cancel_is_answered_at_once_whatever_the_console_does() {
         answer["result"]["outcome"]["outcome"], "cancelled",
         "{answer}"
     );
-    // The cancel itself went on to the agent (and came back through `cat`), the request never
-    // to the editor.
-    assert_eq!(seen, vec![cancel("s-raw")]);
+    // The request never went to the editor; the cancel itself went on to the agent after the
+    // answer (and comes back through `cat`).
+    assert!(seen.is_empty(), "{seen:?}");
+    assert_eq!(raw.next(Duration::from_secs(5)).await, cancel("s-raw"));
 }
 
 /// The agent withdraws its own request (`$/cancel_request`): the card is withdrawn, the agent
@@ -84,7 +85,16 @@ async fn the_agents_cancel_request_withdraws_the_card() {
     let answer = raw.next(Duration::from_secs(5)).await;
     assert_eq!(answer["id"], 2);
     assert_eq!(answer["result"]["outcome"]["outcome"], "cancelled");
-    assert_eq!(settled(&server, &a.id).await, Status::Cancelled);
+    // Withdrawn at once, not when the hold's lease runs out.
+    let mut status = Status::Pending;
+    for _ in 0..40 {
+        status = server.console.approval(&a.id).await.unwrap().status;
+        if status != Status::Pending {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, Status::Cancelled, "withdrawn within 2 s");
     // A cancel for a request the proxy does not hold is the editor's: passed on.
     let other = json!({ "jsonrpc": "2.0", "method": "$/cancel_request",
         "params": { "requestId": 99 } });
@@ -149,5 +159,38 @@ async fn an_approval_no_option_can_say_goes_to_the_editor() {
         forwarded, request,
         "the editor is asked, with the request as it came"
     );
+    server.stop().await;
+}
+
+/// The agent asks again under the id of a request it still waits on: the first is not lost
+/// (it stays held and answered once), the second goes to the editor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reused_id_does_not_take_over_a_held_request() {
+    let (server, _tmp) = started().await;
+    let mut raw = Raw::start(server.dir().root(), &["cat"]);
+    let request: Value = serde_json::from_str(&permission_line(5)).unwrap();
+    raw.send(&request).await;
+    let a = next_pending(&server.console).await;
+    let mut again = request.clone();
+    again["params"]["toolCall"]["rawInput"]["command"] = json!("rm -rf /");
+    raw.send(&again).await;
+    assert_eq!(
+        raw.next(Duration::from_secs(5)).await,
+        again,
+        "handed to the editor"
+    );
+    assert_eq!(server.console.pending().await.unwrap().len(), 1);
+    decide(
+        &server.console,
+        &a,
+        Decision::Decline {
+            reason: Some("no".into()),
+        },
+    )
+    .await;
+    let answer = raw.next(Duration::from_secs(10)).await;
+    assert_eq!(answer["id"], 5);
+    // Declined, with no reject option offered: `cancelled`, and one answer only.
+    assert_eq!(answer["result"]["outcome"]["outcome"], "cancelled");
     server.stop().await;
 }

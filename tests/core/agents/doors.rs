@@ -122,7 +122,8 @@ fn install_writes_each_agents_fail_closed_switch_and_new_events() {
         v["hooks"]["PostToolUse"][0]["hooks"][0].get("onFailure"),
         None
     );
-    // Cursor: preToolUse for the file tools, failing closed.
+    // Cursor: preToolUse, failing closed; no matcher (one Cursor did not take could void the
+    // whole file): the hook passes the tools it does not ask about.
     let cursor = tmp.path().join("cursor.json");
     run_as(
         home,
@@ -138,7 +139,7 @@ fn install_writes_each_agents_fail_closed_switch_and_new_events() {
     let v = read(&cursor);
     let pre = &v["hooks"]["preToolUse"][0];
     assert_eq!(pre["failClosed"], true);
-    assert_eq!(pre["matcher"], "Write|StrReplace|Edit|MultiEdit|Delete");
+    assert_eq!(pre.get("matcher"), None);
     assert!(
         pre["command"]
             .as_str()
@@ -315,17 +316,18 @@ async fn cursor_payloads_reaching_claude_codes_hook_are_cursors() {
     server.stop().await;
 }
 
-/// Where Codex's own flow would hand the request to its automatic reviewer (set in its
-/// configuration, or chosen for the session as its transcript shows), no decision is a deny;
-/// where it would ask the person, silence.
+/// Codex's own flow is a person's only where its session's transcript shows the person as the
+/// reviewer of the turn and no configuration names the automatic reviewer: then no decision is
+/// silence (Codex asks the person). Anywhere else — no transcript, none that says, a
+/// configuration that names the reviewer, Codex under `never` — a deny.
 #[test]
-fn codex_denies_where_its_automatic_reviewer_would_decide() {
+fn codex_is_silent_only_where_a_person_is_shown_to_review() {
     let tmp = tempfile::tempdir().unwrap();
     let nowhere = tmp.path().join("data");
     let codex_home = nowhere.join("codex-home");
     std::fs::create_dir_all(&codex_home).unwrap();
     let transcript = tmp.path().join("rollout.jsonl");
-    let ask = |mode: &str| {
+    let ask = |mode: &str, transcript: Value| {
         json!({ "session_id": "s", "turn_id": "1", "transcript_path": transcript,
             "cwd": tmp.path(), "hook_event_name": "PermissionRequest", "model": "m",
             "permission_mode": mode, "tool_name": "Bash",
@@ -343,27 +345,39 @@ fn codex_denies_where_its_automatic_reviewer_would_decide() {
             &["--event", "PermissionRequest"],
         )
     };
+    let turn = |reviewer: &str| {
+        json!({ "type": "turn_context", "payload": { "approvals_reviewer": reviewer } }).to_string()
+    };
+    let deny = Some(json!("deny"));
 
-    // The person: Codex's own prompt.
-    assert_eq!(behaviour(&run(ask("default"))), None);
+    // No transcript, or one not there: nothing shows who reviews.
+    assert_eq!(behaviour(&run(ask("default", Value::Null))), deny);
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), deny);
+    // The transcript's last turn: the person reviews.
+    std::fs::write(
+        &transcript,
+        format!("{}\n{}\n", turn("auto_review"), turn("user")),
+    )
+    .unwrap();
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), None);
     // Codex under `never`: a quiet hook is no person's answer.
     assert_eq!(
-        behaviour(&run(ask("bypassPermissions"))),
-        Some(json!("deny"))
+        behaviour(&run(ask("bypassPermissions", json!(transcript)))),
+        deny
     );
-    // The user's configuration sets the automatic reviewer.
+    // The user's configuration names the automatic reviewer.
     std::fs::write(
         codex_home.join("config.toml"),
         "approvals_reviewer = \"auto_review\"\n",
     )
     .unwrap();
-    assert_eq!(behaviour(&run(ask("default"))), Some(json!("deny")));
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), deny);
     std::fs::write(
         codex_home.join("config.toml"),
         "approvals_reviewer = \"user\"\n",
     )
     .unwrap();
-    assert_eq!(behaviour(&run(ask("default"))), None);
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), None);
     // A project's configuration, above the call's directory.
     let project = tmp.path().join(".codex");
     std::fs::create_dir_all(&project).unwrap();
@@ -372,18 +386,27 @@ fn codex_denies_where_its_automatic_reviewer_would_decide() {
         "[profiles.fast]\napprovals_reviewer = \"guardian_subagent\"\n",
     )
     .unwrap();
-    assert_eq!(behaviour(&run(ask("default"))), Some(json!("deny")));
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), deny);
     std::fs::remove_file(project.join("config.toml")).unwrap();
     // "Approve for me" chosen in the session: its transcript's last turn says so.
-    let turn = |reviewer: &str| {
-        json!({ "type": "turn_context", "payload": { "approvals_reviewer": reviewer } }).to_string()
-    };
     std::fs::write(
         &transcript,
         format!("{}\n{}\n", turn("user"), turn("auto_review")),
     )
     .unwrap();
-    assert_eq!(behaviour(&run(ask("default"))), Some(json!("deny")));
-    std::fs::write(&transcript, format!("{}\n", turn("user"))).unwrap();
-    assert_eq!(behaviour(&run(ask("default"))), None);
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), deny);
+    // A last part of the transcript with no turn context in it (a long turn's output).
+    let long = "{\"type\":\"event\",\"payload\":\"".to_owned() + &"x".repeat(1_100_000) + "\"}";
+    std::fs::write(&transcript, format!("{}\n{long}\n", turn("user"))).unwrap();
+    assert_eq!(behaviour(&run(ask("default", json!(transcript)))), deny);
+    // A FIFO where the transcript should be: not waited on, not taken for evidence.
+    let fifo = tmp.path().join("fifo.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(behaviour(&run(ask("default", json!(fifo)))), deny);
 }

@@ -144,7 +144,8 @@ fn cases() -> Vec<Case> {
                 "hook_event_name": "PermissionRequest", "model": "m",
                 "permission_mode": "default", "tool_name": "Bash",
                 "tool_input": { "command": "rm -rf build" } }),
-            None,
+            // No transcript shows that a person reviews what the hook leaves undecided.
+            Some(("/hookSpecificOutput/decision/behavior", "deny")),
         ),
     ]
 }

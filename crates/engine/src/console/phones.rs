@@ -182,7 +182,13 @@ pub fn browser_text(user_agent: &str) -> String {
     user_agent
         .chars()
         .take(MAX_BROWSER_CHARS)
-        .map(|c| if c == ' ' || c.is_ascii_graphic() { c } else { '?' })
+        .map(|c| {
+            if c == ' ' || c.is_ascii_graphic() {
+                c
+            } else {
+                '?'
+            }
+        })
         .collect()
 }
 

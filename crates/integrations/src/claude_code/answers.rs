@@ -7,8 +7,9 @@
 //!   `bypassPermissions` mode", agent-sdk/permissions; "a hook `"deny"` was always honored"
 //!   in auto mode, hooks reference).
 //! - With no decision, `ask` only where Claude Code surely puts it to the person: the
-//!   payload's `permission_mode` is `default`, `plan` or `acceptEdits` ("`"ask"` prompts the
-//!   user to confirm"). Elsewhere `deny`: in `auto` (the starting mode of Pro, Max and Team
+//!   payload's `permission_mode` is `default` or `plan` ("`"ask"` prompts the user to
+//!   confirm"). Elsewhere `deny`: in `acceptEdits` edits go through without a prompt and no
+//!   page says a hook's `ask` brings one back; in `auto` (the starting mode of Pro, Max and Team
 //!   plans since 2.1.228) a hook's `ask` has let the call run (anthropics/claude-code#89561,
 //!   #87639, both open); in `bypassPermissions` it was approved silently (#77212) and no page
 //!   documents a prompt there; `dontAsk` turns every prompt into a denial anyway; a payload
@@ -30,7 +31,7 @@ use crate::hook::{
 pub struct ClaudeCode;
 
 /// The permission modes in which Claude Code puts a hook's `ask` to the person for sure.
-const MODES_THAT_PROMPT: [&str; 3] = ["default", "plan", "acceptEdits"];
+const MODES_THAT_PROMPT: [&str; 2] = ["default", "plan"];
 
 /// Whether the payload's `permission_mode` is one in which a hook's `ask` surely reaches the
 /// person.
@@ -183,12 +184,13 @@ mod tests {
     fn no_decision_asks_only_where_a_person_is_surely_asked() {
         let c = ClaudeCode;
         let mode = |m: Value| json!({ "permission_mode": m, "hook_event_name": "PreToolUse" });
-        for m in ["default", "plan", "acceptEdits"] {
+        for m in ["default", "plan"] {
             let payload = mode(json!(m));
             let r = c.fall_back("PreToolUse", seen(&payload), "down");
             assert_eq!(decision(&r), "ask", "{m}");
         }
         for m in [
+            json!("acceptEdits"),
             json!("auto"),
             json!("bypassPermissions"),
             json!("dontAsk"),

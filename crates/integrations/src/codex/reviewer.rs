@@ -1,17 +1,20 @@
 //! Whether Codex's own flow, where its `PermissionRequest` hook gives no answer, reaches a
 //! person or its automatic reviewer (openai/codex @343074d4: `core/src/tools/approvals.rs`
 //! L454–524, `core/src/guardian/review.rs` L202–210). The hook's payload does not say
-//! (openai/codex#23465), so the setting is read where Codex keeps it:
+//! (openai/codex#23465), and the reviewer can be chosen in many places (any configuration
+//! layer, a profile, `-c`, "Approve for me" while the session runs, strict review for one turn).
+//! So silence is given only on positive evidence that a person reviews:
 //!
-//! - `approvals_reviewer = "auto_review"` (alias `guardian_subagent`) at the top of a
-//!   `config.toml` — the user's (`$CODEX_HOME`, else `~/.codex`), the system's
-//!   (`/etc/codex`), or a project's (`.codex/` in the call's directory or above it) — or in any
-//!   of its `[profiles.*]` (the profile in use is not told) or `[apps.*]`;
-//! - the session's transcript, whose last `turn_context` names the reviewer of the turn,
-//!   also when it was chosen at run time ("Approve for me", `--approve-for-me`).
+//! - the session's transcript can be read, and its last `turn_context` names the reviewer
+//!   `user` and no strict automatic review (this is what Codex resolved for the turn, wherever
+//!   it was set);
+//! - and no `config.toml` Codex reads — the user's (`$CODEX_HOME`, else `~/.codex`), the
+//!   system's (`/etc/codex`), a project's (`.codex/` in the call's directory or above) — names
+//!   the automatic reviewer (`approvals_reviewer = "auto_review"`, alias
+//!   `guardian_subagent`) at its top, in a profile or for an app, or fails to read as TOML.
 //!
-//! A file that says so, or one that cannot be read as TOML, counts as an automatic reviewer:
-//! the hook then declines rather than leave the call to it.
+//! Anything else — no transcript, none readable, no turn context in its last part — and the
+//! hook declines rather than leave the call to a reviewer that "never falls back to a person".
 
 use std::path::{Path, PathBuf};
 
@@ -59,19 +62,21 @@ pub fn settings(payload: Option<&Value>, env: &Env<'_>) -> Vec<Wanted> {
     wanted
 }
 
-/// Whether any of `files` (read as [`settings`] asked) hands the request to the automatic
-/// reviewer, or may: a configuration that cannot be read as TOML says nothing for sure.
-pub fn automatic(files: &[(PathBuf, Option<String>)]) -> bool {
-    files.iter().any(|(path, text)| {
-        let Some(text) = text else {
-            return false;
-        };
-        if path.file_name().is_some_and(|n| n == "config.toml") {
-            config_names_it(text)
-        } else {
-            transcript_names_it(text)
+/// Whether `files` (read as [`settings`] asked) show that a person reviews what the hook leaves
+/// undecided: a transcript whose last turn context says so, and no configuration that names the
+/// automatic reviewer.
+pub fn person_reviews(files: &[(PathBuf, Option<String>)]) -> bool {
+    let mut transcript_says_person = false;
+    for (path, text) in files {
+        let is_config = path.file_name().is_some_and(|n| n == "config.toml");
+        match (is_config, text) {
+            (true, Some(text)) if config_names_it(text) => return false,
+            (true, _) => {}
+            (false, Some(text)) => transcript_says_person = transcript_names_person(text),
+            (false, None) => return false,
         }
-    })
+    }
+    transcript_says_person
 }
 
 /// A `config.toml` that sets the reviewer to Codex's automatic one anywhere it applies.
@@ -93,9 +98,9 @@ fn config_names_it(text: &str) -> bool {
     names_it(&table) || any_within("profiles") || any_within("apps")
 }
 
-/// The transcript's last turn context names the automatic reviewer, or asks for strict
+/// The transcript's last turn context names the person as the reviewer, and no strict
 /// automatic review.
-fn transcript_names_it(text: &str) -> bool {
+fn transcript_names_person(text: &str) -> bool {
     let last = text
         .lines()
         .rev()
@@ -106,8 +111,8 @@ fn transcript_names_it(text: &str) -> bool {
     };
     let context = turn.get("payload").unwrap_or(&turn);
     let reviewer = context.get("approvals_reviewer").and_then(Value::as_str);
-    reviewer.is_some_and(|r| AUTOMATIC.contains(&r))
-        || context.get("strict_auto_review").and_then(Value::as_bool) == Some(true)
+    reviewer == Some("user")
+        && context.get("strict_auto_review").and_then(Value::as_bool) != Some(true)
 }
 
 #[cfg(test)]
@@ -115,48 +120,56 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn config(text: &str) -> bool {
-        automatic(&[(
+    fn turn(reviewer: &str) -> String {
+        json!({"type": "turn_context", "payload": {"approvals_reviewer": reviewer}}).to_string()
+    }
+
+    fn seen(config: Option<&str>, transcript: Option<&[String]>) -> bool {
+        let mut files = vec![(
             PathBuf::from("/h/.codex/config.toml"),
-            Some(text.to_owned()),
-        )])
+            config.map(str::to_owned),
+        )];
+        files.push((
+            PathBuf::from("/t/rollout.jsonl"),
+            transcript.map(|lines| lines.join("\n")),
+        ));
+        person_reviews(&files)
     }
 
     #[test]
-    fn the_reviewer_is_found_where_codex_takes_it_from() {
-        assert!(config("approvals_reviewer = \"auto_review\"\n"));
-        assert!(config("approvals_reviewer = \"guardian_subagent\"\n"));
-        assert!(config(
-            "[profiles.fast]\napprovals_reviewer = \"auto_review\"\n"
+    fn a_person_reviews_only_where_the_transcript_says_so_and_no_config_says_otherwise() {
+        let person = [turn("user")];
+        assert!(seen(None, Some(&person)));
+        assert!(seen(
+            Some("approvals_reviewer = \"user\"\nmodel = \"o4\"\n"),
+            Some(&person)
         ));
-        assert!(config(
-            "[apps._default]\napprovals_reviewer = \"auto_review\"\n"
+        // The last turn decides.
+        assert!(seen(None, Some(&[turn("auto_review"), turn("user")])));
+        assert!(!seen(None, Some(&[turn("user"), turn("auto_review")])));
+        // No evidence: no transcript, none readable, no turn context in what was read, or a
+        // turn context that does not name the reviewer.
+        assert!(!seen(None, None));
+        assert!(!seen(None, Some(&[json!({"type": "message"}).to_string()])));
+        assert!(!seen(
+            None,
+            Some(&[json!({"type": "turn_context", "payload": {}}).to_string()])
         ));
-        assert!(
-            config("this is = = not toml"),
-            "unreadable counts as automatic"
-        );
-        assert!(!config("approvals_reviewer = \"user\"\nmodel = \"o4\"\n"));
-        assert!(!config(""));
-        assert!(!config("[profiles.a]\nmodel = \"x\"\n"));
-    }
-
-    #[test]
-    fn the_last_turn_of_the_transcript_decides() {
-        let line = |reviewer: &str| {
-            json!({"type": "turn_context", "payload": {"approvals_reviewer": reviewer}}).to_string()
-        };
-        let transcript = |lines: &[String]| {
-            automatic(&[(PathBuf::from("/t/rollout.jsonl"), Some(lines.join("\n")))])
-        };
-        assert!(transcript(&[line("user"), line("auto_review")]));
-        assert!(!transcript(&[line("auto_review"), line("user")]));
-        assert!(!transcript(&[json!({"type": "message"}).to_string()]));
         let strict = json!({"type": "turn_context",
             "payload": {"approvals_reviewer": "user", "strict_auto_review": true}});
-        assert!(transcript(&[strict.to_string()]));
-        // A file not there says nothing.
-        assert!(!automatic(&[(PathBuf::from("/x/config.toml"), None)]));
+        assert!(!seen(None, Some(&[strict.to_string()])));
+        // A configuration that names the reviewer anywhere it applies, or cannot be read.
+        for config in [
+            "approvals_reviewer = \"auto_review\"\n",
+            "approvals_reviewer = \"guardian_subagent\"\n",
+            "[profiles.fast]\napprovals_reviewer = \"auto_review\"\n",
+            "[apps._default]\napprovals_reviewer = \"auto_review\"\n",
+            "this is = = not toml",
+        ] {
+            assert!(!seen(Some(config), Some(&person)), "{config}");
+        }
+        // No transcript asked for at all (the payload named none): no evidence either.
+        assert!(!person_reviews(&[(PathBuf::from("/h/config.toml"), None)]));
     }
 
     #[test]
