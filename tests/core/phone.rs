@@ -54,7 +54,7 @@ impl WithPhone for reqwest::RequestBuilder {
 /// The agent API and the phone's listener over one console.
 pub struct Both {
     pub agents: TestServer,
-    phone: PhoneServer,
+    pub phone: PhoneServer,
     /// Trusts the phone listener's certificate, as a phone that accepted it does.
     pub http: reqwest::Client,
     pub origin: String,
@@ -105,7 +105,7 @@ impl Both {
     }
 
     /// The code in the address the window puts in the QR code.
-    fn show_code(&self) -> String {
+    pub fn show_code(&self) -> String {
         let shown = self.phone.show_code().unwrap();
         let (page, code) = shown.split_once("#pair=").unwrap();
         assert_eq!(page, self.phone.url());
@@ -113,7 +113,7 @@ impl Both {
     }
 
     /// `POST /phone/v1/pair` as the phone page sends it.
-    async fn pair(&self, code: &str, name: &str) -> reqwest::Response {
+    pub async fn pair(&self, code: &str, name: &str) -> reqwest::Response {
         self.http
             .post(self.url("/phone/v1/pair"))
             .header(header::ORIGIN, &self.origin)
@@ -164,7 +164,7 @@ impl Both {
         console.revoke_phone(&id).await.unwrap();
     }
 
-    async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
+    pub async fn inbox(&self, credential: Option<&str>) -> (StatusCode, Value) {
         let mut req = self.http.get(self.url("/phone/v1/inbox"));
         if let Some(c) = credential {
             req = req.with_phone(c);
@@ -525,7 +525,7 @@ async fn a_name_that_is_not_a_host_is_refused_before_listening() {
 }
 
 impl Both {
-    async fn decide(&self, credential: &str, id: &Value, body: Value) -> (StatusCode, Value) {
+    pub async fn decide(&self, credential: &str, id: &Value, body: Value) -> (StatusCode, Value) {
         answer(
             self.http
                 .post(self.url(&format!(
@@ -671,7 +671,7 @@ async fn a_phone_cannot_decide_another_card_make_a_rule_or_decide_once_revoked()
 }
 
 /// A raw TLS connection to the phone's listener from `from`, trusting its certificate.
-async fn raw(
+pub async fn raw(
     b: &Both,
     from: std::net::IpAddr,
 ) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {

@@ -175,13 +175,16 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
     let path = req.uri().path().to_owned();
     let open = matches!(path.as_str(), "/phone/v1/pair" | "/phone/v1/about");
     if path.starts_with("/phone/v1/") && !open {
-        let from = req.extensions().get::<Peer>().map(|p| p.0);
-        let phone = match (credential(headers), from) {
-            (Some(given), Some(from)) => match s.console.phone_seen(&sha256(given), from).await {
+        let Some(from) = req.extensions().get::<Peer>().map(|p| p.0) else {
+            return ApiError::from(Error::Internal("a request with no peer".into()))
+                .into_response();
+        };
+        let phone = match credential(headers) {
+            Some(given) => match s.console.phone_by_credential(&sha256(given)).await {
                 Ok(p) => p,
                 Err(e) => return ApiError::from(e).into_response(),
             },
-            _ => None,
+            None => None,
         };
         let Some(phone) = phone else {
             return refuse(
@@ -204,7 +207,21 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
                  its own address): pair the phone again",
             );
         }
-        if let Some(ticket) = req.extensions().get::<crate::limits::Ticket>() {
+        // Let in: its use and where it came from are recorded (revoked meanwhile: refused).
+        match s.console.phone_used(&phone, from).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return refuse(
+                    StatusCode::UNAUTHORIZED,
+                    ErrorCode::Unauthorized,
+                    "this phone was revoked",
+                );
+            }
+            Err(e) => return ApiError::from(e).into_response(),
+        }
+        if phone.kept
+            && let Some(ticket) = req.extensions().get::<crate::limits::Ticket>()
+        {
             ticket.authenticated(&phone.id);
         }
         req.extensions_mut().insert(phone);

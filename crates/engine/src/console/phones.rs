@@ -88,6 +88,8 @@ pub struct Phone {
     /// Its passkey (webauthn-rs's `Passkey` as JSON), where one was registered.
     pub passkey: Option<String>,
     secret_sha256: Option<Vec<u8>>,
+    last_used_at: Option<i64>,
+    last_source: Option<String>,
 }
 
 impl Phone {
@@ -115,6 +117,8 @@ impl From<phones::Phone> for Phone {
             kept: p.kept_at.is_some(),
             passkey: p.passkey,
             secret_sha256: p.secret_sha256,
+            last_used_at: p.last_used_at,
+            last_source: p.last_source,
         }
     }
 }
@@ -277,14 +281,13 @@ impl Console {
         Ok(())
     }
 
-    /// The phone holding the credential of this SHA-256, seen now from `from`: `None` when
-    /// none does (never paired, revoked, a proposal not kept in time, or unused for
-    /// [`UNPAIRED_AFTER_MS`], which unpairs it). Its use is recorded at most once a minute, and
-    /// at once when it comes from another address than before.
-    pub async fn phone_seen(
+    /// The phone holding the credential of this SHA-256: `None` when none does (never paired,
+    /// revoked, a proposal not kept in time, or unused for [`UNPAIRED_AFTER_MS`], which unpairs
+    /// it). Nothing else is written: a request is let in, and its use recorded
+    /// ([`Console::phone_used`]), only once everything it must show was checked.
+    pub async fn phone_by_credential(
         &self,
         credential_sha256: &[u8; 32],
-        from: IpAddr,
     ) -> Result<Option<Phone>, Error> {
         let mut conn = self.store().read().await?;
         let phone = phones::find(&mut conn, credential_sha256).await?;
@@ -303,24 +306,29 @@ impl Console {
                 Err(e) => Err(e),
             };
         }
+        Ok(Some(phone.into()))
+    }
+
+    /// Records `phone`'s use now from `from`: at most once a minute, and at once when it comes
+    /// from another address than before (the window says so). `false` when it was revoked
+    /// meanwhile.
+    pub async fn phone_used(&self, phone: &Phone, from: IpAddr) -> Result<bool, Error> {
+        let now = self.now();
         let source = from.to_string();
         let moved = phone.last_source.as_deref() != Some(source.as_str());
         let due = phone
             .last_used_at
             .is_none_or(|t| now.saturating_sub(t) >= USE_RECORDED_EVERY_MS);
-        if moved || due {
-            let mut tx = self.store().write().await?;
-            // Revoked meanwhile: refused now.
-            let still = phones::touch(&mut tx, &phone.id, &source, now).await?;
-            tx.commit().await?;
-            if !still {
-                return Ok(None);
-            }
-            if moved {
-                self.emit(ChangeEvent::PhonesChanged);
-            }
+        if !(moved || due) {
+            return Ok(true);
         }
-        Ok(Some(phone.into()))
+        let mut tx = self.store().write().await?;
+        let still = phones::touch(&mut tx, &phone.id, &source, now).await?;
+        tx.commit().await?;
+        if still && moved {
+            self.emit(ChangeEvent::PhonesChanged);
+        }
+        Ok(still)
     }
 
     /// Whether the phone `id` is still paired and kept.
