@@ -40,7 +40,7 @@ lint: ## clippy on every crate with warnings denied; the fuzz targets still buil
 	$(CARGO) check --manifest-path fuzz/Cargo.toml --bins
 
 CORE_CRATES := -p countersign-domain -p countersign-store -p countersign-port \
-	-p countersign-integrations -p countersign-engine -p countersign
+	-p countersign-integrations -p countersign-engine -p countersign-phone -p countersign
 
 unit: ## every crate's tests, desktop and UI tests; the core's on a private session bus with a real keyring
 	scripts/with-keyring.sh $(CARGO) test $(CORE_CRATES) --all-targets

@@ -92,6 +92,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         phone::phone_code,
         phone::phone_hide_code,
         phone::rename_phone,
+        phone::keep_phone,
         phone::revoke_phone,
     ]
 }

@@ -326,7 +326,15 @@ pub async fn rename_phone(
     settings_of(&d).await
 }
 
-/// Revokes a phone: its next request is refused and its live updates end now.
+/// Keeps a phone its pairing code proposed: from now on it may decide.
+#[tauri::command]
+pub async fn keep_phone(d: State<'_, Desktop>, id: String) -> CommandResult<PhoneSettings> {
+    d.server.console.keep_phone(&id).await?;
+    settings_of(&d).await
+}
+
+/// Revokes a phone (or refuses a proposed one): its next request is refused and its live
+/// updates end now.
 #[tauri::command]
 pub async fn revoke_phone(d: State<'_, Desktop>, id: String) -> CommandResult<PhoneSettings> {
     d.server.console.revoke_phone(&id).await?;

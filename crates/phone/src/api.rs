@@ -322,10 +322,23 @@ async fn pair(
 }
 
 /// `GET /phone/v1/inbox`: the waiting calls as the window opens them (the newest first, the
-/// first ones whole).
+/// first ones whole), with the titles of the artifacts their cards name.
 async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
     let page = s.console.inbox_page(INBOX_FIRST).await?;
-    let mut r = Json(page).into_response();
+    // The cards name their artifacts by title, as the window's do.
+    let mut named: Vec<_> = page
+        .first
+        .iter()
+        .filter_map(|p| p.approval.artifact_id.clone())
+        .collect();
+    named.sort();
+    named.dedup();
+    let artifacts = s.console.artifact_titles(&named).await?;
+    let mut body = serde_json::to_value(&page)
+        .map_err(|e| Error::Internal(format!("the inbox as JSON: {e}")))?;
+    body["artifacts"] = serde_json::to_value(&artifacts)
+        .map_err(|e| Error::Internal(format!("artifact titles as JSON: {e}")))?;
+    let mut r = Json(body).into_response();
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(r)
@@ -436,6 +449,8 @@ async fn about(State(s): State<PhoneState>) -> Json<serde_json::Value> {
         "fingerprint": s.served.fingerprint(),
         "push_key": s.push_key.public(),
         "passkeys": s.passkeys.is_some(),
+        // Served with a public authority's certificate (Tailscale's): no warning, ever.
+        "trusted": s.passkeys.is_some(),
     }))
 }
 

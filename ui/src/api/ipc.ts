@@ -119,6 +119,7 @@ export const api = {
   phoneCode: () => call<PairingCode>("phone_code"),
   phoneHideCode: () => call<void>("phone_hide_code"),
   renamePhone: (id: string, name: string) => call<PhoneSettings>("rename_phone", { id, name }),
+  keepPhone: (id: string) => call<PhoneSettings>("keep_phone", { id }),
   revokePhone: (id: string) => call<PhoneSettings>("revoke_phone", { id }),
   takeLink: () => call<LinkTarget | null>("take_link"),
 };

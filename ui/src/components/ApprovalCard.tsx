@@ -70,7 +70,7 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
       data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}
       data-read-to-end={reading.ready}>
-      <CardHeader p={p} actions={actions} />
+      <CardHeader p={p} actions={actions} onPhone={onPhone ?? false} />
       {a.hidden_marks > 0 && (
         <div className="warning" role="alert" data-testid="hidden-warning">
           ⚠ This call carries {count(a.hidden_marks)} hidden character{a.hidden_marks === 1 ? "" : "s"} —
@@ -121,7 +121,7 @@ function NotOnCard({ p }: { p: Presented }) {
   );
 }
 
-function CardHeader({ p, actions }: { p: Presented; actions: CardActions }) {
+function CardHeader({ p, actions, onPhone }: { p: Presented; actions: CardActions; onPhone: boolean }) {
   const a = p.approval;
   const parts = a.tool_parts;
   const artifactTitle = a.artifact_id ? actions.artifactTitle(a.artifact_id) : undefined;
@@ -131,6 +131,10 @@ function CardHeader({ p, actions }: { p: Presented; actions: CardActions }) {
         <span className="requester"><Verbatim text={a.requester.name} marks={p.marks["requester.name"]} /></span>
         {a.requester.session && <span className="muted session"> · session <Verbatim text={a.requester.session} marks={p.marks["requester.session"]} /></span>}
       </div>
+      {/* On the phone the card stands alone: it says the whole project, not only its last folder. */}
+      {onPhone && a.requester.cwd && (
+        <div className="project" data-testid="card-project">in <code className="mono"><Verbatim text={a.requester.cwd} marks={p.marks["requester.cwd"]} /></code></div>
+      )}
       <div className="tool" data-testid="tool-address">
         {parts ? (
           <span className="parts">

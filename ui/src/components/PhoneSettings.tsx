@@ -29,10 +29,11 @@ export function PhoneSection() {
   const take = useCallback((next: PhoneSettings) => {
     const ids = new Set(next.phones.map((p) => p.id));
     if (known.current) {
+      // A redeemed code: the code is spent, and the phone waits below to be kept or refused.
       const added = next.phones.filter((p) => !known.current!.has(p.id));
       if (added.length > 0) {
         setCode(null);
-        setNotice(`Paired: ${added.map((p) => p.name).join(", ")}. Its approvals are recorded as made on it.`);
+        setNotice(null);
       }
     }
     known.current = ids;
@@ -89,6 +90,8 @@ export function PhoneSection() {
   const hideCode = () => act(async () => { await api.phoneHideCode(); setCode(null); });
   const left = code ? Math.min(code.valid_for_s, Math.max(0, code.valid_for_s - Math.ceil((now - shownAt) / 1000))) : 0;
   const on = s.listening;
+  const proposed = s.phones.filter((p) => !p.kept);
+  const kept = s.phones.filter((p) => p.kept);
 
   return (
     <section className="phone-settings" data-testid="phone-settings">
@@ -104,6 +107,9 @@ export function PhoneSection() {
             {on.trusted ? " — issued through Tailscale for this computer's name: phones trust it without a warning." : ""}</p>
           {on.certificate_note && (
             <p className="notice" data-testid="phone-certificate-note">{on.certificate_note}</p>
+          )}
+          {!on.trusted && (
+            <p className="warning" data-testid="phone-certificate-warning">The page uses a certificate this computer made. A phone's browser warns about it once, when you pair. If it ever warns again on a later visit, stop: do not go on — another device may be standing between the phone and this computer. Tailscale's certificate avoids the warning altogether.</p>
           )}
           {on.recent_failures > 0 && (
             <p className="warning" role="alert" data-testid="phone-failures">
@@ -139,14 +145,30 @@ export function PhoneSection() {
           <button className="primary" disabled={busy || !address} onClick={() => void act(() => api.phoneStart(address))} data-testid="phone-on-button">Turn on</button>
         </p>
       )}
+      {proposed.map((p) => (
+        <div className="phone-proposal warning" role="alert" key={p.id} data-testid="phone-proposal" data-id={p.id}>
+          <p><strong>A phone asks to pair: “<span data-testid="proposal-name">{p.name}</span>”</strong></p>
+          <p>From <code className="mono" data-testid="proposal-from">{p.paired_from || "an unknown address"}</code>, at {stamp(p.paired_at)}.
+            {" "}Its browser says: <code className="mono browser" data-testid="proposal-browser">{p.browser || "nothing"}</code></p>
+          <p className="muted">Keep it only if this is the phone in your hand, pairing now. Until you keep it, it can see and decide nothing; a proposal nobody keeps is forgotten after 10 minutes.</p>
+          <p className="row">
+            <button className="primary" disabled={busy} data-testid="phone-keep" onClick={() => void act(() => api.keepPhone(p.id)).then((ok) => {
+              if (ok) setNotice(`Kept: ${p.name}. Its approvals are recorded as made on it.`);
+            })}>Keep</button>
+            <button className="danger" disabled={busy} data-testid="phone-refuse" onClick={() => void act(() => api.revokePhone(p.id)).then((ok) => {
+              if (ok) setNotice(`Refused: ${p.name}. It is not paired.`);
+            })}>Refuse</button>
+          </p>
+        </div>
+      ))}
       {notice && <p className="notice" role="status" data-testid="phone-notice">{notice}</p>}
       {error && <p className="error" role="alert" data-testid="phone-error">{error}</p>}
       <h3>Paired phones</h3>
-      {s.phones.length === 0 ? <p className="muted" data-testid="phones-none">No phone is paired.</p> : (
+      {kept.length === 0 ? <p className="muted" data-testid="phones-none">No phone is paired.</p> : (
         <table className="phones" data-testid="phones">
-          <thead><tr><th>Name</th><th>Paired</th><th>Last used</th><th>Passkey</th><th /></tr></thead>
+          <thead><tr><th>Name</th><th>Paired</th><th>Last used</th><th>Last address</th><th>Passkey</th><th /></tr></thead>
           <tbody>
-            {s.phones.map((p) => (
+            {kept.map((p) => (
               <tr key={p.id} data-testid="phone" data-id={p.id}>
                 <td>
                   {renaming?.id === p.id ? (
@@ -160,6 +182,12 @@ export function PhoneSection() {
                 </td>
                 <td>{stamp(p.paired_at)}</td>
                 <td>{p.last_used_at === null ? <span className="muted">not yet</span> : stamp(p.last_used_at)}</td>
+                <td data-testid="phone-source">
+                  <code className="mono">{p.last_source ?? p.paired_from}</code>
+                  {p.previous_source && p.source_changed_at !== null && (
+                    <span className="warning-text" data-testid="phone-new-source"> — new since {stamp(p.source_changed_at)} (was <code className="mono">{p.previous_source}</code>)</span>
+                  )}
+                </td>
                 <td>{p.passkey ? "asked at each decision" : <span className="muted">none</span>}</td>
                 <td className="row">
                   <button className="small" onClick={() => setRenaming({ id: p.id, name: p.name })} data-testid="phone-rename">Rename</button>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 
+import type { ArtifactTitle } from "../components/ApprovalCard";
 import type { Decision } from "../api/types/Decision";
 import type { Presented } from "../api/types/Presented";
 import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
@@ -21,7 +22,9 @@ export function PhoneApp({ code }: { code: string | null }) {
   const [pushKey, setPushKey] = useState<string | null>(null);
   /** Whether the page asks for the passkey at each decision, and whether this phone has one. */
   const [passkeys, setPasskeys] = useState<{ asked: boolean; held: boolean }>({ asked: false, held: false });
-  const [state, setState] = useState<"loading" | "unpaired" | "ready" | "failed">("loading");
+  const [trusted, setTrusted] = useState(true);
+  const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
+  const [state, setState] = useState<"loading" | "unpaired" | "proposed" | "secret-lost" | "ready" | "failed">("loading");
   const [list, setList] = useState<Presented[]>([]);
   const [waiting, setWaiting] = useState(0);
   const [beyond, setBeyond] = useState(0);
@@ -34,7 +37,7 @@ export function PhoneApp({ code }: { code: string | null }) {
   openId.current = open?.approval.id ?? null;
 
   useEffect(() => {
-    void phone.about().then((a) => { setFingerprint(a.fingerprint); setPushKey(a.push_key); }).catch(() => undefined);
+    void phone.about().then((a) => { setFingerprint(a.fingerprint); setPushKey(a.push_key); setTrusted(a.trusted); }).catch(() => undefined);
   }, []);
 
   const refresh = useCallback(async (takeNew: boolean) => {
@@ -46,10 +49,15 @@ export function PhoneApp({ code }: { code: string | null }) {
       setWaiting(next.waiting);
       setBeyond(page.ids.length - page.first.length);
       setGone(openId.current !== null && !page.ids.includes(openId.current));
+      setTitles(new Map(page.artifacts.map((s) => [s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] }])));
       setState("ready");
     } catch (e) {
       if (e instanceof PhoneError && e.status === 401) setState("unpaired");
-      else {
+      else if (e instanceof PhoneError && e.status === 403) {
+        // Paired but not kept at the desk yet, or this page lost the secret it keeps.
+        const me = await phone.me().catch(() => null);
+        setState(me && !me.kept ? "proposed" : "secret-lost");
+      } else {
         setMessage(e instanceof Error ? e.message : String(e));
         // The first read failed: say so, with a way to try again.
         setState((was) => (was === "loading" ? "failed" : was));
@@ -58,6 +66,12 @@ export function PhoneApp({ code }: { code: string | null }) {
   }, []);
 
   useEffect(() => { if (pairCode === null) void refresh(false); }, [pairCode, refresh]);
+  // Waiting to be kept at the desk: asks again every two seconds.
+  useEffect(() => {
+    if (state !== "proposed") return undefined;
+    const t = window.setInterval(() => void refresh(false), 2000);
+    return () => window.clearInterval(t);
+  }, [state, refresh]);
   // A phone already paired that scans a code again is not paired twice.
   useEffect(() => {
     if (code === null) return;
@@ -105,7 +119,7 @@ export function PhoneApp({ code }: { code: string | null }) {
       await refresh(false);
     },
     openArtifact: () => setMessage("Artifacts open in Countersign's window."),
-    artifactTitle: () => null,
+    artifactTitle: (id: string) => titles.get(id) ?? null,
     report: setMessage,
   };
 
@@ -123,11 +137,22 @@ export function PhoneApp({ code }: { code: string | null }) {
         </div>
       )}
       {pairCode !== null ? (
-        <Pairing code={pairCode} onPaired={() => { setPairCode(null); setMessage("Paired. Calls waiting for you show here."); }} onError={setMessage} />
+        <Pairing code={pairCode} onPaired={() => { setPairCode(null); setState("proposed"); }} onError={setMessage} />
       ) : state === "loading" ? (
         <p className="muted phone-pad">Loading…</p>
       ) : state === "failed" ? (
         <p className="phone-pad"><button onClick={() => { setState("loading"); void refresh(false); }} data-testid="phone-retry">Try again</button></p>
+      ) : state === "proposed" ? (
+        <section className="phone-pad" data-testid="phone-proposed">
+          <h1>Keep this phone at the desk</h1>
+          <p>On the computer, Countersign's window shows this phone under <b>Settings → Phone</b>, with the address it paired from. Press <b>Keep</b> there. Until then this phone sees and decides nothing.</p>
+          <p className="muted">Waiting… (a pairing nobody keeps is forgotten after 10 minutes)</p>
+        </section>
+      ) : state === "secret-lost" ? (
+        <section className="phone-pad" data-testid="phone-secret-lost">
+          <h1>Pair this phone again</h1>
+          <p>This page no longer holds what its pairing gave it (the browser's site data was cleared, or this is another browser). In the window, revoke this phone under <b>Settings → Phone</b> and pair it again.</p>
+        </section>
       ) : state === "unpaired" ? (
         <section className="phone-pad" data-testid="phone-unpaired">
           <h1>This phone is not paired</h1>
@@ -149,6 +174,11 @@ export function PhoneApp({ code }: { code: string | null }) {
       {fingerprint && (
         <footer className="muted phone-fingerprint" data-testid="phone-fingerprint">
           Certificate SHA-256 <code className="mono">{fingerprint}</code>
+          {!trusted && (
+            <p className="phone-certificate-warning" data-testid="phone-certificate-warning">
+              Your browser warned about this page's certificate once, when you paired. If it warns again on any later visit, stop: do not go on — another device may be in the middle.
+            </p>
+          )}
         </footer>
       )}
     </div>

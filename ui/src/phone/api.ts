@@ -1,9 +1,25 @@
-// The phone page's calls to its own listener (`/phone/v1/`, decision 0023). The credential is
-// an HttpOnly cookie the browser sends by itself; this script never sees it.
+// The phone page's calls to its own listener (`/phone/v1/`, decisions 0023 and 0025). The
+// credential is an HttpOnly cookie the browser sends by itself; this script never sees it. The
+// secret the pairing gave is kept in this page's own storage (its origin: scheme, host and
+// port) and sent with every request: a cookie also reaches other ports of the host, the secret
+// does not, so the cookie alone decides nothing.
 
 import type { ErrorBody } from "../api/types/ErrorBody";
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
+import type { ShownSummary } from "../api/types/ShownSummary";
+
+/** Where the page keeps the secret its pairing gave. */
+const SECRET_KEY = "countersign-phone-secret";
+/** The header the secret travels in. */
+const SECRET_HEADER = "x-countersign-secret";
+
+function secret(): string {
+  try { return localStorage.getItem(SECRET_KEY) ?? ""; } catch { return ""; }
+}
+
+/** The waiting calls, with the titles of the artifacts their cards name. */
+export type PhoneInbox = InboxPage & { artifacts: ShownSummary[] };
 
 /** A decision as the phone sends it: the card's digest, approve or decline, the reason. */
 export interface DecisionBody { digest: string; decision: "approve" | "decline"; reason?: string }
@@ -18,9 +34,10 @@ export class PhoneError extends Error {
 async function send<T>(path: string, body?: unknown): Promise<T> {
   let r: Response;
   try {
+    const headers: Record<string, string> = { [SECRET_HEADER]: secret() };
     r = await fetch(path, body === undefined
-      ? { cache: "no-store" }
-      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      ? { cache: "no-store", headers }
+      : { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
   } catch {
     throw new PhoneError(0, "offline", "Countersign cannot be reached: is the computer awake and on this network?");
   }
@@ -35,9 +52,10 @@ async function send<T>(path: string, body?: unknown): Promise<T> {
 }
 
 export const phone = {
-  about: () => send<{ fingerprint: string; push_key: string; passkeys: boolean }>("/phone/v1/about"),
-  /** This phone: its name, whether it holds a passkey, whether the page asks for one. */
-  me: () => send<{ name: string; passkey: boolean; passkeys: boolean }>("/phone/v1/me"),
+  about: () => send<{ fingerprint: string; push_key: string; passkeys: boolean; trusted: boolean }>("/phone/v1/about"),
+  /** This phone: its name, whether the person kept it at the desk, whether it holds a passkey,
+   * whether the page asks for one. */
+  me: () => send<{ name: string; kept: boolean; passkey: boolean; passkeys: boolean }>("/phone/v1/me"),
   passkeyStart: () => send<{ publicKey: PublicKeyCredentialCreationOptionsJSON }>("/phone/v1/passkey/start", {}),
   passkeyFinish: (credential: unknown) => send<{ passkey: boolean }>("/phone/v1/passkey/finish", { credential }),
   challenge: (id: string, body: DecisionBody) =>
@@ -45,8 +63,15 @@ export const phone = {
   /** Sends pushes ("N calls waiting") to this browser's subscription. */
   pushOn: (subscription: PushSubscriptionJSON) => send<{ push: boolean }>("/phone/v1/push", subscription),
   pushOff: () => send<{ push: boolean }>("/phone/v1/push/off", {}),
-  pair: (code: string, name: string) => send<{ id: string; name: string }>("/phone/v1/pair", { code, name }),
-  inbox: () => send<InboxPage>("/phone/v1/inbox"),
+  /** Pairs with the code; the secret it gives is kept for this page's origin. */
+  pair: async (code: string, name: string) => {
+    const paired = await send<{ id: string; name: string; secret: string; kept: boolean }>("/phone/v1/pair", { code, name });
+    try { localStorage.setItem(SECRET_KEY, paired.secret); } catch {
+      throw new PhoneError(0, "storage", "This browser does not let the page keep what pairing gave it (private browsing?): pair in a normal tab.");
+    }
+    return paired;
+  },
+  inbox: () => send<PhoneInbox>("/phone/v1/inbox"),
   decide: (id: string, body: DecisionBody, assertion?: unknown) =>
     send<Presented["approval"]>(`/phone/v1/approvals/${encodeURIComponent(id)}/decide`,
       assertion === undefined ? body : { ...body, assertion }),

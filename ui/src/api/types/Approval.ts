@@ -32,7 +32,11 @@ hidden_marks: number, decided_by: DecidedBy | null,
  * The device the person decided on when it was not the desk: a paired phone's name,
  * copied when the decision was made.
  */
-decided_on?: string, reason: string | null, 
+decided_on?: string, 
+/**
+ * The address a decision made on a phone came from.
+ */
+decided_from?: string, reason: string | null, 
 /**
  * The grant this approval created ("don't ask again"), if any.
  */

@@ -11,4 +11,28 @@ last_used_at: number | null,
 /**
  * Whether it holds a passkey, which every decision on it asks for.
  */
-passkey: boolean, };
+passkey: boolean, 
+/**
+ * Whether the person kept it; a proposed phone decides nothing.
+ */
+kept: boolean, 
+/**
+ * The address its pairing code was redeemed from.
+ */
+paired_from: string, 
+/**
+ * The browser's description of itself, as it sent it (printable characters only).
+ */
+browser: string, 
+/**
+ * The address it was last seen from.
+ */
+last_source: string | null, 
+/**
+ * The address before, when the last one is new.
+ */
+previous_source: string | null, 
+/**
+ * When it was first seen from its last address.
+ */
+source_changed_at: number | null, };
