@@ -11,7 +11,7 @@ packages=(
   nodejs npm                   # building the UI
   dbus gnome-keyring keyutils libsecret-tools  # a private session bus and a real keyring for the tests
   xvfb xauth webkit2gtk-driver dunst libnotify-bin xdg-utils desktop-file-utils
-  chromium chromium-driver zbar-tools  # the phone in the end-to-end test, and reading its QR code
+  chromium chromium-driver zbar-tools iproute2  # the phone in the end-to-end test (in a network namespace of its own), reading its QR code
 )
 
 missing=()

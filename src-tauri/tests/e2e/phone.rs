@@ -1,7 +1,10 @@
 //! Approving from a phone, end to end: the window's Settings → Phone turns the phone page on,
 //! its QR code is read from a screenshot of the window (`zbarimg`), a headless Chromium sized
-//! like a phone pairs with it, sees a call arrive live, approves it, and the agent and the
-//! window both see the decision. Then the window revokes the phone and its page says so.
+//! like a phone — on a host of its own, a network namespace joined to this machine by a veth
+//! pair — pairs with it; the window shows the proposed phone with its address and browser, the
+//! person refuses it, then keeps it the second time; it sees a call arrive live, approves it,
+//! and the agent and the window both see the decision and where it came from. Then the window
+//! revokes the phone and its page says so.
 
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, Stdio};
@@ -14,7 +17,74 @@ use crate::app::{App, click_on, find, free_port, id, terminal};
 
 const WAIT: Duration = Duration::from_secs(15);
 
-/// A headless Chromium sized and named like a phone, under chromedriver.
+/// Another host on this machine: a network namespace with one end of a veth pair, the other end
+/// on this machine's side with an address of a private network, which Settings offers like a
+/// LAN's. Taken down when dropped.
+struct Host {
+    namespace: String,
+    link: String,
+    /// This machine's address towards the host, and the host's own.
+    here: String,
+    there: String,
+}
+
+impl Host {
+    fn new() -> Host {
+        let n = std::process::id() % 200 + 20;
+        let host = Host {
+            namespace: format!("cs-phone-{n}"),
+            link: format!("csph{n}"),
+            here: format!("10.231.{n}.1"),
+            there: format!("10.231.{n}.2"),
+        };
+        let ip = |args: &[&str]| {
+            let out = Command::new("ip")
+                .args(args)
+                .output()
+                .expect("iproute2's ip");
+            assert!(
+                out.status.success(),
+                "ip {args:?} (the phone's host needs root): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let (ns, link, peer) = (&host.namespace, &host.link, format!("{}p", host.link));
+        let _ = Command::new("ip").args(["netns", "del", ns]).status();
+        let _ = Command::new("ip").args(["link", "del", link]).status();
+        ip(&["netns", "add", ns]);
+        ip(&["link", "add", link, "type", "veth", "peer", "name", &peer]);
+        ip(&["link", "set", &peer, "netns", ns]);
+        ip(&["addr", "add", &format!("{}/30", host.here), "dev", link]);
+        ip(&["link", "set", link, "up"]);
+        ip(&[
+            "netns",
+            "exec",
+            ns,
+            "ip",
+            "addr",
+            "add",
+            &format!("{}/30", host.there),
+            "dev",
+            &peer,
+        ]);
+        ip(&["netns", "exec", ns, "ip", "link", "set", &peer, "up"]);
+        ip(&["netns", "exec", ns, "ip", "link", "set", "lo", "up"]);
+        host
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.namespace])
+            .status();
+        let _ = Command::new("ip")
+            .args(["link", "del", &self.link])
+            .status();
+    }
+}
+
+/// A headless Chromium sized and named like a phone, under chromedriver, on its own host.
 struct Phone {
     client: Client,
     driver: Child,
@@ -32,13 +102,15 @@ impl Drop for Phone {
 }
 
 impl Phone {
-    /// Starts the phone's browser. It accepts the listener's self-signed certificate, as a
-    /// person does who compared its fingerprint with the window's.
-    async fn start() -> Phone {
+    /// Starts the phone's browser on `host`. It accepts the listener's self-signed
+    /// certificate, as a person does who compared its fingerprint with the window's.
+    async fn start(host: &Host) -> Phone {
         let port = free_port();
-        let driver = Command::new("chromedriver")
+        let driver = Command::new("ip")
+            .args(["netns", "exec", &host.namespace, "chromedriver"])
             .process_group(0)
             .arg(format!("--port={port}"))
+            .arg(format!("--allowed-ips={}", host.here))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -60,7 +132,10 @@ impl Phone {
         let client = loop {
             let mut builder = ClientBuilder::native();
             builder.capabilities(caps.clone());
-            match builder.connect(&format!("http://127.0.0.1:{port}")).await {
+            match builder
+                .connect(&format!("http://{}:{port}", host.there))
+                .await
+            {
                 Ok(c) => break c,
                 Err(e) => {
                     assert!(started.elapsed() < WAIT * 2, "no Chromium session: {e}");
@@ -121,39 +196,9 @@ async fn read_qr_code(app: &App) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
-#[tokio::test]
-async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_waits_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let app = App::launch_env(
-        dir.path(),
-        &[],
-        &[("COUNTERSIGN_PHONE_EXTRA_ADDRESS", "127.0.0.1".to_owned())],
-    )
-    .await;
-    let (_, first) = app
-        .submit(&terminal("claude-code.Bash", "cargo test"))
-        .await;
-
-    // Settings → Phone: off until turned on, then on the address picked.
-    app.click("[data-testid=nav-settings]").await;
-    app.el("[data-testid=phone-on-button]").await;
-    app.client
-        .execute(
-            "const s = document.querySelector('[data-testid=phone-address]');
-             const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
-             set.call(s, '127.0.0.1');
-             s.dispatchEvent(new Event('change', { bubbles: true }));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    app.click("[data-testid=phone-on-button]").await;
-    let url = app.text("[data-testid=phone-url]").await;
-    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
-    let fingerprint = app.text("[data-testid=phone-fingerprint]").await;
-    assert_eq!(fingerprint.len(), 95, "{fingerprint}");
-
-    // The QR code, read from the screen as a phone's camera would.
+/// Settings → Phone shows a pairing code; what `zbarimg` reads of it on the window's screen,
+/// checked against the address the window shows.
+async fn scan_code(app: &App, url: &str) -> String {
     app.click("[data-testid=phone-show-code]").await;
     app.el("[data-testid=phone-qr]").await;
     app.client
@@ -164,30 +209,127 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
         .await
         .unwrap();
     let shown = app.text("[data-testid=phone-code-url]").await;
-    let scanned = read_qr_code(&app).await;
+    let scanned = read_qr_code(app).await;
     assert_eq!(scanned, shown);
     assert!(scanned.starts_with(&format!("{url}#pair=")), "{scanned}");
-    app.screenshot("phone-settings-code").await;
+    scanned
+}
 
-    // The phone opens it, sees the window's fingerprint, and pairs under its name.
-    let phone = Phone::start().await;
-    phone.client.goto(&scanned).await.unwrap();
+/// The phone opens the scanned address and pairs under `name`.
+async fn pair(phone: &Phone, scanned: &str, fingerprint: &str, name: &str) {
+    phone.client.goto(scanned).await.unwrap();
     find(&phone.client, "[data-testid=phone-pairing]").await;
     // The code left the address bar at once.
     let address = phone.client.current_url().await.unwrap();
     assert!(!address.as_str().contains("pair="), "{address}");
     phone
-        .text_contains("[data-testid=phone-fingerprint]", &fingerprint)
+        .text_contains("[data-testid=phone-fingerprint]", fingerprint)
         .await;
-    let name = find(&phone.client, "[data-testid=phone-name]").await;
+    let field = find(&phone.client, "[data-testid=phone-name]").await;
     assert_eq!(
-        name.prop("value").await.unwrap().as_deref(),
+        field.prop("value").await.unwrap().as_deref(),
         Some("Android phone")
     );
-    name.clear().await.unwrap();
-    name.send_keys("Anna's Pixel").await.unwrap();
-    phone.screenshot("phone-pairing").await;
+    field.clear().await.unwrap();
+    field.send_keys(name).await.unwrap();
     click_on(&phone.client, "[data-testid=phone-pair]").await;
+}
+
+#[tokio::test]
+async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_waits_on() {
+    let host = Host::new();
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::launch_env(dir.path(), &[], &[]).await;
+    let mut asked = terminal("claude-code.Bash", "cargo test");
+    asked["requester"]["cwd"] = json!("/home/anna/work/billing-api");
+    let (_, first) = app.submit(&asked).await;
+
+    // Settings → Phone: off until turned on, then on the address picked: this machine's side
+    // of the phone's network.
+    app.click("[data-testid=nav-settings]").await;
+    app.el("[data-testid=phone-on-button]").await;
+    app.client
+        .execute(
+            "const s = document.querySelector('[data-testid=phone-address]');
+             const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+             set.call(s, arguments[0]);
+             s.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![json!(host.here)],
+        )
+        .await
+        .unwrap();
+    app.click("[data-testid=phone-on-button]").await;
+    let url = app.text("[data-testid=phone-url]").await;
+    assert!(url.starts_with(&format!("https://{}:", host.here)), "{url}");
+    let fingerprint = app.text("[data-testid=phone-fingerprint]").await;
+    assert_eq!(fingerprint.len(), 95, "{fingerprint}");
+    app.text_contains("[data-testid=phone-certificate-warning]", "stop")
+        .await;
+
+    // The page's scripts and styles carry their hashes (subresource integrity).
+    let page = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap()
+        .get(&url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let tags: Vec<&str> = page
+        .split('<')
+        .filter(|t| t.starts_with("script") || t.starts_with("link"))
+        .filter(|t| t.contains("./assets/"))
+        .collect();
+    assert!(!tags.is_empty(), "{page}");
+    for tag in tags {
+        assert!(tag.contains("integrity=\"sha384-"), "{tag}");
+    }
+
+    // A phone pairs; the window shows it, proposed, with where it paired from and its browser.
+    let scanned = scan_code(&app, &url).await;
+    app.screenshot("phone-settings-code").await;
+    let phone = Phone::start(&host).await;
+    pair(&phone, &scanned, &fingerprint, "Anna's Pixel").await;
+    find(&phone.client, "[data-testid=phone-proposed]").await;
+    phone.screenshot("phone-waiting-to-be-kept").await;
+    app.text_contains("[data-testid=proposal-name]", "Anna's Pixel")
+        .await;
+    app.text_contains("[data-testid=proposal-from]", &host.there)
+        .await;
+    app.text_contains("[data-testid=proposal-browser]", "Pixel 8")
+        .await;
+    app.screenshot("phone-settings-proposed").await;
+    // It sees nothing of the calls while it waits.
+    assert!(
+        phone
+            .client
+            .find_all(fantoccini::Locator::Css("[data-testid=phone-row]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Not the person's phone: refused. Its page says it is not paired.
+    app.click("[data-testid=phone-refuse]").await;
+    app.text_contains("[data-testid=phone-notice]", "Refused")
+        .await;
+    app.gone("[data-testid=phone-proposal]").await;
+    find(&phone.client, "[data-testid=phone-unpaired]").await;
+
+    // Again, and this time kept: the phone goes live.
+    let scanned = scan_code(&app, &url).await;
+    pair(&phone, &scanned, &fingerprint, "Anna's Pixel").await;
+    find(&phone.client, "[data-testid=phone-proposed]").await;
+    app.click("[data-testid=phone-keep]").await;
+    app.text_contains("[data-testid=phone-notice]", "Kept")
+        .await;
+    app.text_contains("[data-testid=phone-name]", "Anna's Pixel")
+        .await;
+    app.text_contains("[data-testid=phone-source]", &host.there)
+        .await;
     phone
         .text_contains("[data-testid=phone-live]", "live")
         .await;
@@ -206,11 +348,8 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
     assert!(worker.text().await.unwrap().contains("showNotification"));
     find(&phone.client, "[data-testid=phone-push]").await;
 
-    // The window lists it at once, and the code it showed is spent.
-    app.text_contains("[data-testid=phone-name]", "Anna's Pixel")
-        .await;
-    app.text_contains("[data-testid=phone-notice]", "Paired")
-        .await;
+    // The code the window showed is spent; and a code redeemed from this machine itself (an
+    // agent on it) is refused before it is even looked at.
     let reused = reqwest::Client::builder()
         .danger_accept_invalid_certs(true)
         .build()
@@ -222,6 +361,25 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
         .await
         .unwrap();
     assert_eq!(reused.status(), reqwest::StatusCode::FORBIDDEN);
+    assert!(
+        reused
+            .text()
+            .await
+            .unwrap()
+            .contains("this computer itself"),
+        "refused for coming from here"
+    );
+
+    // The open card names the whole project.
+    click_on(
+        &phone.client,
+        &format!("[data-testid=phone-row][data-id='{}']", id(&first)),
+    )
+    .await;
+    phone
+        .text_contains("[data-testid=card-project]", "/home/anna/work/billing-api")
+        .await;
+    click_on(&phone.client, "[data-testid=phone-back]").await;
 
     // A call asked now waits behind the bar; the list does not move under the finger.
     let (_, second) = app
@@ -274,6 +432,7 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
     let answered = tokio::time::timeout(WAIT, waiting).await.unwrap().unwrap();
     assert_eq!(answered["status"], "approved", "{answered}");
     assert_eq!(answered["decided_on"], "Anna's Pixel", "{answered}");
+    assert_eq!(answered["decided_from"], json!(host.there), "{answered}");
     app.click("[data-testid=nav-inbox]").await;
     app.el(&format!(
         "[data-testid=approval-card][data-id='{}']",
@@ -299,7 +458,10 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
         )
         .await
         .unwrap();
-    assert_eq!(by, json!("by you on Anna's Pixel"));
+    assert_eq!(
+        by,
+        json!(format!("by you on Anna's Pixel (from {})", host.there))
+    );
 
     // Revoked in the window: the phone's page stops at once and says it is not paired.
     app.click("[data-testid=nav-settings]").await;
@@ -325,4 +487,5 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
     );
     drop(phone);
     app.quit().await;
+    drop(host);
 }

@@ -264,7 +264,7 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
 
 function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
   const a = p.approval;
-  const on = a.decided_on ? ` on ${a.decided_on}` : "";
+  const on = a.decided_on ? ` on ${a.decided_on}${a.decided_from ? ` (from ${a.decided_from})` : ""}` : "";
   const by = a.decided_by === "person" ? `by you${on}` : a.decided_by ? `by ${a.decided_by}` : "";
   const text = {
     approved: `Approved ${by}`,

@@ -95,6 +95,8 @@ describe("a row of History", () => {
 
   it("names the phone a decision was made on, and only then", () => {
     expect(decided({ decided_on: "Anna's phone" })).toContain('title="by you on Anna&#x27;s phone"');
+    expect(decided({ decided_on: "Anna's phone", decided_from: "192.168.1.23" }))
+      .toContain('title="by you on Anna&#x27;s phone (from 192.168.1.23)"');
     expect(decided({})).toContain('title="by you"');
   });
 });

@@ -189,7 +189,7 @@ export const HistoryRow = memo(function HistoryRow({ p, selected, onSelect }: {
   const group = groupOf(p);
   const warn = warning(p);
   const by = a.decided_by === null ? "" : a.decided_by === "person"
-    ? (a.decided_on ? `by you on ${a.decided_on}` : "by you") : "by a rule";
+    ? (a.decided_on ? `by you on ${a.decided_on}${a.decided_from ? ` (from ${a.decided_from})` : ""}` : "by you") : "by a rule";
   return (
     <div role="option" id={`row-${a.id}`} aria-selected={selected} className={`inbox-row history-row ${selected ? "selected" : ""}`}
       data-testid="history-row" data-id={a.id} data-status={a.status} onClick={() => onSelect(a.id)}>

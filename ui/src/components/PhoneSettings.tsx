@@ -96,6 +96,22 @@ export function PhoneSection() {
   return (
     <section className="phone-settings" data-testid="phone-settings">
       <p className="muted">Approve or decline calls from your phone's browser, over this computer's local network or Tailscale — never through a cloud. Off until you turn it on. “Don't ask again” stays here at the desk.</p>
+      {proposed.map((p) => (
+        <div className="phone-proposal warning" role="alert" key={p.id} data-testid="phone-proposal" data-id={p.id}>
+          <p><strong>A phone asks to pair: “<span data-testid="proposal-name">{p.name}</span>”</strong></p>
+          <p>From <code className="mono" data-testid="proposal-from">{p.paired_from || "an unknown address"}</code>, at {stamp(p.paired_at)}.
+            {" "}Its browser says: <code className="mono browser" data-testid="proposal-browser">{p.browser || "nothing"}</code></p>
+          <p className="muted">Keep it only if this is the phone in your hand, pairing now. Until you keep it, it can see and decide nothing; a proposal nobody keeps is forgotten after 10 minutes.</p>
+          <p className="row">
+            <button className="primary" disabled={busy} data-testid="phone-keep" onClick={() => void act(() => api.keepPhone(p.id)).then((ok) => {
+              if (ok) setNotice(`Kept: ${p.name}. Its approvals are recorded as made on it.`);
+            })}>Keep</button>
+            <button className="danger" disabled={busy} data-testid="phone-refuse" onClick={() => void act(() => api.revokePhone(p.id)).then((ok) => {
+              if (ok) setNotice(`Refused: ${p.name}. It is not paired.`);
+            })}>Refuse</button>
+          </p>
+        </div>
+      ))}
       {on ? (
         <>
           <p data-testid="phone-on">On at <code className="mono" data-testid="phone-url">{on.url}</code>{" "}
@@ -145,22 +161,6 @@ export function PhoneSection() {
           <button className="primary" disabled={busy || !address} onClick={() => void act(() => api.phoneStart(address))} data-testid="phone-on-button">Turn on</button>
         </p>
       )}
-      {proposed.map((p) => (
-        <div className="phone-proposal warning" role="alert" key={p.id} data-testid="phone-proposal" data-id={p.id}>
-          <p><strong>A phone asks to pair: “<span data-testid="proposal-name">{p.name}</span>”</strong></p>
-          <p>From <code className="mono" data-testid="proposal-from">{p.paired_from || "an unknown address"}</code>, at {stamp(p.paired_at)}.
-            {" "}Its browser says: <code className="mono browser" data-testid="proposal-browser">{p.browser || "nothing"}</code></p>
-          <p className="muted">Keep it only if this is the phone in your hand, pairing now. Until you keep it, it can see and decide nothing; a proposal nobody keeps is forgotten after 10 minutes.</p>
-          <p className="row">
-            <button className="primary" disabled={busy} data-testid="phone-keep" onClick={() => void act(() => api.keepPhone(p.id)).then((ok) => {
-              if (ok) setNotice(`Kept: ${p.name}. Its approvals are recorded as made on it.`);
-            })}>Keep</button>
-            <button className="danger" disabled={busy} data-testid="phone-refuse" onClick={() => void act(() => api.revokePhone(p.id)).then((ok) => {
-              if (ok) setNotice(`Refused: ${p.name}. It is not paired.`);
-            })}>Refuse</button>
-          </p>
-        </div>
-      ))}
       {notice && <p className="notice" role="status" data-testid="phone-notice">{notice}</p>}
       {error && <p className="error" role="alert" data-testid="phone-error">{error}</p>}
       <h3>Paired phones</h3>

@@ -66,6 +66,17 @@ export function PhoneApp({ code }: { code: string | null }) {
   }, []);
 
   useEffect(() => { if (pairCode === null) void refresh(false); }, [pairCode, refresh]);
+  // A code scanned while the page is open arrives as a new fragment, with no reload: taken, and
+  // out of the address at once, as at the start.
+  useEffect(() => {
+    const onHash = () => {
+      const next = new URLSearchParams(location.hash.slice(1)).get("pair");
+      if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+      if (next) { setMessage(null); setPairCode(next); }
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, []);
   // Waiting to be kept at the desk: asks again every two seconds.
   useEffect(() => {
     if (state !== "proposed") return undefined;
