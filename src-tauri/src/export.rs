@@ -58,45 +58,6 @@ pub struct Exported {
     pub path: String,
 }
 
-/// The export running now, if any: one at a time, and its cancel.
-#[derive(Default)]
-pub struct Exports {
-    running: std::sync::Mutex<Option<Arc<AtomicBool>>>,
-}
-
-impl Exports {
-    fn start(&self) -> Option<Arc<AtomicBool>> {
-        let mut running = self
-            .running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if running.is_some() {
-            return None;
-        }
-        let cancel = Arc::new(AtomicBool::new(false));
-        *running = Some(cancel.clone());
-        Some(cancel)
-    }
-
-    fn end(&self) {
-        *self
-            .running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-    }
-
-    fn cancel(&self) {
-        if let Some(c) = self
-            .running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-        {
-            c.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
 /// A writer that stops once the export is cancelled.
 struct Cancellable<W> {
     out: W,

@@ -5,6 +5,7 @@
 mod commands;
 mod error;
 mod export;
+mod exports;
 mod links;
 mod notify;
 mod phone;

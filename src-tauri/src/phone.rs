@@ -9,32 +9,18 @@ use countersign_engine::console::PairedPhone;
 use countersign_engine::error::ErrorCode;
 use countersign_phone::addresses::{self, Network};
 use countersign_phone::{PageAsset, PageAssets, PhoneError, PhoneOptions, PhoneServer};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tauri::{AppHandle, State};
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult};
+use crate::settings::PhonePrefs;
 use crate::state::Desktop;
 
 /// A loopback address a test may add to the ones offered (`127.0.0.1`), since a test machine
 /// may have no private network. Only a loopback address is taken, which no other device
 /// reaches, so setting it can never put the page on a network.
 const EXTRA_ADDRESS: &str = "COUNTERSIGN_PHONE_EXTRA_ADDRESS";
-
-/// Where the listener was last turned on, kept in `desktop.json`: it comes back on the same
-/// address and port at the next start while `on`, and Turn on uses them again after Turn off,
-/// so a phone's bookmark keeps working.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PhonePrefs {
-    pub address: IpAddr,
-    pub port: u16,
-    #[serde(default = "on_by_default")]
-    pub on: bool,
-}
-
-fn on_by_default() -> bool {
-    true
-}
 
 /// An address the person can pick.
 #[derive(Debug, Clone, Serialize, TS)]

@@ -1,5 +1,6 @@
 //! The window's own settings, kept beside the database in `desktop.json`.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,7 @@ const FILE: &str = "desktop.json";
 pub struct Prefs {
     pub notifications: bool,
     /// Where the phone page listens; `None` when it is off.
-    pub phone: Option<crate::phone::PhonePrefs>,
+    pub phone: Option<PhonePrefs>,
 }
 
 impl Default for Prefs {
@@ -76,4 +77,19 @@ pub fn cli_path() -> Option<PathBuf> {
 /// The data directory as text.
 pub fn display(dir: &Path) -> String {
     PathBuf::from(dir).display().to_string()
+}
+
+/// Where the listener was last turned on, kept in `desktop.json`: it comes back on the same
+/// address and port at the next start while `on`, and Turn on uses them again after Turn off,
+/// so a phone's bookmark keeps working.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhonePrefs {
+    pub address: IpAddr,
+    pub port: u16,
+    #[serde(default = "on_by_default")]
+    pub on: bool,
+}
+
+fn on_by_default() -> bool {
+    true
 }

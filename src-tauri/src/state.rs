@@ -16,7 +16,7 @@ pub struct Desktop {
     /// A link that arrived before the UI listened (cold start).
     pending_link: Mutex<Option<LinkTarget>>,
     /// History's export running now, if any.
-    pub exports: crate::export::Exports,
+    pub exports: crate::exports::Exports,
     /// The phone's listener while it is on.
     pub phone: tokio::sync::Mutex<Option<countersign_phone::PhoneServer>>,
 }
@@ -34,7 +34,7 @@ impl Desktop {
             prefs: Mutex::new(prefs),
             view: Mutex::new("inbox".into()),
             pending_link: Mutex::new(None),
-            exports: crate::export::Exports::default(),
+            exports: crate::exports::Exports::default(),
             phone: tokio::sync::Mutex::new(None),
         }
     }

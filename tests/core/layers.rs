@@ -74,6 +74,18 @@ fn layers() -> BTreeMap<&'static str, Layer> {
                 never: &["reqwest", "rmcp", "tauri"],
             },
         ),
+        // The phone's front door: over the Console, like the API, never the store.
+        (
+            "countersign-phone",
+            Layer {
+                uses: &[
+                    "countersign-domain",
+                    "countersign-port",
+                    "countersign-engine",
+                ],
+                never: &["sqlx", "reqwest", "rmcp", "tauri", "rquickjs", "keyring"],
+            },
+        ),
         (
             "countersign",
             Layer {
@@ -89,7 +101,11 @@ fn layers() -> BTreeMap<&'static str, Layer> {
         (
             "countersign-desktop",
             Layer {
-                uses: &["countersign-domain", "countersign-engine"],
+                uses: &[
+                    "countersign-domain",
+                    "countersign-engine",
+                    "countersign-phone",
+                ],
                 never: &["rmcp", "reqwest", "sqlx"],
             },
         ),
@@ -237,6 +253,16 @@ fn a_dependency_across_the_layers_is_caught() {
         sqlx_in_domain,
         ["countersign-domain links sqlx, which belongs to another layer"]
     );
+    // The phone's front door reaches the store only through the Console.
+    let store_in_phone = breaches(&with_dependency(
+        m.clone(),
+        "countersign-phone",
+        "countersign-store",
+    ));
+    assert_eq!(
+        store_in_phone,
+        ["countersign-phone depends on countersign-store, which its layer may not use"]
+    );
     let store_in_integrations = breaches(&with_dependency(
         m.clone(),
         "countersign-integrations",
@@ -259,4 +285,218 @@ fn a_dependency_across_the_layers_is_caught() {
         breaches(&stray),
         ["countersign-stray: a workspace crate with no layer in tests/core/layers.rs"]
     );
+}
+
+/// The top-level modules of a crate's `src`, and which of them each one's files name
+/// (`crate::m`, `super::m` from the crate root's own files, and `super::…` chains that reach
+/// the root): the graph the files' circles are looked for in. Comments are left out, so a doc
+/// link is not a dependency.
+fn module_graph(src: &std::path::Path) -> BTreeMap<String, BTreeSet<String>> {
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                rust_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let path_of = |file: &std::path::Path| -> Vec<String> {
+        let rel = file.strip_prefix(src).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(parts.as_slice(), [one] if one == "lib" || one == "main") {
+            parts.clear();
+        }
+        if parts.last().is_some_and(|l| l == "mod") {
+            parts.pop();
+        }
+        parts
+    };
+    let top: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| path_of(f).first().cloned())
+        .collect();
+    let reference = regex_lite_find;
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let at = path_of(file);
+        let Some(from) = at.first().cloned() else {
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        for (root, names) in reference(&code) {
+            // Where the path starts: the crate root, or this file's module `ups` levels up.
+            let base: Vec<String> = match root {
+                Root::Crate => Vec::new(),
+                Root::Super(ups) => at[..at.len().saturating_sub(ups)].to_vec(),
+            };
+            for name in names {
+                let to = match base.first() {
+                    Some(first) => first.clone(),
+                    None => name,
+                };
+                if to != from && top.contains(&to) {
+                    graph.entry(from.clone()).or_default().insert(to);
+                }
+            }
+        }
+        graph.entry(from).or_default();
+    }
+    graph
+}
+
+enum Root {
+    Crate,
+    Super(usize),
+}
+
+/// Each `crate::…` and `super::…` path in `code`: where it starts, and the first names after
+/// it (each of a `{…}` group).
+fn regex_lite_find(code: &str) -> Vec<(Root, Vec<String>)> {
+    let bytes = code.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let at = |i: usize, what: &[u8]| bytes.get(i..).is_some_and(|rest| rest.starts_with(what));
+    let word = |from: usize| -> String {
+        let end = (from..bytes.len())
+            .find(|&k| !is_word(bytes[k]))
+            .unwrap_or(bytes.len());
+        String::from_utf8_lossy(&bytes[from..end]).into_owned()
+    };
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start_ok = i == 0 || !is_word(bytes[i - 1]);
+        let (root, mut j) = if start_ok && at(i, b"crate::") {
+            (Root::Crate, i + 7)
+        } else if start_ok && at(i, b"super::") {
+            let mut ups = 1;
+            let mut j = i + 7;
+            while at(j, b"super::") {
+                ups += 1;
+                j += 7;
+            }
+            (Root::Super(ups), j)
+        } else {
+            i += 1;
+            continue;
+        };
+        let mut names = Vec::new();
+        if at(j, b"{") {
+            let end = (j..bytes.len())
+                .find(|&k| bytes[k] == b'}')
+                .unwrap_or(bytes.len());
+            let mut k = j + 1;
+            while k < end {
+                while k < end && !is_word(bytes[k]) {
+                    k += 1;
+                }
+                let name = word(k);
+                if !name.is_empty() {
+                    names.push(name.clone());
+                }
+                // On to the next item of the group, past any path it goes on with.
+                k = (k..end).find(|&x| bytes[x] == b',').map_or(end, |x| x + 1);
+            }
+            j = end;
+        } else {
+            let name = word(j);
+            j += name.len();
+            if !name.is_empty() {
+                names.push(name);
+            }
+        }
+        found.push((root, names));
+        i = j.max(i + 1);
+    }
+    found
+}
+
+/// The circles among `graph`'s modules: each a list of modules that reach one another.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reaches = |from: &str, to: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_owned()];
+        while let Some(m) = todo.pop() {
+            for next in graph.get(&m).into_iter().flatten() {
+                if next == to {
+                    return true;
+                }
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        false
+    };
+    let mut done = BTreeSet::new();
+    let mut found = Vec::new();
+    for m in graph.keys() {
+        if done.contains(m) || !reaches(m, m) {
+            continue;
+        }
+        let circle: Vec<String> = graph
+            .keys()
+            .filter(|o| *o == m || (reaches(m, o) && reaches(o, m)))
+            .cloned()
+            .collect();
+        done.extend(circle.iter().cloned());
+        found.push(circle);
+    }
+    found
+}
+
+/// No circles between the files of a crate: each top-level module reads from top to bottom.
+#[test]
+fn no_crate_has_a_circle_between_its_files() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut looked = 0;
+    for src in [
+        "src",
+        "crates/domain/src",
+        "crates/store/src",
+        "crates/port/src",
+        "crates/integrations/src",
+        "crates/engine/src",
+        "crates/phone/src",
+        "src-tauri/src",
+    ] {
+        let graph = module_graph(&root.join(src));
+        looked += graph.len();
+        for circle in circles(&graph) {
+            found.push(format!("{src}: {}", circle.join(" ↔ ")));
+        }
+    }
+    assert!(looked > 50, "the check saw the modules ({looked})");
+    assert!(
+        found.is_empty(),
+        "circles between files:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The check finds a circle when one is there.
+#[test]
+fn a_circle_between_files_is_caught() {
+    let graph = BTreeMap::from([
+        ("a".to_owned(), BTreeSet::from(["b".to_owned()])),
+        ("b".to_owned(), BTreeSet::from(["c".to_owned()])),
+        ("c".to_owned(), BTreeSet::from(["a".to_owned()])),
+        ("d".to_owned(), BTreeSet::from(["a".to_owned()])),
+    ]);
+    assert_eq!(circles(&graph), vec![vec!["a", "b", "c"]]);
+    let parsed = regex_lite_find("use super::{x, y::Z};\nlet q = crate::w::f(); super::super::v");
+    let names: Vec<Vec<String>> = parsed.into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, vec![vec!["x", "y"], vec!["w"], vec!["v"]]);
 }

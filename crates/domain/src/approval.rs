@@ -7,11 +7,9 @@ use ts_rs::TS;
 
 use super::call::{CallView, ResultView};
 use super::coverage::coverage;
-#[cfg(doc)]
-use super::grant::default_scope;
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::{FieldError, MAX_PATH_BYTES, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
-use super::report::Reporter;
+use super::reporter::Reporter;
 use super::scope::{Effect, Scope};
 use super::tool::{AddressParts, ToolAddress};
 
@@ -75,7 +73,7 @@ impl fmt::Display for Status {
 pub enum Decision {
     Approve,
     /// Approve, and approve the calls `scope` covers from now on without asking (the
-    /// narrowest sensible scope when none is given: [`default_scope`]).
+    /// narrowest sensible scope when none is given: `grant::default_scope`).
     ApproveAlways {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]

@@ -14,6 +14,7 @@ pub mod ids;
 pub mod limits;
 pub mod on_screen;
 pub mod report;
+pub mod reporter;
 pub mod scope;
 pub mod shell;
 pub mod submission;
