@@ -345,3 +345,29 @@ async fn slow_clients_from_eight_addresses_do_not_keep_the_phone_out() {
         h.abort();
     }
 }
+
+/// The phone's cards name their artifact by its title, as the window's do.
+#[tokio::test]
+async fn an_artifacts_call_is_named_by_the_artifacts_title() {
+    let b = both().await;
+    let credential = b.paired("Phone").await;
+    let (status, saved) = b
+        .agents
+        .post(
+            "/v1/artifacts",
+            &json!({ "title": "Sales board", "description": "Monthly sales",
+                "code": "export default function App() { return <p>hi</p>; }" }),
+        )
+        .await;
+    assert!(status.is_success(), "{saved}");
+    let mut call = terminal("tools.crm.user.main.deals.list", "list deals");
+    call["artifact_id"] = saved["id"].clone();
+    let (status, asked) = b.agents.post("/v1/approvals", &call).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    let (status, inbox) = b.inbox(Some(&credential)).await;
+    assert_eq!(status, StatusCode::OK, "{inbox}");
+    let artifacts = inbox["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts.len(), 1, "{inbox}");
+    assert_eq!(artifacts[0]["artifact"]["id"], saved["id"]);
+    assert_eq!(artifacts[0]["artifact"]["title"], "Sales board");
+}
