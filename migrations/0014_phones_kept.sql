@@ -11,6 +11,10 @@ ALTER TABLE phones ADD COLUMN kept_at INTEGER;
 ALTER TABLE phones ADD COLUMN paired_from TEXT NOT NULL DEFAULT ''
     CHECK (length(paired_from) <= 64);
 ALTER TABLE phones ADD COLUMN browser TEXT NOT NULL DEFAULT '' CHECK (length(browser) <= 300);
+-- Six digits the phone page shows after pairing and the window shows beside Keep: the phone in
+-- the person's hand is the one proposed only if they match.
+ALTER TABLE phones ADD COLUMN check_code TEXT NOT NULL DEFAULT ''
+    CHECK (check_code = '' OR (length(check_code) = 6 AND check_code NOT GLOB '*[^0-9]*'));
 -- SHA-256 of the secret the page keeps; every decision carries the secret.
 ALTER TABLE phones ADD COLUMN secret_sha256 BLOB
     CHECK (secret_sha256 IS NULL OR length(secret_sha256) = 32);

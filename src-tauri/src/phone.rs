@@ -48,6 +48,9 @@ pub struct PhoneListening {
     /// Why Tailscale's certificate is not used, why the certificate could not be renewed, or
     /// that the page's own was replaced: whole sentences, shown as they are.
     pub certificate_note: Option<String>,
+    /// Where the last pairing code was presented from after it had already paired a phone:
+    /// the phone proposed may not be the person's.
+    pub code_reused_from: Option<String>,
 }
 
 /// Settings → Phone.
@@ -125,7 +128,7 @@ fn options(app: &AppHandle, network: &str) -> PhoneOptions {
     PhoneOptions {
         page: Some(page_assets(app)),
         plain_loopback_push: false,
-        local_pairing: false,
+        local_phones: false,
         // On a Tailscale address, the page is served under the machine's tailnet name with the
         // certificate Tailscale issues for it.
         tailscale: (network == "tailscale").then(tailscale_command).flatten(),
@@ -162,6 +165,7 @@ async fn settings_of(d: &Desktop) -> CommandResult<PhoneSettings> {
         recent_failures: u32::try_from(p.recent_failures()).unwrap_or(u32::MAX),
         trusted: p.trusted(),
         certificate_note: p.certificate_note(),
+        code_reused_from: p.code_reused_from().map(|ip| ip.to_string()),
     });
     Ok(PhoneSettings {
         listening,

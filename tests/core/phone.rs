@@ -66,7 +66,7 @@ pub struct Both {
 /// are on it).
 pub async fn both() -> Both {
     both_with(PhoneOptions {
-        local_pairing: true,
+        local_phones: true,
         ..PhoneOptions::default()
     })
     .await
@@ -455,7 +455,7 @@ async fn a_name_typed_in_capitals_is_the_name_browsers_send() {
         "127.0.0.1:0".parse().unwrap(),
         "LocalHost",
         PhoneOptions {
-            local_pairing: true,
+            local_phones: true,
             ..PhoneOptions::default()
         },
     )
@@ -801,6 +801,7 @@ fn page_files() -> PageAssets {
 async fn the_page_is_served_on_its_own_name_only_and_carries_no_data() {
     let b = both_with(PhoneOptions {
         page: Some(page_files()),
+        local_phones: true,
         ..PhoneOptions::default()
     })
     .await;
@@ -1229,7 +1230,7 @@ pub async fn over_tailscale(
         PhoneOptions {
             tailscale: Some(bin),
             // The test's clients pair from this machine.
-            local_pairing: true,
+            local_phones: true,
             ..PhoneOptions::default()
         },
     )

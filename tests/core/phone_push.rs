@@ -152,7 +152,7 @@ fn check_vapid(headers: &HeaderMap, key: &str, audience: &str) {
 async fn a_push_says_how_many_calls_wait_encrypted_to_the_phone_and_signed_by_the_console() {
     let b = both_with(PhoneOptions {
         plain_loopback_push: true,
-        local_pairing: true,
+        local_phones: true,
         ..PhoneOptions::default()
     })
     .await;

@@ -943,6 +943,7 @@ async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
             secret_sha256: &[9u8; 32],
             paired_from: "192.168.1.23",
             browser: "Mozilla/5.0 (Linux; Android 15)",
+            check_code: "048213",
         };
     static CRED: [u8; 32] = [7u8; 32];
     static OTHER: [u8; 32] = [8u8; 32];

@@ -133,6 +133,41 @@ fn interfaces() -> Vec<Interface> {
     Vec::new()
 }
 
+/// The network `ip` (one of this machine's addresses) is on: the address and its prefix
+/// length; `None` when no interface holds it (any more).
+pub fn network_of(ip: IpAddr) -> Option<(IpAddr, u8)> {
+    let ip = ip.to_canonical();
+    interfaces()
+        .into_iter()
+        .find(|i| i.ip.to_canonical() == ip)
+        .map(|i| (ip, i.prefix))
+}
+
+/// Whether `ip` is in Tailscale's ranges (100.64.0.0/10, fd7a:115c:a1e0::/48).
+pub fn is_tailnet(ip: IpAddr) -> bool {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => u32::from(v4) & 0xffc0_0000 == 0x6440_0000,
+        IpAddr::V6(v6) => same_network(
+            IpAddr::V6(v6),
+            IpAddr::V6(Ipv6Addr::new(0xfd7a, 0x115c, 0xa1e0, 0, 0, 0, 0, 0)),
+            48,
+        ),
+    }
+}
+
+/// Whether a phone may pair from `peer`, the listener being on `network` (its address and
+/// prefix) or on the tailnet: from another device of the listener's own network, or of the
+/// tailnet — never this machine, a container or virtual machine on it, nor a network that is
+/// reached through it.
+pub fn may_pair_from(peer: IpAddr, network: Option<(IpAddr, u8)>, on_tailnet: bool) -> bool {
+    let peer = peer.to_canonical();
+    if is_this_machine(peer) {
+        return false;
+    }
+    let same = network.is_some_and(|(listener, prefix)| same_network(listener, peer, prefix));
+    same || (on_tailnet && is_tailnet(peer))
+}
+
 /// Whether `ip` is this machine itself, or a container or virtual machine on it: one of its
 /// own addresses (any interface, loopback included), or an address on the network of one of
 /// its containers' or virtual machines' interfaces ([`VIRTUAL`]). A phone paired from there
@@ -240,6 +275,43 @@ mod tests {
         ] {
             assert_eq!(is_within(ip(addr), &here), local, "{addr}");
         }
+    }
+
+    #[test]
+    fn a_phone_pairs_from_the_listeners_own_network_or_the_tailnet() {
+        let lan = Some((ip("192.168.1.20"), 24));
+        assert!(same_network(ip("192.168.1.20"), ip("192.168.1.77"), 24));
+        assert!(!same_network(ip("192.168.1.20"), ip("192.168.2.77"), 24));
+        assert!(!same_network(ip("192.168.1.20"), ip("fd00::1"), 24));
+        // These need no interface of this machine's: only the rule.
+        let other = |peer: &str, network: Option<(IpAddr, u8)>, tailnet: bool| {
+            let peer = ip(peer);
+            !is_within(peer, &[]) && {
+                let same = network.is_some_and(|(l, p)| same_network(l, peer, p));
+                same || (tailnet && is_tailnet(peer))
+            }
+        };
+        assert!(other("192.168.1.77", lan, false));
+        assert!(
+            !other("192.168.2.77", lan, false),
+            "another network, routed through"
+        );
+        assert!(!other("172.17.0.2", lan, false), "a container's");
+        assert!(
+            !other("100.101.102.103", lan, false),
+            "the tailnet, when not listening there"
+        );
+        assert!(other("100.101.102.103", Some((ip("100.64.0.9"), 32)), true));
+        assert!(other(
+            "fd7a:115c:a1e0::5",
+            Some((ip("100.64.0.9"), 32)),
+            true
+        ));
+        assert!(!other("8.8.8.8", Some((ip("100.64.0.9"), 32)), true));
+        assert!(!other("127.0.0.1", lan, false));
+        // No network known for the listener (its address is gone): nowhere.
+        assert!(!other("192.168.1.77", None, false));
+        assert!(!may_pair_from(ip("127.0.0.1"), lan, true));
     }
 
     #[test]

@@ -55,8 +55,12 @@ pub(super) struct PhoneState {
     pub plain_loopback_push: bool,
     /// Passkeys, where the page's certificate is a public authority's: every decision asks.
     pub passkeys: Option<Arc<crate::passkey::Passkeys>>,
-    /// Lets a phone pair from this machine's own addresses: a test's own clients.
-    pub local_pairing: bool,
+    /// Lets phones pair and be used from this machine itself: a test's own clients.
+    pub local_phones: bool,
+    /// The listener's network (its address and prefix), where a phone pairs from.
+    pub network: Option<(std::net::IpAddr, u8)>,
+    /// Whether the listener is on the tailnet, whose devices may pair too.
+    pub on_tailnet: bool,
 }
 
 pub(super) fn router(state: PhoneState) -> Router {
@@ -179,6 +183,14 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
             return ApiError::from(Error::Internal("a request with no peer".into()))
                 .into_response();
         };
+        // A phone is another device: this computer (an agent on it) is no phone.
+        if !s.local_phones && crate::addresses::is_this_machine(from) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "a phone's requests come from another device, not from this computer itself",
+            );
+        }
         let phone = match credential(headers) {
             Some(given) => match s.console.phone_by_credential(&sha256(given)).await {
                 Ok(p) => p,
@@ -198,8 +210,19 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
         if !phone.kept && path != "/phone/v1/me" {
             return refuse(StatusCode::FORBIDDEN, ErrorCode::Forbidden, NOT_KEPT);
         }
-        // What shows calls or changes anything needs the page's own secret too.
-        if (!reads || path == "/phone/v1/inbox") && !phone.secret_matches(secret(headers)) {
+        // What shows calls or changes anything, or holds a live stream, needs the page's own
+        // secret too (the stream's in its address: a browser's EventSource sends no header).
+        let shown = secret(headers)
+            .or_else(|| {
+                (path == "/phone/v1/events")
+                    .then(|| secret_in_query(req.uri()))
+                    .flatten()
+            })
+            .unwrap_or_default();
+        let has_secret = phone.secret_matches(&shown);
+        let needs_secret =
+            !reads || matches!(path.as_str(), "/phone/v1/inbox" | "/phone/v1/events");
+        if needs_secret && !has_secret {
             return refuse(
                 StatusCode::FORBIDDEN,
                 ErrorCode::Forbidden,
@@ -220,6 +243,7 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
             Err(e) => return ApiError::from(e).into_response(),
         }
         if phone.kept
+            && has_secret
             && let Some(ticket) = req.extensions().get::<crate::limits::Ticket>()
         {
             ticket.authenticated(&phone.id);
@@ -230,11 +254,19 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
 }
 
 /// The secret the page sent with the request, if any.
-fn secret(headers: &HeaderMap) -> &str {
+fn secret(headers: &HeaderMap) -> Option<String> {
     headers
         .get(SECRET_HEADER)
         .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
+        .map(str::to_owned)
+}
+
+/// The secret in the query (`?s=`), where a live stream carries it.
+fn secret_in_query(uri: &axum::http::Uri) -> Option<String> {
+    uri.query()?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("s="))
+        .map(str::to_owned)
 }
 
 #[derive(Deserialize)]
@@ -258,10 +290,16 @@ async fn pair(
 ) -> Result<Response, ApiError> {
     // Checked before the code is spent, so a bad name costs the person no new code.
     let name = phone_name(&body.name)?.to_owned();
-    if !s.local_pairing && crate::addresses::is_this_machine(peer.0) {
+    if !s.local_phones && crate::addresses::is_this_machine(peer.0) {
         return Err(forbidden(
             "a phone pairs from another device: this request comes from this computer itself (or \
              a container on it), so the code was not used",
+        ));
+    }
+    if !s.local_phones && !crate::addresses::may_pair_from(peer.0, s.network, s.on_tailnet) {
+        return Err(forbidden(
+            "a phone pairs from the network this page is on (or the tailnet): this request comes \
+             from another network, so the code was not used",
         ));
     }
     let redeemed = lock(&s.pairing).redeem(&body.code, peer.0, Instant::now());
@@ -291,6 +329,7 @@ async fn pair(
     };
     let secret = crate::pairing::Secret::generate()
         .map_err(|e| Error::Internal(format!("no random source: {e}")))?;
+    let check = check_code().map_err(|e| Error::Internal(format!("no random source: {e}")))?;
     let browser = headers
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
@@ -303,6 +342,7 @@ async fn pair(
             secret_sha256: &secret.hash(),
             from: peer.0,
             browser,
+            check_code: &check,
         })
         .await?;
     let cookie = format!(
@@ -310,7 +350,7 @@ async fn pair(
         credential.expose()
     );
     let mut r = Json(serde_json::json!({
-        "id": id, "name": name, "secret": secret.expose(), "kept": false,
+        "id": id, "name": name, "secret": secret.expose(), "kept": false, "check": check,
     }))
     .into_response();
     let cookie = HeaderValue::from_str(&cookie)
@@ -319,6 +359,13 @@ async fn pair(
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(r)
+}
+
+/// Six random digits, the phone's page and the window show the same.
+fn check_code() -> Result<String, getrandom::Error> {
+    let mut b = [0u8; 4];
+    getrandom::fill(&mut b)?;
+    Ok(format!("{:06}", u32::from_le_bytes(b) % 1_000_000))
 }
 
 /// `GET /phone/v1/inbox`: the waiting calls as the window opens them (the newest first, the
@@ -430,9 +477,10 @@ async fn decide(
         }
         (None, None) => {}
     }
+    let secret = secret(&headers).unwrap_or_default();
     let proof = PhoneProof {
         phone_id: &phone.id,
-        secret: secret(&headers),
+        secret: &secret,
         from: peer.0,
     };
     let decided = s
@@ -462,6 +510,8 @@ async fn me(
     Json(serde_json::json!({
         "name": phone.name,
         "kept": phone.kept,
+        // While it waits to be kept: the digits the window shows beside Keep.
+        "check": (!phone.kept).then_some(&phone.check_code),
         "passkey": phone.passkey.is_some(),
         "passkeys": s.passkeys.is_some(),
     }))
@@ -497,7 +547,9 @@ async fn passkey_start(
     if phone.passkey.is_some() {
         return Err(forbidden("this phone already has its passkey"));
     }
-    if s.console.now() - phone.paired_at > crate::passkey::REGISTER_WITHIN_MS {
+    // Its first minutes after the person kept it.
+    let kept = phone.kept_at.unwrap_or(phone.paired_at);
+    if s.console.now() - kept > crate::passkey::REGISTER_WITHIN_MS {
         return Err(forbidden(
             "a passkey is registered only in the first minutes after pairing: revoke the phone in \
              the window and pair it again",

@@ -69,9 +69,10 @@ pub struct PhoneOptions {
     /// Lets a phone's push subscription name `http://127.0.0.1` (a test's own push service);
     /// otherwise only an `https` push service by its name is taken.
     pub plain_loopback_push: bool,
-    /// Lets a phone pair from this machine's own addresses (a test's own clients); otherwise a
-    /// code redeemed from this computer or a container on it is refused.
-    pub local_pairing: bool,
+    /// Lets phones pair and be used from this machine itself (a test's own clients); otherwise
+    /// a request from this computer or a container on it is refused, and a code is redeemed
+    /// only from the listener's own network (or the tailnet).
+    pub local_phones: bool,
     /// Tailscale's command line: the page is served under this machine's name on the tailnet,
     /// with the certificate Tailscale issues for it. When Tailscale cannot issue one, the
     /// page is served as without it, and [`PhoneServer::certificate_note`] says why.
@@ -155,6 +156,7 @@ impl PhoneServer {
         let trusted = options.tailscale.is_some() && note.is_none();
         let host = host.as_str();
         let console_for_push = console.clone();
+        let console_for_limits = console.clone();
         let served = tls::Served::new(&identity)?;
         let config = tls::server_config(served.clone())?;
         let listener = TcpListener::bind(bind)
@@ -187,7 +189,9 @@ impl PhoneServer {
             push_key: vapid.clone(),
             plain_loopback_push: options.plain_loopback_push,
             passkeys,
-            local_pairing: options.local_pairing,
+            local_phones: options.local_phones,
+            network: addresses::network_of(bind.ip()),
+            on_tailnet: addresses::is_tailnet(bind.ip()),
         });
         let renewal = Arc::new(Renewal::new(
             // Where Tailscale could not issue one at the start, the one made here is served
@@ -198,7 +202,19 @@ impl PhoneServer {
             served,
             note,
         ));
-        let task = tokio::spawn(serve(listener, config, app));
+        // The addresses kept phones were last seen from keep their connections (limits).
+        let known: Vec<IpAddr> = console_for_limits
+            .phones()
+            .await
+            .map_err(|e| {
+                PhoneError::Certificate(format!("the paired phones could not be read: {e}"))
+            })?
+            .into_iter()
+            .filter(|p| p.kept)
+            .filter_map(|p| p.last_source.and_then(|s| s.parse().ok()))
+            .collect();
+        let registry = Arc::new(limits::Registry::knowing(known));
+        let task = tokio::spawn(serve(listener, config, app, registry));
         let pushes = tokio::spawn(push::announce(console_for_push, vapid, push_client));
         let renewing = tokio::spawn(renewal::keep_renewed(renewal.clone(), RENEW_CHECK));
         Ok(Self {
@@ -269,6 +285,12 @@ impl PhoneServer {
         self.pairing().recent_failures(Instant::now())
     }
 
+    /// Where the last code was presented from after it had already paired a phone (the window
+    /// says that the proposal may not be the person's phone).
+    pub fn code_reused_from(&self) -> Option<IpAddr> {
+        self.pairing().reused_from()
+    }
+
     fn pairing(&self) -> std::sync::MutexGuard<'_, Pairing> {
         lock(&self.pairing)
     }
@@ -327,9 +349,13 @@ pub(crate) fn is_host_name(host: &str) -> bool {
 
 /// Accepts connections until aborted; aborting it aborts every connection too. Who may hold a
 /// connection, and for how long, is [`limits`]'s.
-async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: axum::Router) {
+async fn serve(
+    listener: TcpListener,
+    config: Arc<rustls::ServerConfig>,
+    app: axum::Router,
+    registry: Arc<limits::Registry>,
+) {
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
-    let registry = Arc::new(limits::Registry::default());
     let mut connections = tokio::task::JoinSet::new();
     loop {
         // Finished connections are reaped as new ones come.
@@ -343,7 +369,7 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
             }
         };
         // Closed at once (dropped) when there is no room for it.
-        let Some((ticket, evicted)) = registry.admit(peer.ip()) else {
+        let Some((ticket, mut evicted)) = registry.admit(peer.ip()) else {
             continue;
         };
         let acceptor = acceptor.clone();
@@ -356,9 +382,14 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
             let mut io = tokio_io_timeout::TimeoutStream::new(tcp);
             io.set_write_timeout(Some(limits::WRITE_TIMEOUT));
             let io = Box::pin(io);
-            let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(io)).await
-            else {
-                return;
+            // Told to end mid-handshake: closed now, not when the handshake gives up.
+            let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(io));
+            let tls = tokio::select! {
+                done = handshake => match done {
+                    Ok(Ok(tls)) => tls,
+                    _ => return,
+                },
+                _ = &mut evicted => return,
             };
             let service = hyper_util::service::TowerToHyperService::new(app);
             let mut http = hyper::server::conn::http1::Builder::new();
@@ -368,7 +399,7 @@ async fn serve(listener: TcpListener, config: Arc<rustls::ServerConfig>, app: ax
             tokio::pin!(conn);
             let ended = tokio::select! {
                 served = conn.as_mut() => Some(served),
-                _ = evicted => None,
+                _ = &mut evicted => None,
                 () = tokio::time::sleep(limits::LIFETIME) => {
                     // Past its lifetime: the request under way is finished, then it closes.
                     conn.as_mut().graceful_shutdown();

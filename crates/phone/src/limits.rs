@@ -1,17 +1,22 @@
 //! Who may hold the phone listener's connections (decision 0025). A handful of devices on the
-//! network must not be able to keep the person's phone out:
+//! network, or one with many addresses, must not keep the person's phone out, nor the console
+//! out of file descriptors:
 //!
-//! - a connection that has not shown a kept phone's credential is closed after its answer, and
-//!   counts against its source: the device's IPv4 address, or the /64 of an IPv6 one (a device
-//!   holds as many IPv6 addresses in its /64 as it likes). A source holding
+//! - a connection from an address a kept phone was last seen from (known when the listener
+//!   starts, and learnt whenever a phone shows its credential and secret) is never taken for
+//!   another, up to [`MAX_PER_PHONE`] per address;
+//! - any other connection is answered once and closed unless it shows a kept phone's credential
+//!   and secret, and counts against its source: the device's IPv4 address, or the /64 of an
+//!   IPv6 one (a device holds as many IPv6 addresses in its /64 as it likes). A source holding
 //!   [`MAX_UNAUTHENTICATED_PER_SOURCE`] such connections gives up its oldest for a new one;
 //! - when every slot is taken, a newcomer takes the oldest unauthenticated connection of the
-//!   source that holds the most, if it holds more than the newcomer's own; connections a kept
-//!   phone holds are never taken, up to [`MAX_PER_PHONE`] each;
+//!   source that holds the most, if that source holds more than the newcomer's own;
+//! - sockets told to end are closed at once (also mid-handshake), and at most [`MAX_OPEN`]
+//!   are open however they are counted;
 //! - every connection lives at most [`LIFETIME`] and [`MAX_REQUESTS`] requests, and one whose
 //!   peer stops reading what it is sent is ended after [`WRITE_TIMEOUT`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,10 +26,14 @@ use tokio::sync::oneshot;
 
 /// Phone connections served at once.
 pub const MAX_CONNECTIONS: usize = 64;
+/// Sockets open at once, those told to end included: past this, new ones are closed at once.
+pub const MAX_OPEN: usize = 2 * MAX_CONNECTIONS;
 /// Unauthenticated connections one source holds at once.
 pub const MAX_UNAUTHENTICATED_PER_SOURCE: usize = 8;
-/// Connections one kept phone holds at once (a browser opens about six).
+/// Connections one kept phone (or its address) holds at once: a browser opens about six.
 pub const MAX_PER_PHONE: usize = 8;
+/// The phones' addresses remembered.
+const MAX_KNOWN: usize = 64;
 /// The longest a connection is kept, a live stream included (the page opens it again).
 pub const LIFETIME: Duration = Duration::from_secs(10 * 60);
 /// The most requests one connection carries.
@@ -44,7 +53,7 @@ pub fn source(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The connections open now.
+/// The connections open now, and the addresses kept phones were seen from.
 #[derive(Default)]
 pub struct Registry {
     state: Mutex<State>,
@@ -54,78 +63,139 @@ pub struct Registry {
 struct State {
     next: u64,
     open: HashMap<u64, Entry>,
+    /// Kept phones' addresses, the most recently learnt last.
+    known: VecDeque<IpAddr>,
 }
 
 struct Entry {
     source: IpAddr,
-    /// The kept phone it showed the credential of, once it has.
+    peer: IpAddr,
+    /// From a kept phone's address when it was admitted.
+    known: bool,
+    /// The kept phone it showed the credential and secret of, once it has.
     phone: Option<String>,
     opened: Instant,
-    /// Ends the connection when sent to, or dropped.
+    /// Ends the connection when sent to, or dropped; `None` once it was told to end.
     evict: Option<oneshot::Sender<()>>,
 }
 
+impl Entry {
+    /// Told to end, or not protected: a connection that may be taken for another.
+    fn takeable(&self) -> bool {
+        self.evict.is_some() && self.phone.is_none() && !self.known
+    }
+}
+
 impl State {
-    /// Unauthenticated connections of `source` not told to end yet.
-    fn unauthenticated(&self, source: IpAddr) -> usize {
+    fn live(&self) -> usize {
+        self.open.values().filter(|e| e.evict.is_some()).count()
+    }
+
+    fn takeable_of(&self, source: IpAddr) -> usize {
         self.open
             .values()
-            .filter(|e| e.phone.is_none() && e.source == source && e.evict.is_some())
+            .filter(|e| e.takeable() && e.source == source)
             .count()
     }
 
-    /// Ends the oldest unauthenticated connection of `source`.
-    fn evict_oldest(&mut self, source: IpAddr) {
+    /// Ends the oldest connection among those `which` picks.
+    fn evict_oldest(&mut self, which: impl Fn(&Entry) -> bool) -> bool {
         let oldest = self
             .open
             .iter()
-            .filter(|(_, e)| e.phone.is_none() && e.source == source && e.evict.is_some())
+            .filter(|(_, e)| e.evict.is_some() && which(e))
             .min_by_key(|(_, e)| e.opened)
             .map(|(id, _)| *id);
-        if let Some(entry) = oldest.and_then(|id| self.open.get_mut(&id))
-            && let Some(evict) = entry.evict.take()
+        match oldest
+            .and_then(|id| self.open.get_mut(&id))
+            .and_then(|e| e.evict.take())
         {
-            let _ = evict.send(());
+            Some(evict) => {
+                let _ = evict.send(());
+                true
+            }
+            None => false,
         }
     }
 
-    /// The source holding the most unauthenticated connections, and how many.
+    /// The source holding the most takeable connections, and how many.
     fn busiest(&self) -> Option<(IpAddr, usize)> {
         let mut counts: HashMap<IpAddr, usize> = HashMap::new();
-        for e in self
-            .open
-            .values()
-            .filter(|e| e.phone.is_none() && e.evict.is_some())
-        {
+        for e in self.open.values().filter(|e| e.takeable()) {
             *counts.entry(e.source).or_default() += 1;
         }
         counts.into_iter().max_by_key(|(_, n)| *n)
     }
 
-    /// Connections still counted: those not told to end.
-    fn live(&self) -> usize {
-        self.open.values().filter(|e| e.evict.is_some()).count()
+    fn is_known(&self, ip: IpAddr) -> bool {
+        self.known.contains(&ip.to_canonical())
     }
 }
 
 impl Registry {
+    /// A registry that knows the addresses `phones` were last seen from.
+    pub fn knowing(phones: impl IntoIterator<Item = IpAddr>) -> Self {
+        let r = Self::default();
+        for ip in phones {
+            r.learn(ip);
+        }
+        r
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers `ip` as a kept phone's address.
+    pub fn learn(&self, ip: IpAddr) {
+        let ip = ip.to_canonical();
+        let mut st = self.state();
+        st.known.retain(|k| *k != ip);
+        st.known.push_back(ip);
+        while st.known.len() > MAX_KNOWN {
+            st.known.pop_front();
+        }
     }
 
     /// Admits a connection from `ip`, making room as the rules above say: its ticket, and what
     /// ends it early; `None` when there is no room for it.
     pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<(Ticket, oneshot::Receiver<()>)> {
-        let source = source(ip);
+        let peer = ip.to_canonical();
+        let source = source(peer);
         let mut st = self.state();
-        if st.unauthenticated(source) >= MAX_UNAUTHENTICATED_PER_SOURCE {
-            st.evict_oldest(source);
+        if st.open.len() >= MAX_OPEN {
+            return None;
         }
-        if st.live() >= MAX_CONNECTIONS {
-            let own = st.unauthenticated(source);
-            match st.busiest() {
-                Some((busiest, n)) if n > own + 1 => st.evict_oldest(busiest),
-                _ => return None,
+        let known = st.is_known(peer);
+        if known {
+            let held = st
+                .open
+                .values()
+                .filter(|e| e.known && e.peer == peer && e.evict.is_some())
+                .count();
+            if held >= MAX_PER_PHONE {
+                st.evict_oldest(|e| e.known && e.peer == peer);
+            }
+            if st.live() >= MAX_CONNECTIONS {
+                let busiest = st.busiest().map(|(s, _)| s);
+                let made_room =
+                    busiest.is_some_and(|b| st.evict_oldest(|e| e.takeable() && e.source == b));
+                if !made_room {
+                    return None;
+                }
+            }
+        } else {
+            if st.takeable_of(source) >= MAX_UNAUTHENTICATED_PER_SOURCE {
+                st.evict_oldest(|e| e.takeable() && e.source == source);
+            }
+            if st.live() >= MAX_CONNECTIONS {
+                let own = st.takeable_of(source);
+                match st.busiest() {
+                    Some((busiest, n)) if n > own => {
+                        st.evict_oldest(|e| e.takeable() && e.source == busiest);
+                    }
+                    _ => return None,
+                }
             }
         }
         let id = st.next;
@@ -135,48 +205,60 @@ impl Registry {
             id,
             Entry {
                 source,
+                peer,
+                known,
                 phone: None,
                 opened: Instant::now(),
                 evict: Some(evict),
             },
         );
-        Some((
-            Ticket {
-                registry: Arc::clone(self),
-                id,
-                requests: Arc::new(AtomicUsize::new(0)),
-            },
-            ended,
-        ))
+        let inner = Inner {
+            registry: Arc::clone(self),
+            id,
+            peer,
+            requests: AtomicUsize::new(0),
+        };
+        Some((Ticket(Arc::new(inner)), ended))
     }
 
-    /// How many connections are open.
+    /// How many connections are open and not told to end.
     pub fn open(&self) -> usize {
         self.state().live()
     }
 }
 
-/// One admitted connection, handed to each of its requests; it leaves the registry when
-/// dropped.
+/// One admitted connection, handed to each of its requests; it leaves the registry when the
+/// last clone is dropped.
 #[derive(Clone)]
-pub struct Ticket {
+pub struct Ticket(Arc<Inner>);
+
+struct Inner {
     registry: Arc<Registry>,
     id: u64,
-    requests: Arc<AtomicUsize>,
+    peer: IpAddr,
+    requests: AtomicUsize,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.registry.state().open.remove(&self.id);
+    }
 }
 
 impl Ticket {
-    /// The connection showed kept phone `phone`'s credential: it is no longer counted against
-    /// its source, and never taken for another, while its phone holds fewer than
-    /// [`MAX_PER_PHONE`].
+    /// The connection showed kept phone `phone`'s credential and its page's secret: it is never
+    /// taken for another while its phone holds fewer than [`MAX_PER_PHONE`], and its address is
+    /// a phone's from now on.
     pub fn authenticated(&self, phone: &str) {
-        let mut st = self.registry.state();
+        let registry = &self.0.registry;
+        registry.learn(self.0.peer);
+        let mut st = registry.state();
         let held = st
             .open
             .values()
             .filter(|e| e.phone.as_deref() == Some(phone))
             .count();
-        if let Some(entry) = st.open.get_mut(&self.id)
+        if let Some(entry) = st.open.get_mut(&self.0.id)
             && entry.phone.is_none()
             && held < MAX_PER_PHONE
         {
@@ -184,27 +266,19 @@ impl Ticket {
         }
     }
 
-    /// Whether the connection showed a kept phone's credential.
+    /// Whether the connection showed a kept phone's credential and secret.
     pub fn is_authenticated(&self) -> bool {
-        self.registry
+        self.0
+            .registry
             .state()
             .open
-            .get(&self.id)
+            .get(&self.0.id)
             .is_some_and(|e| e.phone.is_some())
     }
 
     /// Counts a request; whether the connection may carry more after it.
     pub fn request(&self) -> bool {
-        self.requests.fetch_add(1, Ordering::Relaxed) + 1 < MAX_REQUESTS
-    }
-}
-
-impl Drop for Ticket {
-    fn drop(&mut self) {
-        // The last clone (the connection's own) takes it out.
-        if Arc::strong_count(&self.requests) == 1 {
-            self.registry.state().open.remove(&self.id);
-        }
+        self.0.requests.fetch_add(1, Ordering::Relaxed) + 1 < MAX_REQUESTS
     }
 }
 
@@ -214,6 +288,14 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    /// Which of `held` were told to end since last asked.
+    fn ended(held: &mut [(Ticket, oneshot::Receiver<()>)]) -> usize {
+        held.iter_mut()
+            .map(|(_, e)| e.try_recv().is_ok())
+            .filter(|ended| *ended)
+            .count()
     }
 
     #[test]
@@ -232,42 +314,108 @@ mod tests {
             held.push(r.admit(ip("10.0.0.1")).unwrap());
         }
         let (_t, _e) = r.admit(ip("10.0.0.1")).unwrap();
-        let (_, first) = &mut held[0];
-        assert!(first.try_recv().is_ok(), "the oldest was told to end");
-        assert!(held[1].1.try_recv().is_err());
+        assert!(held[0].1.try_recv().is_ok(), "the oldest was told to end");
+        assert_eq!(ended(&mut held[1..]), 0);
     }
 
     #[test]
     fn a_full_listener_takes_from_the_busiest_source_never_from_a_phone() {
         let r = Arc::new(Registry::default());
         let mut held = Vec::new();
-        // Eight sources hold every slot.
         for n in 1..=8 {
             for _ in 0..MAX_UNAUTHENTICATED_PER_SOURCE {
                 held.push(r.admit(ip(&format!("127.0.0.{n}"))).unwrap());
             }
         }
         assert_eq!(r.open(), MAX_CONNECTIONS);
-        // The phone comes: it gets one, from a busiest source.
         let (phone, mut phone_ended) = r.admit(ip("127.0.0.50")).unwrap();
-        let ended = held
-            .iter_mut()
-            .map(|(_, e)| e.try_recv().is_ok())
-            .filter(|ended| *ended)
-            .count();
-        assert_eq!(ended, 1);
+        assert_eq!(ended(&mut held), 1);
         phone.authenticated("p1");
-        // The holders come back again and again: they take from each other, never the phone.
         for round in 0..200 {
             let n = round % 8 + 1;
             if let Some(t) = r.admit(ip(&format!("127.0.0.{n}"))) {
                 held.push(t);
             }
+            // What was told to end closes.
+            held.retain_mut(|(_, e)| e.try_recv().is_err());
         }
         assert!(
             phone_ended.try_recv().is_err(),
             "the phone's connection is kept"
         );
         assert!(phone.is_authenticated());
+    }
+
+    /// Sixty-four devices with one connection each: a new device still gets one, and a phone's
+    /// known address always does, however fast the others come back.
+    #[test]
+    fn many_sources_of_one_connection_each_do_not_keep_out_a_newcomer_or_a_phone() {
+        let r = Arc::new(Registry::knowing([ip("192.168.1.50")]));
+        let mut held = Vec::new();
+        for n in 0..MAX_CONNECTIONS {
+            held.push(r.admit(ip(&format!("192.168.2.{n}"))).unwrap());
+        }
+        assert!(r.admit(ip("192.168.3.1")).is_some(), "a newcomer takes one");
+        held.retain_mut(|(_, e)| e.try_recv().is_err());
+        let (phone, mut phone_ended) = r.admit(ip("192.168.1.50")).unwrap();
+        for round in 0..500 {
+            if let Some(t) = r.admit(ip(&format!("192.168.2.{}", round % 200))) {
+                held.push(t);
+            }
+            held.retain_mut(|(_, e)| e.try_recv().is_err());
+        }
+        assert!(
+            phone_ended.try_recv().is_err(),
+            "a known phone's address is never taken"
+        );
+        drop(phone);
+    }
+
+    /// A device in the phone's own IPv6 /64 cannot take a connection from the phone's address.
+    #[test]
+    fn a_neighbour_in_the_phones_64_cannot_take_the_phones_connection() {
+        let r = Arc::new(Registry::knowing([ip("fd00::50")]));
+        let (phone, mut phone_ended) = r.admit(ip("fd00::50")).unwrap();
+        let mut held = Vec::new();
+        for n in 0..300u32 {
+            if let Some(t) = r.admit(IpAddr::V6(std::net::Ipv6Addr::new(
+                0xfd00, 0, 0, 0, 0, 0, 1, n as u16,
+            ))) {
+                held.push(t);
+            }
+            held.retain_mut(|(_, e)| e.try_recv().is_err());
+        }
+        assert!(phone_ended.try_recv().is_err());
+        drop(phone);
+    }
+
+    /// However a source asks, no more than `MAX_OPEN` sockets are open.
+    #[test]
+    fn sockets_told_to_end_still_count_until_closed() {
+        let r = Arc::new(Registry::default());
+        let mut kept = Vec::new();
+        let mut refused = 0;
+        for n in 0..1000u32 {
+            match r.admit(IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + n))) {
+                Some(t) => kept.push(t),
+                None => refused += 1,
+            }
+        }
+        assert!(kept.len() <= MAX_OPEN, "{}", kept.len());
+        assert!(refused > 0);
+        // Closed ones give their room back.
+        kept.clear();
+        assert!(r.admit(ip("10.9.9.9")).is_some());
+    }
+
+    #[test]
+    fn a_ticket_leaves_the_registry_with_its_last_clone() {
+        let r = Arc::new(Registry::default());
+        let (t, _e) = r.admit(ip("10.0.0.1")).unwrap();
+        let clones: Vec<Ticket> = (0..5).map(|_| t.clone()).collect();
+        drop(t);
+        assert_eq!(r.open(), 1);
+        drop(clones);
+        assert_eq!(r.open(), 0);
     }
 }

@@ -91,6 +91,11 @@ struct Live {
 pub struct Pairing {
     live: Option<Live>,
     failures: HashMap<IpAddr, VecDeque<Instant>>,
+    /// The last code redeemed, while it could still have been valid.
+    spent: Option<Live>,
+    /// Where the last code was presented from after it was spent: someone else may have
+    /// redeemed it first, and the window says so.
+    reused_from: Option<IpAddr>,
 }
 
 /// Whom failures and connections are counted against: the device's address. Not an IPv6
@@ -107,6 +112,8 @@ impl Pairing {
     /// A new code to show, valid [`CODE_LIFETIME`] from `now`; the code shown before it is void.
     pub fn show(&mut self, now: Instant) -> Result<Secret, PairingError> {
         let code = Secret::generate()?;
+        self.spent = None;
+        self.reused_from = None;
         self.live = Some(Live {
             hash: code.hash(),
             until: now + CODE_LIFETIME,
@@ -134,6 +141,13 @@ impl Pairing {
         {
             return Err(PairingError::RateLimited(retry_after(failed, now)));
         }
+        let given_hash = sha256(given);
+        if let Some(spent) = &self.spent
+            && now < spent.until
+            && bool::from(spent.hash.ct_eq(&given_hash))
+        {
+            self.reused_from = Some(from);
+        }
         let outcome = match &self.live {
             None => Err(PairingError::Unknown),
             Some(live) if !bool::from(live.hash.ct_eq(&sha256(given))) => {
@@ -144,7 +158,7 @@ impl Pairing {
         };
         match outcome {
             Ok(()) => {
-                self.live = None;
+                self.spent = self.live.take();
                 Secret::generate()
             }
             Err(e) => {
@@ -176,6 +190,12 @@ impl Pairing {
     pub fn recent_failures(&mut self, now: Instant) -> usize {
         self.forget_old_failures(now);
         self.failures.values().map(VecDeque::len).sum()
+    }
+
+    /// Where the last code was presented from after it had paired a phone: whoever was first
+    /// may not be the person's phone.
+    pub fn reused_from(&self) -> Option<IpAddr> {
+        self.reused_from
     }
 
     /// Whether a code is shown and still redeemable at `now`.

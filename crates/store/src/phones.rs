@@ -20,6 +20,8 @@ pub struct Phone {
     pub paired_from: String,
     /// The browser's description of itself (its User-Agent), as sent.
     pub browser: String,
+    /// The six digits the phone's page and the window both show until it is kept.
+    pub check_code: String,
     /// SHA-256 of the secret the phone page keeps for its origin.
     pub secret_sha256: Option<Vec<u8>>,
     pub last_source: Option<String>,
@@ -28,7 +30,7 @@ pub struct Phone {
 }
 
 const COLUMNS: &str = "id, name, paired_at, last_used_at, passkey, kept_at, paired_from, browser, \
-    secret_sha256, last_source, previous_source, source_changed_at";
+    check_code, secret_sha256, last_source, previous_source, source_changed_at";
 
 /// A phone whose pairing code was just redeemed, before the person keeps it.
 pub struct Proposed<'a> {
@@ -38,6 +40,7 @@ pub struct Proposed<'a> {
     pub secret_sha256: &'a [u8; 32],
     pub paired_from: &'a str,
     pub browser: &'a str,
+    pub check_code: &'a str,
 }
 
 /// Stores a phone proposed by a redeemed code: it decides nothing until it is kept.
@@ -48,8 +51,8 @@ pub async fn insert(
 ) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO phones (id, name, credential_sha256, paired_at, secret_sha256, paired_from,
-             browser, last_source)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+             browser, last_source, check_code)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(p.id)
     .bind(p.name)
@@ -59,6 +62,7 @@ pub async fn insert(
     .bind(p.paired_from)
     .bind(p.browser)
     .bind(p.paired_from)
+    .bind(p.check_code)
     .execute(conn)
     .await?;
     Ok(())
@@ -160,20 +164,21 @@ pub async fn revoke(conn: &mut SqliteConnection, id: &str) -> Result<bool, Store
     Ok(done.rows_affected() == 1)
 }
 
-/// Registers a phone's first passkey, only while it has none and only until `not_after` (its
-/// pairing's first minutes); `false` otherwise.
+/// Registers a kept phone's first passkey, only while it has none and only if it was kept at
+/// or after `kept_since` (its first minutes after being kept); `false` otherwise.
 pub async fn set_passkey(
     conn: &mut SqliteConnection,
     id: &str,
     passkey: &str,
-    paired_since: i64,
+    kept_since: i64,
 ) -> Result<bool, StoreError> {
     let done = sqlx::query(
-        "UPDATE phones SET passkey = ? WHERE id = ? AND passkey IS NULL AND paired_at >= ?",
+        "UPDATE phones SET passkey = ?
+         WHERE id = ? AND passkey IS NULL AND kept_at IS NOT NULL AND kept_at >= ?",
     )
     .bind(passkey)
     .bind(id)
-    .bind(paired_since)
+    .bind(kept_since)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)

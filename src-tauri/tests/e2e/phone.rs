@@ -301,6 +301,12 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
         .await;
     app.text_contains("[data-testid=proposal-browser]", "Pixel 8")
         .await;
+    // The phone and the window show the same six digits.
+    let digits = phone.text_contains("[data-testid=phone-check]", " ").await;
+    let digits: String = digits.chars().filter(char::is_ascii_digit).collect();
+    assert_eq!(digits.len(), 6, "{digits}");
+    let beside_keep = app.text("[data-testid=proposal-check]").await;
+    assert_eq!(beside_keep.replace(' ', ""), digits);
     app.screenshot("phone-settings-proposed").await;
     // It sees nothing of the calls while it waits.
     assert!(

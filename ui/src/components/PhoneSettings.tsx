@@ -101,7 +101,8 @@ export function PhoneSection() {
           <p><strong>A phone asks to pair: “<span data-testid="proposal-name">{p.name}</span>”</strong></p>
           <p>From <code className="mono" data-testid="proposal-from">{p.paired_from || "an unknown address"}</code>, at {stamp(p.paired_at)}.
             {" "}Its browser says: <code className="mono browser" data-testid="proposal-browser">{p.browser || "nothing"}</code></p>
-          <p className="muted">Keep it only if this is the phone in your hand, pairing now. Until you keep it, it can see and decide nothing; a proposal nobody keeps is forgotten after 10 minutes.</p>
+          <p>Keep it only if the phone in your hand shows <strong className="check-code" data-testid="proposal-check">{p.check_code.replace(/(\d{3})(\d{3})/, "$1 $2")}</strong>.</p>
+          <p className="muted">Until you keep it, it can see and decide nothing; a proposal nobody keeps is forgotten after 10 minutes.</p>
           <p className="row">
             <button className="primary" disabled={busy} data-testid="phone-keep" onClick={() => void act(() => api.keepPhone(p.id)).then((ok) => {
               if (ok) setNotice(`Kept: ${p.name}. Its approvals are recorded as made on it.`);
@@ -126,6 +127,11 @@ export function PhoneSection() {
           )}
           {!on.trusted && (
             <p className="warning" data-testid="phone-certificate-warning">The page uses a certificate this computer made. A phone's browser warns about it once, when you pair. If it ever warns again on a later visit, stop: do not go on — another device may be standing between the phone and this computer. Tailscale's certificate avoids the warning altogether.</p>
+          )}
+          {on.code_reused_from && (
+            <p className="warning" role="alert" data-testid="phone-code-reused">
+              The pairing code was presented again from {on.code_reused_from} after it had paired a phone. If that was your phone, someone else used the code first: refuse the phone waiting here, and show a new code.
+            </p>
           )}
           {on.recent_failures > 0 && (
             <p className="warning" role="alert" data-testid="phone-failures">

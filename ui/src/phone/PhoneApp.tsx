@@ -7,7 +7,7 @@ import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
-import { decideWith, deviceName, fromBase64Url, phone, PhoneError, registerPasskey } from "./api";
+import { decideWith, deviceName, eventsUrl, fromBase64Url, phone, PhoneError, registerPasskey } from "./api";
 import { nextList } from "./list";
 
 type Live = "connecting" | "live" | "lost";
@@ -25,6 +25,8 @@ export function PhoneApp({ code }: { code: string | null }) {
   const [trusted, setTrusted] = useState(true);
   const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
   const [state, setState] = useState<"loading" | "unpaired" | "proposed" | "secret-lost" | "ready" | "failed">("loading");
+  /** The six digits the window shows beside Keep, while this phone waits to be kept. */
+  const [check, setCheck] = useState<string | null>(null);
   const [list, setList] = useState<Presented[]>([]);
   const [waiting, setWaiting] = useState(0);
   const [beyond, setBeyond] = useState(0);
@@ -53,10 +55,10 @@ export function PhoneApp({ code }: { code: string | null }) {
       setState("ready");
     } catch (e) {
       if (e instanceof PhoneError && e.status === 401) setState("unpaired");
-      else if (e instanceof PhoneError && e.status === 403) {
-        // Paired but not kept at the desk yet, or this page lost the secret it keeps.
-        const me = await phone.me().catch(() => null);
-        setState(me && !me.kept ? "proposed" : "secret-lost");
+      else if (e instanceof PhoneError && e.status === 403 && /kept at the desk/.test(e.message)) {
+        setState("proposed");
+      } else if (e instanceof PhoneError && e.status === 403 && /secret/.test(e.message)) {
+        setState("secret-lost");
       } else {
         setMessage(e instanceof Error ? e.message : String(e));
         // The first read failed: say so, with a way to try again.
@@ -80,9 +82,10 @@ export function PhoneApp({ code }: { code: string | null }) {
   // Waiting to be kept at the desk: asks again every two seconds.
   useEffect(() => {
     if (state !== "proposed") return undefined;
+    if (check === null) void phone.me().then((me) => setCheck(me.check)).catch(() => undefined);
     const t = window.setInterval(() => void refresh(false), 2000);
     return () => window.clearInterval(t);
-  }, [state, refresh]);
+  }, [state, refresh, check]);
   // A phone already paired that scans a code again is not paired twice.
   useEffect(() => {
     if (code === null) return;
@@ -102,7 +105,7 @@ export function PhoneApp({ code }: { code: string | null }) {
   // itself, and reads again on its return in case a change was missed meanwhile.
   useEffect(() => {
     if (state !== "ready") return undefined;
-    const events = new EventSource("/phone/v1/events");
+    const events = new EventSource(eventsUrl());
     let lost = false;
     events.onopen = () => { setLive("live"); if (lost) void refresh(false); lost = false; };
     events.addEventListener("change", () => void refresh(false));
@@ -148,7 +151,7 @@ export function PhoneApp({ code }: { code: string | null }) {
         </div>
       )}
       {pairCode !== null ? (
-        <Pairing code={pairCode} onPaired={() => { setPairCode(null); setState("proposed"); }} onError={setMessage} />
+        <Pairing code={pairCode} onPaired={(digits) => { setPairCode(null); setCheck(digits); setState("proposed"); }} onError={setMessage} />
       ) : state === "loading" ? (
         <p className="muted phone-pad">Loading…</p>
       ) : state === "failed" ? (
@@ -156,7 +159,10 @@ export function PhoneApp({ code }: { code: string | null }) {
       ) : state === "proposed" ? (
         <section className="phone-pad" data-testid="phone-proposed">
           <h1>Keep this phone at the desk</h1>
-          <p>On the computer, Countersign's window shows this phone under <b>Settings → Phone</b>, with the address it paired from. Press <b>Keep</b> there. Until then this phone sees and decides nothing.</p>
+          {check && (
+            <p className="phone-check" data-testid="phone-check">This phone shows <strong>{check.replace(/(\d{3})(\d{3})/, "$1 $2")}</strong></p>
+          )}
+          <p>On the computer, Countersign's window shows this phone under <b>Settings → Phone</b>, with the address it paired from{check ? " and the same six digits" : ""}. Press <b>Keep</b> there{check ? " only if the digits match" : ""}. Until then this phone sees and decides nothing.</p>
           <p className="muted">Waiting… (a pairing nobody keeps is forgotten after 10 minutes)</p>
         </section>
       ) : state === "secret-lost" ? (
@@ -196,14 +202,14 @@ export function PhoneApp({ code }: { code: string | null }) {
   );
 }
 
-function Pairing({ code, onPaired, onError }: { code: string; onPaired: () => void; onError: (m: string) => void }) {
+function Pairing({ code, onPaired, onError }: { code: string; onPaired: (check: string) => void; onError: (m: string) => void }) {
   const [name, setName] = useState(() => deviceName(navigator.userAgent));
   const [busy, setBusy] = useState(false);
   const submit = async () => {
     setBusy(true);
     try {
-      await phone.pair(code, name);
-      onPaired();
+      const paired = await phone.pair(code, name);
+      onPaired(paired.check);
     } catch (e) {
       onError(e instanceof Error ? e.message : String(e));
       setBusy(false);

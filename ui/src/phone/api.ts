@@ -18,6 +18,12 @@ function secret(): string {
   try { return localStorage.getItem(SECRET_KEY) ?? ""; } catch { return ""; }
 }
 
+/** The live stream's address: it carries the secret in its query, since a browser's
+ * EventSource sends no header of the page's. */
+export function eventsUrl(): string {
+  return `/phone/v1/events?s=${encodeURIComponent(secret())}`;
+}
+
 /** The waiting calls, with the titles of the artifacts their cards name. */
 export type PhoneInbox = InboxPage & { artifacts: ShownSummary[] };
 
@@ -55,7 +61,7 @@ export const phone = {
   about: () => send<{ fingerprint: string; push_key: string; passkeys: boolean; trusted: boolean }>("/phone/v1/about"),
   /** This phone: its name, whether the person kept it at the desk, whether it holds a passkey,
    * whether the page asks for one. */
-  me: () => send<{ name: string; kept: boolean; passkey: boolean; passkeys: boolean }>("/phone/v1/me"),
+  me: () => send<{ name: string; kept: boolean; check: string | null; passkey: boolean; passkeys: boolean }>("/phone/v1/me"),
   passkeyStart: () => send<{ publicKey: PublicKeyCredentialCreationOptionsJSON }>("/phone/v1/passkey/start", {}),
   passkeyFinish: (credential: unknown) => send<{ passkey: boolean }>("/phone/v1/passkey/finish", { credential }),
   challenge: (id: string, body: DecisionBody) =>
@@ -65,7 +71,7 @@ export const phone = {
   pushOff: () => send<{ push: boolean }>("/phone/v1/push/off", {}),
   /** Pairs with the code; the secret it gives is kept for this page's origin. */
   pair: async (code: string, name: string) => {
-    const paired = await send<{ id: string; name: string; secret: string; kept: boolean }>("/phone/v1/pair", { code, name });
+    const paired = await send<{ id: string; name: string; secret: string; kept: boolean; check: string }>("/phone/v1/pair", { code, name });
     try { localStorage.setItem(SECRET_KEY, paired.secret); } catch {
       throw new PhoneError(0, "storage", "This browser does not let the page keep what pairing gave it (private browsing?): pair in a normal tab.");
     }

@@ -50,6 +50,8 @@ pub struct PairedPhone {
     pub paired_from: String,
     /// The browser's description of itself, as it sent it (printable characters only).
     pub browser: String,
+    /// The six digits its page shows after pairing: keep it only if they are the window's.
+    pub check_code: String,
     /// The address it was last seen from.
     pub last_source: Option<String>,
     /// The address before, when the last one is new.
@@ -70,6 +72,7 @@ impl From<phones::Phone> for PairedPhone {
             kept: p.kept_at.is_some(),
             paired_from: p.paired_from,
             browser: p.browser,
+            check_code: p.check_code,
             last_source: p.last_source,
             previous_source: p.previous_source,
             source_changed_at: p.source_changed_at,
@@ -85,6 +88,10 @@ pub struct Phone {
     pub paired_at: i64,
     /// Whether the person kept it.
     pub kept: bool,
+    /// When the person kept it.
+    pub kept_at: Option<i64>,
+    /// The six digits its page shows until it is kept, as the window does beside Keep.
+    pub check_code: String,
     /// Its passkey (webauthn-rs's `Passkey` as JSON), where one was registered.
     pub passkey: Option<String>,
     secret_sha256: Option<Vec<u8>>,
@@ -115,6 +122,8 @@ impl From<phones::Phone> for Phone {
             name: p.name,
             paired_at: p.paired_at,
             kept: p.kept_at.is_some(),
+            kept_at: p.kept_at,
+            check_code: p.check_code,
             passkey: p.passkey,
             secret_sha256: p.secret_sha256,
             last_used_at: p.last_used_at,
@@ -132,6 +141,8 @@ pub struct Proposal<'a> {
     pub from: IpAddr,
     /// The browser's `User-Agent`, as sent.
     pub browser: &'a str,
+    /// The six digits the page shows, for the window to show beside Keep.
+    pub check_code: &'a str,
 }
 
 /// What a decision made on a phone must show: the phone, the secret its page keeps, and the
@@ -213,6 +224,7 @@ impl Console {
             secret_sha256: p.secret_sha256,
             paired_from: &from,
             browser: &browser,
+            check_code: p.check_code,
         };
         phones::insert(&mut tx, &row, self.now()).await?;
         tx.commit().await?;
@@ -380,8 +392,8 @@ impl Console {
 }
 
 impl Console {
-    /// Registers a phone's first passkey while it has none, within `within_ms` of its pairing;
-    /// `false` otherwise.
+    /// Registers a kept phone's first passkey while it has none, within `within_ms` of its being
+    /// kept; `false` otherwise.
     pub async fn set_phone_passkey(
         &self,
         id: &str,

@@ -25,6 +25,10 @@ paired_from: string,
  */
 browser: string, 
 /**
+ * The six digits its page shows after pairing: keep it only if they are the window's.
+ */
+check_code: string, 
+/**
  * The address it was last seen from.
  */
 last_source: string | null, 

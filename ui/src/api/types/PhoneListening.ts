@@ -24,4 +24,9 @@ trusted: boolean,
  * Why Tailscale's certificate is not used, why the certificate could not be renewed, or
  * that the page's own was replaced: whole sentences, shown as they are.
  */
-certificate_note: string | null, };
+certificate_note: string | null, 
+/**
+ * Where the last pairing code was presented from after it had already paired a phone:
+ * the phone proposed may not be the person's.
+ */
+code_reused_from: string | null, };
