@@ -16,8 +16,22 @@ mod files;
 mod stalls;
 
 pub fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    spawn("claude-code", dir, stdin, extra, env)
+        .wait_with_output()
+        .unwrap()
+}
+
+/// Starts `countersign hook <agent> <extra…> --data-dir DIR` with `env`, `stdin` written to it
+/// (and closed).
+pub fn spawn(
+    agent: &str,
+    dir: &Path,
+    stdin: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Child {
     let mut cmd = Command::new(BIN);
-    cmd.args(["hook", "claude-code"])
+    cmd.args(["hook", agent])
         .args(extra)
         .arg("--data-dir")
         .arg(dir);
@@ -35,7 +49,7 @@ pub fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Ou
     // A hook that stops reading before the end (at its size limit) closes the pipe on the
     // rest: what it answers is what counts.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
+    child
 }
 
 pub fn payload(event: &str, tool: &str, input: Value) -> String {

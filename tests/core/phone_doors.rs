@@ -333,6 +333,37 @@ async fn a_decision_keeps_its_source_and_a_new_address_is_said() {
     assert!(said.is_ok(), "the window was told");
 }
 
+/// The phone's browser, from `from`.
+fn phone_at(b: &crate::phone::Both, from: IpAddr) -> reqwest::Client {
+    reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
+        .local_address(from)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+/// The phone reads the waiting calls five times, answered each time within 5 s: not after a
+/// slot freed (the slow clients' requests run 15 s), but at once.
+async fn served_at_once(b: &crate::phone::Both, phone: &reqwest::Client, credential: &str) {
+    for _ in 0..5 {
+        let started = Instant::now();
+        let r = phone
+            .get(b.url("/phone/v1/inbox"))
+            .with_phone(credential)
+            .send()
+            .await
+            .expect("the phone is served");
+        assert_eq!(r.status(), StatusCode::OK);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
 /// Eight devices hold every slot with clients that never finish a request, and open more as
 /// theirs are closed: the paired phone is still served, and an unauthenticated connection is
 /// closed after its answer.
@@ -369,29 +400,8 @@ async fn slow_clients_from_eight_addresses_do_not_keep_the_phone_out() {
     }
     // Let them take every slot.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let phone = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
-        .local_address(IpAddr::from([127, 0, 0, 50]))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
-    for _ in 0..5 {
-        let started = Instant::now();
-        let r = phone
-            .get(b.url("/phone/v1/inbox"))
-            .with_phone(&credential)
-            .send()
-            .await
-            .expect("the phone is served");
-        assert_eq!(r.status(), StatusCode::OK);
-        // Not after a slot freed (the slow clients' requests run 15 s), but at once.
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "{:?}",
-            started.elapsed()
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    let phone = phone_at(&b, IpAddr::from([127, 0, 0, 50]));
+    served_at_once(&b, &phone, &credential).await;
     // An answer to a device that showed no phone's credential ends its connection.
     let mut tls = raw(&b, IpAddr::from([127, 0, 0, 60])).await.unwrap();
     let authority = b.origin.trim_start_matches("https://");
@@ -448,12 +458,7 @@ async fn an_artifacts_call_is_named_by_the_artifacts_title() {
 async fn one_slow_connection_from_each_of_64_addresses_does_not_keep_the_phone_out() {
     let b = std::sync::Arc::new(both().await);
     let credential = b.paired("Phone").await;
-    let phone = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_der(&b.phone.certificate()).unwrap())
-        .local_address(IpAddr::from([127, 0, 1, 50]))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
+    let phone = phone_at(&b, IpAddr::from([127, 0, 1, 50]));
     // Seen once from its address: a phone's from now on.
     let r = phone
         .get(b.url("/phone/v1/inbox"))
@@ -480,22 +485,7 @@ async fn one_slow_connection_from_each_of_64_addresses_does_not_keep_the_phone_o
         }));
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    for _ in 0..5 {
-        let started = Instant::now();
-        let r = phone
-            .get(b.url("/phone/v1/inbox"))
-            .with_phone(&credential)
-            .send()
-            .await
-            .expect("the phone is served");
-        assert_eq!(r.status(), StatusCode::OK);
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "{:?}",
-            started.elapsed()
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    served_at_once(&b, &phone, &credential).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for h in hogs {
         h.abort();

@@ -93,27 +93,30 @@ fn install_honours_each_agents_own_home_override() {
     }
 }
 
-/// What each install writes to keep a failure of the hook from letting the call through.
-#[test]
-fn install_writes_each_agents_fail_closed_switch_and_new_events() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path();
-    let read =
-        |p: &Path| -> Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
-    // Claude Code: `onFailure: block` on the entries that ask, not on those that record.
-    let claude = tmp.path().join("claude.json");
+/// `hook install <agent> --settings <file>`, and the file it wrote.
+fn installed(home: &Path, agent: &str, file: &Path) -> Value {
     run_as(
         home,
         &[],
         &[
             "hook",
             "install",
-            "claude-code",
+            agent,
             "--settings",
-            claude.to_str().unwrap(),
+            file.to_str().unwrap(),
         ],
     );
-    let v = read(&claude);
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
+/// What each install writes to keep a failure of the hook from letting the call through.
+#[test]
+fn install_writes_each_agents_fail_closed_switch_and_new_events() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    // Claude Code: `onFailure: block` on the entries that ask, not on those that record.
+    let claude = tmp.path().join("claude.json");
+    let v = installed(home, "claude-code", &claude);
     assert_eq!(
         v["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"],
         "block"
@@ -125,18 +128,7 @@ fn install_writes_each_agents_fail_closed_switch_and_new_events() {
     // Cursor: preToolUse, failing closed; no matcher (one Cursor did not take could void the
     // whole file): the hook passes the tools it does not ask about.
     let cursor = tmp.path().join("cursor.json");
-    run_as(
-        home,
-        &[],
-        &[
-            "hook",
-            "install",
-            "cursor",
-            "--settings",
-            cursor.to_str().unwrap(),
-        ],
-    );
-    let v = read(&cursor);
+    let v = installed(home, "cursor", &cursor);
     let pre = &v["hooks"]["preToolUse"][0];
     assert_eq!(pre["failClosed"], true);
     assert_eq!(pre.get("matcher"), None);
@@ -148,18 +140,7 @@ fn install_writes_each_agents_fail_closed_switch_and_new_events() {
     );
     // Copilot CLI: failed calls' results too.
     let copilot = tmp.path().join("copilot.json");
-    run_as(
-        home,
-        &[],
-        &[
-            "hook",
-            "install",
-            "copilot",
-            "--settings",
-            copilot.to_str().unwrap(),
-        ],
-    );
-    let v = read(&copilot);
+    let v = installed(home, "copilot", &copilot);
     assert!(
         v["hooks"]["postToolUseFailure"][0]["bash"]
             .as_str()

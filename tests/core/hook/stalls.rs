@@ -3,7 +3,6 @@
 //! plus `HOOK_ANSWER_PAST_WAIT_S`), well inside the timeout the agent was told (its wait plus
 //! `HOOK_TIMEOUT_PAST_WAIT_S`), past which several agents run the call.
 
-use std::io::Write as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -12,33 +11,23 @@ use countersign_domain::limits::{HOOK_ANSWER_PAST_WAIT_S, HOOK_TIMEOUT_PAST_WAIT
 use countersign_engine::token::Token;
 use serde_json::{Value, json};
 
-use crate::restart::BIN;
 use crate::support::stalled_console;
+use std::io::Write as _;
 
 /// The wait every hook here is given, in seconds.
 const WAIT: u64 = 1;
 
-/// Starts `countersign hook <agent> <args…>` with `payload` on stdin.
+/// Starts `countersign hook <agent> <args…>` with `payload` on stdin, its wait [`WAIT`], the
+/// machine's own Codex configuration out of the way.
 fn start(agent: &str, dir: &Path, payload: &str, args: &[&str], env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["hook", agent])
-        .args(args)
-        .args(["--wait", &WAIT.to_string(), "--data-dir"])
-        .arg(dir)
-        .env_remove("COUNTERSIGN_DATA_DIR")
-        .env_remove("COUNTERSIGN_TOKEN")
-        .env("CODEX_HOME", dir.join("codex-home"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
-    child
+    let wait = WAIT.to_string();
+    let codex_home = dir.join("codex-home");
+    let codex_home = codex_home.to_str().unwrap();
+    let mut env = env.to_vec();
+    env.push(("CODEX_HOME", codex_home));
+    let mut args = args.to_vec();
+    args.extend(["--wait", &wait]);
+    super::spawn(agent, dir, payload, &args, &env)
 }
 
 /// Waits for the hook as its agent would: until the agent's timeout, then it is killed and its
