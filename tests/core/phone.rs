@@ -543,12 +543,9 @@ impl Both {
 #[tokio::test]
 async fn a_phone_decides_the_card_it_showed_and_the_decision_names_the_phone() {
     let b = both().await;
-    let (_, asked) = b
+    let asked = b
         .agents
-        .post(
-            "/v1/approvals",
-            &terminal("claude-code.Bash", "cargo publish"),
-        )
+        .ask(&terminal("claude-code.Bash", "cargo publish"))
         .await;
     let credential = b.paired("Anna's phone").await;
     let (_, inbox) = b.inbox(Some(&credential)).await;

@@ -47,12 +47,9 @@ async fn a_code_redeemed_from_this_machine_is_refused_before_it_is_spent() {
 #[tokio::test]
 async fn a_proposed_phone_shows_and_decides_nothing_until_kept() {
     let b = both().await;
-    let (_, asked) = b
+    let asked = b
         .agents
-        .post(
-            "/v1/approvals",
-            &terminal("claude-code.Bash", "rm -rf build"),
-        )
+        .ask(&terminal("claude-code.Bash", "rm -rf build"))
         .await;
     let credential = b.proposed("Unkept").await;
     let forbidden = |r: &(StatusCode, Value)| assert_error(r, StatusCode::FORBIDDEN, "forbidden");
@@ -127,12 +124,9 @@ async fn a_proposed_phone_shows_and_decides_nothing_until_kept() {
 async fn the_cookie_alone_neither_decides_nor_shows_a_call() {
     let b = both().await;
     let credential = b.paired("Phone").await;
-    let (_, asked) = b
+    let asked = b
         .agents
-        .post(
-            "/v1/approvals",
-            &terminal("claude-code.Bash", "rm -rf build"),
-        )
+        .ask(&terminal("claude-code.Bash", "rm -rf build"))
         .await;
     let before = crate::support::fingerprint(b.agents.console.store()).await;
     let cookie = format!("{COOKIE}={credential}");
@@ -245,12 +239,9 @@ async fn the_phone_is_checked_where_the_decision_is_written() {
     let b = both().await;
     let credential = b.paired("Phone").await;
     let secret = secret_of(&credential).unwrap();
-    let (_, asked) = b
+    let asked = b
         .agents
-        .post(
-            "/v1/approvals",
-            &terminal("claude-code.Bash", "make deploy"),
-        )
+        .ask(&terminal("claude-code.Bash", "make deploy"))
         .await;
     let id = countersign_domain::ids::ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap();
     let digest = asked["digest"].as_str().unwrap();

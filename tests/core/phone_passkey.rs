@@ -121,12 +121,9 @@ async fn every_decision_on_the_phone_asks_its_passkey_and_an_answer_decides_only
     let t = Trusted::paired().await;
     let (_, about) = answer(t.http.get(format!("{}/phone/v1/about", t.origin))).await;
     assert_eq!(about["passkeys"], true);
-    let (_, asked) = t
+    let asked = t
         .agents
-        .post(
-            "/v1/approvals",
-            &terminal("claude-code.Bash", "terraform destroy"),
-        )
+        .ask(&terminal("claude-code.Bash", "terraform destroy"))
         .await;
     let (_, other) = t
         .agents
@@ -248,12 +245,9 @@ async fn a_phone_with_a_passkey_never_decides_by_its_cookie_alone_where_the_page
     let t = Trusted::paired().await;
     let mut phone = WebauthnAuthenticator::new(SoftPasskey::new(true));
     t.register(&mut phone).await;
-    let (_, asked) = t
+    let asked = t
         .agents
-        .post(
-            "/v1/approvals",
-            &terminal("claude-code.Bash", "rm -rf /srv"),
-        )
+        .ask(&terminal("claude-code.Bash", "rm -rf /srv"))
         .await;
     // The same console's page served without Tailscale's certificate (Tailscale down): the
     // phone's cookie works there, its passkey cannot be asked for.

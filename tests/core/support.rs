@@ -119,6 +119,13 @@ impl TestServer {
         self.send(self.request(reqwest::Method::GET, path)).await
     }
 
+    /// Submits a call for approval and returns the pending approval it made.
+    pub async fn ask(&self, call: &Value) -> Value {
+        let (status, asked) = self.post("/v1/approvals", call).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+        asked
+    }
+
     /// Every mutable column of every table, to assert that a refused request changed nothing.
     pub async fn fingerprint(&self) -> String {
         fingerprint(self.console.store()).await

@@ -59,13 +59,7 @@ fn install_honours_each_agents_own_home_override() {
         assert_eq!(done["settings"], json!(expected), "{agent}");
         assert!(expected.is_file(), "{agent}: {expected:?}");
         let listed = run_as(&home, &[(var, &dir)], &["agents"]);
-        let row = listed["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["agent"] == agent)
-            .unwrap()
-            .clone();
+        let row = row_of(&listed, agent);
         assert_eq!(
             row["settings"],
             json!(expected.display().to_string()),
@@ -75,13 +69,7 @@ fn install_honours_each_agents_own_home_override() {
         // Unset, the home directory's own file; an empty override counts as unset.
         let empty = Path::new("");
         let plain = run_as(&home, &[(var, empty)], &["agents"]);
-        let row = plain["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["agent"] == agent)
-            .unwrap()
-            .clone();
+        let row = row_of(&plain, agent);
         assert!(
             row["settings"]
                 .as_str()
@@ -390,4 +378,10 @@ fn codex_is_silent_only_where_a_person_is_shown_to_review() {
             .success()
     );
     assert_eq!(behaviour(&run(ask("default", json!(fifo)))), deny);
+}
+
+/// The row `countersign agents` printed for `agent`.
+fn row_of(listed: &Value, agent: &str) -> Value {
+    let rows = listed["agents"].as_array().unwrap();
+    rows.iter().find(|r| r["agent"] == agent).unwrap().clone()
 }
