@@ -13,7 +13,10 @@ use super::call::{CallView, FileDiff};
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::FieldError;
 pub use super::scope::{Effect, Reach, Scope};
-use super::shell::{Declines, declines as shell_declines, prefix_covers, prefix_refusal, segments};
+use super::shell::{
+    Cover, Declines, Places, declines as shell_declines, mentions, names_a_command, prefix_covers,
+    prefix_refusal, segments,
+};
 use super::tool::ToolAddress;
 
 mod offers;
@@ -69,7 +72,9 @@ pub struct GrantLists {
 /// Whether a terminal card's flag leaves the command run plainly, so a prefix may cover it:
 /// a timeout, or Cursor's sandbox switched on (it only takes power away).
 pub fn plain_option(name: &str, value: &serde_json::Value) -> bool {
-    name == "timeout" || (name == "sandbox" && value == &serde_json::Value::Bool(true))
+    name == "timeout"
+        || (name == "sandbox" && value == &serde_json::Value::Bool(true))
+        || (name == "shell" && value.as_str().is_some_and(|sh| READ_SHELLS.contains(&sh)))
 }
 
 /// The address of rules that serve every agent's shell commands.
@@ -160,12 +165,64 @@ pub struct CallFacts<'a> {
     pub approval: &'a Approval,
     /// The call's simple commands, for a terminal call that splits into plain words.
     pub segments: Option<&'a [Vec<String>]>,
+    /// Directories no approve rule reaches, whatever it says: Countersign's data directory
+    /// (where `connection.json` tells hooks where the console is), the home directory's `bin`.
+    pub protected: &'a [String],
+    /// What the console found on disk at the paths of a diff call, when it looked.
+    pub disk: Option<&'a [OnDiskFacts]>,
+}
+
+/// What the console itself found at a diff's path, where it runs (an agent's account of the
+/// file is the agent's): a path another name also reaches cannot be judged by its written path.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OnDiskFacts {
+    /// The path, as the card gives it.
+    pub path: String,
+    /// A component of the path is a symbolic link (or the file is).
+    pub through_link: bool,
+    /// The file exists with more than one hard link: other names reach the same file.
+    pub hard_links: bool,
+    /// The path lies under a macOS firmlink (`/System/Volumes/Data/…`), which another path
+    /// also reaches.
+    pub firmlinked: bool,
 }
 
 impl<'a> CallFacts<'a> {
     /// The facts of `approval`; `segments` from [`command_segments`].
     pub fn new(approval: &'a Approval, segments: Option<&'a [Vec<String>]>) -> Self {
-        Self { approval, segments }
+        Self {
+            approval,
+            segments,
+            protected: &[],
+            disk: None,
+        }
+    }
+
+    /// The same, with directories no approve rule reaches.
+    #[must_use]
+    pub fn protecting(self, protected: &'a [String]) -> Self {
+        Self { protected, ..self }
+    }
+
+    /// The same, with what the console found on disk at a diff call's paths.
+    #[must_use]
+    pub fn on_disk(self, disk: &'a [OnDiskFacts]) -> Self {
+        Self {
+            disk: Some(disk),
+            ..self
+        }
+    }
+
+    /// Where the call runs, for reading its operands.
+    fn places(&self) -> Places<'a> {
+        let card_cwd = match &self.approval.call {
+            CallView::Terminal(t) => t.cwd.as_deref(),
+            _ => None,
+        };
+        Places {
+            cwd: card_cwd.or(self.approval.requester.cwd.as_deref()),
+            protected: self.protected,
+        }
     }
 }
 
@@ -178,20 +235,30 @@ pub fn command_segments(call: &CallView) -> Option<Vec<Vec<String>>> {
 fn command_segments_why(call: &CallView) -> Result<Vec<Vec<String>>, String> {
     match call {
         // A command for another shell (PowerShell, cmd.exe) splits differently: `\;` or `#&`
-        // that a POSIX reading keeps in one word end a command there. No rule reads it.
-        CallView::Terminal(t)
-            if t.options
-                .as_ref()
-                .and_then(|o| o.get("shell"))
-                .is_some_and(|sh| !matches!(sh.as_str(), Some("bash" | "sh" | "zsh" | "dash"))) =>
-        {
-            Err("it runs in a shell Countersign does not read (not a POSIX shell)".into())
-        }
+        // that a POSIX reading keeps in one word end a command there, and PowerShell closes a
+        // quote at `’`. No rule reads it, nor a command whose card does not say its shell.
         CallView::Terminal(t) if t.args.is_none() => {
+            read_shell(t)?;
             segments(&t.command).map_err(|e| e.to_string())
         }
         CallView::Terminal(_) => Err("its arguments are given apart from the command".into()),
         _ => Err("it is not a terminal call".into()),
+    }
+}
+
+/// The POSIX shells whose command lines the reader splits.
+pub const READ_SHELLS: &[&str] = &["bash", "sh", "zsh", "dash"];
+
+/// Why a terminal call's command is not read as a POSIX shell's: another shell, or none said.
+fn read_shell(t: &crate::call::TerminalCall) -> Result<(), String> {
+    match t.options.as_ref().and_then(|o| o.get("shell")) {
+        Some(serde_json::Value::String(sh)) if READ_SHELLS.contains(&sh.as_str()) => Ok(()),
+        Some(serde_json::Value::String(sh)) => Err(format!(
+            "it runs in {}, which Countersign does not read",
+            sh.chars().take(40).collect::<String>()
+        )),
+        Some(_) => Err("its shell is not a name".into()),
+        None => Err("its card does not say which shell runs it".into()),
     }
 }
 
@@ -218,12 +285,22 @@ pub enum Miss {
     /// other code (the table of programs in `shell`), which no prefix covers.
     #[error("a command with `{0}`, which a prefix never covers")]
     Excluded(String),
+    /// A word after the prefix is not known to be harmless: the call asks.
+    #[error("{0}")]
+    Unread(String),
     #[error("a file outside the granted path")]
     Path,
     /// A file reached through a symbolic link lands where the link points, which its written
-    /// path does not say: a folder rule never approves it.
-    #[error("a file reached through a symbolic link")]
+    /// path does not say, and one with other hard links (or under a firmlink) is reached by
+    /// other names: a folder rule never approves it.
+    #[error("a file reached through a link, or by another name")]
     Link,
+    /// A path with a component starting with `.`: a folder rule never covers it.
+    #[error("a hidden file or folder")]
+    Hidden,
+    /// Countersign's own data directory, or another place no rule covers.
+    #[error("a file in a place no rule covers")]
+    Protected,
     #[error("the call carries hidden characters or fields not on its card")]
     Blocked,
     /// The artifact's code changed since the grant was made: it waits for the person.
@@ -301,9 +378,13 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
             if t.env.as_ref().is_some_and(|e| !e.is_empty()) || !plain_options {
                 return Err(Miss::Settings);
             }
-            match call.segments.map(|segs| prefix_covers(words, segs)) {
-                Some(Ok(true)) => Ok(()),
-                Some(Err(found)) => Err(Miss::Excluded(found.what)),
+            match call
+                .segments
+                .map(|segs| prefix_covers(words, segs, &call.places()))
+            {
+                Some(Cover::Covered) => Ok(()),
+                Some(Cover::Excluded(found)) => Err(Miss::Excluded(found.what)),
+                Some(Cover::Unread(u)) => Err(Miss::Unread(format!("`{}`: {}", u.word, u.why))),
                 _ => Err(Miss::Command),
             }
         }
@@ -317,9 +398,31 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
             if !d.diffs.iter().all(inside) {
                 return Err(Miss::Path);
             }
-            // Under the folder by its written path, but it lands where the link points: a
-            // folder the person never chose, or the settings under another name.
-            if d.diffs.iter().any(|f| f.through_link.is_some()) {
+            // The agents' and tools' settings mostly live in hidden files and folders, and new
+            // ones appear with every tool: a folder rule covers none of them.
+            if d.diffs.iter().any(|f| paths::is_hidden(&f.path)) {
+                return Err(Miss::Hidden);
+            }
+            let protected = |f: &FileDiff| {
+                call.protected
+                    .iter()
+                    .any(|p| paths::under_folded(&f.path, p) == Some(true))
+            };
+            if d.diffs.iter().any(protected) {
+                return Err(Miss::Protected);
+            }
+            // Under the folder by its written path, but it lands where the link points, or other
+            // names reach the same file: a folder the person never chose, or the settings under
+            // another name.
+            let looked = |f: &FileDiff| {
+                call.disk.iter().flat_map(|d| d.iter()).any(|seen| {
+                    seen.path == f.path && (seen.through_link || seen.hard_links || seen.firmlinked)
+                })
+            };
+            if d.diffs
+                .iter()
+                .any(|f| f.through_link.is_some() || paths::is_firmlinked(&f.path) || looked(f))
+            {
                 return Err(Miss::Link);
             }
             Ok(())
@@ -328,13 +431,22 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
 }
 
 /// Whether a call that is not a terminal card still carries a command to run in its raw input.
-fn runs_a_command(a: &Approval) -> bool {
+fn command_in_raw_input(a: &Approval) -> Option<String> {
     let raw = match &a.call {
         CallView::Generic(g) => g.raw_input.as_ref().or(a.raw_input.as_ref()),
         _ => a.raw_input.as_ref(),
     };
-    raw.and_then(|r| r.get("command"))
-        .is_some_and(|c| c.is_string() || c.is_array())
+    match raw.and_then(|r| r.get("command"))? {
+        serde_json::Value::String(c) => Some(c.clone()),
+        serde_json::Value::Array(words) => Some(
+            words
+                .iter()
+                .map(|w| w.as_str().map_or_else(|| w.to_string(), str::to_owned))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    }
 }
 
 fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
@@ -343,18 +455,34 @@ fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
         Reach::Any => Ok(()),
         Reach::Exact { digest } if *digest == a.digest => Ok(()),
         Reach::Exact { .. } => Err(Miss::Call),
-        Reach::Command { words } => match (&a.call, call.segments) {
-            // Any command of the line, seen through paths, wrappers and `sh -c`.
-            (CallView::Terminal(_), Some(segs)) => match shell_declines(words, segs) {
-                Declines::Yes => Ok(()),
-                Declines::Unsure => Err(Miss::Unsure),
-                Declines::No => Err(Miss::Command),
-            },
-            (CallView::Terminal(_), None) => Err(Miss::Unsure),
+        Reach::Command { words } => match &a.call {
+            // Any mention in the line or its environment, and any command of the line seen
+            // through paths, wrappers and `sh -c`; a variable naming a command is not read.
+            CallView::Terminal(t) => {
+                let mut text = t.command.clone();
+                for arg in t.args.iter().flatten() {
+                    text.push(' ');
+                    text.push_str(arg);
+                }
+                let mut sets_a_command = false;
+                for v in t.env.iter().flatten() {
+                    text.push_str(&format!(" {}={}", v.name, v.value));
+                    sets_a_command |= names_a_command(&v.name);
+                }
+                match shell_declines(words, &text, call.segments) {
+                    Declines::Yes => Ok(()),
+                    Declines::Unsure => Err(Miss::Unsure),
+                    Declines::No if sets_a_command => Err(Miss::Unsure),
+                    Declines::No => Err(Miss::Command),
+                }
+            }
             // A command shown another way (Claude Code's background Bash is a generic card):
-            // a rule about commands cannot judge it, so a person does.
-            _ if runs_a_command(a) => Err(Miss::Unsure),
-            _ => Err(Miss::Command),
+            // declined where it mentions the rule, else a person judges it.
+            _ => match command_in_raw_input(a) {
+                Some(text) if mentions(words, &text, None) => Ok(()),
+                Some(_) => Err(Miss::Unsure),
+                None => Err(Miss::Command),
+            },
         },
         Reach::Path { prefix } => {
             let CallView::Diff(d) = &a.call else {
@@ -519,6 +647,14 @@ pub fn check_scope(
                     "a path prefix must name a directory by its full path".into(),
                 );
             }
+            if effect == Effect::Approve && paths::is_hidden(prefix) {
+                return bad(
+                    "reach.prefix",
+                    "a folder rule never covers a hidden folder (a name starting with `.`): \
+                     grant the exact call instead"
+                        .into(),
+                );
+            }
         }
     }
     let segs = command_segments(&a.call);
@@ -549,9 +685,28 @@ pub fn check_scope(
         ),
         Err(Miss::Link) => bad(
             "reach",
-            "a file of this call is reached through a symbolic link, which a folder rule never \
-             covers: grant the exact call instead"
+            "a file of this call is reached through a link or by another name, which a folder \
+             rule never covers: grant the exact call instead"
                 .into(),
+        ),
+        Err(Miss::Hidden) => bad(
+            "reach",
+            "a file of this call is hidden (a name starting with `.`), which a folder rule \
+             never covers: grant the exact call instead"
+                .into(),
+        ),
+        Err(Miss::Protected) => bad(
+            "reach",
+            "a file of this call is in Countersign's own data or another place no rule covers: \
+             grant the exact call instead"
+                .into(),
+        ),
+        Err(Miss::Unread(why)) => bad(
+            "reach.words",
+            format!(
+                "after these words this call has {why}, and a prefix covers only what is known \
+                 to be harmless: choose more words, or grant the exact call"
+            ),
         ),
         Err(Miss::Project) => bad(
             "project",
@@ -561,6 +716,6 @@ pub fn check_scope(
     }
 }
 
-mod paths;
+pub(crate) mod paths;
 #[cfg(test)]
 mod tests;

@@ -11,12 +11,16 @@
 //! person did not look), `reading` reads a command against it (for approve prefixes), and `runs`
 //! says what program a command really runs through wrappers and `sh -c` (for decline rules).
 
+mod harmless;
+mod mentions;
 mod programs;
 mod reading;
 mod runs;
 
+pub use harmless::{Places, Unread, harmless_from, prefix_reach};
+pub use mentions::{mentions, not_caught};
 pub use reading::{Found, excluded, prefix_excludes};
-pub use runs::{Declines, Run, declines, runs};
+pub use runs::{Declines, Run, declines, names_a_command, runs};
 
 use brush_parser::ast::{Command, CommandPrefixOrSuffixItem, SeparatorOperator};
 use brush_parser::word::WordPiece;
@@ -218,7 +222,9 @@ const INTERPRETERS: &[&str] = &[
     "sh", "bash", "rbash", "zsh", "dash", "fish", "ksh", "mksh", "ash", "yash", "csh", "tcsh",
     "nu", "elvish", "xonsh", "python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "perl",
     "php", "lua", "luajit", "pwsh", "powershell", "osascript", "awk", "gawk", "mawk", "sed",
-    "tclsh", "wish", "expect", "cmd",
+    "tclsh", "wish", "expect", "cmd", "rscript", "r", "julia", "tsx", "ts-node", "jshell",
+    "groovy", "scala", "elixir", "erl", "racket", "guile", "raku", "swift", "kotlin", "bb",
+    "qjs", "irb", "jq",
 ];
 
 /// Programs that run another program, fetch what may be run next, or run commands from their
@@ -234,7 +240,23 @@ const RUNNERS: &[&str] = &[
     "fetch", "aria2c", "chrt", "taskset", "numactl", "fakeroot", "firejail", "unbuffer", "xcrun",
     "caffeinate", "prlimit", "setpriv", "faketime", "proxychains", "torsocks", "dbus-run-session",
     "xvfb-run", "chronic", "sg", "newgrp", "tmux", "screen", "byobu", "dtach", "abduco", "xterm",
-    "wsl", "ex", "busybox", "toybox",
+    "wsl", "ex", "busybox", "toybox", "cross-env", "dotenv", "dotenvx", "hyperfine", "entr",
+    "nodemon", "watchexec", "concurrently", "npm-run-all", "run-p", "run-s", "nix-shell",
+    "with-contenv", "aws-vault",
+];
+
+/// Subcommands that run whatever follows them (each tool's manual): a prefix may not end at or
+/// hold one.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const RUNNING_SUBCOMMANDS: &[(&str, &str)] = &[
+    ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"), ("hatch", "shell"), ("conda", "run"),
+    ("mamba", "run"), ("micromamba", "run"), ("mise", "exec"), ("mise", "x"), ("mise", "run"),
+    ("mise", "r"), ("rtx", "exec"), ("asdf", "exec"), ("nix", "run"), ("nix", "develop"),
+    ("nix", "shell"), ("devbox", "run"), ("direnv", "exec"), ("op", "run"), ("doppler", "run"),
+    ("infisical", "run"), ("chamber", "exec"), ("sops", "exec-env"), ("rye", "run"),
+    ("pixi", "run"), ("pixi", "exec"), ("volta", "run"), ("fnm", "exec"), ("nvm", "exec"),
+    ("nvm", "run"), ("sdk", "exec"), ("flatpak", "run"), ("snap", "run"), ("dotnet", "exec"),
 ];
 
 /// What Windows runs a program by with its extension left off: `git.cmd push` is `git push`.
@@ -286,8 +308,18 @@ pub fn prefix_refusal(words: &[String]) -> Option<String> {
                  instead"
             ));
         }
+        if let Some(next) = words.get(i + 1)
+            && RUNNING_SUBCOMMANDS
+                .iter()
+                .any(|(p, sub)| *p == name && next.eq_ignore_ascii_case(sub))
+        {
+            return Some(format!(
+                "`{name} {next}` runs whatever follows it: grant this exact call instead"
+            ));
+        }
         if INTERPRETERS.contains(&name.as_str()) {
-            // `python3 manage.py` names a script; `python3`, `python3 -c` name anything.
+            // `python3 manage.py` names a script; `python3`, `python3 -c`, `bash +e` and
+            // `cmd /c` name anything.
             match words.get(i + 1) {
                 None => {
                     return Some(format!(
@@ -295,7 +327,9 @@ pub fn prefix_refusal(words: &[String]) -> Option<String> {
                          approve any program"
                     ));
                 }
-                Some(next) if next.starts_with('-') => {
+                Some(next)
+                    if next.starts_with(['-', '+']) || (name == "cmd" && next.starts_with('/')) =>
+                {
                     return Some(format!(
                         "the options of `{name}` decide what it runs: grant this exact call \
                          instead"
@@ -314,15 +348,55 @@ pub fn prefix_refusal(words: &[String]) -> Option<String> {
     reading::unnamed(words)
 }
 
-/// Whether an approve rule with `prefix` covers `segments`: every one starts with it, word for
-/// word, and holds no option or word the table excludes (`Err` names the first).
-pub fn prefix_covers(prefix: &[String], segments: &[Vec<String>]) -> Result<bool, Found> {
+/// What an approve rule with a command prefix makes of a command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cover {
+    /// Every command starts with the prefix, and every word after it is known to be harmless.
+    Covered,
+    /// A command does not start with the prefix.
+    Elsewhere,
+    /// A command holds an option or word the table of programs excludes (one that runs other
+    /// code, changes settings or writes where the command does not say).
+    Excluded(Found),
+    /// A word after the prefix is not known to be harmless.
+    Unread(Unread),
+}
+
+/// What an approve rule with `prefix` makes of `segments`, whose paths are read from `places`:
+/// covered only when every one starts with it, word for word, holds nothing the table of
+/// programs excludes, and has nothing after the prefix that is not known to be harmless.
+pub fn prefix_covers(prefix: &[String], segments: &[Vec<String>], places: &Places<'_>) -> Cover {
     if !prefix_matches(prefix, segments) {
-        return Ok(false);
+        return Cover::Elsewhere;
     }
-    match segments.iter().find_map(|s| excluded(s)) {
-        Some(found) => Err(found),
-        None => Ok(true),
+    if let Some(found) = segments.iter().find_map(|s| excluded(s)) {
+        return Cover::Excluded(found);
+    }
+    match segments
+        .iter()
+        .find_map(|s| harmless_from(prefix.len(), s, places).err())
+    {
+        Some(unread) => Cover::Unread(unread),
+        None => Cover::Covered,
+    }
+}
+
+/// [`prefix_covers`] for a call run in `/p`, as the tests read it: `Ok(true)` covered,
+/// `Ok(false)` another command, `Err` the word that asks.
+#[cfg(test)]
+pub(crate) fn covers_in_project(
+    prefix: &[String],
+    segments: &[Vec<String>],
+) -> Result<bool, String> {
+    let places = Places {
+        cwd: Some("/p"),
+        protected: &[],
+    };
+    match prefix_covers(prefix, segments, &places) {
+        Cover::Covered => Ok(true),
+        Cover::Elsewhere => Ok(false),
+        Cover::Excluded(found) => Err(found.what),
+        Cover::Unread(u) => Err(u.word),
     }
 }
 

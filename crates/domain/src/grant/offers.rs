@@ -6,7 +6,7 @@ use ts_rs::TS;
 use super::{Scope, default_scope};
 use crate::approval::Approval;
 use crate::call::CallView;
-use crate::shell::{prefix_excludes, segments};
+use crate::shell::{not_caught, prefix_reach, segments};
 
 /// What the "don't ask again" chooser can offer for a call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
@@ -19,11 +19,14 @@ pub struct Offers {
     pub words: Option<Vec<String>>,
     /// Why no command prefix is offered for a terminal call, in a sentence.
     pub no_prefix: Option<String>,
-    /// What a prefix of `words` covers, in words for the chooser: "whatever follows, except
-    /// what runs other code or another program, like `--upload-pack`", from the table of
-    /// programs, or the sentence for a program it does not know.
+    /// What a prefix of `words` covers, in words for the chooser: "these words, then only
+    /// options known to be harmless (…) and paths inside the project…", from the table of
+    /// harmless arguments, or "exactly these words" for a program it does not know.
     pub prefix_excludes: Option<String>,
-    /// The directory every file of a diff call lies under, for a path prefix.
+    /// What a decline rule on `words` does not catch, in a sentence for the chooser.
+    pub decline_misses: Option<String>,
+    /// The directory every file of a diff call lies under, for a path prefix; `None` when a
+    /// file is hidden, which no folder rule covers.
     pub dir: Option<String>,
     /// For a supported agent's shell or file tool: the agents a command or folder rule may
     /// serve "from any agent", in words; `None` when the rule can serve this tool only.
@@ -37,6 +40,7 @@ pub fn offers(a: &Approval) -> Offers {
         words: None,
         no_prefix: None,
         prefix_excludes: None,
+        decline_misses: None,
         dir: None,
         any_agent: None,
     };
@@ -65,7 +69,8 @@ pub fn offers(a: &Approval) -> Offers {
                 if common.is_empty() {
                     o.no_prefix = Some("its commands do not start with the same word".into());
                 } else {
-                    o.prefix_excludes = prefix_excludes(&common);
+                    o.prefix_excludes = Some(prefix_reach(&common));
+                    o.decline_misses = Some(not_caught(&common));
                     o.words = Some(common);
                 }
             }
@@ -77,7 +82,9 @@ pub fn offers(a: &Approval) -> Offers {
                 .iter()
                 .map(|f| f.path.rsplit_once('/').map_or("", |(dir, _)| dir))
                 .collect();
-            o.dir = common_dir(&dirs);
+            if !d.diffs.iter().any(|f| super::paths::is_hidden(&f.path)) {
+                o.dir = common_dir(&dirs);
+            }
         }
         CallView::Generic(_) => {}
     }

@@ -120,7 +120,7 @@ fn is_workspace_file(folded: &str) -> bool {
 /// A path component as a file system that ignores case and normalisation sees it: Unicode
 /// case folding after NFC, and what Windows drops or adds — trailing dots and spaces, an
 /// alternate data stream (`.git::$INDEX_ALLOCATION` is `.git`).
-pub(super) fn fold(component: &str) -> String {
+pub(crate) fn fold(component: &str) -> String {
     let name = component.split(':').next().unwrap_or(component);
     let name = name.trim_end_matches(['.', ' ']);
     // `.` and `..` are not names; trimming must not turn them into the empty string.
@@ -143,7 +143,7 @@ fn short_name(folded: &str) -> bool {
 }
 
 /// Whether `path` is, or lies inside, one of the agents' and tools' settings.
-pub(super) fn is_settings(path: &str) -> bool {
+pub(crate) fn is_settings(path: &str) -> bool {
     let parts: Vec<String> = path.split(['/', '\\']).map(fold).collect();
     parts.iter().any(|p| short_name(p) || is_workspace_file(p))
         || SETTINGS.iter().any(|entry| {
@@ -151,6 +151,19 @@ pub(super) fn is_settings(path: &str) -> bool {
                 .windows(entry.len())
                 .any(|w| w.iter().zip(entry.iter()).all(|(a, b)| a == b))
         })
+}
+
+/// Whether a component of `path` starts with a dot: a hidden file or folder.
+pub(crate) fn is_hidden(path: &str) -> bool {
+    path.split(['/', '\\'])
+        .any(|c| c.trim_start().starts_with('.') && c != "." && c != "..")
+}
+
+/// Where macOS joins the system and data volumes: `/System/Volumes/Data/Users/u` is
+/// `/Users/u`, so a path under it is reached by another name.
+pub(crate) fn is_firmlinked(path: &str) -> bool {
+    let folded: Vec<String> = path.split('/').map(fold).collect();
+    folded.len() > 4 && folded[1] == "system" && folded[2] == "volumes" && folded[3] == "data"
 }
 
 /// Whether `path` is plain enough to judge: absolute, with forward slashes only, no empty,
@@ -180,13 +193,13 @@ fn within(path: &str, prefix: &str, same: impl Fn(&str, &str) -> bool) -> Option
 
 /// For an approve rule: `path` lies under `prefix`, names compared exactly (on a file system
 /// that ignores case, another case of the same folder is asked about, never wrongly covered).
-pub(super) fn under_exactly(path: &str, prefix: &str) -> Option<bool> {
+pub(crate) fn under_exactly(path: &str, prefix: &str) -> Option<bool> {
     within(path, prefix, |a, b| a == b)
 }
 
 /// For a decline rule: `path` lies under `prefix`, names compared as a file system that ignores
 /// case and normalisation would, so `/Users/u/Secrets/x` is under `/Users/u/secrets`.
-pub(super) fn under_folded(path: &str, prefix: &str) -> Option<bool> {
+pub(crate) fn under_folded(path: &str, prefix: &str) -> Option<bool> {
     within(path, prefix, |a, b| fold(a) == fold(b))
 }
 

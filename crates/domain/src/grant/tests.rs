@@ -49,9 +49,11 @@ fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
     }
 }
 
+/// A command run in bash, as the agents' hooks say.
 fn run(command: &str) -> Approval {
     approval(
-        json!({"card": "terminal", "title": "t", "command": command}),
+        json!({"card": "terminal", "title": "t", "command": command,
+            "options": {"shell": "bash"}}),
         Some("/home/me/app"),
     )
 }
@@ -329,10 +331,21 @@ fn offers_follow_the_call() {
     assert_eq!(o.words, Some(words(&["git", "log"])));
     assert_eq!(o.no_prefix, None);
     let says = o.prefix_excludes.unwrap();
-    assert!(says.starts_with("whatever follows, except"), "{says}");
-    assert!(says.contains("`--upload-pack`"), "{says}");
+    assert!(
+        says.starts_with("these words, then only options known to be harmless"),
+        "{says}"
+    );
+    assert!(
+        says.contains("`--oneline`") && says.contains("git(1)"),
+        "{says}"
+    );
+    assert!(o.decline_misses.unwrap().contains("any spelling"));
     let o = offers(&run("git rebase main"));
-    assert!(o.prefix_excludes.unwrap().contains("`rebase -x`"));
+    assert!(
+        o.prefix_excludes
+            .unwrap()
+            .starts_with("exactly these words")
+    );
     let o = offers(&run("frobnicate --now"));
     assert!(o.prefix_excludes.unwrap().contains("does not know"));
     let o = offers(&run("git status > out.txt"));
@@ -465,9 +478,17 @@ fn a_prefix_never_covers_settings_the_person_did_not_see() {
         None,
     );
     let with = |extra: serde_json::Value| {
-        let mut call = json!({"card": "terminal", "title": "t", "command": "git status"});
+        let mut call = json!({"card": "terminal", "title": "t", "command": "git status",
+            "options": {"shell": "bash"}});
         for (k, v) in extra.as_object().unwrap() {
-            call[k] = v.clone();
+            match (k.as_str(), v.as_object()) {
+                ("options", Some(o)) => {
+                    for (name, value) in o {
+                        call["options"][name] = value.clone();
+                    }
+                }
+                _ => call[k] = v.clone(),
+            }
         }
         approval(call, Some("/home/me/app"))
     };
@@ -567,6 +588,9 @@ fn a_file_reached_through_a_link_is_never_approved_by_a_folder_and_a_decline_ask
     };
     let refused = check_scope(&scope, Effect::Approve, &linked, 0).unwrap_err();
     assert_eq!(refused.field, "scope.reach");
-    assert!(refused.message.contains("symbolic link"), "{refused}");
+    assert!(
+        refused.message.contains("reached through a link"),
+        "{refused}"
+    );
     check_scope(&scope, Effect::Approve, &plain, 0).unwrap();
 }

@@ -9,11 +9,15 @@
 
 use std::borrow::Cow;
 
+use super::mentions::mentions;
 use super::reading::{findings, layout};
 use super::{program, programs, segments};
 use wrappers::{OPAQUE, SHELLS, WRAPPERS, shell_line, skip};
 
+mod unseen;
 mod wrappers;
+
+pub use unseen::names_a_command;
 
 /// A program a command runs, with the words it gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,10 +149,26 @@ pub enum Declines {
     No,
 }
 
-/// Whether the decline rule with `rule` words reaches any of `segments`: a segment that starts
-/// with the rule's words as written, or a program it runs whose words start with the rule's
-/// own read the same way (a rule made on `/usr/bin/git push` reaches `sudo git push`).
-pub fn declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
+/// Whether the decline rule with `rule` words reaches command line `text` (with `segments`, its
+/// simple commands, when it splits): declined when the line mentions the rule in any spelling
+/// (`mentions.rs`) or runs it through paths, wrappers and `sh -c`; left to a person when any
+/// part of it has an effect that cannot be read (code handed to an interpreter, a command a
+/// program runs from its options, `eval`, an alias, a variable that names a command).
+pub fn declines(rule: &[String], text: &str, segments: Option<&[Vec<String>]>) -> Declines {
+    if rule.is_empty() {
+        return Declines::No;
+    }
+    if mentions(rule, text, segments) {
+        return Declines::Yes;
+    }
+    let Some(segments) = segments else {
+        return Declines::Unsure;
+    };
+    read_declines(rule, segments)
+}
+
+/// [`declines`] past the mention: what the line runs, read.
+fn read_declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
     let Some((first, args)) = rule.split_first() else {
         return Declines::No;
     };
@@ -158,18 +178,19 @@ pub fn declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
             .chain(args.iter().cloned())
             .collect(),
     };
-    let Some((read_name, read_args)) = read.split_first() else {
+    let Some(read_name) = read.first() else {
         return Declines::No;
     };
-    let mut unsure = false;
+    let mut unsure = unseen::renames_a_program(segments);
     for seg in segments {
         // As written, or with its program named the way the rule's is (`/usr/bin/sudo`).
         let named = seg
             .split_first()
-            .is_some_and(|(f, r)| program(f) == *read_name && r.starts_with(read_args));
+            .is_some_and(|(f, r)| program(f) == *read_name && r.starts_with(&read[1..]));
         if seg.starts_with(rule) || named {
             return Declines::Yes;
         }
+        unsure |= unseen::sets_a_command(seg);
         match runs(seg) {
             Err(_) => unsure = true,
             Ok(found) => {
@@ -179,14 +200,10 @@ pub fn declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
                     }
                     // Words from input, or a guessed subcommand, may make it the rule's.
                     let same_program = run.words.first() == read.first();
-                    // The rule's own program, read exactly by the table, is what its words say
-                    // (`git commit -m 'push'`); any other may run the rule's words given as
-                    // text, so mentioning them sends the call to a person.
-                    let read_exactly =
-                        same_program && run.exact && programs::find(read_name).is_some();
                     unsure |= run.hides
                         || (!run.exact && same_program)
-                        || (!read_exactly && mentions(&run.given, &read));
+                        || unseen::hands_code(&run.given)
+                        || unseen::defines(&run.given);
                 }
             }
         }
@@ -196,49 +213,6 @@ pub fn declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
     } else {
         Declines::No
     }
-}
-
-/// Whether `words` hold the rule's words in order, each as a whole word (in any case; the first
-/// also as a program's name) or inside a word that was quoted (one holding a space or a
-/// character the shell reads) between word boundaries: a cheap last look for a command handed
-/// to a program as text. `gitk push` and `'confirm'` mention neither `git push` nor `rm`.
-fn mentions(words: &[String], rule: &[String]) -> bool {
-    let rule: Vec<String> = rule.iter().map(|r| r.to_lowercase()).collect();
-    let mut k = 0;
-    for word in words {
-        let Some(want) = rule.get(k) else {
-            break;
-        };
-        let word = word.to_lowercase();
-        if quoted(&word) {
-            let mut from = 0;
-            while let Some(end) = rule.get(k).and_then(|w| bounded(&word[from..], w)) {
-                from += end;
-                k += 1;
-            }
-        } else if word == *want || (k == 0 && program(&word) == *want) {
-            k += 1;
-        }
-    }
-    k == rule.len()
-}
-
-/// Whether a word (quoting removed) must have been quoted, or is code: it holds a space or a
-/// character the shell would have read.
-fn quoted(word: &str) -> bool {
-    word.chars()
-        .any(|c| c.is_whitespace() || "'\"`;&|<>(){}[]$*?!~#^\\".contains(c))
-}
-
-/// Where the first `needle` in `hay` that is not part of a longer name ends.
-fn bounded(hay: &str, needle: &str) -> Option<usize> {
-    let name = |c: char| c.is_alphanumeric() || c == '_';
-    hay.match_indices(needle).find_map(|(at, _)| {
-        let end = at + needle.len();
-        let before = hay[..at].chars().next_back().is_some_and(name);
-        let after = hay[end..].chars().next().is_some_and(name);
-        (!before && !after).then_some(end)
-    })
 }
 
 #[cfg(test)]

@@ -19,13 +19,18 @@ words: Array<string> | null,
  */
 no_prefix: string | null, 
 /**
- * What a prefix of `words` covers, in words for the chooser: "whatever follows, except
- * what runs other code or another program, like `--upload-pack`", from the table of
- * programs, or the sentence for a program it does not know.
+ * What a prefix of `words` covers, in words for the chooser: "these words, then only
+ * options known to be harmless (…) and paths inside the project…", from the table of
+ * harmless arguments, or "exactly these words" for a program it does not know.
  */
 prefix_excludes: string | null, 
 /**
- * The directory every file of a diff call lies under, for a path prefix.
+ * What a decline rule on `words` does not catch, in a sentence for the chooser.
+ */
+decline_misses: string | null, 
+/**
+ * The directory every file of a diff call lies under, for a path prefix; `None` when a
+ * file is hidden, which no folder rule covers.
  */
 dir: string | null, 
 /**

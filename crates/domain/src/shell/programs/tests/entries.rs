@@ -7,8 +7,9 @@ use super::*;
 fn search_and_sort_tools() {
     pins(
         "rg",
-        &["rg -n needle src", "rg -z needle logs.gz", "rg --files"],
+        &["rg -n needle src", "rg --files"],
         &[
+            "rg -z needle logs.gz",
             "rg --pre ./evil needle",
             "rg --pre=./evil needle",
             "rg --pre-glob '*.pdf' needle",
@@ -30,16 +31,17 @@ fn search_and_sort_tools() {
     );
     pins(
         "ssh-keygen -l",
-        &["ssh-keygen -l -f key.pub"],
+        &[],
         &[
+            "ssh-keygen -l -f key.pub",
             "ssh-keygen -l -D /tmp/evil.so",
             "ssh-keygen -l -w /tmp/evil.so",
         ],
     );
     pins(
         "ssh-keygen",
-        &["ssh-keygen -lf key.pub"],
-        &["ssh-keygen -K"],
+        &[],
+        &["ssh-keygen -lf key.pub", "ssh-keygen -K"],
     );
 }
 
@@ -115,8 +117,10 @@ fn programs_with_subcommands() {
     pins("gh pr", &["gh pr list", "gh pr view 1 --comments"], &[]);
     pins(
         "gh api",
-        &["gh api repos/o/r/pulls", "gh api repos/o/r --jq .name"],
+        &[],
         &[
+            "gh api repos/o/r --jq .name",
+            "gh api repos/o/r/pulls",
             "gh api -X DELETE repos/o/r",
             "gh api --method=POST repos/o/r/forks",
             "gh api graphql -f 'query=mutation { x }'",
@@ -140,8 +144,9 @@ fn programs_with_subcommands() {
     ]);
     pins(
         "hg log",
-        &["hg log -l 5"],
+        &[],
         &[
+            "hg log -l 5",
             "hg log --config 'alias.log=!id'",
             "hg log --config=hooks.pre-log=id",
             "hg log --cwd /x",
@@ -151,15 +156,19 @@ fn programs_with_subcommands() {
     );
     pins(
         "hg pull",
-        &["hg pull -u"],
-        &["hg pull -e 'sh -c id'", "hg pull --remotecmd=id"],
+        &[],
+        &[
+            "hg pull -u",
+            "hg pull -e 'sh -c id'",
+            "hg pull --remotecmd=id",
+        ],
     );
     refused(&["hg", "hg --config x=y log", "hg --debugger log"]);
-    pins("rustup show", &["rustup show active-toolchain"], &[]);
+    pins("rustup show", &[], &["rustup show active-toolchain"]);
     pins(
         "rustup toolchain",
-        &["rustup toolchain list"],
-        &["rustup toolchain link evil /tmp/t"],
+        &[],
+        &["rustup toolchain list", "rustup toolchain link evil /tmp/t"],
     );
     refused(&[
         "rustup",
@@ -185,8 +194,11 @@ fn programs_with_subcommands() {
     ]);
     pins(
         "bundle install",
-        &["bundle install --jobs 4"],
-        &["bundle install --gemfile=/x/Gemfile"],
+        &[],
+        &[
+            "bundle install --jobs 4",
+            "bundle install --gemfile=/x/Gemfile",
+        ],
     );
     refused(&[
         "bundle",
@@ -197,8 +209,9 @@ fn programs_with_subcommands() {
     ]);
     pins(
         "helm template",
-        &["helm template chart"],
+        &[],
         &[
+            "helm template chart",
             "helm template chart --post-renderer ./evil",
             "helm template chart --kube-context=prod",
             "helm template chart --kubeconfig /x",

@@ -23,8 +23,9 @@ fn kubectl_acts_on_no_other_cluster_or_identity_and_runs_no_image() {
     );
     pins(
         "kubectl create",
-        &["kubectl create namespace dev"],
+        &[],
         &[
+            "kubectl create namespace dev",
             "kubectl create job j --image=busybox -- sh -c id",
             "kubectl create cronjob c --image=x --schedule='*/1 * * * *' -- id",
             "kubectl create deployment d --image=evil",
@@ -37,8 +38,10 @@ fn kubectl_acts_on_no_other_cluster_or_identity_and_runs_no_image() {
 fn package_managers_install_nowhere_else() {
     pins(
         "npm install",
-        &["npm install lodash", "npm install -D vitest"],
+        &[],
         &[
+            "npm install -D vitest",
+            "npm install lodash",
             "npm install -g evil",
             "npm install --global evil",
             "npm install --prefix=/x y",
@@ -50,17 +53,14 @@ fn package_managers_install_nowhere_else() {
     // stops with "No workspaces found" (measured with npm 11.19.1), so a workspace is harmless.
     pins(
         "npm test",
-        &[
-            "npm test --workspace=packages/a",
-            "npm test -w a",
-            "npm test --workspace=/tmp/evil",
-        ],
-        &[],
+        &["npm test --workspace=packages/a", "npm test -w a"],
+        &["npm test --workspace=/tmp/evil"],
     );
     pins(
         "pip install",
-        &["pip install requests", "pip install -r requirements.txt"],
+        &["pip install -r requirements.txt"],
         &[
+            "pip install requests",
             "pip install --target /x y",
             "pip install -t /x y",
             "pip install --user y",
@@ -70,8 +70,9 @@ fn package_managers_install_nowhere_else() {
     );
     pins(
         "uv pip",
-        &["uv pip install requests"],
+        &[],
         &[
+            "uv pip install requests",
             "uv pip install --config-setting=x=y ./pkg",
             "uv pip install -C 'x=y' ./pkg",
             "uv pip install --target /x y",
@@ -97,8 +98,10 @@ fn package_managers_install_nowhere_else() {
 fn query_shells_and_archives_take_no_code_or_directory_after_the_prefix() {
     pins(
         "sqlite3 app.db",
-        &["sqlite3 app.db -readonly", "sqlite3 app.db -json"],
+        &[],
         &[
+            "sqlite3 app.db -json",
+            "sqlite3 app.db -readonly",
             "sqlite3 app.db 'select 1'",
             "sqlite3 app.db \"VACUUM INTO '/p/.bashrc'\"",
             "sqlite3 app.db \"ATTACH '/x' AS x\"",
@@ -110,8 +113,10 @@ fn query_shells_and_archives_take_no_code_or_directory_after_the_prefix() {
     );
     pins(
         "tar -xzf a.tgz",
-        &["tar -xzf a.tgz -v", "tar -xzf a.tgz --strip-components=1"],
+        &[],
         &[
+            "tar -xzf a.tgz --strip-components=1",
+            "tar -xzf a.tgz -v",
             "tar -xzf a.tgz -C /",
             "tar -xzf a.tgz -C out",
             "tar -xzf a.tgz --directory=/x",
@@ -121,13 +126,14 @@ fn query_shells_and_archives_take_no_code_or_directory_after_the_prefix() {
     );
     pins(
         "tar",
-        &["tar xzf a.tgz"],
-        &["tar xPf a.tar", "tar xzf a.tgz -C /"],
+        &[],
+        &["tar xzf a.tgz", "tar xPf a.tar", "tar xzf a.tgz -C /"],
     );
     pins(
         "psql -d app",
-        &["psql -d app -At"],
+        &[],
         &[
+            "psql -d app -At",
             "psql -d app -h prod.example",
             "psql -d app --host=prod",
             "psql -d app -d 'host=prod dbname=app'",
@@ -140,13 +146,17 @@ fn query_shells_and_archives_take_no_code_or_directory_after_the_prefix() {
 fn runners_take_no_code_or_rights_after_the_prefix() {
     pins(
         "python3 manage.py",
-        &["python3 manage.py test app"],
-        &["python3 manage.py test --testrunner=evil.Runner"],
+        &[],
+        &[
+            "python3 manage.py test app",
+            "python3 manage.py test --testrunner=evil.Runner",
+        ],
     );
     pins(
         "deno test",
-        &["deno test src/", "deno test --allow-read"],
+        &["deno test src/"],
         &[
+            "deno test --allow-read",
             "deno test --allow-write",
             "deno test --allow-write=/x",
             "deno test --allow-run",

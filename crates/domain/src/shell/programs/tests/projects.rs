@@ -21,8 +21,9 @@ fn git() {
     );
     pins(
         "git rebase",
-        &["git rebase -i main"],
+        &[],
         &[
+            "git rebase -i main",
             "git rebase -x id main",
             "git rebase -ix id m",
             "git rebase --exec=id m",
@@ -30,18 +31,19 @@ fn git() {
     );
     pins(
         "git bisect",
-        &["git bisect good"],
-        &["git bisect run ./evil"],
+        &[],
+        &["git bisect good", "git bisect run ./evil"],
     );
     pins(
         "git submodule",
-        &["git submodule update --init"],
-        &["git submodule foreach 'id'"],
+        &[],
+        &["git submodule update --init", "git submodule foreach 'id'"],
     );
     pins(
         "git clone",
-        &["git clone --depth 1 u"],
+        &[],
         &[
+            "git clone --depth 1 u",
             "git clone -c core.fsmonitor=id u",
             "git clone -u x u",
             "git clone --template=/t u",
@@ -54,13 +56,20 @@ fn git() {
     );
     pins(
         "git difftool",
-        &["git difftool HEAD"],
-        &["git difftool -x id", "git difftool --extcmd=id"],
+        &[],
+        &[
+            "git difftool HEAD",
+            "git difftool -x id",
+            "git difftool --extcmd=id",
+        ],
     );
     pins(
         "git send-email",
-        &["git send-email a.patch"],
-        &["git send-email --sendmail-cmd=id a.patch"],
+        &[],
+        &[
+            "git send-email a.patch",
+            "git send-email --sendmail-cmd=id a.patch",
+        ],
     );
     pins("git --no-pager log", &["git --no-pager log -1"], &[]);
     refused(&[
@@ -94,8 +103,9 @@ fn git() {
 fn npm_pnpm_yarn_bun() {
     pins(
         "npm test",
-        &["npm test -- --watch"],
+        &[],
         &[
+            "npm test -- --watch",
             "npm test --node-options=--import=data:text/javascript,x",
             "npm test --node-o=x",
             "npm test --script-shell=/tmp/x",
@@ -104,8 +114,11 @@ fn npm_pnpm_yarn_bun() {
     );
     pins(
         "npm run build",
-        &["npm run build -- --mode=x"],
-        &["npm run build --script-shell=/x"],
+        &[],
+        &[
+            "npm run build -- --mode=x",
+            "npm run build --script-shell=/x",
+        ],
     );
     refused(&[
         "npm",
@@ -118,8 +131,12 @@ fn npm_pnpm_yarn_bun() {
     ]);
     pins(
         "pnpm test",
-        &["pnpm test --watch"],
-        &["pnpm test -C /tmp/x", "pnpm test --config.node-options=x"],
+        &[],
+        &[
+            "pnpm test --watch",
+            "pnpm test -C /tmp/x",
+            "pnpm test --config.node-options=x",
+        ],
     );
     refused(&[
         "pnpm",
@@ -130,8 +147,8 @@ fn npm_pnpm_yarn_bun() {
     ]);
     pins(
         "yarn test",
-        &["yarn test --coverage"],
-        &["yarn test --cwd /tmp/x"],
+        &[],
+        &["yarn test --coverage", "yarn test --cwd /tmp/x"],
     );
     refused(&[
         "yarn",
@@ -164,8 +181,10 @@ fn npm_pnpm_yarn_bun() {
 fn python_tools() {
     pins(
         "python3 manage.py",
-        &["python3 manage.py migrate", "python3 manage.py test app"],
+        &[],
         &[
+            "python3 manage.py migrate",
+            "python3 manage.py test app",
             "python3 manage.py shell -c 'import os'",
             "python3 manage.py dbshell",
             "python3 manage.py test --settings=evil",
@@ -179,8 +198,9 @@ fn python_tools() {
     ]);
     pins(
         "pip install",
-        &["pip install requests"],
+        &[],
         &[
+            "pip install requests",
             "pip install --index-url https://x y",
             "pip install -i https://x y",
             "pip install --python /x y",
@@ -216,8 +236,8 @@ fn cargo_go_deno_make() {
     );
     pins(
         "cargo run",
-        &["cargo run -- --port 1"],
-        &["cargo run --config 'x=1'"],
+        &[],
+        &["cargo run -- --port 1", "cargo run --config 'x=1'"],
     );
     refused(&[
         "cargo",
@@ -227,8 +247,9 @@ fn cargo_go_deno_make() {
     ]);
     pins(
         "go test",
-        &["go test ./...", "go test -c ./x"],
+        &["go test ./..."],
         &[
+            "go test -c ./x",
             "go test -exec ./evil ./...",
             "go test -toolexec=id",
             "go test -vettool=id",
@@ -257,7 +278,7 @@ fn cargo_go_deno_make() {
             "deno test --import-map=x",
         ],
     );
-    pins("deno run main.ts", &["deno run main.ts --port 1"], &[]);
+    pins("deno run main.ts", &[], &["deno run main.ts --port 1"]);
     refused(&[
         "deno",
         "deno eval",
@@ -267,8 +288,9 @@ fn cargo_go_deno_make() {
     ]);
     pins(
         "make test",
-        &["make test -j4", "make test lint"],
+        &["make test -j4"],
         &[
+            "make test lint",
             "make test 'SHELL=/tmp/x'",
             "make test -f /tmp/Makefile",
             "make test --eval=x",

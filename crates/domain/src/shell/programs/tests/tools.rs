@@ -7,8 +7,9 @@ use super::*;
 fn text_and_query_tools() {
     pins(
         "sed s/a/b/",
-        &["sed s/a/b/ file.txt"],
+        &[],
         &[
+            "sed s/a/b/ file.txt",
             "sed s/a/b/ -e '1e id' file",
             "sed s/a/b/ --expr='1e id' f",
             "sed s/a/b/ -f evil.sed",
@@ -16,14 +17,19 @@ fn text_and_query_tools() {
     );
     pins(
         "awk '{print}'",
-        &["awk '{print}' file"],
-        &["awk '{print}' -f evil.awk", "awk '{print}' --load=x"],
+        &[],
+        &[
+            "awk '{print}' file",
+            "awk '{print}' -f evil.awk",
+            "awk '{print}' --load=x",
+        ],
     );
     // Any SQL after the database is code (`VACUUM INTO '/x'` writes a file): only the options.
     pins(
         "sqlite3 app.db",
-        &["sqlite3 app.db -readonly"],
+        &[],
         &[
+            "sqlite3 app.db -readonly",
             "sqlite3 app.db 'select 1'",
             "sqlite3 app.db '.shell id'",
             "sqlite3 app.db '.system id'",
@@ -34,8 +40,9 @@ fn text_and_query_tools() {
     );
     pins(
         "psql -d app",
-        &["psql -d app -At"],
+        &[],
         &[
+            "psql -d app -At",
             "psql -d app -c '\\! id'",
             "psql -d app -f evil.sql",
             "psql -d app -o '|id'",
@@ -44,23 +51,31 @@ fn text_and_query_tools() {
     );
     pins(
         "node server.js",
-        &["node server.js -p 3000 --require x"],
         &[],
+        &["node server.js -p 3000 --require x"],
     );
     old_grant(
         "node",
-        &["node app.js"],
-        &["node --require ./evil.js app.js", "node -e 'x' app.js"],
+        &[],
+        &[
+            "node app.js",
+            "node --require ./evil.js app.js",
+            "node -e 'x' app.js",
+        ],
     );
     old_grant(
         "perl",
-        &["perl script.pl -e x"],
-        &["perl -Mevil script.pl", "perl -e 'x'"],
+        &[],
+        &[
+            "perl script.pl -e x",
+            "perl -Mevil script.pl",
+            "perl -e 'x'",
+        ],
     );
     old_grant(
         "ruby",
-        &["ruby script.rb"],
-        &["ruby -revil script.rb", "ruby -e x"],
+        &[],
+        &["ruby script.rb", "ruby -revil script.rb", "ruby -e x"],
     );
     refused(&["node -r ./x app.js", "perl -e", "ruby -e"]);
 }
@@ -79,8 +94,9 @@ fn file_and_host_tools() {
     );
     pins(
         "tar -xzf archive.tgz",
-        &["tar -xzf archive.tgz -v"],
+        &[],
         &[
+            "tar -xzf archive.tgz -v",
             "tar -xzf archive.tgz -C out",
             "tar -xzf archive.tgz --to-command='sh -c id'",
             "tar -xzf archive.tgz --checkpoint-action=exec=id",
@@ -90,13 +106,19 @@ fn file_and_host_tools() {
     );
     pins(
         "tar",
-        &["tar xzf a.tgz"],
-        &["tar xIf id a.tar", "tar -xIfoo a.tar", "tar -xf host:a.tar"],
+        &[],
+        &[
+            "tar xzf a.tgz",
+            "tar xIf id a.tar",
+            "tar -xIfoo a.tar",
+            "tar -xf host:a.tar",
+        ],
     );
     pins(
         "zip -r out.zip src",
-        &["zip -r out.zip src docs"],
+        &[],
         &[
+            "zip -r out.zip src docs",
             "zip -r out.zip src -T -TT 'sh -c id'",
             "zip -r out.zip src --unzip-command=id",
         ],
@@ -107,15 +129,19 @@ fn file_and_host_tools() {
     // Grants from before runners were refused still do not cover what runs programs.
     old_grant(
         "rsync -a",
-        &["rsync -a src/ dst/"],
-        &["rsync -a -e 'sh -c id' x y", "rsync -a --rsync-path=id x y"],
+        &[],
+        &[
+            "rsync -a src/ dst/",
+            "rsync -a -e 'sh -c id' x y",
+            "rsync -a --rsync-path=id x y",
+        ],
     );
     old_grant("ssh host", &[], &["ssh host -o 'ProxyCommand=id'"]);
     old_grant("scp", &[], &["scp -S id a b"]);
     old_grant(
         "curl",
-        &["curl https://x.example"],
-        &["curl -K evil.cfg https://x"],
+        &[],
+        &["curl https://x.example", "curl -K evil.cfg https://x"],
     );
     old_grant("wget", &[], &["wget --use-askpass=id https://x"]);
     old_grant("xargs -0", &[], &["xargs -0 -I x id x"]);

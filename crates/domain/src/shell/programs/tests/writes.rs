@@ -31,8 +31,9 @@ fn options_that_write_files_are_never_covered() {
     );
     pins(
         "git archive",
-        &["git archive --format=tar HEAD"],
+        &[],
         &[
+            "git archive --format=tar HEAD",
             "git archive -o /x HEAD",
             "git archive --output=/x HEAD",
             "git archive --output /x HEAD",
@@ -40,8 +41,9 @@ fn options_that_write_files_are_never_covered() {
     );
     pins(
         "git format-patch",
-        &["git format-patch -1"],
+        &[],
         &[
+            "git format-patch -1",
             "git format-patch -o /x -1",
             "git format-patch --output-directory=/x -1",
             "git format-patch --output-dir /x -1",
@@ -60,22 +62,25 @@ fn options_that_write_files_are_never_covered() {
     );
     pins(
         "zip -r out.zip src",
-        &["zip -r out.zip src docs"],
+        &[],
         &[
+            "zip -r out.zip src docs",
             "zip -r out.zip src --out /x.zip",
             "zip -r out.zip src -O /x.zip",
         ],
     );
     pins(
         "dd if=disk.img",
-        &["dd if=disk.img bs=1M count=1"],
-        &["dd if=disk.img of=/dev/sda"],
+        &[],
+        &["dd if=disk.img bs=1M count=1", "dd if=disk.img of=/dev/sda"],
     );
     // Refused as prefixes, but grants from before still do not cover where they write.
     old_grant(
         "curl",
-        &["curl https://x.example", "curl -O https://x.example/a.tgz"],
+        &[],
         &[
+            "curl -O https://x.example/a.tgz",
+            "curl https://x.example",
             "curl -o /p/.bashrc https://x",
             "curl --output=/x https://x",
             "curl --output-dir /x -O https://x",
@@ -84,8 +89,9 @@ fn options_that_write_files_are_never_covered() {
     );
     old_grant(
         "wget",
-        &["wget https://x.example/a.tgz"],
+        &[],
         &[
+            "wget https://x.example/a.tgz",
             "wget -O /x https://x",
             "wget --output-document=/x https://x",
             "wget -P /x https://x",

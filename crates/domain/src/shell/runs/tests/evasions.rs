@@ -70,15 +70,20 @@ fn what_runs_a_command_unread_goes_to_a_person() {
         "npm.cmd exec rm",
         "python3 -c 'import os; os.system(\"g\" + \"it push\")'",
     ] {
-        assert_eq!(rule(line, PUSH), Declines::Unsure, "{line}");
+        assert_ne!(
+            rule(line, PUSH),
+            Declines::No,
+            "{line} is declined or asked"
+        );
     }
-    assert_eq!(rule("npm.cmd exec rm -rf x", &["rm"]), Declines::Unsure);
-    // A module is named like a script, and read like one: by its words.
-    assert_eq!(rule("python3 -m pytest -q", PUSH), Declines::No);
+    // The rule's words in the line: declined, however they are run.
+    assert_eq!(rule("npm.cmd exec rm -rf x", &["rm"]), Declines::Yes);
     assert_eq!(
         rule("python3 -m pip install x", &["pip", "install"]),
-        Declines::Unsure
+        Declines::Yes
     );
+    // A module whose arguments are not code is read by its words.
+    assert_eq!(rule("python3 -m pytest -q", PUSH), Declines::No);
 }
 
 #[test]
@@ -90,20 +95,22 @@ fn a_rules_words_in_an_argument_go_to_a_person() {
         "emacs --batch --eval '(shell-command \"git push\")'",
         "someprogram --then 'git push'",
     ] {
-        assert_eq!(rule(line, PUSH), Declines::Unsure, "{line}");
+        assert_ne!(
+            rule(line, PUSH),
+            Declines::No,
+            "{line} is declined or asked"
+        );
     }
-    assert_eq!(
-        rule("python3 tool.py 'rm -rf /'", &["rm"]),
-        Declines::Unsure
-    );
-    // Not a mention: another word that holds it, or git read exactly (its options that run
-    // commands are in the table), whose message is not a command.
+    assert_eq!(rule("python3 tool.py 'rm -rf /'", &["rm"]), Declines::Yes);
+    // A mention is a mention, even in a message: a decline rule errs toward declining.
+    for line in ["git commit -m 'push the button'", "git log --grep=push"] {
+        assert_eq!(rule(line, PUSH), Declines::Yes, "{line}");
+    }
+    // Not a mention: another word that holds it.
     for line in [
         "gitk push",
         "git log --author=pusher",
         "cat notes/git-push.md",
-        "git commit -m 'push the button'",
-        "git log --grep=push",
     ] {
         assert_eq!(rule(line, PUSH), Declines::No, "{line}");
     }

@@ -1,0 +1,148 @@
+//! Parts of a command line whose effect no reading can see: code handed to an interpreter, a
+//! command defined or renamed in the same line, a variable that names a command a program runs
+//! later. While a decline rule exists for a tool, such a call goes to a person, and no approve
+//! rule approves it.
+
+use super::super::program;
+
+/// Programs whose arguments before the script are options, and that run code given on their
+/// command line or read from their input (their manuals' `-c`, `-e`, `-r`, `--eval`, `-`).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const INTERPRETERS: &[&str] = &[
+    "python", "pypy", "node", "nodejs", "ruby", "irb", "perl", "php", "lua", "luajit", "rscript",
+    "r", "julia", "osascript", "tclsh", "wish", "expect", "jshell", "groovy", "scala", "tsx",
+    "ts-node", "elixir", "erl", "racket", "guile", "sbcl", "clisp", "bb", "raku", "pwsh",
+    "powershell", "swift", "kotlin", "dotnet-script", "qjs", "gjs",
+];
+
+/// Interpreters whose first operand is itself a program in their language (awk(1), sed(1):
+/// GNU sed's `e` command and `s///e` flag run a shell command).
+const PROGRAM_FIRST: &[&str] = &["awk", "gawk", "mawk", "nawk", "sed", "gsed", "jq", "yq"];
+
+/// Python modules run with `-m` whose arguments are not code (each module's `--help`).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const PLAIN_MODULES: &[&str] = &[
+    "pytest", "unittest", "pip", "venv", "mypy", "black", "ruff", "isort", "flake8", "pylint",
+    "build", "json.tool", "compileall", "py_compile", "http.server", "pydoc",
+];
+
+/// Whether a program run with words `given` (its name as `program()` gives it, then its
+/// arguments) is handed code no reading sees: inline code, code on its input, a module that
+/// runs its arguments (`python3 -m timeit "…"`), or any option before its script, which may be
+/// one that takes code (`python3 -I -c …`).
+pub fn hands_code(given: &[String]) -> bool {
+    let Some((name, args)) = given.split_first() else {
+        return false;
+    };
+    if PROGRAM_FIRST.contains(&name.as_str()) {
+        return true;
+    }
+    if !INTERPRETERS.contains(&name.as_str()) {
+        return false;
+    }
+    match args.split_first() {
+        None => true,
+        Some((m, rest)) if m == "-m" => rest
+            .first()
+            .is_none_or(|module| !PLAIN_MODULES.contains(&module.as_str())),
+        Some((w, _)) => w.starts_with(['-', '+']),
+    }
+}
+
+/// Whether words `given` define or rename a command for what follows: an alias, a function
+/// exported, a hashed path, git's `alias.*`.
+pub fn defines(given: &[String]) -> bool {
+    let Some((name, args)) = given.split_first() else {
+        return false;
+    };
+    match name.as_str() {
+        "alias" | "unalias" | "hash" | "enable" => true,
+        "declare" | "typeset" | "export" => args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('f')),
+        "git" => args
+            .iter()
+            .any(|a| a.to_ascii_lowercase().contains("alias.")),
+        _ => false,
+    }
+}
+
+/// Variables that name a program, code, or where programs and configuration are found: a
+/// program reads them later and runs what they say (git(1) ENVIRONMENT, bash(1), less(1),
+/// perlrun(1), node(1), python(1), ld.so(8), npm config(7), each tool's manual).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const COMMAND_VARIABLES: &[&str] = &[
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS",
+    "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_DIR", "GIT_WORK_TREE",
+    "GIT_TEMPLATE_DIR", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN",
+    "LESSCLOSE", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "IFS", "PATH",
+    "SHELL", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "PERL5OPT", "PERL5LIB", "PERLLIB",
+    "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT",
+    "RUBYOPT", "RUBYLIB", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH", "SSH_ASKPASS", "SUDO_ASKPASS", "RSYNC_RSH", "CVS_RSH", "RUSTC_WRAPPER",
+    "RUSTC", "RUSTDOC", "CC", "CXX", "LD", "MAKEFLAGS", "MAKE", "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "GRADLE_USER_HOME",
+    "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "TERMINAL", "DOCKER_HOST", "KUBECONFIG",
+];
+
+/// Variable names beginning with these name commands or configuration too.
+const COMMAND_VARIABLE_PREFIXES: &[&str] = &[
+    "GIT_CONFIG",
+    "NPM_CONFIG_",
+    "YARN_",
+    "PNPM_",
+    "CARGO_TARGET_",
+    "CARGO_BUILD_",
+    "BUN_",
+    "UV_",
+    "PIP_",
+];
+
+/// Whether a word of `seg` sets a variable that names a command (`env GIT_SSH_COMMAND=…`,
+/// `export LESSOPEN=…`).
+pub fn sets_a_command(seg: &[String]) -> bool {
+    seg.iter()
+        .any(|w| w.split_once('=').is_some_and(|(n, _)| names_a_command(n)))
+}
+
+/// Whether a variable called `name` names a command or configuration.
+pub fn names_a_command(name: &str) -> bool {
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let upper = name.to_ascii_uppercase();
+    valid
+        && (COMMAND_VARIABLES.contains(&upper.as_str())
+            || COMMAND_VARIABLE_PREFIXES
+                .iter()
+                .any(|p| upper.starts_with(p)))
+}
+
+/// Programs that give a file another name.
+const RENAMERS: &[&str] = &["ln", "link", "cp", "mv", "install", "rsync"];
+
+/// Whether one command of the line runs a program by a name another command of it made
+/// (`ln -s /usr/bin/git g; ./g push`).
+pub fn renames_a_program(segments: &[Vec<String>]) -> bool {
+    let made: Vec<String> = segments
+        .iter()
+        .filter(|s| {
+            s.first()
+                .is_some_and(|f| RENAMERS.contains(&program(f).as_str()))
+        })
+        .flat_map(|s| {
+            s[1..]
+                .iter()
+                .filter(|w| !w.starts_with('-'))
+                .map(|w| program(w))
+        })
+        .collect();
+    !made.is_empty()
+        && segments
+            .iter()
+            .filter_map(|s| s.first())
+            .any(|f| made.contains(&program(f)))
+}
