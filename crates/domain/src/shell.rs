@@ -49,7 +49,17 @@ pub enum Unsplittable {
     Expansion(String),
     #[error("it is too long or too deeply nested to split")]
     TooComplex,
+    /// PowerShell reads `‘ ’ ‚ ‛` as single quotes and `“ ” „` as double quotes; bash reads
+    /// them as letters. Where the two disagree on which words are quoted, neither reading is
+    /// safe.
+    #[error("it holds a typographic quotation mark, which another shell reads as a quote")]
+    ForeignQuotes,
 }
+
+/// Quotation marks PowerShell reads as quotes and POSIX shells as letters.
+const FOREIGN_QUOTES: &[char] = &[
+    '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}', '\u{201C}', '\u{201D}', '\u{201E}',
+];
 
 /// Longer command lines are not split (only the exact call can be granted): parsing them
 /// costs more than a grant saves, and nesting would cost the parser its stack.
@@ -80,6 +90,9 @@ pub fn segments(command: &str) -> Result<Vec<Vec<String>>, Unsplittable> {
         || has_long_number(command)
     {
         return Err(Unsplittable::TooComplex);
+    }
+    if command.contains(FOREIGN_QUOTES) {
+        return Err(Unsplittable::ForeignQuotes);
     }
     for substitution in ["$(", "`", "<(", ">("] {
         if command.contains(substitution) {

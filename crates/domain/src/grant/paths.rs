@@ -51,6 +51,9 @@ const SETTINGS: &[&[&str]] = &[
     &[".amazonq"],
     &[".aider.conf.yml"],
     &["opencode.json"],
+    &["opencode.jsonc"],
+    &[".devcontainer.json"],
+    &["devcontainer.json"],
     &[".opencode"],
     &[".claude.json"],
     &[".devcontainer"],
@@ -80,6 +83,9 @@ const SETTINGS: &[&[&str]] = &[
     &["gradle", "wrapper"],
     &["mise.toml"],
     &[".mise.toml"],
+    &["mise.local.toml"],
+    &[".mise.local.toml"],
+    &["mise", "config.toml"],
     &[".tool-versions"],
     &["lefthook.toml"],
     &["lefthook.json"],
@@ -110,6 +116,18 @@ const SETTINGS: &[&[&str]] = &[
     &[".pam_environment"],
     &[".xprofile"],
     &[".xinitrc"],
+    // Agents' own homes, cloud and cluster credentials, build tools' init scripts.
+    &[".copilot"],
+    &[".aws"],
+    &[".kube"],
+    &[".gradle"],
+    &[".m2"],
+    &[".docker"],
+    &[".config"],
+    // macOS starts what these hold at login.
+    &["Library", "LaunchAgents"],
+    &["Library", "LaunchDaemons"],
+    &["Library", "StartupItems"],
 ];
 
 /// Whether a file name is an editor's workspace file, whose settings run tasks.

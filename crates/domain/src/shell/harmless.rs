@@ -264,23 +264,8 @@ pub fn prefix_reach(words: &[String]) -> String {
     let Some(known) = find(&name) else {
         return exactly;
     };
-    // What follows the prefix: the arguments of the subcommand it names.
-    let args = match &known.form {
-        Form::Plain(a) => a,
-        Form::Subcommands { subs, .. } => {
-            let mut after = words[1..].iter().skip_while(|w| is_option(w));
-            let rest: Vec<&String> = after.by_ref().collect();
-            let named = subs
-                .iter()
-                .filter(|s| {
-                    s.path.len() <= rest.len() && s.path.iter().zip(&rest).all(|(p, w)| p == *w)
-                })
-                .max_by_key(|s| s.path.len());
-            match named {
-                Some(s) => &s.args,
-                None => return exactly,
-            }
-        }
+    let Some(args) = args_after(known, words) else {
+        return exactly;
     };
     let options: Vec<String> = args
         .opts
@@ -304,6 +289,23 @@ pub fn prefix_reach(words: &[String]) -> String {
         "these words, then only {options} and {operands}; anything else asks (read from {})",
         known.manual
     )
+}
+
+/// The arguments that may follow prefix `words` of program `known`: its own, or those of the
+/// subcommand the prefix names; `None` when it names none the table knows.
+pub(super) fn args_after<'k>(known: &'k Known, words: &[String]) -> Option<&'k Args> {
+    match &known.form {
+        Form::Plain(a) => Some(a),
+        Form::Subcommands { subs, .. } => {
+            let rest: Vec<&String> = words[1..].iter().skip_while(|w| is_option(w)).collect();
+            subs.iter()
+                .filter(|s| {
+                    s.path.len() <= rest.len() && s.path.iter().zip(&rest).all(|(p, w)| p == *w)
+                })
+                .max_by_key(|s| s.path.len())
+                .map(|s| &s.args)
+        }
+    }
 }
 
 /// Each word of `words`: `Ok` when known to be harmless where it stands, else why not.
@@ -487,6 +489,10 @@ impl Reader<'_> {
         let unknown = || format!("`{}` is not an option known to be harmless here", head(w));
         if w.starts_with('+') {
             return Err(unknown());
+        }
+        // A whole word the table spells with its value (`--capture=no`, `--include=dev`).
+        if w.contains('=') && opts.iter().any(|o| o.name == w && o.value == Value::No) {
+            return Ok(i + 1);
         }
         let (name, value) = match w.split_once('=') {
             Some((n, v)) => (n, Some(v)),

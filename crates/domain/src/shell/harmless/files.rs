@@ -8,6 +8,8 @@ use super::Operands::{Pattern, Plain, Text};
 use super::*;
 
 /// ls(1) (GNU coreutils).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const LS: &[Opt] = &[
     flag("-l"),
     flag("-a"),
@@ -57,6 +59,8 @@ const LS: &[Opt] = &[
 ];
 
 /// grep(1) (GNU grep): never `-f`-less pattern files from elsewhere (a path, held to the rules).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const GREP: &[Opt] = &[
     flag("-r"),
     flag("-R"),
@@ -121,6 +125,8 @@ const GREP: &[Opt] = &[
 ];
 
 /// rg(1): never `--pre`, `--pre-glob`, `--hostname-bin` or `-z` (which runs decompressors).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const RG: &[Opt] = &[
     flag("-n"),
     flag("--line-number"),
@@ -205,6 +211,8 @@ const RG: &[Opt] = &[
 
 /// find(1) (GNU findutils): tests and `-print`, never an action that runs, deletes or writes
 /// (`-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint*`, `-fls`).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const FIND: &[Opt] = &[
     text("-name"),
     text("-iname"),
@@ -262,6 +270,8 @@ const FIND: &[Opt] = &[
 ];
 
 /// fd(1): never `-x`, `--exec`, `-X`, `--exec-batch`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const FD: &[Opt] = &[
     flag("-H"),
     flag("--hidden"),

@@ -6,6 +6,8 @@ use super::Operands::{No, Plain, Text};
 use super::*;
 
 /// `docker ps`, `docker compose ps` and the like (docker-ps(1)).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const LIST: &[Opt] = &[
     flag("-a"),
     flag("--all"),
@@ -19,7 +21,25 @@ const LIST: &[Opt] = &[
     text("--filter"),
 ];
 
+/// `docker compose ps`: `-f` is read as compose's own `--file` anywhere after `compose`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const COMPOSE_LIST: &[Opt] = &[
+    flag("-a"), flag("--all"), flag("-q"), flag("--quiet"), text("--format"), text("--filter"),
+    flag("--services"),
+];
+
+/// `docker compose logs`, without `-f` for the same reason.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const COMPOSE_LOGS: &[Opt] = &[
+    flag("--follow"), text("--tail"), text("-n"), text("--since"), text("--until"), flag("-t"),
+    flag("--timestamps"), flag("--no-color"),
+];
+
 /// docker-logs(1).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const LOGS: &[Opt] = &[
     flag("-f"),
     flag("--follow"),
@@ -33,6 +53,8 @@ const LOGS: &[Opt] = &[
 
 /// docker-build(1): never `--output`, `--secret`, `--ssh`, `--build-context`, `--allow`,
 /// `--network`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const BUILD: &[Opt] = &[
     text("-t"),
     text("--tag"),
@@ -52,6 +74,8 @@ const BUILD: &[Opt] = &[
 
 /// kubectl-get(1) and the readers: never `--kubeconfig`, `--context`, `--cluster`, `--server`,
 /// `--token`, `--as`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const KUBE: &[Opt] = &[
     text("-n"),
     text("--namespace"),
@@ -81,6 +105,8 @@ const KUBE: &[Opt] = &[
 ];
 
 /// gh(1)'s readers: never `--web` (it runs the browser).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const GH: &[Opt] = &[
     text("--json"),
     text("-q"),
@@ -142,8 +168,8 @@ pub(in super::super) const KNOWN: &[Known] = &[
                 sub(&["info"], args(&[text("-f"), text("--format")], No)),
                 sub(&["build"], args(BUILD, Plain)),
                 sub(&["buildx", "build"], args(BUILD, Plain)),
-                sub(&["compose", "ps"], args(LIST, Text)),
-                sub(&["compose", "logs"], args(LOGS, Text)),
+                sub(&["compose", "ps"], args(COMPOSE_LIST, Text)),
+                sub(&["compose", "logs"], args(COMPOSE_LOGS, Text)),
                 sub(&["compose", "build"], args(&[flag("--no-cache"), flag("--pull"), flag("-q"), flag("--quiet")], Text)),
                 sub(&["compose", "up"], args(&[
                     flag("-d"), flag("--detach"), flag("--build"), flag("--no-build"),

@@ -6,6 +6,8 @@ use super::Operands::{No, Plain, Text};
 use super::*;
 
 /// npm(1) options that change nothing a script runs (npm config(7)).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const NPM: &[Opt] = &[
     flag("-s"),
     flag("--silent"),
@@ -23,6 +25,8 @@ const NPM: &[Opt] = &[
 
 /// What `npm ci` and `npm install` with no package may say (npm-ci(1), npm-install(1)): never
 /// `--ignore-scripts=false`, a prefix, a registry or a global install.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const NPM_INSTALL: &[Opt] = &[
     flag("-s"),
     flag("--silent"),
@@ -42,6 +46,8 @@ const NPM_INSTALL: &[Opt] = &[
 
 /// cargo(1) options that choose what of the project is built (cargo-build(1), cargo-test(1)):
 /// never `--config`, `-Z`, `--manifest-path`, `--target-dir` or `+toolchain`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const CARGO: &[Opt] = &[
     flag("--release"),
     flag("-r"),
@@ -86,6 +92,8 @@ const CARGO: &[Opt] = &[
 ];
 
 /// What a test binary's harness takes after `--` (rustc's libtest: `--help`): never `--logfile`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const LIBTEST: &[Opt] = &[
     flag("--nocapture"),
     flag("--show-output"),
@@ -103,6 +111,8 @@ const LIBTEST: &[Opt] = &[
 ];
 
 /// What clippy takes after `--` (clippy's README: lint levels).
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const LINT_LEVELS: &[Opt] = &[
     text("-D"),
     text("--deny"),
@@ -116,6 +126,8 @@ const LINT_LEVELS: &[Opt] = &[
 
 /// `go help build` and `go help testflag`: flags that choose what is built and how tests run,
 /// never `-exec`, `-toolexec`, `-vettool`, `-ldflags`, `-overlay`, `-modfile` or `-o`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const GO_BUILD: &[Opt] = &[
     flag("-v"),
     flag("-x"),
@@ -135,6 +147,8 @@ const GO_BUILD: &[Opt] = &[
 ];
 
 /// `go help testflag`, the harness's own.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
 const GO_TEST: &[Opt] = &[
     flag("-v"),
     flag("-x"),
@@ -321,7 +335,7 @@ pub(in super::super) const KNOWN: &[Known] = &[
             globals: &[flag("-q"), flag("--quiet"), flag("-v"), flag("--verbose"), flag("--no-progress"), flag("--offline"), flag("--no-cache"), text("--color")],
             subs: &[
                 sub(&["sync"], args(&[
-                    flag("--frozen"), flag("--locked"), flag("--all-extras"), text("--extra"),
+                    flag("--frozen"), flag("--locked"), flag("--all-extras"),
                     flag("--dev"), flag("--no-dev"), flag("--all-packages"), text("--group"),
                     flag("--all-groups"), flag("--inexact"),
                 ], No)),

@@ -94,7 +94,7 @@ pub const PROGRAMS: &[Program] = &[
         Shape::Subcommands {
             globals: &[
                 "-s", "--silent", "-q", "--quiet", "-d", "--loglevel=", "-w=", "--workspace=",
-                "--workspaces", "-ws", "--if-present", "--no-color", "--color=",
+                "--workspaces", "-ws", "--ws", "--if-present", "--no-color", "--color=",
             ],
         },
         &["run", "run-script", "rum", "urn"],
