@@ -19,9 +19,13 @@ use super::shell::{
 };
 use super::tool::ToolAddress;
 
+mod check;
 mod offers;
+mod phrase;
 
+pub use check::{Outcome, RuleSeen, Verdict, describe, explain, probe};
 pub use offers::{Offers, offers};
+pub use phrase::{PhraseError, read_rule};
 
 /// A standing "don't ask again" (or "decline and don't ask again") for one (artifact or
 /// none, tool address), narrowed by what, where and how long.

@@ -50,6 +50,8 @@ struct Inner {
     changes: std::sync::atomic::AtomicU64,
     /// Set once the console is closing, so long-polls answer at once.
     closing: tokio::sync::watch::Sender<bool>,
+    /// The directories no approve rule reaches: the data directory, the home's `bin`.
+    protected: Arc<[String]>,
 }
 
 impl Console {
@@ -78,6 +80,7 @@ impl Console {
         probe: Option<BatchProbe>,
     ) -> Self {
         let batcher = Batcher::spawn(store.clone(), max_batch, probe);
+        let protected = crate::places::protected(store.path().parent()).into();
         let (events, _) = broadcast::channel(events::EVENT_BUFFER);
         let closing = tokio::sync::watch::Sender::new(false);
         Self {
@@ -90,6 +93,7 @@ impl Console {
                 events,
                 changes: std::sync::atomic::AtomicU64::new(0),
                 closing,
+                protected,
             }),
         }
     }

@@ -9,6 +9,7 @@ pub mod console;
 pub mod data_dir;
 pub mod error;
 pub mod export;
+pub mod places;
 pub mod preview_page;
 pub mod private_file;
 pub mod render_check;

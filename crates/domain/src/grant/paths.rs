@@ -125,9 +125,9 @@ const SETTINGS: &[&[&str]] = &[
     &[".docker"],
     &[".config"],
     // macOS starts what these hold at login.
-    &["Library", "LaunchAgents"],
-    &["Library", "LaunchDaemons"],
-    &["Library", "StartupItems"],
+    &["library", "launchagents"],
+    &["library", "launchdaemons"],
+    &["library", "startupitems"],
 ];
 
 /// Whether a file name is an editor's workspace file, whose settings run tasks.
@@ -224,6 +224,15 @@ pub(crate) fn under_folded(path: &str, prefix: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_list_is_written_as_it_is_compared() {
+        for entry in SETTINGS {
+            for part in *entry {
+                assert_eq!(fold(part), *part, "{entry:?} is written folded");
+            }
+        }
+    }
 
     #[test]
     fn settings_are_found_whatever_their_case_or_spelling() {

@@ -594,3 +594,5 @@ fn a_file_reached_through_a_link_is_never_approved_by_a_folder_and_a_decline_ask
     );
     check_scope(&scope, Effect::Approve, &plain, 0).unwrap();
 }
+
+mod themes;

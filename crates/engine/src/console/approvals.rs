@@ -14,7 +14,7 @@ use countersign_domain::approval::{Approval, DecidedBy, Decision, Requester, Sta
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::call::ResultView;
 use countersign_domain::digest::digest_of_json;
-use countersign_domain::grant::{Effect, check_scope, default_scope, rule};
+use countersign_domain::grant::{Effect, OnDiskFacts, check_scope, default_scope, rule};
 use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::ApprovalId;
 use countersign_domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
@@ -134,7 +134,7 @@ impl Console {
         // Checking, scanning and hashing up to 8 MiB of agent text takes long enough (seconds in a
         // debug build) to stall the runtime's other tasks — every other agent's requests and
         // the window's — so it runs on a blocking thread.
-        let (s, hidden_marks, digest) = tokio::task::spawn_blocking(move || examine(s))
+        let (s, hidden_marks, digest, disk) = tokio::task::spawn_blocking(move || examine(s))
             .await
             .map_err(|e| Error::Internal(format!("checking a submission failed: {e}")))??;
         if let Some(parent) = &s.parent {
@@ -172,7 +172,12 @@ impl Console {
         let (approval, by_grant) = self
             .inner
             .batcher
-            .store(NewApproval { approval, record })
+            .store(NewApproval {
+                approval,
+                record,
+                disk,
+                protected: self.inner.protected.clone(),
+            })
             .await?;
         if by_grant {
             self.emit(ChangeEvent::GrantsChanged);
@@ -841,7 +846,9 @@ impl Console {
 }
 
 /// A submission checked, with its hidden-character count and its digest.
-fn examine(s: Submission) -> Result<(Submission, u32, String), Error> {
+/// A submission checked, its hidden marks counted, its digest, and what is on disk at its
+/// paths (off the runtime: it reads files).
+fn examine(s: Submission) -> Result<(Submission, u32, String, Vec<OnDiskFacts>), Error> {
     s.validate()?;
     // The card as JSON once, for both the scan and the digest.
     let encoding = |e: serde_json::Error| Error::Encoding {
@@ -857,7 +864,8 @@ fn examine(s: Submission) -> Result<(Submission, u32, String), Error> {
         call_json,
     )
     .map_err(encoding)?;
-    Ok((s, hidden_marks, digest))
+    let disk = crate::places::disk_facts(&s.call);
+    Ok((s, hidden_marks, digest, disk))
 }
 
 /// Whether the digest the window sent is the approval's, compared in constant time.

@@ -9,7 +9,9 @@ use tokio::sync::{mpsc, oneshot};
 use crate::error::Error;
 use countersign_domain::approval::{Approval, DecidedBy, Status};
 use countersign_domain::grant::Grant;
-use countersign_domain::grant::{CallFacts, Effect, any_agent_address, command_segments, deciding};
+use countersign_domain::grant::{
+    CallFacts, Effect, OnDiskFacts, any_agent_address, command_segments, deciding,
+};
 use countersign_domain::ids::{ArtifactId, GrantId};
 use countersign_domain::tool::ToolAddress;
 use countersign_port::Record;
@@ -29,6 +31,10 @@ pub type Stored = (Approval, bool);
 pub struct NewApproval {
     pub approval: Approval,
     pub record: Option<Record>,
+    /// What the console found at a diff call's paths, for folder rules.
+    pub disk: Vec<OnDiskFacts>,
+    /// The directories no approve rule reaches.
+    pub protected: std::sync::Arc<[String]>,
 }
 
 struct Job {
@@ -244,7 +250,9 @@ async fn insert_all(
     let matched: Vec<Option<Grant>> = (0..approvals.len())
         .map(|i| {
             let a = &approvals[i];
-            let facts = CallFacts::new(a, segments[i].as_deref());
+            let facts = CallFacts::new(a, segments[i].as_deref())
+                .protecting(&news[i].protected)
+                .on_disk(&news[i].disk);
             (!refused[i])
                 .then(|| deciding(&live, &facts, a.created_at).cloned())
                 .flatten()

@@ -1,0 +1,210 @@
+//! Which rule decides a call, and why, in words: what `countersign rules check` prints and the
+//! Grants page's "Check a call" shows. The outcome is [`deciding`]'s, the function every
+//! submission goes through; this only says why.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{
+    ANY_AGENT_PREFIX, CallFacts, Effect, Grant, Miss, Reach, any_agent_address, covers, deciding,
+    served_agents,
+};
+use crate::approval::{Approval, Requester, Status};
+use crate::call::CallView;
+use crate::digest::digest;
+use crate::ids::ApprovalId;
+use crate::limits::FieldError;
+use crate::tool::ToolAddress;
+
+/// What the rules do with a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Outcome {
+    /// A rule approves it at once.
+    Approve,
+    /// A rule declines it at once.
+    Decline,
+    /// It goes to a person.
+    Ask,
+}
+
+/// One rule as the check saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct RuleSeen {
+    /// The rule, in the Grants page's words: "decline commands starting with `rm`".
+    pub words: String,
+    pub effect: Effect,
+    /// Whether it covers the call.
+    pub covers: bool,
+    /// Why it covers the call or not, in words.
+    pub why: String,
+}
+
+/// Which rule decides a call, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    /// The rule that decides it; `None` when it goes to a person.
+    pub by: Option<RuleSeen>,
+    /// Why, in a sentence.
+    pub why: String,
+    /// Every rule about the call's tool (or its family across agents), in the order read.
+    pub rules: Vec<RuleSeen>,
+}
+
+/// The words of `g`, as the Grants page says it.
+pub fn describe(g: &Grant) -> String {
+    let effect = match g.effect {
+        Effect::Approve => "approve",
+        Effect::Deny => "decline",
+    };
+    let what = match &g.reach {
+        Reach::Any => format!("any {} call", g.tool),
+        Reach::Exact { .. } => format!("one exact {} call", g.tool),
+        Reach::Command { words } => format!("commands starting with `{}`", words.join(" ")),
+        Reach::Path { prefix } => format!("files under {prefix}"),
+    };
+    let across = if g.tool.as_str().starts_with(ANY_AGENT_PREFIX) {
+        format!(" from any agent ({})", served_agents(&g.tool))
+    } else {
+        String::new()
+    };
+    let place = match (&g.artifact_id, &g.project) {
+        (Some(id), _) => format!(" for artifact {id}"),
+        (None, Some(p)) => format!(" from {p}"),
+        (None, None) => " everywhere".to_owned(),
+    };
+    format!("{effect} {what}{across}{place}")
+}
+
+/// Why `miss` keeps a rule from a call, in words.
+fn missed(miss: &Miss) -> String {
+    match miss {
+        Miss::Unsure => "it may cover this call but cannot tell: part of the call has an effect \
+                         no reading sees (code handed to an interpreter, a command defined, \
+                         renamed or named by a variable, or a line that does not split)"
+            .to_owned(),
+        other => format!("not {other}"),
+    }
+}
+
+/// Which rule of `grants` decides the call of `facts` at `now`, and why.
+pub fn explain(grants: &[Grant], facts: &CallFacts<'_>, now: i64) -> Verdict {
+    let a = facts.approval;
+    let family = any_agent_address(&a.tool);
+    let about: Vec<&Grant> = grants
+        .iter()
+        .filter(|g| g.tool == a.tool || family.as_ref() == Some(&g.tool))
+        .collect();
+    let seen: Vec<(RuleSeen, Result<(), Miss>)> = about
+        .iter()
+        .map(|g| {
+            let result = covers(g, facts, now);
+            let why = match &result {
+                Ok(()) => "it covers this call".to_owned(),
+                Err(m) => missed(m),
+            };
+            let rule = RuleSeen {
+                words: describe(g),
+                effect: g.effect,
+                covers: result.is_ok(),
+                why,
+            };
+            (rule, result)
+        })
+        .collect();
+    let decided = deciding(grants, facts, now);
+    let rule_of = |g: &Grant| {
+        about
+            .iter()
+            .position(|x| x.id == g.id)
+            .map(|i| seen[i].0.clone())
+    };
+    let (outcome, by, why) = match decided {
+        Some(g) if g.effect == Effect::Deny => (
+            Outcome::Decline,
+            rule_of(g),
+            format!(
+                "declined by the rule \u{201c}{}\u{201d}: deny beats approve",
+                describe(g)
+            ),
+        ),
+        Some(g) => (
+            Outcome::Approve,
+            rule_of(g),
+            format!("approved by the rule \u{201c}{}\u{201d}", describe(g)),
+        ),
+        None => {
+            let unsure = seen
+                .iter()
+                .find(|(r, res)| r.effect == Effect::Deny && res == &Err(Miss::Unsure));
+            let why = match (unsure, seen.is_empty()) {
+                (Some((r, _)), _) => format!(
+                    "asked: the decline rule \u{201c}{}\u{201d} {}, so no approve rule \
+                     approves it",
+                    r.words,
+                    missed(&Miss::Unsure)
+                ),
+                (None, true) => format!("asked: no rule is about {}", a.tool),
+                (None, false) => "asked: no rule covers it".to_owned(),
+            };
+            (Outcome::Ask, None, why)
+        }
+    };
+    Verdict {
+        outcome,
+        by,
+        why,
+        rules: seen.into_iter().map(|(r, _)| r).collect(),
+    }
+}
+
+/// A call to check, as a pending approval of it would be: its digest and hidden marks counted
+/// as a submission's are. Nothing is stored.
+pub fn probe(
+    tool: ToolAddress,
+    call: CallView,
+    cwd: Option<String>,
+    now: i64,
+) -> Result<Approval, FieldError> {
+    call.validate("call")?;
+    let call_json = serde_json::to_value(&call)
+        .map_err(|e| FieldError::new("call", format!("cannot be encoded: {e}")))?;
+    let hidden = crate::verbatim::count_in_json(&call_json);
+    let digest = digest(&tool, None, None, &call)
+        .map_err(|e| FieldError::new("call", format!("cannot be encoded: {e}")))?;
+    Ok(Approval {
+        id: ApprovalId::generate(),
+        tool_parts: tool.parts(),
+        tool,
+        artifact_id: None,
+        artifact_version: None,
+        requester: Requester {
+            name: "countersign rules check".into(),
+            session: None,
+            cwd,
+        },
+        call,
+        raw_input: None,
+        status: Status::Pending,
+        digest,
+        hidden_marks: u32::try_from(hidden).unwrap_or(u32::MAX),
+        decided_by: None,
+        decided_on: None,
+        decided_from: None,
+        reason: None,
+        granted: None,
+        created_at: now,
+        expires_at: now,
+        decided_at: None,
+        result: None,
+        result_at: None,
+        result_by: None,
+        result_conflicts: 0,
+        call_id: None,
+        parent: None,
+    })
+}
