@@ -9,6 +9,7 @@ mod hook;
 pub mod mcp;
 mod on_disk;
 mod request;
+mod rules;
 mod serve;
 mod settings;
 
@@ -65,6 +66,10 @@ pub enum Command {
     /// History for an audit, read from the database (a console need not run).
     #[command(subcommand)]
     History(history::HistoryCommand),
+    /// Your rules: `rules check` says which rule decides a call and why (a console need not
+    /// run; nothing changes).
+    #[command(subcommand)]
+    Rules(rules::RulesCommand),
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
@@ -335,6 +340,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Acp(_) => Err(CliError::Usage("the proxy is started above".into())),
         Command::Agents => agents::list(),
         Command::History(cmd) => history::run(&dir, cmd).await,
+        Command::Rules(cmd) => rules::run(&dir, cmd).await,
         Command::Serve { port } => serve::run(&dir, port).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,

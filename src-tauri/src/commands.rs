@@ -4,7 +4,7 @@ use countersign_domain::approval::{Decision, Status};
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::artifact::{Artifact, ArtifactVersion};
 use countersign_domain::deeplink::LinkTarget;
-use countersign_domain::grant::{Effect, Scope};
+use countersign_domain::grant::{Effect, Scope, Verdict};
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
@@ -14,6 +14,7 @@ use countersign_domain::on_screen::{
 };
 use countersign_domain::report::PresentedReport;
 use countersign_engine::agent_setup::{self, AgentStatus, SetupError};
+use countersign_engine::check::CallToCheck;
 use countersign_engine::console::{GrantPreview, InboxPage, MAX_DECLINED_AT_ONCE};
 use countersign_engine::error::Error;
 use tauri::{AppHandle, State};
@@ -117,6 +118,13 @@ pub async fn preview_grant(
         .console
         .preview_grant(&approval_id(&id)?, effect, &scope)
         .await?)
+}
+
+/// Which of the person's rules decides a call, and why: the Grants page's "Check a call".
+/// Nothing is asked or stored.
+#[tauri::command]
+pub async fn check_call(d: State<'_, Desktop>, call: CallToCheck) -> CommandResult<Verdict> {
+    Ok(d.server.console.check_call(&call).await?)
 }
 
 /// The agents and projects History's filters offer.

@@ -57,6 +57,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::decide,
         commands::decline_group,
         commands::preview_grant,
+        commands::check_call,
         commands::history,
         commands::history_facets,
         commands::artifacts,

@@ -123,7 +123,9 @@ pub async fn run(
             note(&why);
             deadline.answer(&agent.no_answer())
         }
-        Step::Ran(call) => {
+        Step::Ran(mut call) => {
+            // Said as when it was asked, so the card rebuilt here is the one approved.
+            call.runs_in(&agent.shell(&call, &|k| std::env::var(k).ok()));
             let recorded = match &dir {
                 Ok(dir) => {
                     let within = Duration::from_secs(HOOK_RECORD_TIMEOUT_S / 2);
@@ -140,9 +142,7 @@ pub async fn run(
         }
         Step::Ask(mut call) => {
             deadline.fall_back_to(agent.fall_back(&event, seen, TIMED_OUT));
-            if agent.in_powershell(&call) {
-                call.runs_in("powershell");
-            }
+            call.runs_in(&agent.shell(&call, &|k| std::env::var(k).ok()));
             let dir = match dir {
                 Ok(dir) => dir,
                 Err(e) => {

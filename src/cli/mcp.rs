@@ -41,6 +41,7 @@ use countersign_domain::approval::Status;
 use countersign_domain::ids::ArtifactId;
 use countersign_engine::data_dir::DataDir;
 use countersign_integrations::claude_code::HookPayload;
+use countersign_integrations::hook::HookAgent as _;
 
 /// Who the cards from `permission-prompt` are shown as: the model can call this tool itself, so
 /// its cards say they came through MCP, not from Claude Code's own hook.
@@ -479,7 +480,7 @@ impl Front {
         }
         // No working directory for the card: Claude Code's shell may have moved since it
         // started this server, so the server's own directory is not where the call runs.
-        let payload = HookPayload {
+        let mut payload = HookPayload {
             session_id: None,
             cwd: None,
             hook_event_name: "PermissionRequest".into(),
@@ -493,7 +494,12 @@ impl Front {
             drawn_as: None,
             card: None,
             ran: None,
+            shell: None,
         };
+        // Claude Code's Bash tool runs in the shell its hook would say.
+        let shell = countersign_integrations::claude_code::ClaudeCode
+            .shell(&payload, &|k| std::env::var(k).ok());
+        payload.runs_in(&shell);
         // The files it changes are read as the hook reads them, for the same card.
         let mut submission = match super::on_disk::submission(&payload, self.wait).await {
             Ok(s) => s,

@@ -23,7 +23,7 @@ mod check;
 mod offers;
 mod phrase;
 
-pub use check::{Outcome, RuleSeen, Verdict, describe, explain, probe};
+pub use check::{RuleOutcome, RuleSeen, Verdict, describe, explain, probe};
 pub use offers::{Offers, offers};
 pub use phrase::{PhraseError, read_rule};
 
@@ -388,7 +388,7 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
             {
                 Some(Cover::Covered) => Ok(()),
                 Some(Cover::Excluded(found)) => Err(Miss::Excluded(found.what)),
-                Some(Cover::Unread(u)) => Err(Miss::Unread(format!("`{}`: {}", u.word, u.why))),
+                Some(Cover::Unread(u)) => Err(Miss::Unread(u.why)),
                 _ => Err(Miss::Command),
             }
         }
@@ -708,8 +708,8 @@ pub fn check_scope(
         Err(Miss::Unread(why)) => bad(
             "reach.words",
             format!(
-                "after these words this call has {why}, and a prefix covers only what is known \
-                 to be harmless: choose more words, or grant the exact call"
+                "after these words, {why}; a prefix covers only what is known to be harmless: \
+                 choose more words, or grant the exact call"
             ),
         ),
         Err(Miss::Project) => bad(

@@ -5,6 +5,7 @@
 
 pub mod agent_setup;
 pub mod api;
+pub mod check;
 pub mod console;
 pub mod data_dir;
 pub mod error;

@@ -478,7 +478,15 @@ pub fn card(ask: &Ask, tool: Option<ToolAddress>) -> Result<(ToolAddress, CallVi
             description: ask.description.clone(),
             cwd: field("cwd").and_then(Value::as_str).map(str::to_owned),
             env: field("env").and_then(env_vars),
-            options: None,
+            // ACP does not say the shell: the agents run a command line in a POSIX shell on
+            // Linux and macOS and in PowerShell on Windows (each agent's own shell choice).
+            options: Some(
+                [(
+                    "shell".to_owned(),
+                    Value::String(if cfg!(windows) { "powershell" } else { "sh" }.into()),
+                )]
+                .into(),
+            ),
         })
     } else {
         CallView::Generic(GenericCall {

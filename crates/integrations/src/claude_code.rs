@@ -174,34 +174,27 @@ impl HookPayload {
         asked.into_inner()
     }
 
-    /// Says on the card that a shell call runs in `shell` (PowerShell on Windows): shown as
-    /// its flag, and no command rule reads it.
+    /// Says on the card that a shell call runs in `shell`: shown as its flag, and a command
+    /// rule reads the command only when it is a POSIX shell's. The hook's own word, never the
+    /// tool input's.
     pub fn runs_in(&mut self, shell: &str) {
-        if let Some((tool, input)) = &mut self.drawn_as
-            && tool == "Bash"
-            && input.get("shell").is_none()
-            && let Some(o) = input.as_object_mut()
-        {
-            o.insert("shell".into(), Value::String(shell.to_owned()));
-        }
-        if let Some(CallView::Terminal(t)) = &mut self.card {
-            t.options
-                .get_or_insert_with(Default::default)
-                .entry("shell".into())
-                .or_insert_with(|| Value::String(shell.to_owned()));
-        }
+        self.shell = Some(shell.to_owned());
     }
 
     /// The card: the integration's own, or drawn from the tool (as Claude Code's tool it is
     /// drawn as, when it is another agent's).
     fn card_in(&self, cwd: Option<&str>, disk: &dyn Fn(&str) -> Looked) -> CallView {
-        if let Some(card) = &self.card {
-            return card.clone();
+        let mut card = match (&self.card, &self.drawn_as) {
+            (Some(card), _) => card.clone(),
+            (None, Some((tool, input))) => call_view(tool, input, cwd, disk),
+            (None, None) => call_view(&self.tool_name, &self.tool_input, cwd, disk),
+        };
+        if let (CallView::Terminal(t), Some(shell)) = (&mut card, &self.shell) {
+            t.options
+                .get_or_insert_with(Default::default)
+                .insert("shell".into(), Value::String(shell.clone()));
         }
-        match &self.drawn_as {
-            Some((tool, input)) => call_view(tool, input, cwd, disk),
-            None => call_view(&self.tool_name, &self.tool_input, cwd, disk),
-        }
+        card
     }
 
     /// The request to put to the person: address `claude-code.<tool>`, the card for the tool,

@@ -36,8 +36,8 @@ use serde_json::{Value, json};
 
 pub use self::patch::{PatchFile, parse as parse_patch};
 use crate::hook::{
-    Agent, Env, Hook, HookAgent, HookError, Reply, Seen, Step, Verdict, Wanted, agent_call,
-    declined, installed_event, not_asked,
+    Agent, Env, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, Wanted,
+    agent_call, declined, installed_event, login_shell, not_asked,
 };
 
 /// The requester name Codex's calls are shown under.
@@ -160,6 +160,16 @@ impl HookAgent for Codex {
             return Reply::silent();
         }
         deny(&not_asked(why))
+    }
+
+    /// Codex runs a command in the session's shell: PowerShell on Windows (`cmd.exe` without
+    /// it), else the login shell when it is zsh, bash or sh, else bash
+    /// (`codex-rs/shell-command/src/shell_detect.rs`).
+    fn shell(&self, _call: &HookPayload, var: &dyn Fn(&str) -> Option<String>) -> String {
+        if cfg!(windows) {
+            return "powershell".into();
+        }
+        login_shell(var, &["zsh", "bash", "sh"], "bash")
     }
 }
 

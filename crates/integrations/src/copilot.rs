@@ -222,10 +222,15 @@ impl HookAgent for Copilot {
         }))
     }
 
-    /// Copilot CLI's `bash` tool runs in bash wherever it runs; its `powershell` tool is said
-    /// on the card already.
-    fn in_powershell(&self, call: &HookPayload) -> bool {
-        cfg!(windows) && call.tool_name != "bash"
+    /// Copilot CLI's `bash` tool runs in bash and its `powershell` tool in PowerShell, wherever
+    /// they run (hooks reference: "Tool names for hook matching").
+    fn shell(&self, call: &HookPayload, _var: &dyn Fn(&str) -> Option<String>) -> String {
+        match call.tool_name.as_str() {
+            "bash" | "Bash" => "bash".into(),
+            "powershell" | "PowerShell" => "powershell".into(),
+            _ if cfg!(windows) => "powershell".into(),
+            _ => "bash".into(),
+        }
     }
 }
 
@@ -240,9 +245,7 @@ fn drawn(hook: &mut HookPayload) {
         }
         // Shown as a command, with the shell it runs in as its flag: no rule reads PowerShell.
         "powershell" if has("command") => {
-            let mut drawn = input.clone();
-            drawn["shell"] = json!("powershell");
-            hook.drawn_as = Some(("Bash".into(), drawn));
+            hook.drawn_as = Some(("Bash".into(), input.clone()));
         }
         name => {
             let what = ["path", "url", "pattern", "command"]

@@ -24,8 +24,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::hook::{
-    Agent, Hook, HookAgent, HookError, Reply, Seen, Step, Verdict, agent_call, declined,
-    installed_event, not_asked,
+    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call,
+    declined, installed_event, not_asked, shell_named,
 };
 
 /// `text` as part of one address segment: letters, digits, `_`, `-` and `:` kept, anything
@@ -286,5 +286,16 @@ impl HookAgent for Cursor {
         Reply::print(json!({
             "permission": "deny", "user_message": message, "agent_message": message,
         }))
+    }
+
+    /// Cursor runs the agent's commands in the user's terminal shell: PowerShell on Windows,
+    /// the login shell elsewhere (whatever it is: fish or nu is said, and not read).
+    fn shell(&self, _call: &HookPayload, var: &dyn Fn(&str) -> Option<String>) -> String {
+        if cfg!(windows) {
+            return "powershell".into();
+        }
+        var("SHELL")
+            .and_then(|s| shell_named(&s))
+            .unwrap_or_else(|| "sh".into())
     }
 }

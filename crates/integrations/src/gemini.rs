@@ -119,6 +119,13 @@ impl HookAgent for Gemini {
             "systemMessage": format!("Countersign: {why}"),
         }))
     }
+
+    /// Gemini CLI runs `run_shell_command` with `bash -c` on Linux and macOS and PowerShell on
+    /// Windows, never `cmd.exe` (`packages/core/src/utils/shell-utils.ts`,
+    /// `getShellConfiguration()`).
+    fn shell(&self, _call: &HookPayload, _var: &dyn Fn(&str) -> Option<String>) -> String {
+        if cfg!(windows) { "powershell" } else { "bash" }.into()
+    }
 }
 
 /// Gemini's tools that are Claude Code's under another name are drawn as those; the others

@@ -95,6 +95,9 @@ pub struct HookPayload {
     /// What ran, as the agent's integration read it from its own after-call event.
     #[serde(skip)]
     pub ran: Option<ResultView>,
+    /// The shell the agent runs a command in, said on its terminal card.
+    #[serde(skip)]
+    pub shell: Option<String>,
 }
 
 /// Who asks through a hook: the requester name the inbox shows (fixed per integration) and
@@ -204,10 +207,12 @@ pub trait HookAgent: Sync {
     /// to be asked. Never "allow".
     fn fall_back(&self, event: &str, seen: Seen<'_>, why: &str) -> Reply;
 
-    /// Whether the agent runs this shell call in PowerShell (agents do on Windows): the card
-    /// says so, and no command rule reads it.
-    fn in_powershell(&self, _call: &HookPayload) -> bool {
-        cfg!(windows)
+    /// The shell the agent runs this call's command in, as its terminal card says it (`bash`,
+    /// `zsh`, `sh`, `powershell`, …): the agent's own documented choice on this system, read
+    /// from the variables the agent gave the hook (`var`). Only a POSIX shell's command is
+    /// read by a command rule.
+    fn shell(&self, _call: &HookPayload, _var: &dyn Fn(&str) -> Option<String>) -> String {
+        if cfg!(windows) { "powershell" } else { "bash" }.to_owned()
     }
 }
 
@@ -260,6 +265,7 @@ pub fn agent_call(
         drawn_as: None,
         card: None,
         ran: None,
+        shell: None,
     }
 }
 
@@ -294,4 +300,28 @@ pub fn derived_call_id(tool: &str, input: &Value) -> String {
     h.update([0]);
     h.update(&canonical);
     format!("{tool}:{}", hex::encode(&h.finalize()[..12]))
+}
+
+/// The shell a path such as `/bin/zsh` or `C:\\…\\pwsh.exe` names, lower-cased without its
+/// directory or extension (`pwsh` is PowerShell); `None` for an empty one.
+pub fn shell_named(path: &str) -> Option<String> {
+    let base = path.trim().rsplit(['/', '\\']).next()?.to_ascii_lowercase();
+    let base = base.strip_suffix(".exe").unwrap_or(&base);
+    match base {
+        "" => None,
+        "pwsh" | "powershell" => Some("powershell".into()),
+        other => Some(other.to_owned()),
+    }
+}
+
+/// The user's login shell (`$SHELL`) when it is one of `among`, else `otherwise`.
+pub fn login_shell(
+    var: &dyn Fn(&str) -> Option<String>,
+    among: &[&str],
+    otherwise: &str,
+) -> String {
+    var("SHELL")
+        .and_then(|s| shell_named(&s))
+        .filter(|s| among.contains(&s.as_str()))
+        .unwrap_or_else(|| otherwise.to_owned())
 }

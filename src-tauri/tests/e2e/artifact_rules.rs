@@ -55,12 +55,12 @@ async fn r_a_folder_rule_leaves_out_the_settings() {
     app.click(&format!("{at} [data-testid=what-path]")).await;
     app.text_contains(
         &format!("{at} [data-testid=settings-excluded]"),
-        "except the agents' and tools' settings",
+        "except hidden files and folders",
     )
     .await;
     app.text_contains(
         &format!("{at} [data-testid=grant-preview]"),
-        "except the agents' and tools' settings",
+        "except hidden files and folders",
     )
     .await;
     app.screenshot("r-folder-rule-leaves-out-settings").await;
@@ -75,7 +75,7 @@ async fn r_a_folder_rule_leaves_out_the_settings() {
     app.click("[data-testid=nav-grants]").await;
     app.text_contains(
         "[data-testid=grant-covers]",
-        "except the agents' and tools' settings",
+        "except hidden files and folders",
     )
     .await;
     app.quit().await;

@@ -9,6 +9,7 @@ import type { ChangeEvent } from "./types/ChangeEvent";
 import type { Decision } from "./types/Decision";
 import type { Status } from "./types/Status";
 import type { PresentedReport } from "./types/PresentedReport";
+import type { CallToCheck } from "./types/CallToCheck";
 import type { Effect } from "./types/Effect";
 import type { ErrorBody } from "./types/ErrorBody";
 import type { Grant } from "./types/Grant";
@@ -26,6 +27,7 @@ import type { InboxPage } from "./types/InboxPage";
 import type { LinkTarget } from "./types/LinkTarget";
 import type { Presented } from "./types/Presented";
 import type { Scope } from "./types/Scope";
+import type { Verdict } from "./types/Verdict";
 import type { PairingCode } from "./types/PairingCode";
 import type { PhoneSettings } from "./types/PhoneSettings";
 import type { Settings } from "./types/Settings";
@@ -75,6 +77,8 @@ export const api = {
   declineGroup: (ids: string[], reason: string | undefined) => call<number>("decline_group", { ids, reason: reason ?? null }),
   /** What a "don't ask again" with `scope` would have covered among earlier calls. */
   previewGrant: (id: string, effect: Effect, scope: Scope) => call<GrantPreview>("preview_grant", { id, effect, scope }),
+  /** Which of the person's rules decides a call, and why; nothing is asked or stored. */
+  checkCall: (c: CallToCheck) => call<Verdict>("check_call", { call: c }),
   /** A page of decisions in `order`, past `after` (the last of the page before): every one,
    * or those `query` finds; with how many match in all on the first page. */
   history: (order: HistoryOrder, after: HistoryCursor | null, query: HistoryQuery) =>

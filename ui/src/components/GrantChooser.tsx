@@ -95,7 +95,9 @@ export function GrantChooser({ p, effect, armed, onCancel, onSave }: {
               <span className="prefix mono" data-testid="prefix">
                 {words.map((w, i) => <span key={i} className={i < n ? "in" : "out"}>{shellWord(w)}</span>)}
               </span>
-              <span className="muted" data-testid="prefix-excludes">, {offers.prefix_excludes ?? "whatever follows"}</span>
+              <span className="muted" data-testid="prefix-excludes">
+                {effect === "approve" ? `, ${offers.prefix_excludes ?? "nothing after these words"}`
+                  : `. ${offers.decline_misses ?? ""}`}</span>
               <button type="button" className="small" aria-label="One word fewer" disabled={n <= 1}
                 onClick={() => { setWhat("command"); setN(n - 1); }} data-testid="prefix-narrow">−</button>
               <button type="button" className="small" aria-label="One word more" disabled={n >= words.length}

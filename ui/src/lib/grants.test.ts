@@ -14,7 +14,7 @@ describe("grants in plain words", () => {
 
   it("says what an approve folder rule leaves out, and a decline rule does not", () => {
     const folder = { kind: "path", prefix: "/p" } as const;
-    expect(reachWords(folder, "approve")).toContain("except the agents' and tools' settings");
+    expect(reachWords(folder, "approve")).toContain("except hidden files and folders");
     expect(reachWords(folder, "deny")).toBe("files under /p");
   });
 

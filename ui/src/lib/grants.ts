@@ -6,8 +6,9 @@ import { span } from "./time";
 /** A grant that has not been used for this long is flagged on the Grants page. */
 export const STALE_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** What an approve folder rule leaves out, whatever its folder (the core's `paths::SETTINGS`). */
-export const SETTINGS_EXCLUDED = "except the agents' and tools' settings (.git, .claude, .vscode, hooks, …)";
+/** What an approve folder rule leaves out, whatever its folder (the core's `paths`: hidden
+ * names, the settings list, Countersign's own data, files reached by another name). */
+export const SETTINGS_EXCLUDED = "except hidden files and folders (names starting with “.”), the agents' and tools' settings, Countersign's own data, and files reached through a link";
 
 /** What a reach covers, in words. An approve folder rule never covers the settings under it;
  * a decline rule covers them too. */

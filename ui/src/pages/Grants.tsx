@@ -5,6 +5,7 @@ import type { Grant } from "../api/types/Grant";
 import type { GrantLists } from "../api/types/GrantLists";
 import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { ArtifactTitle } from "../components/ApprovalCard";
+import { CheckCall } from "../components/CheckCall";
 import { GrantUntil } from "../components/Clock";
 import { Verbatim } from "../components/Verbatim";
 import { neverUsed, reachWords, untilWords, whereWords } from "../lib/grants";
@@ -57,6 +58,7 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
         chose. A deny rule beats any approval.</p>
       {error && <p className="error">{error}</p>}
       {live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : table(live, revoke)}
+      <CheckCall />
       <h2>Revoked and expired</h2>
       {ended.length === 0 ? <p className="muted">Nothing revoked or expired yet.</p> : table(ended)}
     </div>

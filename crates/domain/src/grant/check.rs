@@ -20,7 +20,7 @@ use crate::tool::ToolAddress;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
-pub enum Outcome {
+pub enum RuleOutcome {
     /// A rule approves it at once.
     Approve,
     /// A rule declines it at once.
@@ -46,7 +46,7 @@ pub struct RuleSeen {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]
 pub struct Verdict {
-    pub outcome: Outcome,
+    pub outcome: RuleOutcome,
     /// The rule that decides it; `None` when it goes to a person.
     pub by: Option<RuleSeen>,
     /// Why, in a sentence.
@@ -80,14 +80,40 @@ pub fn describe(g: &Grant) -> String {
     format!("{effect} {what}{across}{place}")
 }
 
-/// Why `miss` keeps a rule from a call, in words.
+/// What a rule that may cover a call but cannot tell leaves unseen.
+const UNSEEN: &str = "part of the call has an effect no reading sees: code handed to an \
+                      interpreter, a command defined, renamed or named by a variable, or a line \
+                      that does not split";
+
+/// Why `miss` keeps a rule from a call, in a sentence about the rule ("it …").
 fn missed(miss: &Miss) -> String {
     match miss {
-        Miss::Unsure => "it may cover this call but cannot tell: part of the call has an effect \
-                         no reading sees (code handed to an interpreter, a command defined, \
-                         renamed or named by a variable, or a line that does not split)"
-            .to_owned(),
-        other => format!("not {other}"),
+        Miss::Address => "it is about another tool".into(),
+        Miss::Artifact => "it is for another artifact, or for calls that name none".into(),
+        Miss::Revoked => "it was revoked".into(),
+        Miss::Expired => "it has expired".into(),
+        Miss::Project => "it is for another project".into(),
+        Miss::Call => "it is for another exact call".into(),
+        Miss::Command => "the command does not start with its words".into(),
+        Miss::Settings => {
+            "the call sets environment variables or flags, which a prefix does not cover".into()
+        }
+        Miss::Excluded(what) => format!(
+            "`{what}` follows its words, and runs other code or writes where the command does \
+             not say"
+        ),
+        Miss::Unread(why) => format!("after its words, {why}"),
+        Miss::Path => {
+            "a file is not under its folder, or is the settings of an agent or a tool".into()
+        }
+        Miss::Link => "a file is reached through a link or by another name".into(),
+        Miss::Hidden => "a file is hidden (a name starting with `.`)".into(),
+        Miss::Protected => {
+            "a file is in Countersign's own data, or another place no rule covers".into()
+        }
+        Miss::Blocked => "the call carries hidden characters or fields not on its card".into(),
+        Miss::Paused => "its artifact's code changed since it was made".into(),
+        Miss::Unsure => format!("it may cover this call but cannot tell ({UNSEEN})"),
     }
 }
 
@@ -125,17 +151,17 @@ pub fn explain(grants: &[Grant], facts: &CallFacts<'_>, now: i64) -> Verdict {
     };
     let (outcome, by, why) = match decided {
         Some(g) if g.effect == Effect::Deny => (
-            Outcome::Decline,
+            RuleOutcome::Decline,
             rule_of(g),
             format!(
-                "declined by the rule \u{201c}{}\u{201d}: deny beats approve",
+                "Declined by the rule \u{201c}{}\u{201d} (a decline beats any approve).",
                 describe(g)
             ),
         ),
         Some(g) => (
-            Outcome::Approve,
+            RuleOutcome::Approve,
             rule_of(g),
-            format!("approved by the rule \u{201c}{}\u{201d}", describe(g)),
+            format!("Approved by the rule \u{201c}{}\u{201d}.", describe(g)),
         ),
         None => {
             let unsure = seen
@@ -143,15 +169,14 @@ pub fn explain(grants: &[Grant], facts: &CallFacts<'_>, now: i64) -> Verdict {
                 .find(|(r, res)| r.effect == Effect::Deny && res == &Err(Miss::Unsure));
             let why = match (unsure, seen.is_empty()) {
                 (Some((r, _)), _) => format!(
-                    "asked: the decline rule \u{201c}{}\u{201d} {}, so no approve rule \
-                     approves it",
+                    "Asks you: the decline rule \u{201c}{}\u{201d} may cover this call but \
+                     cannot tell ({UNSEEN}), so no approve rule approves it.",
                     r.words,
-                    missed(&Miss::Unsure)
                 ),
-                (None, true) => format!("asked: no rule is about {}", a.tool),
-                (None, false) => "asked: no rule covers it".to_owned(),
+                (None, true) => format!("Asks you: no rule is about {}.", a.tool),
+                (None, false) => "Asks you: no rule covers it.".to_owned(),
             };
-            (Outcome::Ask, None, why)
+            (RuleOutcome::Ask, None, why)
         }
     };
     Verdict {

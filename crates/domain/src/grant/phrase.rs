@@ -75,9 +75,11 @@ pub fn read_rule(text: &str, a: &Approval, now: i64) -> Result<Grant, PhraseErro
         .iter()
         .find_map(|p| lower.strip_prefix(p).map(|_| &rest[p.len()..]))
     {
-        Reach::Path {
-            prefix: unquote(path),
+        let prefix = unquote(path);
+        if !prefix.starts_with('/') {
+            return Err(fail("a folder is named by its full path, from /"));
         }
+        Reach::Path { prefix }
     } else if lower.starts_with("any ") && (lower.ends_with(" call") || lower.ends_with(" calls"))
         || lower == "any call"
         || lower == "any calls"

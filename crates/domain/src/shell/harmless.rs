@@ -258,8 +258,8 @@ pub fn prefix_reach(words: &[String]) -> String {
     };
     let name = program(first);
     let exactly = format!(
-        "exactly these words: Countersign does not know what the arguments of `{name}` do, so \
-         anything more asks"
+        "nothing after these words: Countersign does not know what the arguments of `{name}` \
+         do"
     );
     let Some(known) = find(&name) else {
         return exactly;
@@ -286,7 +286,7 @@ pub fn prefix_reach(words: &[String]) -> String {
         format!("options known to be harmless ({}, …)", options.join(", "))
     };
     format!(
-        "these words, then only {options} and {operands}; anything else asks (read from {})",
+        "then only {options} and {operands}; anything else asks (read from {})",
         known.manual
     )
 }

@@ -8,7 +8,7 @@ use crate::error::Error;
 use countersign_domain::approval::Status;
 use countersign_domain::call::CallView;
 use countersign_domain::grant::{
-    CallFacts, Effect, Scope, check_scope, command_segments, covers, rule,
+    CallFacts, Effect, Reach, Scope, Verdict, check_scope, command_segments, covers, rule,
 };
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
@@ -82,10 +82,20 @@ impl Console {
             scanned: 0,
             examples: Vec::new(),
         };
+        let folder = matches!(probe.reach, Reach::Path { .. });
         for e in earlier.iter().filter(|e| e.id != a.id) {
             preview.scanned += 1;
             let segs = command_segments(&e.call);
-            if covers(&probe, &CallFacts::new(e, segs.as_deref()), now).is_ok() {
+            // What is on disk now, for a folder rule, as a submission would find it.
+            let disk = if folder {
+                crate::places::disk_facts(&e.call)
+            } else {
+                Vec::new()
+            };
+            let facts = CallFacts::new(e, segs.as_deref())
+                .protecting(&self.inner.protected)
+                .on_disk(&disk);
+            if covers(&probe, &facts, now).is_ok() {
                 preview.covered += 1;
                 preview.approved += u32::from(e.status == Status::Approved);
                 if preview.examples.len() < PREVIEW_EXAMPLES {
@@ -99,6 +109,13 @@ impl Console {
             }
         }
         Ok(preview)
+    }
+
+    /// Which rule decides the call `c` describes, now, and why: the Grants page's "Check a
+    /// call", over the person's live rules or the rules `c` gives. Nothing is written.
+    pub async fn check_call(&self, c: &crate::check::CallToCheck) -> Result<Verdict, Error> {
+        let mut conn = self.inner.store.read().await?;
+        crate::check::check(Some(&mut conn), c, &self.inner.protected, self.now()).await
     }
 
     /// Live grants and deny rules, newest first.

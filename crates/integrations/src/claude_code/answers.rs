@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::{HookEvent, REQUESTER, event_named_in};
 use crate::hook::{
     Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, declined, installed_event,
-    not_asked,
+    login_shell, not_asked, shell_named,
 };
 
 /// Claude Code's hook.
@@ -113,9 +113,17 @@ impl HookAgent for ClaudeCode {
         }
     }
 
-    /// Claude Code runs its Bash tool in a POSIX shell on every system.
-    fn in_powershell(&self, _call: &HookPayload) -> bool {
-        false
+    /// Claude Code runs its Bash tool in the shell `CLAUDE_CODE_SHELL` names; else Git Bash
+    /// on Windows (anthropics/claude-code#25558: "Claude Code always uses Git Bash"), and
+    /// zsh or bash elsewhere, as the login shell is (#24573).
+    fn shell(&self, _call: &HookPayload, var: &dyn Fn(&str) -> Option<String>) -> String {
+        if let Some(named) = var("CLAUDE_CODE_SHELL").and_then(|s| shell_named(&s)) {
+            return named;
+        }
+        if cfg!(windows) {
+            return "bash".into();
+        }
+        login_shell(var, &["zsh", "bash"], "bash")
     }
 }
 

@@ -4,7 +4,7 @@
 //! toward asking.
 
 use super::*;
-use crate::grant::{Outcome, explain, read_rule};
+use crate::grant::{RuleOutcome, explain, read_rule};
 
 const PROJECT: &str = "/home/me/app";
 
@@ -17,7 +17,7 @@ fn protected() -> Vec<String> {
 }
 
 /// What `rules` (in words) do with approval `a`.
-fn outcome_of(a: &Approval, rules: &[&str], disk: &[OnDiskFacts]) -> Outcome {
+fn outcome_of(a: &Approval, rules: &[&str], disk: &[OnDiskFacts]) -> RuleOutcome {
     let grants: Vec<Grant> = rules
         .iter()
         .map(|r| read_rule(r, a, 0).unwrap_or_else(|e| panic!("{e}")))
@@ -29,7 +29,7 @@ fn outcome_of(a: &Approval, rules: &[&str], disk: &[OnDiskFacts]) -> Outcome {
         .on_disk(disk);
     let verdict = explain(&grants, &facts, 0);
     assert_eq!(
-        verdict.outcome == Outcome::Approve,
+        verdict.outcome == RuleOutcome::Approve,
         deciding(&grants, &facts, 0).is_some_and(|g| g.effect == Effect::Approve),
         "the explanation agrees with the rule every submission goes through"
     );
@@ -41,7 +41,7 @@ fn command(line: &str) -> Approval {
     run(line)
 }
 
-fn check(rows: &[(&str, &[&str], Outcome)]) {
+fn check(rows: &[(&str, &[&str], RuleOutcome)]) {
     let wrong: Vec<String> = rows
         .iter()
         .filter_map(|(line, rules, want)| {
@@ -52,7 +52,7 @@ fn check(rows: &[(&str, &[&str], Outcome)]) {
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
-use Outcome::{Approve as Covered, Ask as Asks, Decline as Declined};
+use RuleOutcome::{Approve as Covered, Ask as Asks, Decline as Declined};
 
 const ANY_AND_NO_RM: &[&str] = &["approve any Bash call", "decline commands starting with rm"];
 
