@@ -58,7 +58,8 @@ async fn execute_calls_show_args_env_and_cwd() {
         a["call"],
         json!({ "card": "terminal", "title": "Run", "command": "cargo",
                 "args": ["test", "--all"], "cwd": "/repo",
-                "env": [{ "name": "RUST_LOG", "value": "debug" }] })
+                "env": [{ "name": "RUST_LOG", "value": "debug" }],
+                "options": { "shell": "sh" } })
     );
     assert!(shown.coverage.is_complete(), "{:?}", shown.coverage);
     assert!(shown.no_grant.is_none());
@@ -76,7 +77,8 @@ async fn tool_calls_become_cards() {
     assert_eq!(a["tool"], "acp.execute");
     assert_eq!(
         a["call"],
-        json!({ "card": "terminal", "title": "Run tests", "command": "cargo test", "cwd": "/repo" })
+        json!({ "card": "terminal", "title": "Run tests", "command": "cargo test", "cwd": "/repo",
+            "options": { "shell": "sh" } })
     );
     assert_eq!(
         a["raw_input"],

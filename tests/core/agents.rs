@@ -525,7 +525,8 @@ fn shell_call(tool: &str, command: &str, cwd: &str) -> Value {
     json!({
         "tool": tool,
         "requester": { "name": "agent", "session": "s1", "cwd": cwd },
-        "call": { "card": "terminal", "title": "Run a shell command", "command": command },
+        "call": { "card": "terminal", "title": "Run a shell command", "command": command,
+            "options": { "shell": "bash" } },
         "raw_input": { "command": command },
     })
 }
@@ -623,7 +624,7 @@ async fn a_rule_from_any_agent_serves_every_agents_shell_and_only_that() {
     // rule was not made for, asked.
     for (sandbox, want) in [(true, StatusCode::OK), (false, StatusCode::ACCEPTED)] {
         let mut body = shell_call("cursor.shell", "cargo test", APP);
-        body["call"]["options"] = json!({ "sandbox": sandbox });
+        body["call"]["options"] = json!({ "sandbox": sandbox, "shell": "bash" });
         body["raw_input"]["sandbox"] = json!(sandbox);
         let (code, a) = s.post("/v1/approvals", &body).await;
         assert_eq!(code, want, "sandbox {sandbox}: {a}");

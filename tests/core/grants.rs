@@ -20,7 +20,8 @@ fn bash(command: &str, cwd: &str) -> Value {
     json!({
         "tool": "claude-code.Bash",
         "requester": { "name": "Claude Code", "session": "s1", "cwd": cwd },
-        "call": { "card": "terminal", "title": "Run", "command": command },
+        "call": { "card": "terminal", "title": "Run", "command": command,
+            "options": { "shell": "bash" } },
         "raw_input": { "command": command },
     })
 }
@@ -227,17 +228,22 @@ async fn a_deny_rule_declines_at_once_with_the_reason_and_beats_any_approval() {
         (StatusCode::OK, Some("declined")),
         "{a}"
     );
-    // …and a line the rule cannot split goes to a person, not to the approval grant.
-    for unsplit in [
-        "rm -rf target > /dev/null",
-        "$(echo rm) -rf target",
-        "ls; eval \"$X\"",
-    ] {
+    // …so is `rm` in a line the rule cannot split: it mentions the rule…
+    for unsplit in ["rm -rf target > /dev/null", "$(echo rm) -rf target"] {
         let (code, a) = ask(&s, &bash(unsplit, APP)).await;
         assert_eq!(
             (code, a["status"].as_str()),
-            (StatusCode::ACCEPTED, Some("pending")),
+            (StatusCode::OK, Some("declined")),
             "{unsplit}: {a}"
+        );
+    }
+    // …and a line whose effect cannot be read goes to a person, not to the approval grant.
+    for unread in ["ls; eval \"$X\"", "$(printf r''m) -rf target"] {
+        let (code, a) = ask(&s, &bash(unread, APP)).await;
+        assert_eq!(
+            (code, a["status"].as_str()),
+            (StatusCode::ACCEPTED, Some("pending")),
+            "{unread}: {a}"
         );
     }
 }
@@ -270,11 +276,21 @@ async fn a_command_rule_sends_a_command_it_cannot_judge_to_a_person() {
         "call": { "card": "generic", "title": "Start in the background", "kind": "execute" },
         "raw_input": { "command": "rm -rf ~", "run_in_background": true },
     });
+    // It mentions the rule: declined.
     let (code, a) = ask(&s, &background).await;
     assert_eq!(
         (code, a["status"].as_str()),
+        (StatusCode::OK, Some("declined")),
+        "{a}"
+    );
+    // One that does not: neither the deny rule nor the approval grant decides it.
+    let mut hidden = background.clone();
+    hidden["raw_input"]["command"] = json!("r''m -rf ~");
+    let (code, a) = ask(&s, &hidden).await;
+    assert_eq!(
+        (code, a["status"].as_str()),
         (StatusCode::ACCEPTED, Some("pending")),
-        "neither the deny rule nor the approval grant decides it: {a}"
+        "{a}"
     );
     // A generic call with no command is still approved by the grant.
     let mut other = background.clone();
@@ -409,8 +425,14 @@ async fn a_decline_rule_is_not_escaped_by_another_segment_or_project() {
             "{cmd}"
         );
     }
-    // A line that cannot be split might hide a push: a person decides.
-    pending(&s, &bash("git push > /dev/null", APP)).await;
+    // A line that cannot be split but names a push is declined; one that might hide a push
+    // without naming it goes to a person.
+    let (code, a) = ask(&s, &bash("git push > /dev/null", APP)).await;
+    assert_eq!(
+        (code, a["status"].as_str()),
+        (StatusCode::OK, Some("declined"))
+    );
+    pending(&s, &bash("git $(printf pu)sh > /dev/null", APP)).await;
     let (code, a) = ask(&s, &bash("git log -1", APP)).await;
     assert_eq!(
         (code, a["status"].as_str()),

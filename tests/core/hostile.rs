@@ -103,8 +103,9 @@ async fn a_rule_still_applies_after_hostile_commands() {
                 &terminal("x.Bash", &format!("git push; {command}")),
             )
             .await;
-        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-        assert_eq!(body["status"], "pending", "a person decides: {body}");
+        // The line names the push, whatever follows it: declined.
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["status"], "declined", "{body}");
     }
     let (status, body) = s
         .post("/v1/approvals", &terminal("x.Bash", "git push origin"))

@@ -17,7 +17,8 @@ fn bash(command: &str) -> Value {
     json!({
         "tool": "claude-code.Bash",
         "requester": { "name": "Claude Code", "session": "s1", "cwd": APP },
-        "call": { "card": "terminal", "title": "Run", "command": command },
+        "call": { "card": "terminal", "title": "Run", "command": command,
+            "options": { "shell": "bash" } },
         "raw_input": { "command": command },
     })
 }
@@ -98,6 +99,16 @@ async fn approved(s: &TestServer, command: &str) {
     );
 }
 
+/// Declined by a rule that names it, or left to a person: never approved.
+async fn declined_or_pending(s: &TestServer, command: &str) {
+    let got = ask(s, command).await;
+    assert!(
+        got == (StatusCode::OK, "declined".into())
+            || got == (StatusCode::ACCEPTED, "pending".into()),
+        "{command}: {got:?}"
+    );
+}
+
 async fn pending(s: &TestServer, command: &str) {
     assert_eq!(
         ask(s, command).await,
@@ -130,15 +141,15 @@ async fn a_prefix_never_covers_an_option_after_it_that_runs_other_code() {
             ],
         ),
         (
-            "git rebase main",
+            "git rebase",
             &["git", "rebase"],
-            "git rebase -i main",
+            "git rebase",
             &["git rebase -x id main", "git rebase --exec=id main"],
         ),
         (
-            "python3 manage.py migrate",
+            "python3 manage.py",
             &["python3", "manage.py"],
-            "python3 manage.py test",
+            "python3 manage.py",
             &[
                 "python3 manage.py shell -c \"import os; os.system('id')\"",
                 "python3 manage.py dbshell",
@@ -146,18 +157,18 @@ async fn a_prefix_never_covers_an_option_after_it_that_runs_other_code() {
             ],
         ),
         (
-            "sed s/a/b/ notes.txt",
+            "sed s/a/b/",
             &["sed", "s/a/b/"],
-            "sed s/a/b/ other.txt",
+            "sed s/a/b/",
             &[
                 "sed s/a/b/ -e '1e id' notes.txt",
                 "sed s/a/b/ --expression='1e id' x",
             ],
         ),
         (
-            "sqlite3 app.db -readonly",
+            "sqlite3 app.db",
             &["sqlite3", "app.db"],
-            "sqlite3 app.db -json",
+            "sqlite3 app.db",
             &[
                 "sqlite3 app.db 'select 1'",
                 "sqlite3 app.db '.shell id'",
@@ -179,7 +190,7 @@ async fn a_prefix_never_covers_an_option_after_it_that_runs_other_code() {
         (
             "tar -xzf a.tgz",
             &["tar", "-xzf", "a.tgz"],
-            "tar -xzf a.tgz -v",
+            "tar -xzf a.tgz",
             &[
                 "tar -xzf a.tgz -C out",
                 "tar -xzf a.tgz --to-command='sh -c id'",
@@ -190,7 +201,7 @@ async fn a_prefix_never_covers_an_option_after_it_that_runs_other_code() {
         (
             "npm test",
             &["npm", "test"],
-            "npm test -- --watch",
+            "npm test --silent",
             &[
                 "npm test --node-options=--import=data:text/javascript,x",
                 "npm test --script-shell=/tmp/x",
@@ -199,7 +210,7 @@ async fn a_prefix_never_covers_an_option_after_it_that_runs_other_code() {
         (
             "zip -r out.zip src",
             &["zip", "-r", "out.zip", "src"],
-            "zip -r out.zip src docs",
+            "zip -r out.zip src",
             &["zip -r out.zip src -T -TT 'sh -c id'"],
         ),
         (
@@ -268,7 +279,9 @@ async fn grants_made_before_the_table_do_not_cover_what_it_excludes() {
     old_grant(&s, &["rsync", "-a"]).await;
     old_grant(&s, &["ssh", "host"]).await;
     approved(&s, "git status").await;
-    approved(&s, "rsync -a src/ dst/").await;
+    // A program the table of harmless arguments does not know: only the rule's own words.
+    approved(&s, "rsync -a").await;
+    pending(&s, "rsync -a src/ dst/").await;
     for h in [
         "git -c 'core.pager=sh -c id' log",
         "git -c 'core.fsmonitor=id' status",
@@ -326,17 +339,25 @@ async fn a_decline_rule_is_not_escaped_by_paths_wrappers_or_shells() {
             "{line}"
         );
     }
-    // Cannot be read (or not split at all): a person decides, never the approval.
+    // Names the push where no reading reaches: declined.
     for line in [
         "echo push | xargs git",
         "env -S 'git push'",
         "eval git push",
-        "sh push.sh",
         "echo git push | sh",
         "git --frobnicate x push",
         "find . -exec git push ';'",
         "sh -c \"sh -c 'sh -c \\\"git push\\\"'\"",
     ] {
+        let (code, status) = ask(&s, line).await;
+        assert_eq!(
+            (code, status.as_str()),
+            (StatusCode::OK, "declined"),
+            "{line}"
+        );
+    }
+    // Cannot be read, and does not name it: a person decides, never the approval.
+    for line in ["sh push.sh", "eval \"$X\"", "python3 -c 'import os'"] {
         pending(&s, line).await;
     }
 }

@@ -150,12 +150,13 @@ pub async fn fingerprint(store: &Store) -> String {
     s
 }
 
-/// A terminal call submission body.
+/// A terminal call submission body, run in bash (as the agents' hooks say).
 pub fn terminal(tool: &str, command: &str) -> Value {
     json!({
         "tool": tool,
         "requester": { "name": "test agent", "session": "s1" },
-        "call": { "card": "terminal", "title": "Run it", "command": command },
+        "call": { "card": "terminal", "title": "Run it", "command": command,
+            "options": { "shell": "bash" } },
         "raw_input": { "command": command },
     })
 }
@@ -192,12 +193,21 @@ pub async fn decide_next(console: &Console, d: Decision) -> countersign_domain::
 
 /// The full console (`Server::start`: lock, store, token, API) on a fresh data directory.
 pub async fn started() -> (countersign_engine::server::Server, TempDir) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = workdir();
     let dir = countersign_engine::data_dir::DataDir::at(tmp.path().join("data"));
     let server = countersign_engine::server::Server::start(&dir, 0)
         .await
         .unwrap();
     (server, tmp)
+}
+
+/// A temporary directory whose name is not hidden (`tempfile`'s own start with a dot, and a
+/// folder rule never covers a hidden path): for projects whose files rules are made on.
+pub fn workdir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("countersign-test-")
+        .tempdir()
+        .unwrap()
 }
 
 /// A new database at `path` with the migrations before `version` applied, as an older

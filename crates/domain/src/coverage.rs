@@ -66,6 +66,10 @@ pub fn coverage(call: &CallView, raw: Option<&Value>) -> Coverage {
     c
 }
 
+/// Flags the asking side says about a call rather than reads from its input: the shell the
+/// agent runs a command in (its hook knows, the tool's input never says).
+const SAID_BY_THE_ASKING_SIDE: &[&str] = &["shell"];
+
 /// Fields that change what runs which the card shows but the raw input leaves out: the
 /// command, arguments, environment and options of a terminal call; "every occurrence" of an
 /// edit. (A card's `cwd` may come from the agent's session rather than the call's input.)
@@ -80,7 +84,7 @@ fn card_only(call: &CallView, fields: &serde_json::Map<String, Value>) -> Vec<St
                 missing.push("env".to_owned());
             }
             for name in t.options.iter().flatten().map(|(k, _)| k) {
-                if !fields.contains_key(name) {
+                if !fields.contains_key(name) && !SAID_BY_THE_ASKING_SIDE.contains(&name.as_str()) {
                     missing.push(name.clone());
                 }
             }

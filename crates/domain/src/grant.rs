@@ -12,6 +12,7 @@ use super::approval::Approval;
 use super::call::{CallView, FileDiff};
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::FieldError;
+use super::paths;
 pub use super::scope::{Effect, Reach, Scope};
 use super::shell::{
     Cover, Declines, Places, declines as shell_declines, mentions, names_a_command, prefix_covers,
@@ -720,6 +721,5 @@ pub fn check_scope(
     }
 }
 
-pub(crate) mod paths;
 #[cfg(test)]
 mod tests;

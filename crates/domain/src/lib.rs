@@ -13,6 +13,7 @@ pub mod history;
 pub mod ids;
 pub mod limits;
 pub mod on_screen;
+pub(crate) mod paths;
 pub mod report;
 pub mod reporter;
 pub mod scope;

@@ -82,7 +82,7 @@ pub fn offers(a: &Approval) -> Offers {
                 .iter()
                 .map(|f| f.path.rsplit_once('/').map_or("", |(dir, _)| dir))
                 .collect();
-            if !d.diffs.iter().any(|f| super::paths::is_hidden(&f.path)) {
+            if !d.diffs.iter().any(|f| crate::paths::is_hidden(&f.path)) {
                 o.dir = common_dir(&dirs);
             }
         }

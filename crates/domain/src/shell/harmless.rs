@@ -12,7 +12,7 @@
 
 use super::program;
 use super::programs::Spelling;
-use crate::grant::paths;
+use crate::paths;
 
 mod builds;
 mod files;
@@ -234,7 +234,17 @@ pub fn harmless_from(from: usize, words: &[String], places: &Places<'_>) -> Resu
     } else {
         words
     };
-    let verdicts = read(words, places);
+    let (verdicts, stopped) = read(words, places);
+    // The reading stopped among the prefix's own words: nothing after the prefix is known to
+    // be harmless, said by the word that stopped it.
+    if let Some(at) = stopped.filter(|at| *at < from)
+        && let Some(Err(why)) = verdicts.get(at)
+    {
+        return Err(Unread {
+            word: words[from].chars().take(60).collect(),
+            why: format!("{why}, so nothing after it is known to be harmless"),
+        });
+    }
     match verdicts
         .into_iter()
         .enumerate()
@@ -308,19 +318,28 @@ pub(super) fn args_after<'k>(known: &'k Known, words: &[String]) -> Option<&'k A
     }
 }
 
-/// Each word of `words`: `Ok` when known to be harmless where it stands, else why not.
-fn read(words: &[String], places: &Places<'_>) -> Vec<Result<(), String>> {
+/// Each word of `words`: `Ok` when known to be harmless where it stands, else why not; and the
+/// word past which nothing could be read, if any.
+fn read(words: &[String], places: &Places<'_>) -> (Vec<Result<(), String>>, Option<usize>) {
     let name = program(&words[0]);
     let mut r = Reader {
         words,
         places,
         spelling: Spelling::Getopt,
         out: vec![Ok(())],
+        stopped: None,
     };
-    let Some(known) = find(&name) else {
+    read_into(&mut r, &name);
+    (r.out, r.stopped)
+}
+
+/// [`read`] with its reader.
+fn read_into(r: &mut Reader<'_>, name: &str) {
+    let words = r.words;
+    let Some(known) = find(name) else {
         let why = format!("Countersign does not know what the arguments of `{name}` do");
         r.stop(1, &why);
-        return r.out;
+        return;
     };
     r.spelling = known.spelling;
     let mut i = 1;
@@ -332,13 +351,13 @@ fn read(words: &[String], places: &Places<'_>) -> Vec<Result<(), String>> {
                     Ok(next) => r.pass(i, next),
                     Err(why) => {
                         r.stop(i, &why);
-                        return r.out;
+                        return;
                     }
                 }
                 i = r.out.len();
             }
             if i >= words.len() {
-                return r.out;
+                return;
             }
             let found = subs
                 .iter()
@@ -353,15 +372,14 @@ fn read(words: &[String], places: &Places<'_>) -> Vec<Result<(), String>> {
                     words[i]
                 );
                 r.stop(i, &why);
-                return r.out;
+                return;
             };
             r.pass(i, i + s.path.len());
             i += s.path.len();
             &s.args
         }
     };
-    r.args(args, i, &name);
-    r.out
+    r.args(args, i, name);
 }
 
 /// A word that is an option: `-x`, `--x`, `+x` (not a lone `-`, which names standard input).
@@ -385,6 +403,8 @@ struct Reader<'a> {
     spelling: Spelling,
     /// The verdict of each word read so far.
     out: Vec<Result<(), String>>,
+    /// The word past which nothing could be read.
+    stopped: Option<usize>,
 }
 
 impl Reader<'_> {
@@ -399,6 +419,7 @@ impl Reader<'_> {
         if at >= self.words.len() {
             return;
         }
+        self.stopped = Some(at);
         self.out.truncate(at);
         self.out.push(Err(why.to_owned()));
         let after = format!(
