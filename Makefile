@@ -8,7 +8,7 @@ TS_TYPES := ui/src/api/types
 	package deb install-test install-test-as-root check-windows
 FUZZ_SECONDS ?= 60
 FUZZ_SOAK_SECONDS ?= 300
-FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters command_splitter
+FUZZ_TARGETS := deep_link tool_address call_view_json hidden_characters command_splitter rule_words
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
