@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let places = Places {
         cwd: Some("/home/me/app"),
-        protected: &[],
+        protected: &[], linked: &[],
     };
     // A line that does not split is still read for a decline rule's words.
     let _ = mentions(&["rm".to_owned(), "-rf".to_owned()], &text, None);

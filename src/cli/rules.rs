@@ -109,7 +109,11 @@ pub async fn run(dir: &DataDir, cmd: RulesCommand) -> Result<ExitCode, CliError>
 /// The verdict as a person reads it: the outcome and why, then each rule and what it made of
 /// the call.
 fn said(v: &Verdict, given: bool) -> String {
-    let mut out = format!("{}\n", v.why);
+    let mut out = match v.outcome {
+        RuleOutcome::Approve => format!("Approved {}\n", v.why),
+        RuleOutcome::Decline => format!("Declined {}\n", v.why),
+        RuleOutcome::Ask => format!("Asks you: {}\n", v.why),
+    };
     if !v.rules.is_empty() {
         out.push_str(if given {
             "the rules given:\n"

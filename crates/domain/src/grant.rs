@@ -175,6 +175,9 @@ pub struct CallFacts<'a> {
     pub protected: &'a [String],
     /// What the console found on disk at the paths of a diff call, when it looked.
     pub disk: Option<&'a [OnDiskFacts]>,
+    /// The words of a terminal call that the console found to be paths through a symbolic
+    /// link, from the call's working directory.
+    pub linked: &'a [String],
 }
 
 /// What the console itself found at a diff's path, where it runs (an agent's account of the
@@ -190,6 +193,8 @@ pub struct OnDiskFacts {
     /// The path lies under a macOS firmlink (`/System/Volumes/Data/…`), which another path
     /// also reaches.
     pub firmlinked: bool,
+    /// Where the path really lands, when it goes through a link.
+    pub real: Option<String>,
 }
 
 impl<'a> CallFacts<'a> {
@@ -200,7 +205,14 @@ impl<'a> CallFacts<'a> {
             segments,
             protected: &[],
             disk: None,
+            linked: &[],
         }
+    }
+
+    /// The same, with the words the console found to be paths through a symbolic link.
+    #[must_use]
+    pub fn linked(self, linked: &'a [String]) -> Self {
+        Self { linked, ..self }
     }
 
     /// The same, with directories no approve rule reaches.
@@ -227,6 +239,7 @@ impl<'a> CallFacts<'a> {
         Places {
             cwd: card_cwd.or(self.approval.requester.cwd.as_deref()),
             protected: self.protected,
+            linked: self.linked,
         }
     }
 }
@@ -495,13 +508,30 @@ fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
             };
             // A file reached through a link may land under the folder whatever its written path
             // says: declined when that path is plainly under it, otherwise a person decides.
+            // What the console found on disk: where a link really lands is judged too, and
+            // another name for the file cannot be judged.
+            let seen = |f: &FileDiff| {
+                call.disk
+                    .iter()
+                    .flat_map(|d| d.iter())
+                    .find(|s| s.path == f.path)
+            };
             let verdicts: Vec<Option<bool>> = d
                 .diffs
                 .iter()
-                .map(|f| match paths::under_folded(&f.path, prefix) {
-                    Some(true) => Some(true),
-                    _ if f.through_link.is_some() => None,
-                    other => other,
+                .map(|f| {
+                    let real = seen(f).and_then(|s| s.real.as_deref());
+                    let other_name = seen(f)
+                        .is_some_and(|s| s.through_link || s.hard_links || s.firmlinked)
+                        || paths::is_firmlinked(&f.path);
+                    match paths::under_folded(&f.path, prefix) {
+                        Some(true) => Some(true),
+                        _ if real.is_some_and(|r| paths::under_folded(r, prefix) == Some(true)) => {
+                            Some(true)
+                        }
+                        _ if f.through_link.is_some() || other_name => None,
+                        other => other,
+                    }
                 })
                 .collect();
             if verdicts.contains(&Some(true)) {

@@ -404,6 +404,7 @@ pub(crate) fn covers_in_project(
     let places = Places {
         cwd: Some("/p"),
         protected: &[],
+        linked: &[],
     };
     match prefix_covers(prefix, segments, &places) {
         Cover::Covered => Ok(true),

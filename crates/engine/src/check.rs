@@ -121,10 +121,21 @@ pub async fn check(
         },
     };
     let segments = command_segments(&a.call);
-    let disk = crate::places::disk_facts(&a.call);
+    // The disk is read off the runtime: a path on a hung network mount must not stall it.
+    let call = a.call.clone();
+    let cwd = a.requester.cwd.clone();
+    let (disk, linked) = tokio::task::spawn_blocking(move || {
+        (
+            crate::places::disk_facts(&call),
+            crate::places::linked_words(&call, cwd.as_deref()),
+        )
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("looking at the disk failed: {e}")))?;
     let facts = CallFacts::new(&a, segments.as_deref())
         .protecting(protected)
-        .on_disk(&disk);
+        .on_disk(&disk)
+        .linked(&linked);
     Ok(explain(&rules, &facts, now))
 }
 

@@ -23,12 +23,85 @@ pub fn protected(data_dir: Option<&Path>) -> Vec<String> {
     out
 }
 
+/// How many words of a command line are looked at on disk, at most.
+const MAX_WORDS_LOOKED_AT: usize = 256;
+
+/// The words of a terminal call (and the values of `--opt=value` words) that name a path going
+/// through a symbolic link, from `cwd`: a link inside the project may lead anywhere, so no
+/// prefix covers an operand through one. Empty for other calls.
+pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
+    let Some(segments) = countersign_domain::grant::command_segments(call) else {
+        return Vec::new();
+    };
+    let base = match call {
+        CallView::Terminal(t) => t.cwd.as_deref().or(cwd),
+        _ => cwd,
+    };
+    let mut out = Vec::new();
+    let candidates = segments
+        .iter()
+        .flat_map(|s| s.iter().skip(1))
+        .flat_map(|w| {
+            let value = w
+                .strip_prefix('-')
+                .and_then(|o| o.split_once('='))
+                .map(|(_, v)| v.to_owned());
+            std::iter::once(w.clone()).chain(value)
+        })
+        .filter(|w| !w.is_empty() && !w.starts_with('-'))
+        .take(MAX_WORDS_LOOKED_AT);
+    for word in candidates {
+        let path = Path::new(&word);
+        let full = match (path.is_absolute(), base) {
+            (true, _) => path.to_path_buf(),
+            (false, Some(b)) if Path::new(b).is_absolute() => Path::new(b).join(path),
+            _ => continue,
+        };
+        if through_a_link(&full) && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
+
+/// Whether a component of `path` (past the root) is a symbolic link.
+fn through_a_link(path: &Path) -> bool {
+    let mut so_far = std::path::PathBuf::new();
+    for c in path.components() {
+        so_far.push(c);
+        if matches!(c, Component::RootDir | Component::Prefix(_)) {
+            continue;
+        }
+        match std::fs::symlink_metadata(&so_far) {
+            Ok(meta) if meta.file_type().is_symlink() => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 /// What is at each path of a diff call, as this machine sees it now; empty for other calls.
 pub fn disk_facts(call: &CallView) -> Vec<OnDiskFacts> {
     let CallView::Diff(d) = call else {
         return Vec::new();
     };
     d.diffs.iter().map(|f| looked(&f.path)).collect()
+}
+
+/// Where `path` really lands: its deepest existing folder resolved, then the rest as written.
+fn real_path(path: &Path) -> Option<String> {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(&existing).is_err() {
+        rest.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?.to_path_buf();
+    }
+    let mut real = std::fs::canonicalize(&existing).ok()?;
+    for part in rest.iter().rev() {
+        real.push(part);
+    }
+    Some(real.display().to_string())
 }
 
 /// What is at `path`: a symbolic link on the way to it (or it), and other hard links to it.
@@ -54,6 +127,7 @@ fn looked(path: &str) -> OnDiskFacts {
         };
         if meta.file_type().is_symlink() {
             facts.through_link = true;
+            facts.real = real_path(p);
             return facts;
         }
         if so_far.as_os_str() == p.as_os_str() && meta.is_file() {

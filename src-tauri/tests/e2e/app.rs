@@ -245,6 +245,13 @@ impl App {
         click_on(&self.client, css).await;
     }
 
+    /// Empties the text field `css` as a person does (select all, then delete), so the page
+    /// hears it as typing.
+    pub async fn clear(&self, css: &str) {
+        // WebDriver keys: Control down, `a`, every modifier up, Backspace.
+        self.type_into(css, "\u{E009}a\u{E000}\u{E003}").await;
+    }
+
     /// Types into `css`, finding it again if the UI re-rendered it in between.
     pub async fn type_into(&self, css: &str, keys: &str) {
         let started = Instant::now();

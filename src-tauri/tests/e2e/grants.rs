@@ -20,7 +20,8 @@ fn bash(command: &str) -> Value {
     json!({
         "tool": "claude-code.Bash",
         "requester": { "name": "Claude Code", "session": "cc-1", "cwd": APP },
-        "call": { "card": "terminal", "title": "Run a shell command", "command": command },
+        "call": { "card": "terminal", "title": "Run a shell command", "command": command,
+            "options": { "shell": "bash" } },
         "raw_input": { "command": command },
     })
 }
@@ -194,6 +195,38 @@ async fn o_deny_rule_and_expiry() {
         .await;
     assert!(until.iter().any(|u| u.ends_with("more")), "{until:?}");
     app.screenshot("o-grants-page").await;
+
+    // "Check a call": the rule declines `rm` in any spelling, and says so; a call no rule
+    // covers asks, and the page says which rule missed it and why.
+    app.type_into("[data-testid=check-text]", "rm -fr build")
+        .await;
+    app.type_into("[data-testid=check-cwd]", APP).await;
+    app.click("[data-testid=check-run]").await;
+    app.text_contains(
+        "[data-testid=check-why]",
+        "by the rule “decline commands starting with `rm`",
+    )
+    .await;
+    let outcome = app
+        .el("[data-testid=check-verdict]")
+        .await
+        .attr("data-outcome")
+        .await
+        .unwrap();
+    assert_eq!(outcome.as_deref(), Some("decline"));
+    app.screenshot("o-check-a-call").await;
+    app.clear("[data-testid=check-text]").await;
+    app.type_into("[data-testid=check-text]", "make test deploy")
+        .await;
+    app.click("[data-testid=check-run]").await;
+    app.text_contains("[data-testid=check-why]", "no rule covers it")
+        .await;
+    // The hour's rule was made for that exact call.
+    app.text_contains(
+        "[data-testid=check-verdict]",
+        "it is for another exact call",
+    )
+    .await;
 
     // The hour runs out: moved into the grant as an injected time, not waited for.
     let store = Store::open(&tmp.path().join("countersign.db"))

@@ -345,21 +345,15 @@ async fn a_path_through_a_link_names_it_and_folder_rules_do_not_go_by_its_writte
         target: Some(path(&claude)),
     });
 
-    // "Approve files under proj", made on a plain file of it, and "decline files under
-    // ~/.claude", made on a plain file there.
+    // "Approve files under proj", made on a plain file of it: a file through its link to
+    // ~/.claude is not under proj, whatever its written path says.
     let write = |at: &Path| json!({"file_path": path(at), "content": "{}\n"});
     let (a, run) = pending(&server, "Write", write(&proj.join("a.txt"))).await;
     assert_eq!(the_diff(&a).1.through_link, None);
     folder_rule(&server, &a, run, &proj, true).await;
-    let (a, run) = pending(&server, "Write", write(&claude.join("keys.json"))).await;
-    folder_rule(&server, &a, run, &claude, false).await;
     assert_eq!(
         answered(&server, "Write", write(&proj.join("b.txt"))).await,
         "allow"
-    );
-    assert_eq!(
-        answered(&server, "Write", write(&claude.join("settings.json"))).await,
-        "deny"
     );
 
     // Through the link: asked, with the link and the real file on the card.
@@ -391,6 +385,15 @@ async fn a_path_through_a_link_names_it_and_folder_rules_do_not_go_by_its_writte
         server.console.cancel(&a.id).await.unwrap();
         assert_eq!(decision(&run.await.unwrap())["permissionDecision"], "ask");
     }
+    // "Decline files under ~/.claude", made on a plain file there, declines the same file
+    // written through the link: a decline goes by where the write lands.
+    let (a, run) = pending(&server, "Write", write(&claude.join("keys.json"))).await;
+    folder_rule(&server, &a, run, &claude, false).await;
+    assert_eq!(
+        answered(&server, "Write", write(&claude.join("settings.json"))).await,
+        "deny"
+    );
+    assert_eq!(answered(&server, "Write", write(&settings)).await, "deny");
     assert_eq!(
         std::fs::read_to_string(claude.join("settings.json")).unwrap(),
         "{\"hooks\": {}}\n"

@@ -4,8 +4,8 @@ import { api } from "../api/ipc";
 import type { Verdict } from "../api/types/Verdict";
 
 const OUTCOME: Record<Verdict["outcome"], { word: string; badge: string }> = {
-  approve: { word: "Approved by a rule", badge: "badge-approved" },
-  decline: { word: "Declined by a rule", badge: "badge-declined" },
+  approve: { word: "Approved", badge: "badge-approved" },
+  decline: { word: "Declined", badge: "badge-declined" },
   ask: { word: "Asks you", badge: "" },
 };
 

@@ -49,7 +49,8 @@ pub struct Verdict {
     pub outcome: RuleOutcome,
     /// The rule that decides it; `None` when it goes to a person.
     pub by: Option<RuleSeen>,
-    /// Why, in a sentence.
+    /// Why, in a sentence that follows the outcome's word ("Declined", "Approved", "Asks
+    /// you:"): "by the rule …", "no rule covers it."
     pub why: String,
     /// Every rule about the call's tool (or its family across agents), in the order read.
     pub rules: Vec<RuleSeen>,
@@ -154,14 +155,14 @@ pub fn explain(grants: &[Grant], facts: &CallFacts<'_>, now: i64) -> Verdict {
             RuleOutcome::Decline,
             rule_of(g),
             format!(
-                "Declined by the rule \u{201c}{}\u{201d} (a decline beats any approve).",
+                "by the rule \u{201c}{}\u{201d} (a decline beats any approve).",
                 describe(g)
             ),
         ),
         Some(g) => (
             RuleOutcome::Approve,
             rule_of(g),
-            format!("Approved by the rule \u{201c}{}\u{201d}.", describe(g)),
+            format!("by the rule \u{201c}{}\u{201d}.", describe(g)),
         ),
         None => {
             let unsure = seen
@@ -169,12 +170,12 @@ pub fn explain(grants: &[Grant], facts: &CallFacts<'_>, now: i64) -> Verdict {
                 .find(|(r, res)| r.effect == Effect::Deny && res == &Err(Miss::Unsure));
             let why = match (unsure, seen.is_empty()) {
                 (Some((r, _)), _) => format!(
-                    "Asks you: the decline rule \u{201c}{}\u{201d} may cover this call but \
+                    "the decline rule \u{201c}{}\u{201d} may cover this call but \
                      cannot tell ({UNSEEN}), so no approve rule approves it.",
                     r.words,
                 ),
-                (None, true) => format!("Asks you: no rule is about {}.", a.tool),
-                (None, false) => "Asks you: no rule covers it.".to_owned(),
+                (None, true) => format!("no rule is about {}.", a.tool),
+                (None, false) => "no rule covers it.".to_owned(),
             };
             (RuleOutcome::Ask, None, why)
         }

@@ -207,6 +207,8 @@ pub struct Places<'a> {
     /// Directories no operand may name, whatever the project: Countersign's data directory,
     /// the home directory's `bin`.
     pub protected: &'a [String],
+    /// Operands the console found to go through a symbolic link, from the working directory.
+    pub linked: &'a [String],
 }
 
 /// A word after a prefix that is not known to be harmless, and why, in words for the person.
@@ -592,11 +594,26 @@ fn head(w: &str) -> String {
 }
 
 /// Whether `w` is a plain operand: a name or a path inside the project that is not hidden, not
-/// the settings of an agent or tool, not a protected place, and not a URL, remote or
-/// `NAME=value`. A test's name after `::` (`tests/x.py::test_y`, `mod::case`) is text.
+/// the settings of an agent or tool, not a protected place, not a path the console found to go
+/// through a link, and not a URL, remote, `@file` or `NAME=value`. A test's name after `::`
+/// (`tests/x.py::test_y`, `tests/x.py::Case::test[a-1]`) is text, when it is only a name.
 pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
     let shown: String = w.chars().take(60).collect();
-    let path = w.split_once("::").map_or(w, |(p, _)| p);
+    let path = match w.split_once("::") {
+        Some((p, id))
+            if id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_:[]-,".contains(c)) =>
+        {
+            p
+        }
+        Some(_) => {
+            return Err(format!(
+                "`{shown}` names a URL, a remote or a path Countersign does not read"
+            ));
+        }
+        None => w,
+    };
     if path.contains('=') {
         return Err(format!(
             "`{shown}` sets a value (`NAME=value`) the program may read"
@@ -605,6 +622,12 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
     if path.contains(':') || path.contains('\\') {
         return Err(format!(
             "`{shown}` names a URL, a remote or a path Countersign does not read"
+        ));
+    }
+    // bsdtar's `@archive`, and `@file` of arguments (pytest, javac, many others).
+    if path.starts_with('@') {
+        return Err(format!(
+            "`{shown}` names a file the program reads more arguments or files from"
         ));
     }
     let relative = match path.strip_prefix('/') {
@@ -621,6 +644,7 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
         }
         None => path,
     };
+    let mut below = Vec::new();
     for part in relative.split('/') {
         if part == ".." {
             return Err(format!("`{shown}` goes up out of where it starts (`..`)"));
@@ -630,11 +654,21 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
         if part.starts_with('.') && part != "." && part != "..." {
             return Err(format!("`{shown}` names a hidden path"));
         }
+        if !part.is_empty() && part != "." {
+            below.push(part);
+        }
     }
-    let full = match (path.starts_with('/'), places.cwd) {
-        (true, _) => path.to_owned(),
-        (false, Some(cwd)) => format!("{}/{path}", cwd.trim_end_matches('/')),
-        (false, None) => format!("/{path}"),
+    if places.linked.iter().any(|l| l == w) {
+        return Err(format!(
+            "`{shown}` goes through a symbolic link, which may lead anywhere"
+        ));
+    }
+    // Compared as written without `.` and empty components: `./bin` and `bin//x` are `bin`.
+    let cwd = places.cwd.unwrap_or("").trim_end_matches('/');
+    let full = if below.is_empty() {
+        format!("{cwd}/")
+    } else {
+        format!("{cwd}/{}", below.join("/"))
     };
     if paths::is_settings(&full) {
         return Err(format!(
@@ -644,7 +678,7 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
     if places
         .protected
         .iter()
-        .any(|p| paths::under_folded(&full, p) == Some(true))
+        .any(|p| paths::under_folded(full.trim_end_matches('/'), p) == Some(true))
     {
         return Err(format!("`{shown}` is in a place no rule covers"));
     }

@@ -134,9 +134,10 @@ impl Console {
         // Checking, scanning and hashing up to 8 MiB of agent text takes long enough (seconds in a
         // debug build) to stall the runtime's other tasks — every other agent's requests and
         // the window's — so it runs on a blocking thread.
-        let (s, hidden_marks, digest, disk) = tokio::task::spawn_blocking(move || examine(s))
-            .await
-            .map_err(|e| Error::Internal(format!("checking a submission failed: {e}")))??;
+        let (s, hidden_marks, digest, (disk, linked)) =
+            tokio::task::spawn_blocking(move || examine(s))
+                .await
+                .map_err(|e| Error::Internal(format!("checking a submission failed: {e}")))??;
         if let Some(parent) = &s.parent {
             self.check_parent(parent, &s.requester).await?;
         }
@@ -176,6 +177,7 @@ impl Console {
                 approval,
                 record,
                 disk,
+                linked,
                 protected: self.inner.protected.clone(),
             })
             .await?;
@@ -846,9 +848,13 @@ impl Console {
 }
 
 /// A submission checked, with its hidden-character count and its digest.
+/// What the console found on disk for a call: at a diff's paths, and the words of a command
+/// that go through a link.
+type Looked = (Vec<OnDiskFacts>, Vec<String>);
+
 /// A submission checked, its hidden marks counted, its digest, and what is on disk at its
 /// paths (off the runtime: it reads files).
-fn examine(s: Submission) -> Result<(Submission, u32, String, Vec<OnDiskFacts>), Error> {
+fn examine(s: Submission) -> Result<(Submission, u32, String, Looked), Error> {
     s.validate()?;
     // The card as JSON once, for both the scan and the digest.
     let encoding = |e: serde_json::Error| Error::Encoding {
@@ -865,7 +871,8 @@ fn examine(s: Submission) -> Result<(Submission, u32, String, Vec<OnDiskFacts>),
     )
     .map_err(encoding)?;
     let disk = crate::places::disk_facts(&s.call);
-    Ok((s, hidden_marks, digest, disk))
+    let linked = crate::places::linked_words(&s.call, s.requester.cwd.as_deref());
+    Ok((s, hidden_marks, digest, (disk, linked)))
 }
 
 /// Whether the digest the window sent is the approval's, compared in constant time.

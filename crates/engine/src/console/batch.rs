@@ -33,6 +33,8 @@ pub struct NewApproval {
     pub record: Option<Record>,
     /// What the console found at a diff call's paths, for folder rules.
     pub disk: Vec<OnDiskFacts>,
+    /// The words of a terminal call that are paths through a symbolic link.
+    pub linked: Vec<String>,
     /// The directories no approve rule reaches.
     pub protected: std::sync::Arc<[String]>,
 }
@@ -252,7 +254,8 @@ async fn insert_all(
             let a = &approvals[i];
             let facts = CallFacts::new(a, segments[i].as_deref())
                 .protecting(&news[i].protected)
-                .on_disk(&news[i].disk);
+                .on_disk(&news[i].disk)
+                .linked(&news[i].linked);
             (!refused[i])
                 .then(|| deciding(&live, &facts, a.created_at).cloned())
                 .flatten()

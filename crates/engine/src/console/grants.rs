@@ -8,7 +8,8 @@ use crate::error::Error;
 use countersign_domain::approval::Status;
 use countersign_domain::call::CallView;
 use countersign_domain::grant::{
-    CallFacts, Effect, Reach, Scope, Verdict, check_scope, command_segments, covers, rule,
+    CallFacts, Effect, OnDiskFacts, Reach, Scope, Verdict, check_scope, command_segments, covers,
+    rule,
 };
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
@@ -43,6 +44,16 @@ pub struct PreviewCall {
     /// What ran, in a line: the command, the files, or the card's title.
     pub summary: String,
     pub status: Status,
+}
+
+/// What a preview reads on disk for each earlier call.
+#[derive(Clone, Copy)]
+enum Looks {
+    /// The files of a diff, for a folder rule.
+    Files,
+    /// The words of a command that go through a link, for an approve prefix.
+    Words,
+    Nothing,
 }
 
 /// A call in a line, for a preview list.
@@ -82,19 +93,39 @@ impl Console {
             scanned: 0,
             examples: Vec::new(),
         };
-        let folder = matches!(probe.reach, Reach::Path { .. });
-        for e in earlier.iter().filter(|e| e.id != a.id) {
+        // What is on disk now at the earlier calls' paths, as a submission would find it: read
+        // off the runtime, and only for the rules that look.
+        let looks = match probe.reach {
+            Reach::Path { .. } => Looks::Files,
+            Reach::Command { .. } if probe.effect == Effect::Approve => Looks::Words,
+            _ => Looks::Nothing,
+        };
+        let calls: Vec<(CallView, Option<String>)> = earlier
+            .iter()
+            .map(|e| (e.call.clone(), e.requester.cwd.clone()))
+            .collect();
+        let seen: Vec<(Vec<OnDiskFacts>, Vec<String>)> = tokio::task::spawn_blocking(move || {
+            calls
+                .iter()
+                .map(|(call, cwd)| match looks {
+                    Looks::Files => (crate::places::disk_facts(call), Vec::new()),
+                    Looks::Words => (
+                        Vec::new(),
+                        crate::places::linked_words(call, cwd.as_deref()),
+                    ),
+                    Looks::Nothing => (Vec::new(), Vec::new()),
+                })
+                .collect()
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("looking at the disk failed: {e}")))?;
+        for (e, (disk, linked)) in earlier.iter().zip(&seen).filter(|(e, _)| e.id != a.id) {
             preview.scanned += 1;
             let segs = command_segments(&e.call);
-            // What is on disk now, for a folder rule, as a submission would find it.
-            let disk = if folder {
-                crate::places::disk_facts(&e.call)
-            } else {
-                Vec::new()
-            };
             let facts = CallFacts::new(e, segs.as_deref())
                 .protecting(&self.inner.protected)
-                .on_disk(&disk);
+                .on_disk(disk)
+                .linked(linked);
             if covers(&probe, &facts, now).is_ok() {
                 preview.covered += 1;
                 preview.approved += u32::from(e.status == Status::Approved);

@@ -11,7 +11,8 @@ export type Verdict = { outcome: RuleOutcome,
  */
 by: RuleSeen | null, 
 /**
- * Why, in a sentence.
+ * Why, in a sentence that follows the outcome's word ("Declined", "Approved", "Asks
+ * you:"): "by the rule …", "no rule covers it."
  */
 why: string, 
 /**

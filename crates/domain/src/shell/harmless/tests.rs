@@ -33,6 +33,7 @@ fn covers(prefix: &str, line: &str) -> Result<(), String> {
     let places = Places {
         cwd: Some(PROJECT),
         protected: &protected,
+        linked: &[],
     };
     harmless_from(p.len(), &w, &places).map_err(|u| format!("{}: {}", u.word, u.why))
 }
@@ -85,6 +86,7 @@ fn every_harmless_option_reads_as_harmless_and_is_excluded_by_nothing() {
     let places = Places {
         cwd: Some(PROJECT),
         protected: &protected,
+        linked: &[],
     };
     let mut wrong = Vec::new();
     let mut check = |cmd: Vec<String>, from: usize| {
@@ -243,6 +245,7 @@ fn a_program_the_table_does_not_know_is_covered_by_its_words_only() {
     let places = Places {
         cwd: Some(PROJECT),
         protected: &protected,
+        linked: &[],
     };
     for line in [
         "./build.sh --fast",
@@ -351,7 +354,7 @@ proptest! {
         ),
         from in 0usize..8,
     ) {
-        let places = Places { cwd: Some(PROJECT), protected: &[] };
+        let places = Places { cwd: Some(PROJECT), protected: &[] , linked: &[]};
         let _ = harmless_from(from, &ws, &places);
         let _ = prefix_reach(&ws);
     }
