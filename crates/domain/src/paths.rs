@@ -65,6 +65,10 @@ const SETTINGS: &[&[&str]] = &[
     &[".circleci"],
     &[".buildkite"],
     &[".jj"],
+    &["jenkinsfile"],
+    &["azure-pipelines.yml"],
+    &["bitbucket-pipelines.yml"],
+    &[".travis.yml"],
     // Build tools and package managers that run what their config names, and toolchain
     // pins that choose which compiler runs.
     &[".cargo"],
@@ -80,6 +84,11 @@ const SETTINGS: &[&[&str]] = &[
     &["uv.toml"],
     &["pip.conf"],
     &[".mvn"],
+    // Build wrappers that a build command runs in place of the installed tool.
+    &["gradlew"],
+    &["gradlew.bat"],
+    &["mvnw"],
+    &["mvnw.cmd"],
     &["gradle", "wrapper"],
     &["mise.toml"],
     &[".mise.toml"],
@@ -130,6 +139,17 @@ const SETTINGS: &[&[&str]] = &[
     &["library", "startupitems"],
 ];
 
+/// What makes a folder a bare repository, or points git at objects elsewhere: git runs a bare
+/// repository's config (core.fsmonitor, hooks) when a command starts inside it. Written files
+/// only: as a command's operand, `HEAD` is a revision.
+const BARE_REPOSITORY: &[&[&str]] = &[
+    &["head"],
+    &["packed-refs"],
+    &["commondir"],
+    &["gitdir"],
+    &["objects", "info", "alternates"],
+];
+
 /// Whether a file name is an editor's workspace file, whose settings run tasks.
 fn is_workspace_file(folded: &str) -> bool {
     folded.ends_with(".code-workspace")
@@ -160,15 +180,34 @@ fn short_name(folded: &str) -> bool {
     !stem.is_empty() && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Whether `path` is, or lies inside, one of the agents' and tools' settings.
+/// Whether `path` is, or lies inside, one of the agents' and tools' settings, or is a file
+/// that makes a bare repository: what a folder rule never writes.
 pub(crate) fn is_settings(path: &str) -> bool {
-    let parts: Vec<String> = path.split(['/', '\\']).map(fold).collect();
-    parts.iter().any(|p| short_name(p) || is_workspace_file(p))
-        || SETTINGS.iter().any(|entry| {
-            parts
-                .windows(entry.len())
-                .any(|w| w.iter().zip(entry.iter()).all(|(a, b)| a == b))
-        })
+    let parts = folded_parts(path);
+    names_settings(&parts) || holds(&parts, BARE_REPOSITORY)
+}
+
+/// Whether operand `path` of a command names one of the settings: [`is_settings`] but for the
+/// files of a bare repository, whose names are git's revisions (`git diff HEAD`).
+pub(crate) fn is_settings_operand(path: &str) -> bool {
+    names_settings(&folded_parts(path))
+}
+
+fn folded_parts(path: &str) -> Vec<String> {
+    path.split(['/', '\\']).map(fold).collect()
+}
+
+fn names_settings(parts: &[String]) -> bool {
+    parts.iter().any(|p| short_name(p) || is_workspace_file(p)) || holds(parts, SETTINGS)
+}
+
+/// Whether consecutive components of `parts` are one of `entries`.
+fn holds(parts: &[String], entries: &[&[&str]]) -> bool {
+    entries.iter().any(|entry| {
+        parts
+            .windows(entry.len())
+            .any(|w| w.iter().zip(entry.iter()).all(|(a, b)| a == b))
+    })
 }
 
 /// Whether a component of `path` starts with a dot: a hidden file or folder.
@@ -227,7 +266,7 @@ mod tests {
 
     #[test]
     fn the_list_is_written_as_it_is_compared() {
-        for entry in SETTINGS {
+        for entry in SETTINGS.iter().chain(BARE_REPOSITORY) {
             for part in *entry {
                 assert_eq!(fold(part), *part, "{entry:?} is written folded");
             }
@@ -281,6 +320,15 @@ mod tests {
             "/home/u/.config/git/config",
             "/home/u/.local/bin/git",
             "/home/u/.claude.json",
+            // A bare repository made inside a project, and objects borrowed from elsewhere.
+            "/p/vendor/lib/HEAD",
+            "/p/vendor/lib/packed-refs",
+            "/p/sub/commondir",
+            "/p/sub/objects/info/alternates",
+            "/p/Jenkinsfile",
+            "/p/azure-pipelines.yml",
+            "/p/gradlew",
+            "/p/mvnw.cmd",
         ] {
             assert!(is_settings(path), "{path}");
         }
@@ -291,9 +339,14 @@ mod tests {
             "/p/src/.gitkeep",
             "/p/cargo/config.toml",
             "/p/a~b",
+            "/p/src/header.h",
+            "/p/objects/info.txt",
         ] {
             assert!(!is_settings(path), "{path}");
         }
+        // A revision named as an operand is not the file of a bare repository.
+        assert!(!is_settings_operand("HEAD"));
+        assert!(is_settings_operand(".git/HEAD"));
     }
 
     #[test]

@@ -255,7 +255,8 @@ const RUNNERS: &[&str] = &[
     "xvfb-run", "chronic", "sg", "newgrp", "tmux", "screen", "byobu", "dtach", "abduco", "xterm",
     "wsl", "ex", "busybox", "toybox", "cross-env", "dotenv", "dotenvx", "hyperfine", "entr",
     "nodemon", "watchexec", "concurrently", "npm-run-all", "run-p", "run-s", "nix-shell",
-    "with-contenv", "aws-vault",
+    "with-contenv", "aws-vault", "at", "batch", "crontab", "ed", "red", "m4", "dc", "vi", "vim",
+    "nvim", "view", "emacs", "emacsclient", "gdb", "lldb", "mail", "mailx",
 ];
 
 /// Subcommands that run whatever follows them (each tool's manual): a prefix may not end at or
@@ -298,7 +299,7 @@ fn program(word: &str) -> String {
 }
 
 /// Programs whose name ends in a digit that is not a version.
-const NUMBERED: &[&str] = &["run0"];
+const NUMBERED: &[&str] = &["run0", "m4"];
 
 /// Why `words` may not be the prefix of an approve rule, in a sentence for the person; `None`
 /// when it may. Besides runners and interpreters, a prefix may not hold an option or subcommand

@@ -4,7 +4,7 @@
 
 use super::{ANY_AGENT_FILES, ANY_AGENT_SHELL, Effect, Grant, Reach, Scope, any_agent_address};
 use crate::approval::Approval;
-use crate::shell::segments;
+use crate::shell::{prefix_refusal, segments};
 use crate::tool::ToolAddress;
 
 /// Why a rule's words cannot be read, in a sentence.
@@ -20,6 +20,18 @@ pub struct PhraseError {
 /// prefix …`, `files under …`), then optionally where (`from <project>`, `everywhere`) and
 /// `from any agent`.
 pub fn read_rule(text: &str, a: &Approval, now: i64) -> Result<Grant, PhraseError> {
+    read(text, a, now, true)
+}
+
+/// [`read_rule`] for a rule as a store may already hold it: an approve prefix the chooser now
+/// refuses (a store made by an older Countersign keeps it, and rules must still be judged
+/// rightly).
+#[cfg(test)]
+pub(crate) fn read_stored_rule(text: &str, a: &Approval, now: i64) -> Result<Grant, PhraseError> {
+    read(text, a, now, false)
+}
+
+fn read(text: &str, a: &Approval, now: i64, refuse: bool) -> Result<Grant, PhraseError> {
     let fail = |why: &str| PhraseError {
         text: text.chars().take(200).collect(),
         why: why.to_owned(),
@@ -68,6 +80,14 @@ pub fn read_rule(text: &str, a: &Approval, now: i64) -> Result<Grant, PhraseErro
         let [words] = &segs[..] else {
             return Err(fail("a prefix is the words of one command"));
         };
+        // The same refusal as the chooser's: an approve prefix that a runner or interpreter
+        // would stretch to anything cannot be made here either.
+        if refuse
+            && effect == Effect::Approve
+            && let Some(why) = prefix_refusal(words)
+        {
+            return Err(fail(&why));
+        }
         Reach::Command {
             words: words.clone(),
         }

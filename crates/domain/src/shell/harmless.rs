@@ -56,6 +56,8 @@ pub(super) struct Args {
     pub rest: Rest,
     /// `-5` (a number as an option, `head -5`) is harmless.
     pub numbers: bool,
+    /// The first operand names a program, and every word after it is that program's.
+    pub program: bool,
 }
 
 /// A harmless option, spelled as in the manual (short `-v`, long `--verbose`; for
@@ -81,6 +83,8 @@ pub(super) enum Value {
     Attached,
     /// Digits given as `-j4` or in the next word when it is digits; or none (`make -j`).
     MaybeNumber,
+    /// One of these words, or one of them followed by `=` and any text (`-o jsonpath={..}`).
+    OneOf(&'static [&'static str]),
 }
 
 /// The operands a program or subcommand takes.
@@ -144,6 +148,13 @@ pub(super) const fn attached(name: &'static str) -> Opt {
     }
 }
 
+pub(super) const fn one_of(name: &'static str, choices: &'static [&'static str]) -> Opt {
+    Opt {
+        name,
+        value: Value::OneOf(choices),
+    }
+}
+
 pub(super) const fn maybe_number(name: &'static str) -> Opt {
     Opt {
         name,
@@ -158,6 +169,7 @@ pub(super) const fn args(opts: &'static [Opt], operands: Operands) -> Args {
         operands,
         rest: Rest::No,
         numbers: false,
+        program: false,
     }
 }
 
@@ -171,6 +183,14 @@ impl Args {
     pub(super) const fn numbers(self) -> Self {
         Args {
             numbers: true,
+            ..self
+        }
+    }
+
+    /// The same, with the first operand a program that takes every word after it.
+    pub(super) const fn program(self) -> Self {
+        Args {
+            program: true,
             ..self
         }
     }
@@ -389,14 +409,27 @@ fn is_option(w: &str) -> bool {
     (w.starts_with('-') || w.starts_with('+')) && w.len() > 1
 }
 
-/// Whether word `w` gives one of the options `by` (`-e PATTERN`, `-ePATTERN`, `--regexp=P`).
+/// Whether word `w` may give one of the options `by` (`-e PATTERN`, `-ePATTERN`, `-ie P`,
+/// `--regexp=P`, `--reg=P`). Erring toward yes is safe: the first operand is then held to the
+/// rules for a path rather than passed as a pattern.
 fn gives(by: &[&str], w: &str) -> bool {
-    by.iter().any(|o| match w.strip_prefix(o) {
-        Some("") => true,
-        Some(rest) if o.starts_with("--") => rest.starts_with('='),
-        Some(_) => true,
-        None => false,
-    })
+    if let Some(long) = w.strip_prefix("--") {
+        // GNU tools take any unambiguous abbreviation of a long option.
+        let name = long.split_once('=').map_or(long, |(n, _)| n);
+        return !name.is_empty()
+            && by
+                .iter()
+                .filter_map(|o| o.strip_prefix("--"))
+                .any(|o| o.starts_with(name));
+    }
+    // A bundle of short options gives `-e` wherever its letter stands in it.
+    let Some(bundle) = w.strip_prefix('-') else {
+        return false;
+    };
+    by.iter()
+        .filter(|o| !o.starts_with("--"))
+        .filter_map(|o| o.strip_prefix('-'))
+        .any(|letter| bundle.contains(letter))
 }
 
 struct Reader<'a> {
@@ -482,6 +515,15 @@ impl Reader<'_> {
             let v = self.operand(args.operands, operand, given_pattern, w);
             self.out.truncate(i);
             self.out.push(v);
+            if args.program {
+                let why = format!(
+                    "it goes to the program `{}` names, whose arguments Countersign does not \
+                     know",
+                    head(w)
+                );
+                self.stop(i + 1, &why);
+                return;
+            }
             operand += 1;
             i += 1;
         }
@@ -583,6 +625,23 @@ impl Reader<'_> {
             {
                 Err(format!("`{}` takes a number", o.name))
             }
+            Value::OneOf(choices)
+                if !choices.iter().any(|c| {
+                    value
+                        .strip_prefix(c)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+                }) =>
+            {
+                Err(format!(
+                    "`{}` takes one of {} here",
+                    o.name,
+                    choices
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
             _ => Ok(after),
         }
     }
@@ -670,7 +729,7 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
     } else {
         format!("{cwd}/{}", below.join("/"))
     };
-    if paths::is_settings(&full) {
+    if paths::is_settings_operand(&full) {
         return Err(format!(
             "`{shown}` names the settings of an agent or a tool"
         ));

@@ -152,13 +152,13 @@ fn others(same: &[String], element: &str, words: &[String]) -> bool {
 }
 
 /// Whether word `t` is long option `long`, or an abbreviation of it (getopt_long takes any
-/// unambiguous one), with or without a value.
+/// unambiguous one, a single letter too), with or without a value.
 fn long_is(t: &str, long: &str) -> bool {
     let Some(given) = t.strip_prefix("--") else {
         return false;
     };
     let given = given.split('=').next().unwrap_or(given);
-    given == long || (given.len() >= 2 && long.starts_with(given))
+    given == long || (!given.is_empty() && long.starts_with(given))
 }
 
 /// Whether word `t` is a bundle of short options that holds letter `c` (case ignored).

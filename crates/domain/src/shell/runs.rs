@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use super::mentions::mentions;
 use super::reading::{findings, layout};
 use super::{program, programs, segments};
-use wrappers::{OPAQUE, SHELLS, WRAPPERS, shell_line, skip};
+use wrappers::{OPAQUE, SHELLS, WRAPPERS, replaces_words, shell_line, skip};
 
 mod unseen;
 mod wrappers;
@@ -57,7 +57,14 @@ fn runs_into(words: &[String], depth: usize, out: &mut Vec<Run>) -> Result<(), S
         let name = program(first);
         let rest = &words[at + 1..];
         if let Some(w) = WRAPPERS.iter().find(|w| w.names.contains(&name.as_str())) {
-            at += 1 + skip(w, &name, rest)?;
+            let options = skip(w, &name, rest)?;
+            if replaces_words(&name, &rest[..options.min(rest.len())]) {
+                return Err(format!(
+                    "`{name}` puts its input in place of the command's words, which no rule can \
+                     read"
+                ));
+            }
+            at += 1 + options;
             exact &= !w.appends;
             continue;
         }
@@ -200,7 +207,12 @@ fn read_declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
                     }
                     // Words from input, or a guessed subcommand, may make it the rule's.
                     let same_program = run.words.first() == read.first();
+                    // A subcommand the program does not have built in may be an alias for
+                    // the rule's (`git p` for `git push`).
+                    let another_sub =
+                        same_program && read.len() > 1 && unseen::unknown_subcommand(&run.words);
                     unsure |= run.hides
+                        || another_sub
                         || (!run.exact && same_program)
                         || unseen::hands_code(&run.given)
                         || unseen::defines(&run.given);

@@ -4,6 +4,7 @@
 //! toward asking.
 
 use super::*;
+use crate::grant::phrase::read_stored_rule;
 use crate::grant::{RuleOutcome, explain, read_rule};
 
 const PROJECT: &str = "/home/me/app";
@@ -20,7 +21,7 @@ fn protected() -> Vec<String> {
 fn outcome_of(a: &Approval, rules: &[&str], disk: &[OnDiskFacts]) -> RuleOutcome {
     let grants: Vec<Grant> = rules
         .iter()
-        .map(|r| read_rule(r, a, 0).unwrap_or_else(|e| panic!("{e}")))
+        .map(|r| read_stored_rule(r, a, 0).unwrap_or_else(|e| panic!("{e}")))
         .collect();
     let segs = command_segments(&a.call);
     let protected = protected();
@@ -190,6 +191,47 @@ fn decline_rules_catch_what_is_in_plain_sight() {
         ("alias ll='ls -l'; ll", ANY_AND_NO_RM, Asks),
         ("cp /bin/ls ./x && ./x", ANY_AND_NO_RM, Asks),
         ("eval \"$X\"", ANY_AND_NO_RM, Asks),
+        // Input in place of the program's name, code from a device, commands from a file.
+        ("ls | xargs -I{} {} -rf x", ANY_AND_NO_RM, Asks),
+        ("ls | xargs -0I% % -rf x", ANY_AND_NO_RM, Asks),
+        ("ls | xargs --replace {} -rf x", ANY_AND_NO_RM, Asks),
+        ("python3 /dev/stdin < job.py", ANY_AND_NO_RM, Asks),
+        ("node /proc/self/fd/0 < job.js", ANY_AND_NO_RM, Asks),
+        ("ed -s notes.txt < edits", ANY_AND_NO_RM, Asks),
+        ("at now < job", ANY_AND_NO_RM, Asks),
+        ("vim -s keys notes.txt", ANY_AND_NO_RM, Asks),
+        // A subcommand the program lacks may be the person's alias for the rule's.
+        (
+            "git p origin main",
+            &["approve any Bash call", "decline command prefix `git push`"],
+            Asks,
+        ),
+        (
+            "git remote-https origin https://h/r < cmds",
+            &["approve any Bash call", "decline command prefix `git push`"],
+            Asks,
+        ),
+        (
+            "cargo pub --allow-dirty",
+            &[
+                "approve any Bash call",
+                "decline command prefix `cargo publish`",
+            ],
+            Asks,
+        ),
+        (
+            "git status --short",
+            &["approve any Bash call", "decline command prefix `git push`"],
+            Covered,
+        ),
+        (
+            "git push --f origin main",
+            &[
+                "approve any Bash call",
+                "decline command prefix `git push --force`",
+            ],
+            Declined,
+        ),
         // What the rule does not mention still runs.
         ("ls -la", ANY_AND_NO_RM, Covered),
         ("cargo test --workspace", ANY_AND_NO_RM, Covered),
@@ -511,6 +553,9 @@ fn rules_in_words_are_read_or_refused_plainly() {
         "approve any Write call",
         "approve commands starting with `a; b`",
         "approve files under src from any agent",
+        // What the chooser would refuse as a prefix.
+        "approve commands starting with npx",
+        "approve commands starting with `uv run`",
     ] {
         assert!(read_rule(bad, &a, 0).is_err(), "{bad}");
     }

@@ -52,12 +52,11 @@ const LOGS: &[Opt] = &[
 ];
 
 /// docker-build(1): never `--output`, `--secret`, `--ssh`, `--build-context`, `--allow`,
-/// `--network`.
+/// `--network`, nor `-t`/`--tag`, which may name an image that other commands then run
+/// (`-t ubuntu:latest`).
 // Packed, so the list reads as one.
 #[rustfmt::skip]
 const BUILD: &[Opt] = &[
-    text("-t"),
-    text("--tag"),
     path("-f"),
     path("--file"),
     text("--target"),
@@ -79,8 +78,8 @@ const BUILD: &[Opt] = &[
 const KUBE: &[Opt] = &[
     text("-n"),
     text("--namespace"),
-    text("-o"),
-    text("--output"),
+    one_of("-o", OUTPUT),
+    one_of("--output", OUTPUT),
     flag("-A"),
     flag("--all-namespaces"),
     text("-l"),
@@ -91,8 +90,6 @@ const KUBE: &[Opt] = &[
     flag("--no-headers"),
     text("--field-selector"),
     text("--sort-by"),
-    flag("-f"),
-    flag("--follow"),
     text("--tail"),
     text("-c"),
     text("--container"),
@@ -104,7 +101,29 @@ const KUBE: &[Opt] = &[
     flag("--recursive"),
 ];
 
-/// gh(1)'s readers: never `--web` (it runs the browser).
+/// kubectl's output formats, never those read from a file (`jsonpath-file=`,
+/// `go-template-file=`, `template-file=`), which print any file they name.
+const OUTPUT: &[&str] = &[
+    "wide",
+    "json",
+    "yaml",
+    "name",
+    "custom-columns",
+    "jsonpath",
+    "go-template",
+    "template",
+];
+
+/// kubectl-logs(1): the readers' options and following the log.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const KUBE_LOGS: &[Opt] = &[
+    flag("-f"), flag("--follow"), text("-n"), text("--namespace"), text("-l"), text("--selector"),
+    text("--tail"), text("-c"), text("--container"), text("--since"), flag("-p"),
+    flag("--previous"), flag("--timestamps"), flag("--all-containers"),
+];
+
+/// gh(1)'s readers: never `--web` or `-w` (it runs the browser).
 // Packed, so the list reads as one.
 #[rustfmt::skip]
 const GH: &[Opt] = &[
@@ -133,7 +152,6 @@ const GH: &[Opt] = &[
     text("-b"),
     text("--branch"),
     flag("--exit-status"),
-    text("-w"),
     text("--workflow"),
     flag("--watch"),
     flag("--required"),
@@ -153,7 +171,7 @@ pub(in super::super) const KNOWN: &[Known] = &[
         spelling: Spelling::Getopt,
         manual: "docker(1), docker-ps(1), docker-images(1), docker-logs(1), docker-build(1), docker-compose(1)",
         form: Form::Subcommands {
-            // Never `-H`, `--context`, `--config`: another daemon or identity.
+            // Never `run`, `exec`, `compose up`; never `-H`, `--context`, `--config`: another daemon or identity.
             globals: &[],
             subs: &[
                 sub(&["ps"], args(LIST, No)),
@@ -170,14 +188,8 @@ pub(in super::super) const KNOWN: &[Known] = &[
                 sub(&["buildx", "build"], args(BUILD, Plain)),
                 sub(&["compose", "ps"], args(COMPOSE_LIST, Text)),
                 sub(&["compose", "logs"], args(COMPOSE_LOGS, Text)),
-                sub(&["compose", "build"], args(&[flag("--no-cache"), flag("--pull"), flag("-q"), flag("--quiet")], Text)),
-                sub(&["compose", "up"], args(&[
-                    flag("-d"), flag("--detach"), flag("--build"), flag("--no-build"),
-                    flag("--wait"), flag("--remove-orphans"), flag("--no-deps"),
-                    flag("--force-recreate"), flag("--abort-on-container-exit"),
-                ], Text)),
-                sub(&["compose", "down"], args(&[flag("--remove-orphans")], No)),
-                sub(&["compose", "stop"], args(&[], Text)),
+                // Never `compose up`, `build`, `run`: the compose file names the images, their
+                // tags, and what of the host they mount.
             ],
         },
     },
@@ -190,14 +202,14 @@ pub(in super::super) const KNOWN: &[Known] = &[
             subs: &[
                 sub(&["get"], args(KUBE, Plain)),
                 sub(&["describe"], args(KUBE, Plain)),
-                sub(&["logs"], args(KUBE, Plain)),
+                sub(&["logs"], args(KUBE_LOGS, Plain)),
                 sub(&["top", "pod"], args(KUBE, Plain)),
                 sub(&["top", "pods"], args(KUBE, Plain)),
                 sub(&["top", "node"], args(KUBE, Plain)),
                 sub(&["top", "nodes"], args(KUBE, Plain)),
                 sub(&["explain"], args(&[flag("--recursive")], Plain)),
-                sub(&["version"], args(&[flag("--client"), text("-o"), text("--output")], No)),
-                sub(&["api-resources"], args(&[flag("--namespaced"), text("-o")], No)),
+                sub(&["version"], args(&[flag("--client"), one_of("-o", OUTPUT), one_of("--output", OUTPUT)], No)),
+                sub(&["api-resources"], args(&[flag("--namespaced"), one_of("-o", OUTPUT)], No)),
             ],
         },
     },

@@ -138,12 +138,12 @@ const GO_BUILD: &[Opt] = &[
     flag("-a"),
     flag("-n"),
     flag("-trimpath"),
-    text("-mod"),
+    one_of("-mod", &["readonly", "vendor"]),
     text("-covermode"),
     text("-coverpkg"),
     flag("-msan"),
     flag("-asan"),
-    text("-buildvcs"),
+    attached("-buildvcs"),
 ];
 
 /// `go help testflag`, the harness's own.
@@ -158,7 +158,7 @@ const GO_TEST: &[Opt] = &[
     number("-p"),
     flag("-a"),
     flag("-trimpath"),
-    text("-mod"),
+    one_of("-mod", &["readonly", "vendor"]),
     text("-covermode"),
     text("-coverpkg"),
     text("-run"),
@@ -294,8 +294,8 @@ pub(in super::super) const KNOWN: &[Known] = &[
                 sub(&["build"], args(GO_BUILD, Plain)),
                 sub(&["vet"], args(GO_BUILD, Plain)),
                 sub(&["test"], args(GO_TEST, Plain)),
-                // `go run pkg` gives the program arguments Countersign cannot read.
-                sub(&["run"], args(GO_BUILD, No)),
+                // `go run pkg` gives what follows the package to the program it builds.
+                sub(&["run"], args(GO_BUILD, No).program()),
                 sub(&["version"], args(&[flag("-m"), flag("-v")], Plain)),
                 sub(&["env"], args(&[flag("-json")], Text)),
                 sub(&["list"], args(&[flag("-m"), flag("-json"), text("-f"), flag("-u"), flag("-deps")], Plain)),

@@ -45,6 +45,7 @@ fn value_for(o: &Opt) -> Option<&'static str> {
         Value::Text => Some("k"),
         Value::Path => Some("a"),
         Value::Number => Some("3"),
+        Value::OneOf(choices) => choices.first().copied(),
     }
 }
 
@@ -167,6 +168,16 @@ fn options_are_read_as_each_program_spells_them() {
     covers("rg", "rg -n TODO: src").unwrap();
     assert!(covers("grep", "grep -e x /etc/shadow").is_err());
     assert!(covers("rg", "rg -e x ../other").is_err());
+    // `-e` and `-f` count wherever they stand: in a bundle, or a long option abbreviated.
+    assert!(covers("grep", "grep -ie x /etc/shadow").is_err());
+    assert!(covers("grep", "grep -hf pats /etc/shadow").is_err());
+    assert!(covers("grep", "grep --reg=x /etc/shadow").is_err());
+    assert!(covers("rg", "rg -ie x ../other").is_err());
+    // Output formats that print no file; the program `go run` builds takes what follows it.
+    covers("kubectl get", "kubectl get pods -o 'jsonpath={.items}'").unwrap();
+    covers("kubectl get", "kubectl get pods -o wide").unwrap();
+    covers("kubectl logs", "kubectl logs -f web").unwrap();
+    covers("go build", "go build -buildvcs=false ./...").unwrap();
     for (prefix, line) in [
         // Not in the table, or not as given.
         ("git log", "git log --output=/tmp/x"),
@@ -189,6 +200,23 @@ fn options_are_read_as_each_program_spells_them() {
         ("bash script.sh", "bash script.sh +e"),
         ("ls", "ls +x"),
         ("ls", "ls --frobnicate"),
+        (
+            "kubectl get",
+            "kubectl get pods -o jsonpath-file=/home/me/.ssh/id_rsa",
+        ),
+        (
+            "kubectl get",
+            "kubectl get pods -o go-template-file=/etc/shadow",
+        ),
+        ("kubectl get", "kubectl get -f pods"),
+        ("go run ./cmd/tool", "go run ./cmd/tool -v"),
+        ("go run ./cmd/tool", "go run ./cmd/tool deploy"),
+        ("go build", "go build -mod=mod ./..."),
+        ("go build", "go build -buildvcs ../../x"),
+        ("docker build", "docker build -t ubuntu:latest ."),
+        ("docker compose", "docker compose up -d"),
+        ("docker compose", "docker compose build"),
+        ("gh pr view", "gh pr view -w 12"),
     ] {
         assert!(
             covers(prefix, line).is_err(),

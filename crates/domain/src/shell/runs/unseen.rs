@@ -3,6 +3,8 @@
 //! later. While a decline rule exists for a tool, such a call goes to a person, and no approve
 //! rule approves it.
 
+use std::collections::HashSet;
+
 use super::super::program;
 
 /// Programs whose arguments before the script are options, and that run code given on their
@@ -47,8 +49,73 @@ pub fn hands_code(given: &[String]) -> bool {
         Some((m, rest)) if m == "-m" => rest
             .first()
             .is_none_or(|module| !PLAIN_MODULES.contains(&module.as_str())),
-        Some((w, _)) => w.starts_with(['-', '+']),
+        // A script read from a device or a process's file: its input or another descriptor.
+        Some((w, _)) => {
+            w.starts_with(['-', '+']) || w.starts_with("/dev/") || w.starts_with("/proc/")
+        }
     }
+}
+
+/// Every subcommand of the programs that also run subcommands of the person's own making
+/// (git's `alias.*`, cargo's `[alias]`, `gh alias set` and extensions), so that a word not
+/// listed may be any of them: git(1) `git help -a` without the helpers that do another
+/// command's work by other means (`remote-*`, `receive-pack`, `upload-pack`, `fetch-pack`,
+/// `http-fetch`, `shell`, `daemon`); cargo(1) `cargo --list`, built in; gh(1) `gh help`.
+// Packed, so the lists read as one.
+#[rustfmt::skip]
+const SUBCOMMANDS: &[(&str, &[&str])] = &[
+    ("git", &[
+        "add", "am", "annotate", "apply", "archimport", "archive", "backfill", "bisect", "blame",
+        "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore",
+        "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry",
+        "cherry-pick", "citool", "clean", "clone", "column", "commit", "commit-graph",
+        "commit-tree", "config", "count-objects", "credential", "credential-cache",
+        "credential-store", "cvsexportcommit", "cvsimport", "cvsserver", "describe", "diagnose",
+        "diff", "diff-files", "diff-index", "diff-pairs", "diff-tree", "difftool", "fast-export",
+        "fast-import", "fetch", "filter-branch", "fmt-merge-msg", "for-each-ref",
+        "for-each-repo", "format-patch", "fsck", "gc", "get-tar-commit-id", "gitk", "grep",
+        "gui", "hash-object", "help", "hook", "http-backend", "imap-send", "index-pack", "init",
+        "init-db", "instaweb", "interpret-trailers", "last-modified", "log", "ls-files",
+        "ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base",
+        "merge-file", "merge-index", "merge-one-file", "merge-tree", "mergetool", "mktag",
+        "mktree", "multi-pack-index", "mv", "notes", "p4", "pack-objects", "pack-redundant",
+        "pack-refs", "patch-id", "prune", "prune-packed", "pull", "push", "quiltimport",
+        "range-diff", "read-tree", "rebase", "reflog", "refs", "remote", "repack", "replace",
+        "replay", "repo", "request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse",
+        "revert", "rm", "scalar", "send-email", "send-pack", "shortlog", "show", "show-branch",
+        "show-index", "show-ref", "sparse-checkout", "stage", "stash", "status", "stripspace",
+        "submodule", "subtree", "svn", "switch", "symbolic-ref", "tag", "unpack-file",
+        "unpack-objects", "update-index", "update-ref", "update-server-info", "var",
+        "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged", "worktree",
+        "write-tree", "http-push", "lfs",
+    ]),
+    ("cargo", &[
+        "add", "b", "bench", "build", "c", "check", "clean", "clippy", "config", "d", "doc",
+        "fetch", "fix", "fmt", "generate-lockfile", "git-checkout", "help", "info", "init",
+        "install", "locate-project", "login", "logout", "metadata", "miri", "new", "owner",
+        "package", "pkgid", "publish", "r", "read-manifest", "remove", "report", "rm", "run",
+        "rustc", "rustdoc", "search", "t", "test", "tree", "uninstall", "update", "vendor",
+        "verify-project", "version", "yank",
+    ]),
+    ("gh", &[
+        "agent-task", "alias", "api", "attestation", "auth", "browse", "cache", "co",
+        "codespace", "completion", "config", "copilot", "extension", "gist", "gpg-key", "help",
+        "issue", "label", "org", "pr", "preview", "project", "release", "repo", "ruleset", "run",
+        "search", "secret", "ssh-key", "status", "variable", "workflow",
+    ]),
+];
+
+/// Whether words `run` (a program, then its subcommand) name a subcommand its program does not
+/// have built in, which may be an alias or extension of the person's for any other, or a
+/// helper doing another's work: unknown for [`SUBCOMMANDS`]' programs only.
+pub fn unknown_subcommand(run: &[String]) -> bool {
+    let (Some(name), Some(sub)) = (run.first(), run.get(1)) else {
+        return false;
+    };
+    SUBCOMMANDS
+        .iter()
+        .find(|(p, _)| p == name)
+        .is_some_and(|(_, known)| !sub.starts_with('-') && !known.contains(&sub.as_str()))
 }
 
 /// Whether words `given` define or rename a command for what follows: an alias, a function
@@ -127,7 +194,7 @@ const RENAMERS: &[&str] = &["ln", "link", "cp", "mv", "install", "rsync"];
 /// Whether one command of the line runs a program by a name another command of it made
 /// (`ln -s /usr/bin/git g; ./g push`).
 pub fn renames_a_program(segments: &[Vec<String>]) -> bool {
-    let made: Vec<String> = segments
+    let made: HashSet<String> = segments
         .iter()
         .filter(|s| {
             s.first()

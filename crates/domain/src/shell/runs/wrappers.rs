@@ -19,6 +19,11 @@ pub const OPAQUE: &[&str] = &[
     "nu", "elvish", "xonsh", "chrt", "taskset", "numactl", "fakeroot", "firejail", "unbuffer",
     "prlimit", "setpriv", "sg", "newgrp", "tmux", "screen", "byobu", "dtach", "abduco", "xterm",
     "wsl", "ex",
+    // What runs the commands of a file or of its input, in a language of its own: at(1),
+    // batch(1), crontab(1), ed(1) and red's `!`, m4(1)'s `syscmd`, dc(1)'s `!`, the editors'
+    // and debuggers' `:!` and `shell`, mail(1)'s `~!`.
+    "at", "batch", "crontab", "ed", "red", "m4", "dc", "vi", "vim", "nvim", "view", "emacs",
+    "emacsclient", "gdb", "lldb", "mail", "mailx",
 ];
 
 /// A program that runs the command after its own options and operands.
@@ -164,6 +169,19 @@ pub const WRAPPERS: &[Wrapper] = &[
 ];
 
 /// How many of `rest` (the words after wrapper `w`) are its own options and operands.
+/// Whether options `opts` of wrapper `name` put words of its input in place of the command's
+/// words, its program's name among them: xargs(1)'s `-I`, `-i`, `--replace` and BSD's `-J`
+/// (`echo git | xargs -I{} {} push`). A bundle holding the letter counts, erring toward yes.
+pub fn replaces_words(name: &str, opts: &[String]) -> bool {
+    name == "xargs"
+        && opts.iter().any(|o| match o.strip_prefix("--") {
+            Some(long) => {
+                !long.is_empty() && "replace".starts_with(long.split('=').next().unwrap_or(long))
+            }
+            None => o.starts_with('-') && o[1..].contains(['I', 'i', 'J']),
+        })
+}
+
 pub fn skip(w: &Wrapper, name: &str, rest: &[String]) -> Result<usize, String> {
     let unknown = |opt: &str| format!("`{name} {opt}` is an option this rule does not read");
     let mut i = 0;

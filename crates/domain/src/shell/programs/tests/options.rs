@@ -85,8 +85,9 @@ fn package_managers_install_nowhere_else() {
     );
     pins(
         "docker build",
-        &["docker build -t app ."],
+        &["docker build --pull ."],
         &[
+            "docker build -t ubuntu:latest .",
             "docker build -o /x .",
             "docker build --output=type=local,dest=/x .",
             "docker build --output /x .",

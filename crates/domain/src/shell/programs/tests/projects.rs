@@ -261,7 +261,8 @@ fn cargo_go_deno_make() {
         &["go build ./..."],
         &["go build -ldflags=-extld=id"],
     );
-    pins("go run .", &["go run . -v"], &["go run . -exec x"]);
+    // What follows the package goes to the program go builds.
+    pins("go run .", &[], &["go run . -exec x", "go run . -v"]);
     refused(&[
         "go",
         "go run",
@@ -307,13 +308,14 @@ fn cargo_go_deno_make() {
 fn containers() {
     pins(
         "docker build",
-        &["docker build -t app ."],
-        &["docker build --privileged ."],
+        &["docker build --no-cache ."],
+        &["docker build --privileged .", "docker build -t app ."],
     );
+    // The compose file names the images and what of the host they mount.
     pins(
         "docker compose up",
-        &["docker compose up -d"],
-        &["docker compose up -f /tmp/x.yml"],
+        &[],
+        &["docker compose up -d", "docker compose up -f /tmp/x.yml"],
     );
     refused(&[
         "docker",
