@@ -28,7 +28,8 @@ const MAX_WORDS_LOOKED_AT: usize = 256;
 
 /// The words of a terminal call (and the values of `--opt=value` words) that name a path going
 /// through a symbolic link, from `cwd`: a link inside the project may lead anywhere, so no
-/// prefix covers an operand through one. Empty for other calls.
+/// prefix covers an operand through one. Words past the first [`MAX_WORDS_LOOKED_AT`] are not
+/// looked at and are all in it. Empty for other calls.
 pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
     let Some(segments) = countersign_domain::grant::command_segments(call) else {
         return Vec::new();
@@ -37,7 +38,7 @@ pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
         CallView::Terminal(t) => t.cwd.as_deref().or(cwd),
         _ => cwd,
     };
-    let mut out = Vec::new();
+    let mut out = std::collections::BTreeSet::new();
     let candidates = segments
         .iter()
         .flat_map(|s| s.iter().skip(1))
@@ -48,20 +49,25 @@ pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
                 .map(|(_, v)| v.to_owned());
             std::iter::once(w.clone()).chain(value)
         })
-        .filter(|w| !w.is_empty() && !w.starts_with('-'))
-        .take(MAX_WORDS_LOOKED_AT);
-    for word in candidates {
+        .filter(|w| !w.is_empty() && !w.starts_with('-'));
+    for (n, word) in candidates.enumerate() {
+        // Past the words looked at, a word is taken to go through a link: not known not to.
+        if n >= MAX_WORDS_LOOKED_AT {
+            out.insert(word);
+            continue;
+        }
         let path = Path::new(&word);
         let full = match (path.is_absolute(), base) {
             (true, _) => path.to_path_buf(),
             (false, Some(b)) if Path::new(b).is_absolute() => Path::new(b).join(path),
             _ => continue,
         };
-        if through_a_link(&full) && !out.contains(&word) {
-            out.push(word);
+        if through_a_link(&full) {
+            out.insert(word);
         }
     }
-    out
+    // Sorted, as the reader looks words up in it.
+    out.into_iter().collect()
 }
 
 /// Whether a component of `path` (past the root) is a symbolic link.
@@ -184,5 +190,42 @@ mod tests {
         );
         let p = protected(Some(&root));
         assert_eq!(p[0], root.display().to_string());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn words_through_a_link_and_words_not_looked_at_are_linked_and_sorted() {
+        use countersign_domain::call::TerminalCall;
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("out")).unwrap();
+        let call = |command: String| {
+            CallView::Terminal(TerminalCall {
+                title: "t".into(),
+                command,
+                args: None,
+                description: None,
+                cwd: Some(root.display().to_string()),
+                env: None,
+                options: Some([("shell".to_owned(), "bash".into())].into()),
+            })
+        };
+        let linked = linked_words(
+            &call("tar -cf out/x.tar --file=out/y src; cat out".into()),
+            None,
+        );
+        assert_eq!(linked, ["out", "out/x.tar", "out/y"]);
+        // A long line: what lies past the words looked at counts as linked, not as plain.
+        let many: Vec<String> = (0..MAX_WORDS_LOOKED_AT + 2)
+            .map(|i| format!("f{i}"))
+            .collect();
+        let linked = linked_words(&call(format!("cat {}", many.join(" "))), None);
+        let last = many.last().unwrap();
+        assert!(
+            linked.contains(last) && !linked.contains(&many[0]),
+            "{linked:?}"
+        );
+        assert!(linked.windows(2).all(|w| w[0] < w[1]), "sorted");
     }
 }

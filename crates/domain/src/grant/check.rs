@@ -83,8 +83,9 @@ pub fn describe(g: &Grant) -> String {
 
 /// What a rule that may cover a call but cannot tell leaves unseen.
 const UNSEEN: &str = "part of the call has an effect no reading sees: code handed to an \
-                      interpreter, a command defined, renamed or named by a variable, or a line \
-                      that does not split";
+                      interpreter or an editor, a command defined, renamed or named by a \
+                      variable, a subcommand the program lacks (perhaps your alias), input put \
+                      in place of the command's words, or a line that does not split";
 
 /// Why `miss` keeps a rule from a call, in a sentence about the rule ("it …").
 fn missed(miss: &Miss) -> String {

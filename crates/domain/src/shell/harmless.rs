@@ -227,7 +227,8 @@ pub struct Places<'a> {
     /// Directories no operand may name, whatever the project: Countersign's data directory,
     /// the home directory's `bin`.
     pub protected: &'a [String],
-    /// Operands the console found to go through a symbolic link, from the working directory.
+    /// Operands the console found to go through a symbolic link, from the working directory,
+    /// or did not look at; sorted.
     pub linked: &'a [String],
 }
 
@@ -593,6 +594,13 @@ impl Reader<'_> {
                 continue;
             }
             let rest = &letters[j + c.len_utf8()..];
+            // The console looks at each word, and each `=value`, for a symbolic link on the
+            // way; a path joined to its letter (`-cflink/x.tar`) is not looked at.
+            if o.value == Value::Path && !rest.is_empty() && !rest.starts_with('=') {
+                return Err(format!(
+                    "`-{c}` is given its path in the same word; give it as a word of its own"
+                ));
+            }
             let rest = rest.strip_prefix('=').unwrap_or(rest);
             return self.value(o, (!rest.is_empty()).then_some(rest), i);
         }
@@ -619,7 +627,7 @@ impl Reader<'_> {
             },
         };
         match o.value {
-            Value::Path => plain(value, self.places).map(|()| after),
+            Value::Path => plain_path(value, self.places).map(|()| after),
             Value::Number | Value::MaybeNumber
                 if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) =>
             {
@@ -657,6 +665,17 @@ fn head(w: &str) -> String {
 /// through a link, and not a URL, remote, `@file` or `NAME=value`. A test's name after `::`
 /// (`tests/x.py::test_y`, `tests/x.py::Case::test[a-1]`) is text, when it is only a name.
 pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
+    plain_as(w, places, false)
+}
+
+/// [`plain`] for the value of an option that takes a path, which may be written to (tar's
+/// `-f`): never a file that makes a bare repository either (`HEAD`), which as an operand is a
+/// revision.
+fn plain_path(w: &str, places: &Places<'_>) -> Result<(), String> {
+    plain_as(w, places, true)
+}
+
+fn plain_as(w: &str, places: &Places<'_>, path_value: bool) -> Result<(), String> {
     let shown: String = w.chars().take(60).collect();
     let path = match w.split_once("::") {
         Some((p, id))
@@ -717,9 +736,13 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
             below.push(part);
         }
     }
-    if places.linked.iter().any(|l| l == w) {
+    if places
+        .linked
+        .binary_search_by(|l| l.as_str().cmp(w))
+        .is_ok()
+    {
         return Err(format!(
-            "`{shown}` goes through a symbolic link, which may lead anywhere"
+            "`{shown}` goes, or may go, through a symbolic link, which may lead anywhere"
         ));
     }
     // Compared as written without `.` and empty components: `./bin` and `bin//x` are `bin`.
@@ -729,7 +752,12 @@ pub(super) fn plain(w: &str, places: &Places<'_>) -> Result<(), String> {
     } else {
         format!("{cwd}/{}", below.join("/"))
     };
-    if paths::is_settings_operand(&full) {
+    let settings = if path_value {
+        paths::is_settings(&full)
+    } else {
+        paths::is_settings_operand(&full)
+    };
+    if settings {
         return Err(format!(
             "`{shown}` names the settings of an agent or a tool"
         ));

@@ -208,14 +208,20 @@ fn read_declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
                     // Words from input, or a guessed subcommand, may make it the rule's.
                     let same_program = run.words.first() == read.first();
                     // A subcommand the program does not have built in may be an alias for
-                    // the rule's (`git p` for `git push`).
-                    let another_sub =
-                        same_program && read.len() > 1 && unseen::unknown_subcommand(&run.words);
+                    // the rule's (`git p` for `git push`); git's and gh's may run any shell
+                    // command, whatever the rule.
+                    let shell_alias = run
+                        .words
+                        .first()
+                        .is_some_and(|p| unseen::SHELL_ALIASES.contains(&p.as_str()));
+                    let another_sub = (shell_alias || same_program && read.len() > 1)
+                        && unseen::unknown_subcommand(&run.words);
                     unsure |= run.hides
                         || another_sub
                         || (!run.exact && same_program)
                         || unseen::hands_code(&run.given)
-                        || unseen::defines(&run.given);
+                        || unseen::defines(&run.given)
+                        || unseen::stores_a_command(&run.words);
                 }
             }
         }

@@ -224,6 +224,31 @@ fn decline_rules_catch_what_is_in_plain_sight() {
             &["approve any Bash call", "decline command prefix `git push`"],
             Covered,
         ),
+        // A setting that runs a command later, an alias that may run any: asked.
+        (
+            "git config core.fsmonitor 'echo cm0gLXJmIH4= | base64 -d | sh'; git status",
+            ANY_AND_NO_RM,
+            Asks,
+        ),
+        (
+            "gh alias set --shell p 'echo Z2l0IHB1c2g= | base64 -d | sh' && gh p",
+            &["approve any Bash call", "decline command prefix `git push`"],
+            Asks,
+        ),
+        ("git st", ANY_AND_NO_RM, Asks),
+        ("git config --get user.name", ANY_AND_NO_RM, Covered),
+        ("git config user.name", ANY_AND_NO_RM, Covered),
+        ("npm config set script-shell ./x.sh", ANY_AND_NO_RM, Asks),
+        // Commands on the input of a program with a shell escape, editors by any build's name,
+        // a script from a device however its path is written.
+        ("echo LnNoZWxsIHJt | base64 -d | sqlite3", ANY_AND_NO_RM, Asks),
+        ("psql -h db app < q.sql", ANY_AND_NO_RM, Asks),
+        ("vim.tiny -c 'exe \"!sh x\"'", ANY_AND_NO_RM, Asks),
+        ("gdb-multiarch -batch -x cmds", ANY_AND_NO_RM, Asks),
+        ("python3 //dev/stdin < job", ANY_AND_NO_RM, Asks),
+        ("python3 /usr/../dev/stdin < job", ANY_AND_NO_RM, Asks),
+        ("cd /dev && python3 stdin < job", ANY_AND_NO_RM, Asks),
+        ("python3 manage.py test", ANY_AND_NO_RM, Covered),
         (
             "git push --f origin main",
             &[

@@ -22,6 +22,20 @@ const INTERPRETERS: &[&str] = &[
 /// GNU sed's `e` command and `s///e` flag run a shell command).
 const PROGRAM_FIRST: &[&str] = &["awk", "gawk", "mawk", "nawk", "sed", "gsed", "jq", "yq"];
 
+/// Programs that read commands from their input or arguments, a shell escape among them:
+/// sqlite3(1)'s `.shell`, psql(1)'s `\!`, mysql(1)'s `system`, ftp(1)'s and sftp(1)'s `!`.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const SHELL_ESCAPES: &[&str] = &[
+    "sqlite3", "sqlite", "duckdb", "psql", "mysql", "mariadb", "ftp", "sftp", "lftp", "ncftp",
+];
+
+/// Editors and debuggers that run commands (`:!`, `shell`), under any build's name: `vim.tiny`,
+/// `vim.basic`, `gdb-multiarch`, `emacs-nox`.
+const EDITORS: &[&str] = &[
+    "vi", "vim", "nvim", "gvim", "ed", "ex", "emacs", "gdb", "lldb",
+];
+
 /// Python modules run with `-m` whose arguments are not code (each module's `--help`).
 // Packed, so the list reads as one.
 #[rustfmt::skip]
@@ -38,7 +52,11 @@ pub fn hands_code(given: &[String]) -> bool {
     let Some((name, args)) = given.split_first() else {
         return false;
     };
-    if PROGRAM_FIRST.contains(&name.as_str()) {
+    let stem = name.split(['.', '-']).next().unwrap_or(name);
+    if PROGRAM_FIRST.contains(&name.as_str())
+        || SHELL_ESCAPES.contains(&name.as_str())
+        || EDITORS.contains(&stem)
+    {
         return true;
     }
     if !INTERPRETERS.contains(&name.as_str()) {
@@ -49,18 +67,39 @@ pub fn hands_code(given: &[String]) -> bool {
         Some((m, rest)) if m == "-m" => rest
             .first()
             .is_none_or(|module| !PLAIN_MODULES.contains(&module.as_str())),
-        // A script read from a device or a process's file: its input or another descriptor.
-        Some((w, _)) => {
-            w.starts_with(['-', '+']) || w.starts_with("/dev/") || w.starts_with("/proc/")
+        Some((w, _)) => w.starts_with(['-', '+']) || from_a_device(w),
+    }
+}
+
+/// Whether script path `w` may be read from a device or a process's file (its input, another
+/// descriptor): under `/dev` or `/proc` however written (`//dev/stdin`, `/usr/../dev/stdin`),
+/// or, relative, naming such a folder or file anywhere (`dev/stdin`, `fd/0` after a `cd`).
+fn from_a_device(w: &str) -> bool {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in w.split(['/', '\\']) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
         }
     }
+    if w.starts_with('/') {
+        return matches!(parts.first(), Some(&("dev" | "proc")));
+    }
+    parts.iter().any(|p| {
+        matches!(*p, "dev" | "proc" | "fd" | "stdin" | "self")
+            || p.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// Every subcommand of the programs that also run subcommands of the person's own making
 /// (git's `alias.*`, cargo's `[alias]`, `gh alias set` and extensions), so that a word not
 /// listed may be any of them: git(1) `git help -a` without the helpers that do another
 /// command's work by other means (`remote-*`, `receive-pack`, `upload-pack`, `fetch-pack`,
-/// `http-fetch`, `shell`, `daemon`); cargo(1) `cargo --list`, built in; gh(1) `gh help`.
+/// `http-fetch`, `shell`, `daemon`); cargo(1) `cargo --list`, built in; gh(1) `gh help`, without
+/// `co`, an alias gh's config holds.
 // Packed, so the lists read as one.
 #[rustfmt::skip]
 const SUBCOMMANDS: &[(&str, &[&str])] = &[
@@ -98,7 +137,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         "verify-project", "version", "yank",
     ]),
     ("gh", &[
-        "agent-task", "alias", "api", "attestation", "auth", "browse", "cache", "co",
+        "agent-task", "alias", "api", "attestation", "auth", "browse", "cache",
         "codespace", "completion", "config", "copilot", "extension", "gist", "gpg-key", "help",
         "issue", "label", "org", "pr", "preview", "project", "release", "repo", "ruleset", "run",
         "search", "secret", "ssh-key", "status", "variable", "workflow",
@@ -116,6 +155,58 @@ pub fn unknown_subcommand(run: &[String]) -> bool {
         .iter()
         .find(|(p, _)| p == name)
         .is_some_and(|(_, known)| !sub.starts_with('-') && !known.contains(&sub.as_str()))
+}
+
+/// Programs whose aliases may run any shell command (git-config(1) `alias.*` starting with `!`,
+/// `gh alias set --shell`): a subcommand they lack may run anything, whatever the rule.
+pub const SHELL_ALIASES: &[&str] = &["git", "gh"];
+
+/// Whether words `run` (a program, its subcommand, then what follows) store a setting a later
+/// command runs: `git config` setting a key (`core.fsmonitor`, `core.pager`, `alias.*`),
+/// `gh alias set`, `gh config set`, `gh extension install`, a package manager's `config set`
+/// (npm's `script-shell`), pip's `config set`.
+pub fn stores_a_command(run: &[String]) -> bool {
+    let words: Vec<&str> = run.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["git", "config", rest @ ..] => !git_config_reads(rest),
+        ["gh", "alias" | "extension" | "ext" | "config", ..] => true,
+        [
+            "npm" | "pnpm" | "yarn" | "bun" | "pip" | "pip3" | "uv" | "poetry",
+            "config",
+            ..,
+        ] => true,
+        _ => false,
+    }
+}
+
+/// Options of git-config(1) known to only read, or to choose what is read.
+// Packed, so the list reads as one.
+#[rustfmt::skip]
+const GIT_CONFIG_READS: &[&str] = &[
+    "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin",
+    "--show-scope", "--name-only", "--global", "--system", "--local", "--worktree", "-z",
+    "--null", "--includes", "--no-includes", "--type", "--bool", "--int", "--bool-or-int",
+    "--path", "--expiry-date", "--default", "--all", "--regexp", "--url", "--value", "-t",
+];
+
+/// Whether `git config` with arguments `rest` only reads: every option one known to read, and
+/// a read asked for (`get`, `list`, `--get…`, `--list`) or a key alone.
+fn git_config_reads(rest: &[&str]) -> bool {
+    let (asked, args) = match rest.split_first() {
+        Some((&("get" | "list"), args)) => (true, args),
+        _ => (false, rest),
+    };
+    let head = |w: &&str| w.split('=').next().unwrap_or(w).to_owned();
+    let options_read = args
+        .iter()
+        .filter(|w| w.starts_with('-'))
+        .all(|w| GIT_CONFIG_READS.contains(&head(w).as_str()));
+    let asked = asked
+        || args
+            .iter()
+            .any(|w| w.starts_with("--get") || *w == "-l" || *w == "--list");
+    let operands = args.iter().filter(|w| !w.starts_with('-')).count();
+    options_read && (asked || operands <= 1)
 }
 
 /// Whether words `given` define or rename a command for what follows: an alias, a function

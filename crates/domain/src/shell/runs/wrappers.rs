@@ -168,7 +168,6 @@ pub const WRAPPERS: &[Wrapper] = &[
     wrapper(&["busybox", "toybox"]),
 ];
 
-/// How many of `rest` (the words after wrapper `w`) are its own options and operands.
 /// Whether options `opts` of wrapper `name` put words of its input in place of the command's
 /// words, its program's name among them: xargs(1)'s `-I`, `-i`, `--replace` and BSD's `-J`
 /// (`echo git | xargs -I{} {} push`). A bundle holding the letter counts, erring toward yes.
@@ -182,6 +181,7 @@ pub fn replaces_words(name: &str, opts: &[String]) -> bool {
         })
 }
 
+/// How many of `rest` (the words after wrapper `w`) are its own options and operands.
 pub fn skip(w: &Wrapper, name: &str, rest: &[String]) -> Result<usize, String> {
     let unknown = |opt: &str| format!("`{name} {opt}` is an option this rule does not read");
     let mut i = 0;
