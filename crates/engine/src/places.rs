@@ -60,7 +60,11 @@ pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
         let full = match (path.is_absolute(), base) {
             (true, _) => path.to_path_buf(),
             (false, Some(b)) if Path::new(b).is_absolute() => Path::new(b).join(path),
-            _ => continue,
+            // Nowhere to look from: not known not to go through a link.
+            _ => {
+                out.insert(word);
+                continue;
+            }
         };
         if through_a_link(&full) {
             out.insert(word);

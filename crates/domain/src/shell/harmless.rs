@@ -596,12 +596,12 @@ impl Reader<'_> {
             let rest = &letters[j + c.len_utf8()..];
             // The console looks at each word, and each `=value`, for a symbolic link on the
             // way; a path joined to its letter (`-cflink/x.tar`) is not looked at.
-            if o.value == Value::Path && !rest.is_empty() && !rest.starts_with('=') {
+            if o.value == Value::Path && !rest.is_empty() {
                 return Err(format!(
                     "`-{c}` is given its path in the same word; give it as a word of its own"
                 ));
             }
-            let rest = rest.strip_prefix('=').unwrap_or(rest);
+            // getopt gives `-f=x` the value `=x`.
             return self.value(o, (!rest.is_empty()).then_some(rest), i);
         }
         Ok(i + 1)
@@ -677,6 +677,13 @@ fn plain_path(w: &str, places: &Places<'_>) -> Result<(), String> {
 
 fn plain_as(w: &str, places: &Places<'_>, path_value: bool) -> Result<(), String> {
     let shown: String = w.chars().take(60).collect();
+    debug_assert!(places.linked.is_sorted(), "linked words are sorted");
+    // The console does not look at words that start with a dash; `-` alone is the input.
+    if w.starts_with('-') && w != "-" {
+        return Err(format!(
+            "`{shown}` starts with a dash, so Countersign does not read it as a path"
+        ));
+    }
     let path = match w.split_once("::") {
         Some((p, id))
             if id

@@ -197,7 +197,7 @@ fn read_declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
         if seg.starts_with(rule) || named {
             return Declines::Yes;
         }
-        unsure |= unseen::sets_a_command(seg);
+        unsure |= unseen::sets_a_command(seg) || unseen::cd_to_a_device(seg);
         match runs(seg) {
             Err(_) => unsure = true,
             Ok(found) => {
@@ -216,12 +216,17 @@ fn read_declines(rule: &[String], segments: &[Vec<String>]) -> Declines {
                         .is_some_and(|p| unseen::SHELL_ALIASES.contains(&p.as_str()));
                     let another_sub = (shell_alias || same_program && read.len() > 1)
                         && unseen::unknown_subcommand(&run.words);
+                    let keeps = run
+                        .words
+                        .first()
+                        .is_some_and(|p| unseen::KEEPS_COMMANDS.contains(&p.as_str()));
                     unsure |= run.hides
                         || another_sub
-                        || (!run.exact && same_program)
+                        || (!run.exact && (same_program || keeps))
                         || unseen::hands_code(&run.given)
                         || unseen::defines(&run.given)
-                        || unseen::stores_a_command(&run.words);
+                        || unseen::stores_a_command(&run.words)
+                        || unseen::stores_a_command(&run.given);
                 }
             }
         }

@@ -241,7 +241,11 @@ fn decline_rules_catch_what_is_in_plain_sight() {
         ("npm config set script-shell ./x.sh", ANY_AND_NO_RM, Asks),
         // Commands on the input of a program with a shell escape, editors by any build's name,
         // a script from a device however its path is written.
-        ("echo LnNoZWxsIHJt | base64 -d | sqlite3", ANY_AND_NO_RM, Asks),
+        (
+            "echo LnNoZWxsIHJt | base64 -d | sqlite3",
+            ANY_AND_NO_RM,
+            Asks,
+        ),
         ("psql -h db app < q.sql", ANY_AND_NO_RM, Asks),
         ("vim.tiny -c 'exe \"!sh x\"'", ANY_AND_NO_RM, Asks),
         ("gdb-multiarch -batch -x cmds", ANY_AND_NO_RM, Asks),
@@ -249,6 +253,49 @@ fn decline_rules_catch_what_is_in_plain_sight() {
         ("python3 /usr/../dev/stdin < job", ANY_AND_NO_RM, Asks),
         ("cd /dev && python3 stdin < job", ANY_AND_NO_RM, Asks),
         ("python3 manage.py test", ANY_AND_NO_RM, Covered),
+        // Options after git config's first operand are operands: this sets the key.
+        (
+            "git config core.fsmonitor 'echo x | sh' --get; git status",
+            ANY_AND_NO_RM,
+            Asks,
+        ),
+        ("git config edit", ANY_AND_NO_RM, Asks),
+        (
+            "git --attr-source=HEAD config core.fsmonitor x",
+            ANY_AND_NO_RM,
+            Asks,
+        ),
+        ("git --attr-source=HEAD st", ANY_AND_NO_RM, Asks),
+        ("echo st | xargs git", ANY_AND_NO_RM, Asks),
+        (
+            "npm set node-options=--require=./x.js; npm test",
+            ANY_AND_NO_RM,
+            Asks,
+        ),
+        ("npm c set script-shell ./x", ANY_AND_NO_RM, Asks),
+        ("npm pkg set scripts.test=./x", ANY_AND_NO_RM, Asks),
+        (
+            "python3 -m pip config set global.index-url http://h/",
+            ANY_AND_NO_RM,
+            Asks,
+        ),
+        ("yarn set version ./x.cjs", ANY_AND_NO_RM, Asks),
+        ("rust-gdb -batch -ex 'shell x'", ANY_AND_NO_RM, Asks),
+        ("vimdiff -c '!x' a b", ANY_AND_NO_RM, Asks),
+        ("python3.13t -c 'import os'", ANY_AND_NO_RM, Asks),
+        ("gnuplot -e 'system(\"x\")'", ANY_AND_NO_RM, Asks),
+        ("python3 /DEV/stdin < job", ANY_AND_NO_RM, Asks),
+        ("make -f - all < job.mk", ANY_AND_NO_RM, Asks),
+        ("just -f /dev/stdin < job", ANY_AND_NO_RM, Asks),
+        ("cd / && python3 dev/stdin < job", ANY_AND_NO_RM, Asks),
+        // What stays plain: reads, built-ins, a project's own folders named like devices.
+        ("npm config get registry", ANY_AND_NO_RM, Covered),
+        ("gh alias list", ANY_AND_NO_RM, Covered),
+        ("gh version", ANY_AND_NO_RM, Covered),
+        ("git name-rev HEAD", ANY_AND_NO_RM, Covered),
+        ("node dev/server.js", ANY_AND_NO_RM, Covered),
+        ("python3 data/2024/x.py", ANY_AND_NO_RM, Covered),
+        ("make -j 4 test", ANY_AND_NO_RM, Covered),
         (
             "git push --f origin main",
             &[

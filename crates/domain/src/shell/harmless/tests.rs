@@ -158,7 +158,12 @@ fn options_are_read_as_each_program_spells_them() {
     // tar's first word may be a bundle without its dash.
     covers("tar", "tar czf out.tgz src").unwrap();
     covers("tar", "tar -tvf out.tgz").unwrap();
-    covers("tar", "tar -cf=out.tar src").unwrap();
+    assert!(
+        covers("tar", "tar -cf=out.tar src").is_err(),
+        "tar writes `=out.tar`"
+    );
+    assert!(covers("tar", "tar -cf -lnk/x.tar src").is_err());
+    assert!(covers("ls", "ls -- -lnk/x").is_err());
     // After `--`, what the harness takes.
     covers(
         "cargo test",

@@ -28,6 +28,7 @@ const PROGRAM_FIRST: &[&str] = &["awk", "gawk", "mawk", "nawk", "sed", "gsed", "
 #[rustfmt::skip]
 const SHELL_ESCAPES: &[&str] = &[
     "sqlite3", "sqlite", "duckdb", "psql", "mysql", "mariadb", "ftp", "sftp", "lftp", "ncftp",
+    "gnuplot", "octave", "mongo", "mongosh",
 ];
 
 /// Editors and debuggers that run commands (`:!`, `shell`), under any build's name: `vim.tiny`,
@@ -52,14 +53,19 @@ pub fn hands_code(given: &[String]) -> bool {
     let Some((name, args)) = given.split_first() else {
         return false;
     };
-    let stem = name.split(['.', '-']).next().unwrap_or(name);
     if PROGRAM_FIRST.contains(&name.as_str())
-        || SHELL_ESCAPES.contains(&name.as_str())
-        || EDITORS.contains(&stem)
+        || SHELL_ESCAPES.iter().any(|p| is_build_of(name, p))
+        || is_editor(name)
     {
         return true;
     }
-    if !INTERPRETERS.contains(&name.as_str()) {
+    if CODE_FROM_FILES.contains(&name.as_str()) {
+        return args.iter().any(|a| {
+            let value = a.split_once('=').map_or(a.as_str(), |(_, v)| v);
+            a == "-" || (value.starts_with(['/', '\\']) && from_a_device(value))
+        });
+    }
+    if !INTERPRETERS.iter().any(|p| is_build_of(name, p)) {
         return false;
     }
     match args.split_first() {
@@ -71,26 +77,72 @@ pub fn hands_code(given: &[String]) -> bool {
     }
 }
 
+/// Programs that run what a file names (recipes, tasks, a script), which may be their input:
+/// `make -f -`, `just -f /dev/stdin`, `deno run -`, `bun /dev/stdin`.
+const CODE_FROM_FILES: &[&str] = &["make", "gmake", "bmake", "just", "deno", "bun", "cmake"];
+
+/// Whether program `name` is `program` or a build of it: `python3.13t`, `pythonw`, `node22`.
+fn is_build_of(name: &str, program: &str) -> bool {
+    name.strip_prefix(program).is_some_and(|rest| {
+        rest.is_empty()
+            || matches!(rest, "w" | "t")
+            || rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    })
+}
+
+/// Whether program `name` is an editor or debugger under any build's name: `vim.tiny`,
+/// `vimdiff`, `mvim`, `gdb-multiarch`, `rust-gdb`, `cgdb`, `emacs-nox`.
+fn is_editor(name: &str) -> bool {
+    name.split(['.', '-', '_'])
+        .any(|part| EDITORS.contains(&part) || part.contains("vim") || part.ends_with("gdb"))
+}
+
 /// Whether script path `w` may be read from a device or a process's file (its input, another
-/// descriptor): under `/dev` or `/proc` however written (`//dev/stdin`, `/usr/../dev/stdin`),
-/// or, relative, naming such a folder or file anywhere (`dev/stdin`, `fd/0` after a `cd`).
-fn from_a_device(w: &str) -> bool {
-    let mut parts: Vec<&str> = Vec::new();
+/// descriptor): under `/dev` or `/proc` however written (`//dev/stdin`, `/usr/../dev/stdin`,
+/// `/DEV/stdin` on a disk that ignores case), or, relative, a descriptor's name (`stdin`,
+/// `fd/0`, `0`) that a `cd` before it makes one. A line that changes into such a folder asks
+/// too (`cd_to_a_device`).
+pub fn from_a_device(w: &str) -> bool {
+    let parts = normalised(w);
+    if w.starts_with(['/', '\\']) {
+        return matches!(parts.first().map(String::as_str), Some("dev" | "proc"));
+    }
+    parts.last().is_some_and(|p| {
+        matches!(p.as_str(), "stdin" | "fd" | "self") || p.bytes().all(|b| b.is_ascii_digit())
+    }) || parts.iter().any(|p| p == "fd")
+}
+
+/// Path `w`'s components, lower-cased, without `.` and empty ones, `..` taking one back.
+fn normalised(w: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
     for c in w.split(['/', '\\']) {
         match c {
             "" | "." => {}
             ".." => {
                 parts.pop();
             }
-            c => parts.push(c),
+            c => parts.push(c.to_lowercase()),
         }
     }
-    if w.starts_with('/') {
-        return matches!(parts.first(), Some(&("dev" | "proc")));
+    parts
+}
+
+/// Whether words `seg` change the directory to one where a relative script may be a device:
+/// under `/dev` or `/proc`, the root, or a relative path that goes up or names one.
+pub fn cd_to_a_device(seg: &[String]) -> bool {
+    let Some((name, args)) = seg.split_first() else {
+        return false;
+    };
+    if !matches!(program(name).as_str(), "cd" | "pushd" | "chdir") {
+        return false;
     }
-    parts.iter().any(|p| {
-        matches!(*p, "dev" | "proc" | "fd" | "stdin" | "self")
-            || p.bytes().all(|b| b.is_ascii_digit())
+    args.iter().filter(|a| !a.starts_with('-')).any(|a| {
+        let parts = normalised(a);
+        if a.starts_with(['/', '\\']) {
+            parts.is_empty() || matches!(parts[0].as_str(), "dev" | "proc")
+        } else {
+            a.contains("..") || parts.iter().any(|p| p == "dev" || p == "proc")
+        }
     })
 }
 
@@ -116,7 +168,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         "gui", "hash-object", "help", "hook", "http-backend", "imap-send", "index-pack", "init",
         "init-db", "instaweb", "interpret-trailers", "last-modified", "log", "ls-files",
         "ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base",
-        "merge-file", "merge-index", "merge-one-file", "merge-tree", "mergetool", "mktag",
+        "merge-file", "merge-index", "name-rev", "merge-one-file", "merge-tree", "mergetool", "mktag",
         "mktree", "multi-pack-index", "mv", "notes", "p4", "pack-objects", "pack-redundant",
         "pack-refs", "patch-id", "prune", "prune-packed", "pull", "push", "quiltimport",
         "range-diff", "read-tree", "rebase", "reflog", "refs", "remote", "repack", "replace",
@@ -140,6 +192,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         "agent-task", "alias", "api", "attestation", "auth", "browse", "cache",
         "codespace", "completion", "config", "copilot", "extension", "gist", "gpg-key", "help",
         "issue", "label", "org", "pr", "preview", "project", "release", "repo", "ruleset", "run",
+        "cs", "version",
         "search", "secret", "ssh-key", "status", "variable", "workflow",
     ]),
 ];
@@ -167,17 +220,43 @@ pub const SHELL_ALIASES: &[&str] = &["git", "gh"];
 /// (npm's `script-shell`), pip's `config set`.
 pub fn stores_a_command(run: &[String]) -> bool {
     let words: Vec<&str> = run.iter().map(String::as_str).collect();
-    match words.as_slice() {
+    stores(&words)
+}
+
+/// Package managers whose configuration names what they run (npm's `script-shell`,
+/// `node-options`; pip's index).
+const CONFIGURED: &[&str] = &["npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry"];
+
+fn stores(words: &[&str]) -> bool {
+    match words {
+        [py, "-m", module @ ..] if py.starts_with("python") => stores(module),
         ["git", "config", rest @ ..] => !git_config_reads(rest),
-        ["gh", "alias" | "extension" | "ext" | "config", ..] => true,
-        [
-            "npm" | "pnpm" | "yarn" | "bun" | "pip" | "pip3" | "uv" | "poetry",
-            "config",
+        ["gh", "alias", "list" | "ls", ..]
+        | ["gh", "config", "get" | "list", ..]
+        | [
+            "gh",
+            "extension" | "ext",
+            "list" | "ls" | "search" | "browse",
             ..,
-        ] => true,
+        ] => false,
+        ["gh", "alias" | "extension" | "ext" | "config", ..] => true,
+        [pm, "config" | "c", "get" | "list" | "ls", ..] | [pm, "pkg", "get", ..]
+            if CONFIGURED.contains(pm) =>
+        {
+            false
+        }
+        [pm, "config" | "c" | "set" | "pkg", ..] if CONFIGURED.contains(pm) => true,
+        ["yarn", "plugin", ..] => true,
         _ => false,
     }
 }
+
+/// Programs that keep settings a later command runs, or aliases that may run any command: a
+/// call to one whose words cannot be read exactly (an unknown global option, words from
+/// `xargs`) may store one.
+pub const KEEPS_COMMANDS: &[&str] = &[
+    "git", "gh", "npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry",
+];
 
 /// Options of git-config(1) known to only read, or to choose what is read.
 // Packed, so the list reads as one.
@@ -189,24 +268,22 @@ const GIT_CONFIG_READS: &[&str] = &[
     "--path", "--expiry-date", "--default", "--all", "--regexp", "--url", "--value", "-t",
 ];
 
-/// Whether `git config` with arguments `rest` only reads: every option one known to read, and
-/// a read asked for (`get`, `list`, `--get…`, `--list`) or a key alone.
+/// Whether `git config` with arguments `rest` only reads. `git config get …` and `… list`:
+/// every option one that reads. The older form takes options only before its first operand
+/// (`git config core.x v --get` sets `core.x`): there, every option one that reads, and a read
+/// asked for (`--get…`, `--list`) or one key alone.
 fn git_config_reads(rest: &[&str]) -> bool {
-    let (asked, args) = match rest.split_first() {
-        Some((&("get" | "list"), args)) => (true, args),
-        _ => (false, rest),
-    };
-    let head = |w: &&str| w.split('=').next().unwrap_or(w).to_owned();
-    let options_read = args
+    let read_option = |w: &&str| GIT_CONFIG_READS.contains(&w.split('=').next().unwrap_or(w));
+    if let Some((&("get" | "list"), args)) = rest.split_first() {
+        return args.iter().filter(|w| w.starts_with('-')).all(read_option);
+    }
+    let lead = rest.iter().take_while(|w| w.starts_with('-')).count();
+    let (options, operands) = rest.split_at(lead);
+    let asked = options
         .iter()
-        .filter(|w| w.starts_with('-'))
-        .all(|w| GIT_CONFIG_READS.contains(&head(w).as_str()));
-    let asked = asked
-        || args
-            .iter()
-            .any(|w| w.starts_with("--get") || *w == "-l" || *w == "--list");
-    let operands = args.iter().filter(|w| !w.starts_with('-')).count();
-    options_read && (asked || operands <= 1)
+        .any(|w| w.starts_with("--get") || *w == "-l" || *w == "--list");
+    options.iter().all(read_option)
+        && (asked || operands.is_empty() || matches!(operands, [key] if key.contains('.')))
 }
 
 /// Whether words `given` define or rename a command for what follows: an alias, a function
