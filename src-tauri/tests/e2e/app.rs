@@ -297,6 +297,34 @@ impl App {
         self.client.perform_actions(actions).await.unwrap();
     }
 
+    /// Saves the rule chooser open on approval `id`'s card once its preview is in and the card
+    /// takes decisions, and answers the status the call then has. A card that moved (another
+    /// card left the list) is inert for a moment and ignores a click, as it would a person's:
+    /// the click is made again once, after it re-arms.
+    pub async fn save_rule(&self, id: &str) -> String {
+        let at = format!("[data-testid=approval-card][data-id='{id}']");
+        self.el(&format!("{at} [data-testid=grant-preview] p:not(.muted)"))
+            .await;
+        for _ in 0..2 {
+            self.armed(&at).await;
+            self.click(&format!("{at} [data-testid=save-grant]")).await;
+            let started = Instant::now();
+            loop {
+                let (_, a) = self.get(&format!("/v1/approvals/{id}")).await;
+                let s = a["status"].as_str().unwrap_or("").to_owned();
+                if s != "pending" {
+                    return s;
+                }
+                if started.elapsed() > Duration::from_secs(10) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        let errors = self.all_texts(&format!("{at} .error")).await;
+        panic!("{id} is still pending after saving its rule: {errors:?}");
+    }
+
     /// "Approve & don't ask again" on the card `css` with the chooser's preselected scope.
     pub async fn grant_default(&self, card: &str) {
         self.click(&format!("{card} [data-testid=approve-always]"))

@@ -2,8 +2,6 @@
 //! settings; an artifact's rule pauses when an agent saves new code and is carried over from
 //! Versions once the person has seen the change.
 
-use std::time::{Duration, Instant};
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -11,18 +9,6 @@ use crate::app::{App, id, terminal};
 
 fn card(id: &str) -> String {
     format!("[data-testid=approval-card][data-id='{id}']")
-}
-
-async fn status(app: &App, id: &str) -> String {
-    let started = Instant::now();
-    loop {
-        let (_, a) = app.get(&format!("/v1/approvals/{id}")).await;
-        let s = a["status"].as_str().unwrap().to_owned();
-        if s != "pending" || started.elapsed() > Duration::from_secs(10) {
-            return s;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Submits `body` and opens "Approve & don't ask again" on its card.
@@ -64,8 +50,7 @@ async fn r_a_folder_rule_leaves_out_the_settings() {
     )
     .await;
     app.screenshot("r-folder-rule-leaves-out-settings").await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &first).await, "approved");
+    assert_eq!(app.save_rule(&first).await, "approved");
     let (code, _) = app.submit(&edit("/home/me/app/src/lib.rs")).await;
     assert_eq!(code, StatusCode::OK, "under the folder");
     let (code, settings) = app
@@ -102,8 +87,7 @@ async fn s_an_artifacts_rule_pauses_on_new_code() {
     let first = choose(&app, &call("staging")).await;
     let at = card(&first);
     app.click(&format!("{at} [data-testid=what-any]")).await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &first).await, "approved");
+    assert_eq!(app.save_rule(&first).await, "approved");
     assert_eq!(app.submit(&call("staging")).await.0, StatusCode::OK);
 
     // The agent rewrites the artifact: its calls ask again.

@@ -2,8 +2,6 @@
 //! by word, a path prefix, the compound command and interpreter options a prefix refuses, a
 //! deny rule, and an expiry (injected into the grant, not slept through).
 
-use std::time::{Duration, Instant};
-
 use countersign_store::Store;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -34,18 +32,6 @@ fn edit(path: &str) -> Value {
             { "path": path, "old_text": "a", "new_text": "b" }] },
         "raw_input": { "file_path": path, "old_string": "a", "new_string": "b" },
     })
-}
-
-async fn status(app: &App, id: &str) -> String {
-    let started = Instant::now();
-    loop {
-        let (_, a) = app.get(&format!("/v1/approvals/{id}")).await;
-        let s = a["status"].as_str().unwrap().to_owned();
-        if s != "pending" || started.elapsed() > Duration::from_secs(10) {
-            return s;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Withdraws a call once its card is on screen, and waits for the card to leave: a call
@@ -91,8 +77,7 @@ async fn n_command_and_path_prefixes() {
     )
     .await;
     app.screenshot("n-chooser-command-prefix").await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &log).await, "approved");
+    assert_eq!(app.save_rule(&log).await, "approved");
     let (code, a) = app.submit(&bash("git log -p")).await;
     assert_eq!(code, StatusCode::OK, "covered: {a}");
     let (code, piped) = app.submit(&bash("git log | sh")).await;
@@ -120,8 +105,8 @@ async fn n_command_and_path_prefixes() {
         "options of `python`",
     )
     .await;
-    let save = app.el(&format!("{at} [data-testid=save-grant]")).await;
-    assert!(!save.is_enabled().await.unwrap());
+    let button = app.el(&format!("{at} [data-testid=save-grant]")).await;
+    assert!(!button.is_enabled().await.unwrap());
     app.screenshot("n-interpreter-prefix-refused").await;
     cancel(&app, &py).await;
 
@@ -134,8 +119,7 @@ async fn n_command_and_path_prefixes() {
         "files under /home/me/app/src",
     )
     .await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &src).await, "approved");
+    assert_eq!(app.save_rule(&src).await, "approved");
     let (code, _) = app.submit(&edit("/home/me/app/src/ui/view.rs")).await;
     assert_eq!(code, StatusCode::OK);
     let (code, _) = app.submit(&edit("/home/me/app/README.md")).await;
@@ -164,8 +148,7 @@ async fn o_deny_rule_and_expiry() {
     )
     .await;
     app.screenshot("o-deny-rule-chooser").await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &rm).await, "declined");
+    assert_eq!(app.save_rule(&rm).await, "declined");
     let (code, a) = app.submit(&bash("rm -rf target")).await;
     assert_eq!(code, StatusCode::OK, "{a}");
     assert_eq!(a["status"], "declined");
@@ -174,8 +157,7 @@ async fn o_deny_rule_and_expiry() {
     let make = open_chooser(&app, &bash("make test"), 'A').await;
     let at = card(&make);
     app.click(&format!("{at} [data-testid=long-hour]")).await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &make).await, "approved");
+    assert_eq!(app.save_rule(&make).await, "approved");
     let (code, _) = app.submit(&bash("make test")).await;
     assert_eq!(code, StatusCode::OK, "within the hour");
 
@@ -279,8 +261,7 @@ async fn zz_a_rule_from_any_agent() {
         .await;
     app.click(&format!("{at} [data-testid=any-agent]")).await;
     app.screenshot("zz-chooser-any-agent").await;
-    app.click(&format!("{at} [data-testid=save-grant]")).await;
-    assert_eq!(status(&app, &test).await, "approved");
+    assert_eq!(app.save_rule(&test).await, "approved");
 
     let mut gemini = bash("cargo test --workspace");
     gemini["tool"] = json!("gemini.run_shell_command");
