@@ -8,8 +8,10 @@ use ts_rs::TS;
 use super::limits::{FieldError, MAX_DESCRIPTION_BYTES, MAX_TITLE_BYTES, check_depth, check_len};
 
 mod on_disk;
+mod plan;
 mod question;
 pub use on_disk::{Excerpt, OnDisk, ThroughLink, Unread};
+pub use plan::{PlanCall, PlanMode};
 pub use question::{Answer, Question, QuestionCall, QuestionOption};
 
 /// How a tool call is shown to the person deciding on it.
