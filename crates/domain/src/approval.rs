@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::call::{CallView, ResultView};
+use super::call::{Answer, CallView, ResultView};
 use super::coverage::coverage;
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::{FieldError, MAX_PATH_BYTES, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
@@ -93,6 +93,16 @@ pub enum Decision {
         #[ts(optional)]
         scope: Option<Scope>,
     },
+    /// Answer a question card: one answer per question, in the card's order.
+    Answer {
+        answers: Vec<Answer>,
+    },
+    /// Approve a plan card, going on in `mode` when the card offers modes.
+    ApprovePlan {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mode: Option<String>,
+    },
 }
 
 impl Decision {
@@ -102,7 +112,10 @@ impl Decision {
     /// The state the approval moves to.
     pub fn status(&self) -> Status {
         match self {
-            Decision::Approve | Decision::ApproveAlways { .. } => Status::Approved,
+            Decision::Approve
+            | Decision::ApproveAlways { .. }
+            | Decision::Answer { .. }
+            | Decision::ApprovePlan { .. } => Status::Approved,
             Decision::Decline { .. } | Decision::DeclineAlways { .. } => Status::Declined,
         }
     }
@@ -112,7 +125,10 @@ impl Decision {
         match self {
             Decision::ApproveAlways { scope } => Some((Effect::Approve, scope.as_ref())),
             Decision::DeclineAlways { scope, .. } => Some((Effect::Deny, scope.as_ref())),
-            Decision::Approve | Decision::Decline { .. } => None,
+            Decision::Approve
+            | Decision::Decline { .. }
+            | Decision::Answer { .. }
+            | Decision::ApprovePlan { .. } => None,
         }
     }
 
@@ -122,7 +138,45 @@ impl Decision {
             Decision::Decline { reason } | Decision::DeclineAlways { reason, .. } => {
                 reason.as_deref().filter(|r| !r.trim().is_empty())
             }
-            Decision::Approve | Decision::ApproveAlways { .. } => None,
+            Decision::Approve
+            | Decision::ApproveAlways { .. }
+            | Decision::Answer { .. }
+            | Decision::ApprovePlan { .. } => None,
+        }
+    }
+
+    /// Checks that the decision answers `call` as its card asks: a question card only by its
+    /// answers (each naming what the card offered), a plan card by approving it (in a mode it
+    /// offers, when it offers any) or sending it back, no other card by either; and that no
+    /// rule is made from a question or a plan.
+    pub fn fits(&self, call: &CallView) -> Result<(), FieldError> {
+        let wrong = |why: &str| Err(FieldError::new("decision", why));
+        match (self, call) {
+            (Decision::Answer { answers }, CallView::Question(q)) => {
+                q.check_answers("answers", answers)
+            }
+            (Decision::Answer { .. }, _) => wrong("only a question card is answered"),
+            (_, CallView::Question(_)) if self.status() == Status::Approved => {
+                wrong("a question is answered with the person's answers, not approved")
+            }
+            (Decision::ApprovePlan { mode }, CallView::Plan(p)) => match (mode, p.modes.is_empty())
+            {
+                (None, true) => Ok(()),
+                (None, false) => wrong("say which mode the agent goes on in"),
+                (Some(m), _) if p.mode(m).is_some() => Ok(()),
+                (Some(m), _) => Err(FieldError::new(
+                    "mode",
+                    format!("`{m}` is not among the modes the card offers"),
+                )),
+            },
+            (Decision::ApprovePlan { .. }, _) => wrong("only a plan card is approved as a plan"),
+            (_, CallView::Plan(_)) if self.status() == Status::Approved => {
+                wrong("a plan is approved with the plan's own choices")
+            }
+            (_, CallView::Question(_) | CallView::Plan(_)) if self.rule().is_some() => {
+                wrong("no rule is made from a question or a plan: it is answered each time")
+            }
+            _ => Ok(()),
         }
     }
 
@@ -346,6 +400,90 @@ impl Approval {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_is_answered_and_a_plan_approved_only_as_their_cards_offer() {
+        use crate::call::{PlanCall, PlanMode, Question, QuestionCall, QuestionOption};
+        let question = CallView::Question(QuestionCall {
+            title: "asks".into(),
+            questions: vec![Question {
+                header: None,
+                question: "Which?".into(),
+                options: vec![
+                    QuestionOption {
+                        label: "A".into(),
+                        description: None,
+                    },
+                    QuestionOption {
+                        label: "B".into(),
+                        description: None,
+                    },
+                ],
+                multi_select: false,
+                other: false,
+            }],
+        });
+        let plan = CallView::Plan(PlanCall {
+            title: "plan".into(),
+            plan: "1. x".into(),
+            path: None,
+            modes: vec![PlanMode {
+                id: "acceptEdits".into(),
+                label: "edit freely".into(),
+            }],
+            feedback: true,
+        });
+        let answer = |chosen: u32| Decision::Answer {
+            answers: vec![Answer {
+                chosen: vec![chosen],
+                other: None,
+            }],
+        };
+        let plan_in = |mode: Option<&str>| Decision::ApprovePlan {
+            mode: mode.map(Into::into),
+        };
+        let decline = Decision::Decline {
+            reason: Some("not now".into()),
+        };
+        assert!(answer(1).fits(&question).is_ok());
+        assert!(
+            answer(2).fits(&question).is_err(),
+            "an option the card does not offer"
+        );
+        assert!(decline.fits(&question).is_ok());
+        assert!(plan_in(Some("acceptEdits")).fits(&plan).is_ok());
+        assert!(decline.fits(&plan).is_ok(), "sent back with feedback");
+        for (d, call, why) in [
+            (Decision::Approve, &question, "approved without answers"),
+            (Decision::ALWAYS, &question, "a rule from a question"),
+            (
+                Decision::Approve,
+                &plan,
+                "approved without the plan's choices",
+            ),
+            (
+                plan_in(None),
+                &plan,
+                "no mode chosen where the card offers modes",
+            ),
+            (
+                plan_in(Some("bypassPermissions")),
+                &plan,
+                "a mode the card does not offer",
+            ),
+            (
+                Decision::DeclineAlways {
+                    reason: None,
+                    scope: None,
+                },
+                &plan,
+                "a rule from a plan",
+            ),
+            (answer(0), &plan, "answers to a plan"),
+        ] {
+            assert!(d.fits(call).is_err(), "{why}");
+        }
+    }
 
     const ALL: [Status; 5] = [
         Status::Pending,

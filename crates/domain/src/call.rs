@@ -25,6 +25,10 @@ pub enum CallView {
     Terminal(TerminalCall),
     /// File edits: one diff per file.
     Diff(DiffCall),
+    /// Questions the agent asks the person, answered by choosing among its options.
+    Question(QuestionCall),
+    /// A plan the agent asks the person to approve before it acts.
+    Plan(PlanCall),
 }
 
 /// The fields of a generic call card.
@@ -317,7 +321,15 @@ impl<'de> Deserialize<'de> for CallView {
             "generic" => CallView::Generic(variant::<D, _>(fields, "generic card")?),
             "terminal" => CallView::Terminal(variant::<D, _>(fields, "terminal card")?),
             "diff" => CallView::Diff(variant::<D, _>(fields, "diff card")?),
-            other => return Err(unknown("card", other, &["generic", "terminal", "diff"])),
+            "question" => CallView::Question(variant::<D, _>(fields, "question card")?),
+            "plan" => CallView::Plan(variant::<D, _>(fields, "plan card")?),
+            other => {
+                return Err(unknown(
+                    "card",
+                    other,
+                    &["generic", "terminal", "diff", "question", "plan"],
+                ));
+            }
         })
     }
 }
@@ -358,7 +370,7 @@ impl CallView {
         let content = match self {
             CallView::Generic(g) => g.content.as_deref(),
             CallView::Diff(d) => d.content.as_deref(),
-            CallView::Terminal(_) => None,
+            CallView::Terminal(_) | CallView::Question(_) | CallView::Plan(_) => None,
         };
         content
             .unwrap_or_default()
@@ -372,7 +384,9 @@ impl CallView {
         match self {
             CallView::Generic(GenericCall { title, .. })
             | CallView::Terminal(TerminalCall { title, .. })
-            | CallView::Diff(DiffCall { title, .. }) => title,
+            | CallView::Diff(DiffCall { title, .. })
+            | CallView::Question(QuestionCall { title, .. })
+            | CallView::Plan(PlanCall { title, .. }) => title,
         }
     }
 
@@ -382,6 +396,8 @@ impl CallView {
             CallView::Generic(_) => "generic",
             CallView::Terminal(_) => "terminal",
             CallView::Diff(_) => "diff",
+            CallView::Question(_) => "question",
+            CallView::Plan(_) => "plan",
         }
     }
 
@@ -442,6 +458,8 @@ impl CallView {
                 validate_diffs(&format!("{field}.diffs"), diffs)?;
                 validate_content(&format!("{field}.content"), content.as_deref())
             }
+            CallView::Question(q) => q.validate(field),
+            CallView::Plan(p) => p.validate(field),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::call::{CallView, DiffCall, FileDiff, OnDisk, TerminalCall};
+use super::call::{CallView, DiffCall, FileDiff, OnDisk, PlanCall, QuestionCall, TerminalCall};
 
 /// How a call's raw input relates to its card. Field names are paths into the raw input,
 /// e.g. `raw_input.timeout`.
@@ -48,6 +48,8 @@ pub fn coverage(call: &CallView, raw: Option<&Value>) -> Coverage {
             CallView::Generic(_) => Shown::Same,
             CallView::Terminal(t) => terminal_field(t, key, value, fields.contains_key("args")),
             CallView::Diff(d) => diff_field(d, key, value),
+            CallView::Question(q) => question_field(q, key, value),
+            CallView::Plan(p) => plan_field(p, key, value),
         };
         let path = format!("raw_input.{key}");
         match shown {
@@ -110,9 +112,59 @@ fn card_only(call: &CallView, fields: &serde_json::Map<String, Value>) -> Vec<St
                 _ => {}
             }
         }
+        CallView::Question(_) => {
+            if !fields.contains_key("questions") {
+                missing.push("questions".to_owned());
+            }
+        }
+        CallView::Plan(_) => {
+            if !fields.contains_key("plan") {
+                missing.push("plan".to_owned());
+            }
+        }
         CallView::Generic(_) => {}
     }
     missing
+}
+
+/// A question card shows the questions: each one's text, header, options (label and
+/// description) and whether more than one may be chosen, in the agents' spellings
+/// (`multiSelect`, `multi_select`). Anything else the input carries (an `answers` the model
+/// filled in) is not on the card.
+fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
+    if key != "questions" {
+        return Shown::Absent;
+    }
+    let Some(asked) = value.as_array() else {
+        return Shown::Different;
+    };
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    same(
+        asked.len() == q.questions.len()
+            && asked.iter().zip(&q.questions).all(|(v, c)| {
+                let options = v.get("options").and_then(Value::as_array);
+                let multi = v.get("multiSelect").or_else(|| v.get("multi_select"));
+                text(v, "question").as_deref() == Some(c.question.as_str())
+                    && text(v, "header") == c.header
+                    && multi.is_none_or(|m| m.as_bool() == Some(c.multi_select))
+                    && options.map_or(c.options.is_empty(), |os| {
+                        os.len() == c.options.len()
+                            && os.iter().zip(&c.options).all(|(o, co)| {
+                                text(o, "label").as_deref() == Some(co.label.as_str())
+                                    && text(o, "description") == co.description
+                            })
+                    })
+            }),
+    )
+}
+
+/// A plan card shows the plan and where it is kept (`planFilePath`, `plan_filename`, `path`).
+fn plan_field(p: &PlanCall, key: &str, value: &Value) -> Shown {
+    match key {
+        "plan" => same(value.as_str() == Some(p.plan.as_str())),
+        "planFilePath" | "plan_filename" | "path" => compare(p.path.as_ref(), value),
+        _ => Shown::Absent,
+    }
 }
 
 /// How one raw-input field compares with the card.

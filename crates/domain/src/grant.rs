@@ -321,6 +321,9 @@ pub enum Miss {
     Protected,
     #[error("the call carries hidden characters or fields not on its card")]
     Blocked,
+    /// A question or a plan: only the person's answer answers it.
+    #[error("a question or a plan, which only the person answers")]
+    Answered,
     /// The artifact's code changed since the grant was made: it waits for the person.
     #[error("the artifact's code changed since the grant was made")]
     Paused,
@@ -377,6 +380,11 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
     // Marks and fields not on the card keep a call from approval.
     if a.grant_block().is_some() {
         return Err(Miss::Blocked);
+    }
+    // An approval without answers would leave the agent with none (Claude Code reads an
+    // `allow` without `answers` as questions nobody answered).
+    if matches!(a.call, CallView::Question(_) | CallView::Plan(_)) {
+        return Err(Miss::Answered);
     }
     match &grant.reach {
         Reach::Any => Ok(()),

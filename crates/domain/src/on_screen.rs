@@ -313,6 +313,30 @@ pub fn present(approval: Approval) -> Presented {
             }
             raw = raw.or(g.raw_input.as_ref());
         }
+        CallView::Question(q) => {
+            for (i, question) in q.questions.iter().enumerate() {
+                let at = format!("call.questions[{i}]");
+                if let Some(h) = &question.header {
+                    mark(format!("{at}.header"), h);
+                }
+                mark(format!("{at}.question"), &question.question);
+                for (j, o) in question.options.iter().enumerate() {
+                    mark(format!("{at}.options[{j}].label"), &o.label);
+                    if let Some(d) = &o.description {
+                        mark(format!("{at}.options[{j}].description"), d);
+                    }
+                }
+            }
+        }
+        CallView::Plan(p) => {
+            mark("call.plan".into(), &p.plan);
+            if let Some(path) = &p.path {
+                mark("call.path".into(), path);
+            }
+            for (i, m) in p.modes.iter().enumerate() {
+                mark(format!("call.modes[{i}].label"), &m.label);
+            }
+        }
     }
     let result_diffs = match &approval.result {
         Some(ResultView::Diff(d)) => d.diffs.iter().map(render).collect(),

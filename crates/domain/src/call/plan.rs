@@ -109,7 +109,10 @@ mod tests {
         let p = plan("## Refactor auth\n1. Extract the session store\n");
         p.validate("call").unwrap();
         assert_eq!(p.mode("default").map(|m| m.id.as_str()), Some("default"));
-        assert!(p.mode("bypassPermissions").is_none(), "only the modes offered");
+        assert!(
+            p.mode("bypassPermissions").is_none(),
+            "only the modes offered"
+        );
     }
 
     #[test]

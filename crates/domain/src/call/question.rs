@@ -91,7 +91,10 @@ impl QuestionCall {
         if self.questions.len() > MAX_QUESTIONS {
             return Err(FieldError::new(
                 format!("{field}.questions"),
-                format!("more than {MAX_QUESTIONS} questions ({})", self.questions.len()),
+                format!(
+                    "more than {MAX_QUESTIONS} questions ({})",
+                    self.questions.len()
+                ),
             ));
         }
         for (i, q) in self.questions.iter().enumerate() {
@@ -158,14 +161,16 @@ impl QuestionCall {
         for (i, (q, a)) in self.questions.iter().zip(answers).enumerate() {
             let at = |what: &str| format!("{field}[{i}]{what}");
             for (k, c) in a.chosen.iter().enumerate() {
-                let Some(index) = usize::try_from(*c).ok().filter(|c| *c < q.options.len())
-                else {
+                let Some(index) = usize::try_from(*c).ok().filter(|c| *c < q.options.len()) else {
                     return Err(FieldError::new(
                         at(".chosen"),
                         format!("names option {c}, which the card does not offer"),
                     ));
                 };
-                if a.chosen[..k].iter().any(|p| usize::try_from(*p).ok() == Some(index)) {
+                if a.chosen[..k]
+                    .iter()
+                    .any(|p| usize::try_from(*p).ok() == Some(index))
+                {
                     return Err(FieldError::new(at(".chosen"), "names an option twice"));
                 }
             }
@@ -287,7 +292,10 @@ mod tests {
         let typed = [answer(&[], Some("  Svelte ")), answer(&[1], None)];
         c.check_answers("answers", &typed).unwrap();
         assert_eq!(c.answer_texts(&typed)[0].1, "Svelte");
-        assert!(c.answers_as_reason(&typed).contains("\"Which framework?\" = \"Svelte\""));
+        assert!(
+            c.answers_as_reason(&typed)
+                .contains("\"Which framework?\" = \"Svelte\"")
+        );
     }
 
     #[test]
@@ -301,7 +309,12 @@ mod tests {
         assert_eq!(e.field, "call.questions[1].options");
         let mut many = card();
         many.questions[0].options = (0..1000).map(|i| option(&format!("o{i}"))).collect();
-        assert!(many.validate("call").unwrap_err().message.contains("more than"));
+        assert!(
+            many.validate("call")
+                .unwrap_err()
+                .message
+                .contains("more than")
+        );
         let mut twice = card();
         twice.questions[0].options[1].label = "React".into();
         assert!(twice.validate("call").is_err());
@@ -317,21 +330,39 @@ mod tests {
     fn an_answer_names_only_what_the_card_offered() {
         let c = card();
         for (bad, why) in [
-            (vec![answer(&[2], None), answer(&[0], None)], "an option not offered"),
-            (vec![answer(&[0, 1], None), answer(&[0], None)], "two for one choice"),
+            (
+                vec![answer(&[2], None), answer(&[0], None)],
+                "an option not offered",
+            ),
+            (
+                vec![answer(&[0, 1], None), answer(&[0], None)],
+                "two for one choice",
+            ),
             (vec![answer(&[], None), answer(&[0], None)], "nothing"),
-            (vec![answer(&[0], None), answer(&[0], Some("mine"))], "words not taken"),
+            (
+                vec![answer(&[0], None), answer(&[0], Some("mine"))],
+                "words not taken",
+            ),
             (vec![answer(&[0], None)], "too few"),
             (
                 vec![answer(&[0], None), answer(&[0], None), answer(&[0], None)],
                 "too many",
             ),
-            (vec![answer(&[0], None), answer(&[1, 1], None)], "one option twice"),
             (
-                vec![answer(&[], Some(&"x".repeat(MAX_OTHER_BYTES + 1))), answer(&[0], None)],
+                vec![answer(&[0], None), answer(&[1, 1], None)],
+                "one option twice",
+            ),
+            (
+                vec![
+                    answer(&[], Some(&"x".repeat(MAX_OTHER_BYTES + 1))),
+                    answer(&[0], None),
+                ],
                 "words too long",
             ),
-            (vec![answer(&[u32::MAX], None), answer(&[0], None)], "far past the options"),
+            (
+                vec![answer(&[u32::MAX], None), answer(&[0], None)],
+                "far past the options",
+            ),
         ] {
             assert!(c.check_answers("answers", &bad).is_err(), "{why}");
         }

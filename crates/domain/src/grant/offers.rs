@@ -86,7 +86,8 @@ pub fn offers(a: &Approval) -> Offers {
                 o.dir = common_dir(&dirs);
             }
         }
-        CallView::Generic(_) => {}
+        // A question or a plan is answered each time: no rule is made from one.
+        CallView::Generic(_) | CallView::Question(_) | CallView::Plan(_) => {}
     }
     o
 }
