@@ -46,6 +46,7 @@ fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Appro
         decided_on: None,
         decided_from: None,
         reason: None,
+        given: None,
         granted: None,
         created_at,
         expires_at: created_at + 600_000,

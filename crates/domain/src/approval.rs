@@ -145,6 +145,17 @@ impl Decision {
         }
     }
 
+    /// What the decision gives beyond yes or no.
+    pub fn given(&self) -> Option<Given> {
+        match self {
+            Decision::Answer { answers } => Some(Given::Answers {
+                answers: answers.clone(),
+            }),
+            Decision::ApprovePlan { mode } => Some(Given::Plan { mode: mode.clone() }),
+            _ => None,
+        }
+    }
+
     /// Checks that the decision answers `call` as its card asks: a question card only by its
     /// answers (each naming what the card offered), a plan card by approving it (in a mode it
     /// offers, when it offers any) or sending it back, no other card by either; and that no
@@ -187,6 +198,21 @@ impl Decision {
         }
         Ok(())
     }
+}
+
+/// What a person gave beyond yes or no, kept with the decision and sent to the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[ts(export)]
+pub enum Given {
+    /// A question card's answers, one per question in the card's order.
+    Answers { answers: Vec<Answer> },
+    /// A plan approved, going on in `mode` where the card offered modes.
+    Plan {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mode: Option<String>,
+    },
 }
 
 /// Who decided: a person at the console, or a standing grant. Serialized `person` / `grant:<id>`.
@@ -328,6 +354,10 @@ pub struct Approval {
     #[ts(optional)]
     pub decided_from: Option<String>,
     pub reason: Option<String>,
+    /// What the person gave beyond yes or no: a question's answers, a plan's mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub given: Option<Given>,
     /// The grant this approval created ("don't ask again"), if any.
     pub granted: Option<GrantId>,
     /// UTC unix milliseconds.

@@ -5,7 +5,7 @@ pub mod history;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::{StoreError, from_json, to_json};
-use countersign_domain::approval::{Approval, DecidedBy, Requester, Status};
+use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign_domain::report::{Door, Reporter, ResultReport};
 use countersign_domain::tool::ToolAddress;
@@ -28,6 +28,7 @@ struct Row {
     decided_on: Option<String>,
     decided_from: Option<String>,
     reason: Option<String>,
+    given: Option<String>,
     granted: Option<String>,
     created_at: i64,
     expires_at: i64,
@@ -44,7 +45,7 @@ struct Row {
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
     a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.decided_on, a.decided_from, a.reason,
-    g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
+    a.given, g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.result_reporter_name, a.result_reporter_session, a.result_door,
     (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
     a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
@@ -91,6 +92,11 @@ impl TryFrom<Row> for Approval {
             decided_on: r.decided_on,
             decided_from: r.decided_from,
             reason: r.reason,
+            given: r
+                .given
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
             granted: r
                 .granted
                 .as_deref()
@@ -240,7 +246,11 @@ pub async fn finish(
     reason: Option<&str>,
     now: i64,
 ) -> Result<bool, StoreError> {
-    finish_on(conn, id, status, decided_by, None, reason, now).await
+    let said = Said {
+        reason,
+        given: None,
+    };
+    finish_on(conn, id, status, decided_by, None, said, now).await
 }
 
 /// Where a decision was made, when not at the desk: a paired phone's name and the address
@@ -251,6 +261,14 @@ pub struct DecidedOn<'a> {
     pub from: &'a str,
 }
 
+/// What the person said with a decision: the reason the agent reads, and what they gave
+/// beyond yes or no.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Said<'a> {
+    pub reason: Option<&'a str>,
+    pub given: Option<&'a Given>,
+}
+
 /// [`finish`], on a device other than the desk.
 pub async fn finish_on(
     conn: &mut SqliteConnection,
@@ -258,12 +276,14 @@ pub async fn finish_on(
     status: Status,
     decided_by: Option<&DecidedBy>,
     on: Option<DecidedOn<'_>>,
-    reason: Option<&str>,
+    said: Said<'_>,
     now: i64,
 ) -> Result<bool, StoreError> {
+    let Said { reason, given } = said;
+    let given = given.map(|g| to_json(id.as_str(), g)).transpose()?;
     let done = sqlx::query(
         "UPDATE approvals SET status = ?, decided_by = ?, decided_on = ?, decided_from = ?,
-             reason = ?, decided_at = ?
+             reason = ?, given = ?, decided_at = ?
          WHERE id = ? AND status = 'pending' AND expires_at > ?",
     )
     .bind(status.as_str())
@@ -271,6 +291,7 @@ pub async fn finish_on(
     .bind(on.map(|o| o.device))
     .bind(on.map(|o| o.from))
     .bind(reason)
+    .bind(given)
     .bind(now)
     .bind(id.as_str())
     .bind(now)

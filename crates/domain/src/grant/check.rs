@@ -224,6 +224,7 @@ pub fn probe(
         decided_on: None,
         decided_from: None,
         reason: None,
+        given: None,
         granted: None,
         created_at: now,
         expires_at: now,

@@ -36,6 +36,7 @@ fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
         decided_on: None,
         decided_from: None,
         reason: None,
+        given: None,
         granted: None,
         created_at: 0,
         expires_at: 0,

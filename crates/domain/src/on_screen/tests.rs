@@ -29,6 +29,7 @@ fn approval(call: CallView, raw_input: Option<serde_json::Value>) -> Approval {
         decided_on: None,
         decided_from: None,
         reason: None,
+        given: None,
         granted: None,
         created_at: 0,
         expires_at: 0,

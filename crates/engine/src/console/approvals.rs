@@ -159,6 +159,7 @@ impl Console {
             decided_on: None,
             decided_from: None,
             reason: None,
+            given: None,
             granted: None,
             created_at: now,
             expires_at: now.saturating_add(i64::try_from(expires_in * 1000).unwrap_or(i64::MAX)),
@@ -335,6 +336,8 @@ impl Console {
         if !digest_matches(&a.digest, seen) {
             return Err(Error::DigestMismatch);
         }
+        // A question is answered by what its card offered, a plan approved by its choices.
+        decision.fits(&a.call)?;
         if a.expires_at <= now {
             return self.expired_now(tx, now).await;
         }
@@ -371,7 +374,12 @@ impl Console {
         let status = decision.status();
         let reason = decision.reason();
         let by = Some(&DecidedBy::Person);
-        if !approvals::finish_on(&mut tx, id, status, by, on, reason, now).await? {
+        let given = decision.given();
+        let said = approvals::Said {
+            reason,
+            given: given.as_ref(),
+        };
+        if !approvals::finish_on(&mut tx, id, status, by, on, said, now).await? {
             return Err(Error::AlreadyDecided(a.status));
         }
         let grant_made = rule.is_some();

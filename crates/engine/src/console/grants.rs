@@ -67,6 +67,13 @@ fn summary(call: &CallView) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         CallView::Generic(g) => g.title.clone(),
+        CallView::Question(q) => q
+            .questions
+            .iter()
+            .map(|q| q.question.as_str())
+            .collect::<Vec<_>>()
+            .join(" / "),
+        CallView::Plan(p) => p.title.clone(),
     }
 }
 
