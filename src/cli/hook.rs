@@ -22,11 +22,14 @@ use countersign_domain::call::{CallView, ResultView};
 use countersign_domain::digest::digest;
 use countersign_domain::limits::HOOK_RECORD_TIMEOUT_S;
 use countersign_domain::report::{Door, Reporter};
+use countersign_domain::submission::Submission;
 use countersign_domain::tool::ToolAddress;
 use countersign_engine::api::Answer;
 use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_integrations::claude_code::{FileState, HookPayload};
-use countersign_integrations::hook::{HookAgent, Seen, Step, Verdict, undecided};
+use countersign_integrations::hook::{
+    Answered, HookAgent, Seen, Step, Verdict, given_as_reason, undecided,
+};
 
 /// The largest payload read from stdin.
 const MAX_PAYLOAD_BYTES: u64 = 8 * 1024 * 1024;
@@ -152,16 +155,37 @@ pub async fn run(
                 }
             };
             let reply = match decide(&dir, &call, wait, started).await {
-                Ok(a) if a.status == Status::Approved => {
-                    agent.decided(&event, Verdict::Approved { digest: &a.digest })
-                }
-                Ok(a) if a.status == Status::Declined => agent.decided(
+                Ok((a, asked)) if a.status == Status::Approved => match &a.given {
+                    Some(given) => {
+                        let answered = Answered {
+                            digest: &a.digest,
+                            card: &asked.call,
+                            given,
+                            input: asked.raw_input.as_ref(),
+                        };
+                        agent.answered(&event, answered).unwrap_or_else(|| {
+                            match given_as_reason(&asked.call, given) {
+                                Some(reason) => agent.decided(
+                                    &event,
+                                    Verdict::Declined {
+                                        reason: Some(&reason),
+                                    },
+                                ),
+                                None => {
+                                    agent.decided(&event, Verdict::Approved { digest: &a.digest })
+                                }
+                            }
+                        })
+                    }
+                    None => agent.decided(&event, Verdict::Approved { digest: &a.digest }),
+                },
+                Ok((a, _)) if a.status == Status::Declined => agent.decided(
                     &event,
                     Verdict::Declined {
                         reason: a.reason.as_deref(),
                     },
                 ),
-                Ok(a) => {
+                Ok((a, _)) => {
                     let why = undecided(a.status);
                     note(&why);
                     agent.fall_back(&event, seen, &why)
@@ -215,14 +239,14 @@ async fn decide(
     payload: &HookPayload,
     wait: u64,
     started: Instant,
-) -> Result<Answer, String> {
+) -> Result<(Answer, Submission), String> {
     let mut submission = on_disk::submission(payload, wait)
         .await
         .map_err(|e| e.to_string())?;
     let client = Client::connect(dir).await.map_err(|e| e.to_string())?;
     let left = wait.saturating_sub(started.elapsed().as_secs()).max(1);
     submission.expires_in_s = Some(left);
-    client
+    let answer = client
         .ask(
             &submission,
             Duration::from_secs(left),
@@ -230,7 +254,9 @@ async fn decide(
             std::future::pending(),
         )
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    // The call answered is the one asked: what the person gave is sent with this card.
+    Ok((answer, submission))
 }
 
 /// Attaches what ran to the approval asked about: found by the session and the call's

@@ -5,7 +5,7 @@
 //! The `countersign hook <agent>` command runs them: it reads stdin, asks the console, prints
 //! the agent's answer. An integration only maps; it does no I/O.
 
-use countersign_domain::approval::Status;
+use countersign_domain::approval::{Given, Status};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -131,6 +131,26 @@ pub enum Verdict<'a> {
     Declined { reason: Option<&'a str> },
 }
 
+/// A person's answer beyond yes or no, as a hook answers it: the card answered, what the
+/// person gave, and the tool's input as the agent sent it (which some agents want echoed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Answered<'a> {
+    pub digest: &'a str,
+    pub card: &'a CallView,
+    pub given: &'a Given,
+    pub input: Option<&'a Value>,
+}
+
+/// What an agent whose answer cannot carry `given` is told instead, as the reason of a
+/// declined call: a question's answers in words ("The person answered in Countersign…").
+/// `None` where a plain approval says it all (a plan approved, its mode left to the agent).
+pub fn given_as_reason(card: &CallView, given: &Given) -> Option<String> {
+    match (card, given) {
+        (CallView::Question(q), Given::Answers { answers }) => Some(q.answers_as_reason(answers)),
+        _ => None,
+    }
+}
+
 /// A file on this machine that says how the agent's own flow goes on where its hook gives no
 /// answer (Codex's configuration, which can hand that to an automatic reviewer), for the
 /// runner to read: its text, or with `tail` only its last part (a long transcript).
@@ -193,6 +213,13 @@ pub trait HookAgent: Sync {
 
     /// The answer to a person's decision.
     fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply;
+
+    /// The answer to `event` carrying what the person gave beyond yes or no, where the agent's
+    /// documented answer can carry it; `None` where it cannot, and the runner declines the
+    /// call with [`given_as_reason`] (or approves it plainly) instead.
+    fn answered(&self, _event: &str, _answered: Answered<'_>) -> Option<Reply> {
+        None
+    }
 
     /// The files that say where the agent's own flow goes when the hook gives no answer, for
     /// [`HookAgent::fall_back`]; most agents' payloads say all there is.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ApiError, ApiState};
 use crate::error::{Error, ErrorCode};
-use countersign_domain::approval::{Approval, DecidedBy, Status};
+use countersign_domain::approval::{Approval, DecidedBy, Given, Status};
 use countersign_domain::artifact::{Artifact, ArtifactDraft, ArtifactSummary};
 use countersign_domain::call::ResultView;
 use countersign_domain::deeplink::{approval_link, artifact_link};
@@ -27,6 +27,9 @@ pub struct Answer {
     pub digest: String,
     pub decided_by: Option<DecidedBy>,
     pub reason: Option<String>,
+    /// What the person gave beyond yes or no: a question's answers, a plan's mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<Given>,
     pub expires_at: i64,
     pub link: String,
     /// What the call's integration adds (ACP's `acp_outcome`: the option matching the
@@ -44,6 +47,7 @@ impl Answer {
             digest: a.digest.clone(),
             decided_by: a.decided_by.clone(),
             reason: a.reason.clone(),
+            given: a.given.clone(),
             expires_at: a.expires_at,
             link: approval_link(&a.id),
             more,

@@ -18,13 +18,24 @@
 //!   event fires only when it "is about to ask you for permission", and where no prompt can
 //!   be shown it denies a call no hook decided.
 //! - PostToolUse, PostToolUseFailure: what ran is recorded; nothing is printed.
+//! - A question answered (`AskUserQuestion`): `allow` with `updatedInput` holding the questions
+//!   as received and `answers`, each question's text to the labels chosen joined with `", "`
+//!   or the words typed (hooks reference: "Returning `"allow"` alone is not sufficient for
+//!   these tools. For `AskUserQuestion`, echo back the original `questions` array and add an
+//!   `answers` object mapping each question's text to the chosen answer"; agent-sdk
+//!   user-input: "Multi-select answers join labels with commas"). A plan approved
+//!   (`ExitPlanMode`): `allow` with the input echoed as `updatedInput`, without which the allow
+//!   is ignored since 2.1.199 (anthropics/claude-code#74256); on PermissionRequest a mode
+//!   chosen travels as `updatedPermissions` `setMode` (hooks guide).
 
-use serde_json::{Value, json};
+use countersign_domain::approval::Given;
+use countersign_domain::call::CallView;
+use serde_json::{Map, Value, json};
 
 use super::{HookEvent, REQUESTER, event_named_in};
 use crate::hook::{
-    Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, declined, installed_event,
-    login_shell, not_asked, shell_named,
+    Answered, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, declined,
+    installed_event, login_shell, not_asked, shell_named,
 };
 
 /// Claude Code's hook.
@@ -99,6 +110,48 @@ impl HookAgent for ClaudeCode {
             }
             // What ran is recorded, never answered: Claude Code goes on as it would.
             _ => Reply::silent(),
+        }
+    }
+
+    fn answered(&self, event: &str, answered: Answered<'_>) -> Option<Reply> {
+        let mut input: Map<String, Value> = answered.input?.as_object()?.clone();
+        let mode = match (answered.card, answered.given) {
+            (CallView::Question(q), Given::Answers { answers }) => {
+                let given: Map<String, Value> = q
+                    .answer_texts(answers)
+                    .into_iter()
+                    .map(|(question, answer)| (question, Value::String(answer)))
+                    .collect();
+                input.insert("answers".into(), Value::Object(given));
+                None
+            }
+            (CallView::Plan(_), Given::Plan { mode }) => mode.as_deref(),
+            _ => return None,
+        };
+        let reason = format!("Answered in Countersign ({})", answered.digest);
+        match HookEvent::named(event)? {
+            HookEvent::PreToolUse => Some(Reply::print(json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "allow",
+                    "permissionDecisionReason": reason,
+                    "updatedInput": input,
+                }
+            }))),
+            HookEvent::PermissionRequest => {
+                let mut decision = json!({ "behavior": "allow", "updatedInput": input });
+                if let Some(mode) = mode {
+                    decision["updatedPermissions"] =
+                        json!([{ "type": "setMode", "mode": mode, "destination": "session" }]);
+                }
+                Some(Reply::print(json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": "PermissionRequest",
+                        "decision": decision,
+                    }
+                })))
+            }
+            _ => None,
         }
     }
 
@@ -183,6 +236,136 @@ mod tests {
         assert_eq!(
             c.decided("PostToolUse", Verdict::Approved { digest: "d" }),
             Reply::silent()
+        );
+    }
+
+    /// The hooks reference's own example of `AskUserQuestion`, answered: the questions echoed
+    /// as received, each answer keyed by its question's text, multiple labels joined with
+    /// `", "`, typed words as given.
+    #[test]
+    fn a_question_answered_echoes_the_questions_and_keys_the_answers_by_their_text() {
+        use countersign_domain::call::Answer;
+        let input = json!({"questions": [
+            {"question": "Which framework?", "header": "Framework", "multiSelect": false,
+             "options": [{"label": "React", "description": "Component library"},
+                         {"label": "Vue", "description": "Progressive framework"}]},
+            {"question": "Which sections should I include?", "header": "Sections",
+             "multiSelect": true,
+             "options": [{"label": "Introduction", "description": "Opening context"},
+                         {"label": "Conclusion", "description": "Final summary"}]}]});
+        let card = crate::claude_code::call_view("AskUserQuestion", &input, None, &|_| {
+            unreachable!("a question reads no file")
+        });
+        let CallView::Question(q) = &card else {
+            panic!("{card:?}");
+        };
+        assert!(
+            q.questions.iter().all(|q| q.other),
+            "Claude Code offers Other itself"
+        );
+        card.validate("call").unwrap();
+        let given = Given::Answers {
+            answers: vec![
+                Answer {
+                    chosen: vec![],
+                    other: Some("Svelte".into()),
+                },
+                Answer {
+                    chosen: vec![0, 1],
+                    other: None,
+                },
+            ],
+        };
+        let answered = |event| {
+            ClaudeCode
+                .answered(
+                    event,
+                    Answered {
+                        digest: "sha256:ab",
+                        card: &card,
+                        given: &given,
+                        input: Some(&input),
+                    },
+                )
+                .unwrap()
+                .stdout
+                .unwrap()
+        };
+        let out = answered("PreToolUse");
+        let o = &out["hookSpecificOutput"];
+        assert_eq!(o["permissionDecision"], "allow");
+        assert_eq!(o["updatedInput"]["questions"], input["questions"]);
+        assert_eq!(
+            o["updatedInput"]["answers"],
+            json!({"Which framework?": "Svelte",
+                   "Which sections should I include?": "Introduction, Conclusion"})
+        );
+        let out = answered("PermissionRequest");
+        let d = &out["hookSpecificOutput"]["decision"];
+        assert_eq!(d["behavior"], "allow");
+        assert_eq!(d["updatedInput"]["answers"]["Which framework?"], "Svelte");
+        assert!(
+            ClaudeCode
+                .answered(
+                    "PostToolUse",
+                    Answered {
+                        digest: "d",
+                        card: &card,
+                        given: &given,
+                        input: Some(&input)
+                    }
+                )
+                .is_none()
+        );
+    }
+
+    /// An approved plan is allowed with its input echoed (a bare allow is ignored since
+    /// 2.1.199), and a mode chosen travels only where PermissionRequest can carry it.
+    #[test]
+    fn a_plan_approved_echoes_its_input_and_its_mode() {
+        let input = json!({"plan": "## Refactor auth\n1. Extract", "planFilePath": "/h/.claude/plans/a.md"});
+        let card = crate::claude_code::call_view("ExitPlanMode", &input, None, &|_| unreachable!());
+        assert!(
+            matches!(&card, CallView::Plan(p) if p.path.as_deref() == Some("/h/.claude/plans/a.md"))
+        );
+        let given = Given::Plan {
+            mode: Some("acceptEdits".into()),
+        };
+        let a = Answered {
+            digest: "d",
+            card: &card,
+            given: &given,
+            input: Some(&input),
+        };
+        let pre = ClaudeCode
+            .answered("PreToolUse", a)
+            .unwrap()
+            .stdout
+            .unwrap();
+        assert_eq!(pre["hookSpecificOutput"]["updatedInput"], input);
+        let perm = ClaudeCode
+            .answered("PermissionRequest", a)
+            .unwrap()
+            .stdout
+            .unwrap();
+        assert_eq!(
+            perm["hookSpecificOutput"]["decision"]["updatedPermissions"],
+            json!([{"type": "setMode", "mode": "acceptEdits", "destination": "session"}])
+        );
+        // What was answered must be the card's own kind.
+        let answers = Given::Answers { answers: vec![] };
+        assert!(
+            ClaudeCode
+                .answered(
+                    "PreToolUse",
+                    Answered {
+                        digest: "d",
+                        card: &card,
+                        given: &answers,
+                        input: Some(&input)
+                    }
+                )
+                .is_none()
         );
     }
 
