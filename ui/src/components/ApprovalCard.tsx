@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from "react";
 
+import type { Answer } from "../api/types/Answer";
 import type { Decision } from "../api/types/Decision";
 import type { Effect } from "../api/types/Effect";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
 import { type Reading, useReading } from "../lib/reading";
 import { stamp } from "../lib/time";
-import { CallBody } from "./CallBody";
+import { type Answering, CallBody } from "./CallBody";
 import { Since, Until } from "./Clock";
 import { GrantChooser } from "./GrantChooser";
 import { ResultBody } from "./ResultBody";
@@ -66,6 +67,7 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
     wasSelected.current = selected;
   }, [selected]);
   const covered = p.coverage.unshown.length === 0 && p.coverage.disagree.length === 0;
+  const answering = useAnswering(p, pending && (selected ?? true), armed, actions);
   return (
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
       data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}
@@ -80,14 +82,201 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
       )}
       {!covered && <NotOnCard p={p} />}
       <h3 className="card-title"><Verbatim text={a.call.title} marks={p.marks["call.title"]} /></h3>
-      <CallBody p={p} reading={reading.refs} />
-      {pending ? (
+      <CallBody p={p} reading={reading.refs} answering={answering?.state} />
+      {pending && answering ? (
+        <AnswerChoices p={p} answering={answering} armed={armed} declining={declining ?? false}
+          setDeclining={setDeclining} actions={actions} />
+      ) : pending && a.call.card === "plan" ? (
+        <PlanChoices p={p} armed={armed} declining={declining ?? false} setDeclining={setDeclining} actions={actions} />
+      ) : pending ? (
         <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
           choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} onPhone={onPhone ?? false} />
       ) : (
         <Outcome p={p} actions={actions} />
       )}
     </article>
+  );
+}
+
+/** A question card's answers while the person chooses, and sending them. */
+interface QuestionAnswers {
+  state: Answering;
+  complete: boolean;
+  send: () => Promise<void>;
+  busy: boolean;
+  error: string | null;
+}
+
+/** Whether every question has an option chosen or words typed. */
+function answered(a: Answer): boolean {
+  return a.chosen.length > 0 || (a.other ?? "").trim() !== "";
+}
+
+/** The answers of a pending question card (else `undefined`); on the selected card, keys 1–9
+ * pick an option of the question in focus (toggle in a multiple choice), Enter sends them. */
+function useAnswering(p: Presented, keys: boolean, armed: boolean, actions: CardActions): QuestionAnswers | undefined {
+  const call = p.approval.call;
+  const count = call.card === "question" ? call.questions.length : 0;
+  const [answers, setAnswers] = useState<Answer[]>(() => Array.from({ length: count }, () => ({ chosen: [] })));
+  const [focused, setFocused] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const complete = count > 0 && answers.length === count && answers.every(answered);
+  const set = (i: number, answer: Answer) => setAnswers((all) => all.map((x, k) => (k === i ? answer : x)));
+  const send = async () => {
+    if (!armed || !complete || busy) return;
+    setBusy(true);
+    setError(null);
+    const given = answers.map((x) => ({ chosen: x.chosen, other: (x.other ?? "").trim() || undefined }));
+    try {
+      await actions.decide(p.approval.id, p.approval.digest, { decision: "answer", answers: given });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
+  useEffect(() => {
+    if (call.card !== "question" || !keys) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA") && (t as HTMLInputElement).type === "text") return;
+      if (e.ctrlKey || e.metaKey || e.altKey || document.querySelector(".overlay")) return;
+      const q = call.questions[focused];
+      if (/^[1-9]$/.test(e.key) && q) {
+        const j = Number(e.key) - 1;
+        if (j >= q.options.length) return;
+        const a = answers[focused] ?? { chosen: [] };
+        const chosen = q.multi_select
+          ? (a.chosen.includes(j) ? a.chosen.filter((c) => c !== j) : [...a.chosen, j])
+          : [j];
+        set(focused, { chosen, other: q.multi_select ? a.other : undefined });
+        // A single choice made, the next question is in focus.
+        if (!q.multi_select && focused + 1 < count) setFocused(focused + 1);
+      } else if (e.key === "Tab" && count > 1) {
+        setFocused((focused + (e.shiftKey ? count - 1 : 1)) % count);
+      } else if (e.key === "Enter") {
+        if (!e.repeat) void send();
+      } else if (e.key === "a" || e.key === "A") {
+        actions.report("A question is answered, not approved: pick with 1–9, then Enter.");
+      } else {
+        return;
+      }
+      // The inbox's own keys (a, Enter) do not act on a question.
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  });
+  if (call.card !== "question") return undefined;
+  return { state: { answers, set, focused, setFocused }, complete, send, busy, error };
+}
+
+function AnswerChoices({ p, answering, armed, declining, setDeclining, actions }: {
+  p: Presented; answering: QuestionAnswers; armed: boolean; declining: boolean;
+  setDeclining?: (on: boolean) => void; actions: CardActions;
+}) {
+  const inert = answering.busy || !armed;
+  return (
+    <footer className={`choices ${armed ? "" : "arming"}`}>
+      {declining ? (
+        <DeclineForm p={p} armed={armed} label="Why not answer (the agent reads it; optional)" setDeclining={setDeclining} actions={actions} />
+      ) : (
+        <div className="row">
+          <button className="primary" disabled={inert || !answering.complete} onClick={() => void answering.send()}
+            data-testid="send-answers" title={answering.complete ? "Enter" : "Answer every question first"}>
+            Send answers <kbd>Enter</kbd></button>
+          <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
+            data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
+        </div>
+      )}
+      <p className="muted scope" data-testid="grant-scope">
+        Keys <kbd>1</kbd>–<kbd>9</kbd> pick an option of the question in focus (<kbd>Tab</kbd> moves between questions).
+        A question is answered each time: no rule is made from it.</p>
+      {answering.error && <p className="error" role="alert">{answering.error}</p>}
+    </footer>
+  );
+}
+
+function PlanChoices({ p, armed, declining, setDeclining, actions }: {
+  p: Presented; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void; actions: CardActions;
+}) {
+  const call = p.approval.call;
+  const modes = call.card === "plan" ? call.modes : [];
+  const feedback = call.card === "plan" && call.feedback;
+  const [mode, setMode] = useState<string | null>(modes[0]?.id ?? null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const approve = async () => {
+    if (!armed || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await actions.decide(p.approval.id, p.approval.digest, { decision: "approve_plan", mode: mode ?? undefined });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <footer className={`choices ${armed ? "" : "arming"}`}>
+      {declining ? (
+        <DeclineForm p={p} armed={armed} setDeclining={setDeclining} actions={actions}
+          label={feedback ? "What to change (the agent reads it and keeps planning)" : "Reason (optional)"} />
+      ) : (
+        <>
+          {modes.length > 0 && (
+            <div className="modes" role="radiogroup" aria-label="Once approved">
+              {modes.map((m) => (
+                <label key={m.id}><input type="radio" name={`mode-${p.approval.id}`} checked={mode === m.id}
+                  onChange={() => setMode(m.id)} data-testid="plan-mode" data-mode={m.id} /> <Verbatim text={m.label} /></label>
+              ))}
+            </div>
+          )}
+          <div className="row">
+            <button className="primary" disabled={busy || !armed} onClick={() => void approve()} data-testid="approve-plan">
+              Approve the plan</button>
+            <button className="danger" disabled={busy || !armed} onClick={() => setDeclining?.(true)} data-testid="decline">
+              {feedback ? "Keep planning…" : "Decline…"} <kbd>d</kbd></button>
+          </div>
+        </>
+      )}
+      <p className="muted scope" data-testid="grant-scope">A plan is approved each time: no rule is made from it.</p>
+      {error && <p className="error" role="alert">{error}</p>}
+    </footer>
+  );
+}
+
+/** Declining with words the agent reads. */
+function DeclineForm({ p, armed, label, setDeclining, actions }: {
+  p: Presented; armed: boolean; label: string; setDeclining?: (on: boolean) => void; actions: CardActions;
+}) {
+  const a = p.approval;
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async () => {
+    if (!armed || busy) return;
+    setBusy(true);
+    try {
+      await actions.decide(a.id, a.digest, { decision: "decline", reason: reason.trim() || undefined });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="decline-form" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+      <label htmlFor={`reason-${a.id}`}>{label}</label>
+      <input id={`reason-${a.id}`} data-testid="decline-reason" autoFocus value={reason}
+        onChange={(e) => setReason(e.target.value)} maxLength={4000}
+        onKeyDown={(e) => { if (e.key === "Escape") setDeclining?.(false); }} />
+      <div className="row">
+        <button type="submit" className="danger" disabled={busy || !armed} data-testid="confirm-decline">Send</button>
+        <button type="button" onClick={() => setDeclining?.(false)}>Cancel</button>
+      </div>
+      {error && <p className="error" role="alert">{error}</p>}
+    </form>
   );
 }
 
@@ -279,6 +468,7 @@ function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
         {a.decided_at !== null && <span className="muted"> · {stamp(a.decided_at)}</span>}
         {a.granted && <span className="muted"> · made grant {a.granted}</span>}</p>
       {a.reason && <p className="reason">Reason: {a.reason}</p>}
+      <GivenAnswers p={p} />
       <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
       {a.result ? (
         <section className="result"><h4>Result</h4>
@@ -289,6 +479,34 @@ function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
       {p.nested.length > 0 && <Nested run={p} actions={actions} />}
     </footer>
   );
+}
+
+/** What the person gave beyond yes or no: a question's answers, a plan's mode. */
+function GivenAnswers({ p }: { p: Presented }) {
+  const { call, given } = p.approval;
+  if (!given) return null;
+  if (given.kind === "answers" && call.card === "question") {
+    return (
+      <dl className="given" data-testid="given-answers">
+        {call.questions.map((q, i) => {
+          const answer = given.answers[i];
+          const labels = (answer?.chosen ?? []).map((j) => q.options[j]?.label ?? `option ${j + 1}`);
+          return (
+            <div key={i}>
+              <dt><Verbatim text={q.question} marks={p.marks[`call.questions[${i}].question`]} /></dt>
+              <dd>{labels.map((l, k) => <span key={k}>{k > 0 && ", "}<Verbatim text={l} /></span>)}
+                {answer?.other && <>{labels.length > 0 && ", "}“<Verbatim text={answer.other} />”</>}</dd>
+            </div>
+          );
+        })}
+      </dl>
+    );
+  }
+  if (given.kind === "plan" && call.card === "plan") {
+    const mode = call.modes.find((m) => m.id === given.mode);
+    return <p data-testid="given-plan">Plan approved{mode ? <>, going on as “<Verbatim text={mode.label} />”</> : ""}.</p>;
+  }
+  return null;
 }
 
 /** The calls a run made, oldest first, each opening to its whole card. A card is built only

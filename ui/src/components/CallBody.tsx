@@ -1,6 +1,8 @@
+import type { Answer } from "../api/types/Answer";
 import type { ContentBlock } from "../api/types/ContentBlock";
 import type { FileLocation } from "../api/types/FileLocation";
 import type { Presented } from "../api/types/Presented";
+import type { QuestionCall } from "../api/types/QuestionCall";
 import type { TerminalCall } from "../api/types/TerminalCall";
 import { assertNever } from "../lib/assert";
 import type { ReadingRefs } from "../lib/reading";
@@ -15,7 +17,7 @@ type Marks = (field: string) => FieldMarks;
  * runs comes first (command, diff, raw input); text and images the agent supplied come after
  * it, so nothing an agent draws can sit above what it asks to run.
  */
-export function CallBody({ p, reading }: { p: Presented; reading: ReadingRefs }) {
+export function CallBody({ p, reading, answering }: { p: Presented; reading: ReadingRefs; answering?: Answering }) {
   const call = p.approval.call;
   const m: Marks = (field) => ({ marks: p.marks[field], more: p.more_marks[field] });
   // Fields the card does not show as sent: the raw input is what to read, so it is open.
@@ -62,9 +64,86 @@ export function CallBody({ p, reading }: { p: Presented; reading: ReadingRefs })
           <Content blocks={call.content ?? []} m={m} />
         </div>
       );
+    case "question":
+      return <QuestionBody call={call} m={m} answering={answering} />;
+    case "plan":
+      return (
+        <div className="call-plan">
+          {call.path && (
+            <p className="cwd"><span className="label">kept in</span>{" "}
+              <span className="mono"><Verbatim text={call.path} {...m("call.path")} /></span></p>
+          )}
+          {/* The plan as the agent wrote it, its Markdown shown as text: nothing in it is
+              drawn as HTML, loaded or followed. */}
+          <pre className="plan mono" data-testid="plan"><Verbatim text={call.plan} {...m("call.plan")} /></pre>
+          <RawInput p={p} open={incomplete} />
+        </div>
+      );
     default:
       return assertNever(call);
   }
+}
+
+/** The person's answers while they choose: one per question, as the card offers. */
+export interface Answering {
+  answers: Answer[];
+  set: (question: number, answer: Answer) => void;
+  /** The question the number keys pick options of. */
+  focused: number;
+  setFocused: (question: number) => void;
+}
+
+/** The questions as the agent asked them; with `answering`, each option a choice to pick. */
+function QuestionBody({ call, m, answering }: { call: QuestionCall; m: Marks; answering?: Answering }) {
+  return (
+    <div className="call-question">
+      {call.questions.map((q, i) => {
+        const at = `call.questions[${i}]`;
+        const answer = answering?.answers[i] ?? { chosen: [] };
+        const pick = (j: number) => {
+          if (!answering) return;
+          const has = answer.chosen.includes(j);
+          const chosen = q.multi_select
+            ? (has ? answer.chosen.filter((c) => c !== j) : [...answer.chosen, j])
+            : [j];
+          answering.set(i, { chosen, other: q.multi_select ? answer.other : undefined });
+        };
+        return (
+          <fieldset key={i} className={`question ${answering?.focused === i ? "focused" : ""}`}
+            data-testid="question" data-index={i} onFocus={() => answering?.setFocused(i)}>
+            <legend>
+              {q.header && <span className="pill"><Verbatim text={q.header} {...m(`${at}.header`)} /></span>}{" "}
+              <Verbatim text={q.question} {...m(`${at}.question`)} />
+              <span className="muted"> — {q.multi_select ? "choose any" : "choose one"}</span>
+            </legend>
+            <ol className="options">
+              {q.options.map((o, j) => (
+                <li key={j}>
+                  <label>
+                    <input type={q.multi_select ? "checkbox" : "radio"} name={`q${i}`} disabled={!answering}
+                      checked={answer.chosen.includes(j)} onChange={() => pick(j)}
+                      data-testid="option" data-index={j} />{" "}
+                    {j < 9 && answering && <kbd>{j + 1}</kbd>}{" "}
+                    <strong><Verbatim text={o.label} {...m(`${at}.options[${j}].label`)} /></strong>
+                    {o.description && <span className="muted"> — <Verbatim text={o.description} {...m(`${at}.options[${j}].description`)} /></span>}
+                  </label>
+                </li>
+              ))}
+            </ol>
+            {q.other && answering && (
+              <label className="other">Other:{" "}
+                <input data-testid="other" maxLength={4000} value={answer.other ?? ""}
+                  onChange={(e) => answering.set(i, {
+                    chosen: q.multi_select ? answer.chosen : [],
+                    other: e.target.value,
+                  })} />
+              </label>
+            )}
+          </fieldset>
+        );
+      })}
+    </div>
+  );
 }
 
 /** Arguments as separate words: each in its own box, so where one ends is never in doubt. */

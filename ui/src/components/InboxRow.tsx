@@ -1,5 +1,6 @@
 import type { InboxGroup } from "../api/types/InboxGroup";
 import type { Mark } from "../api/types/Mark";
+import { assertNever } from "../lib/assert";
 import type { Presented } from "../api/types/Presented";
 import { memo } from "react";
 
@@ -67,6 +68,21 @@ export function WhatItDoes({ p }: { p: Presented }) {
       );
     case "generic":
       return <Field text={call.title} marks={p.marks["call.title"]} more={p.more_marks["call.title"]} />;
+    case "question": {
+      const first = call.questions[0];
+      return (
+        <span>
+          <span className="pill">asks</span>{" "}
+          {first && <Field text={first.question} marks={p.marks["call.questions[0].question"]}
+            more={p.more_marks["call.questions[0].question"]} />}
+          {call.questions.length > 1 && <span className="muted"> and {call.questions.length - 1} more</span>}
+        </span>
+      );
+    }
+    case "plan":
+      return <span><span className="pill">plan</span>{" "}<Field text={call.title} marks={p.marks["call.title"]} more={p.more_marks["call.title"]} /></span>;
+    default:
+      return assertNever(call);
   }
 }
 

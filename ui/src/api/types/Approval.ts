@@ -4,6 +4,7 @@ import type { ApprovalId } from "./ApprovalId";
 import type { ArtifactId } from "./ArtifactId";
 import type { CallView } from "./CallView";
 import type { DecidedBy } from "./DecidedBy";
+import type { Given } from "./Given";
 import type { GrantId } from "./GrantId";
 import type { Reporter } from "./Reporter";
 import type { Requester } from "./Requester";
@@ -37,6 +38,10 @@ decided_on?: string,
  * The address a decision made on a phone came from.
  */
 decided_from?: string, reason: string | null, 
+/**
+ * What the person gave beyond yes or no: a question's answers, a plan's mode.
+ */
+given?: Given, 
 /**
  * The grant this approval created ("don't ask again"), if any.
  */
