@@ -13,6 +13,7 @@ use crate::restart::BIN;
 use crate::support::{decide, decide_next, next_pending, started};
 
 mod files;
+mod questions;
 mod stalls;
 
 pub fn hook(dir: &Path, stdin: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
