@@ -62,6 +62,7 @@ fn approved(id: &ApprovalId, digest: &str) -> Value {
         digest: digest.to_owned(),
         decided_by: Some(countersign_domain::approval::DecidedBy::Person),
         reason: None,
+        given: None,
         expires_at: 0,
         link: format!("countersign://approvals/{id}"),
         more: Default::default(),
