@@ -8,6 +8,7 @@ import { assertNever } from "../lib/assert";
 import type { ReadingRefs } from "../lib/reading";
 import { CommandBox } from "./CommandBox";
 import { DiffView } from "./DiffView";
+import { Markdown } from "./Markdown";
 import { type FieldMarks, Verbatim } from "./Verbatim";
 
 type Marks = (field: string) => FieldMarks;
@@ -73,9 +74,8 @@ export function CallBody({ p, reading, answering }: { p: Presented; reading: Rea
             <p className="cwd"><span className="label">kept in</span>{" "}
               <span className="mono"><Verbatim text={call.path} {...m("call.path")} /></span></p>
           )}
-          {/* The plan as the agent wrote it, its Markdown shown as text: nothing in it is
-              drawn as HTML, loaded or followed. */}
-          <pre className="plan mono" data-testid="plan"><Verbatim text={call.plan} {...m("call.plan")} /></pre>
+          {/* Drawn from its Markdown, never as HTML: nothing in it is loaded or followed. */}
+          <div className="plan" data-testid="plan"><Markdown text={call.plan} marks={m("call.plan").marks} /></div>
           <RawInput p={p} open={incomplete} />
         </div>
       );
