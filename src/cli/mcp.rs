@@ -41,7 +41,8 @@ use countersign_domain::approval::Status;
 use countersign_domain::ids::ArtifactId;
 use countersign_engine::data_dir::DataDir;
 use countersign_integrations::claude_code::HookPayload;
-use countersign_integrations::hook::HookAgent as _;
+use countersign_integrations::claude_code::answered_input;
+use countersign_integrations::hook::{Answered, HookAgent as _, given_as_reason};
 
 /// Who the cards from `permission-prompt` are shown as: the model can call this tool itself, so
 /// its cards say they came through MCP, not from Claude Code's own hook.
@@ -518,10 +519,33 @@ impl Front {
         self.asking
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
         match asked {
-            Ok(a) if a.status == Status::Approved => answer(
-                json!({ "behavior": "allow", "updatedInput": args.input }).to_string(),
-                None,
-            ),
+            // A question's answers (or a plan's approval) travel in the input, as in the
+            // hook's PermissionRequest answer; where they do not fit the card, the call is
+            // declined with them as the reason.
+            Ok(a) if a.status == Status::Approved => match &a.given {
+                Some(given) => {
+                    let answered = Answered {
+                        digest: &a.digest,
+                        card: &submission.call,
+                        given,
+                        input: Some(&args.input),
+                    };
+                    match answered_input(answered) {
+                        Some((input, _)) => answer(
+                            json!({ "behavior": "allow", "updatedInput": input }).to_string(),
+                            None,
+                        ),
+                        None => deny(
+                            given_as_reason(&submission.call, given)
+                                .unwrap_or_else(|| "Countersign: unexpected answer; denied".into()),
+                        ),
+                    }
+                }
+                None => answer(
+                    json!({ "behavior": "allow", "updatedInput": args.input }).to_string(),
+                    None,
+                ),
+            },
             Ok(a) => deny(match (a.status, a.reason) {
                 (Status::Declined, Some(r)) if !r.trim().is_empty() => {
                     format!("Declined in Countersign: {r}")

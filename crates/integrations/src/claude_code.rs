@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 mod answers;
+pub use self::answers::answered_input;
 mod files;
 
 pub use self::answers::ClaudeCode;

@@ -138,8 +138,12 @@ function useAnswering(p: Presented, keys: boolean, armed: boolean, actions: Card
   useEffect(() => {
     if (call.card !== "question" || !keys) return;
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA") && (t as HTMLInputElement).type === "text") return;
+      // Keys typed into a field or pressed on a button are theirs: only the page itself and
+      // this card's own options take 1–9 and Enter.
+      const t = e.target instanceof HTMLElement ? e.target : null;
+      const option = t instanceof HTMLInputElement && (t.type === "radio" || t.type === "checkbox")
+        && t.closest(`[data-id='${p.approval.id}']`) !== null;
+      if (t && !option && t.closest("input, textarea, select, button, [contenteditable]")) return;
       if (e.ctrlKey || e.metaKey || e.altKey || document.querySelector(".overlay")) return;
       const q = call.questions[focused];
       if (/^[1-9]$/.test(e.key) && q) {

@@ -44,6 +44,20 @@ describe("a plan's Markdown", () => {
     expect(html).not.toContain(rlo);
   });
 
+  it("draws every word, links GFM makes of bare addresses too", () => {
+    const html = renderToStaticMarkup(<Markdown text={'1. Fetch "www.example.com", then run rm -rf ~/work'} />);
+    const text = html.replace(/<[^>]+>/g, "");
+    expect(text).toContain("www.example.com");
+    expect(text).toContain("then run rm -rf ~/work");
+  });
+
+  it("draws deep nesting as text past its depth, without failing", () => {
+    const deep = `${">".repeat(2000)} bottom`;
+    const html = renderToStaticMarkup(<Markdown text={deep} />);
+    expect(html).toContain("bottom");
+    expect((html.match(/<blockquote>/g) ?? []).length).toBeLessThanOrEqual(30);
+  });
+
   it("shows a plan too long to draw as written", () => {
     const html = renderToStaticMarkup(<Markdown text={"x".repeat(300_000)} />);
     expect(html).toContain("<pre");

@@ -7,6 +7,9 @@ import { gfm } from "micromark-extension-gfm";
 import type { Mark } from "../api/types/Mark";
 import { Verbatim } from "./Verbatim";
 
+/** How deep Markdown is drawn as structure. */
+const MAX_DEPTH = 24;
+
 /** A plan longer than this is shown as written, not drawn. */
 const MAX_DRAWN = 200_000;
 
@@ -30,7 +33,13 @@ export function Markdown({ text, marks }: { text: string; marks?: Mark[] }) {
   const source = (node: Nodes): ReactNode => {
     const start = node.position?.start.offset;
     const end = node.position?.end.offset;
-    if (start === undefined || end === undefined) return null;
+    // Nodes a transform made (GFM's bare `www.` links) have no place in the source: their
+    // own text, or their children's, is drawn, never nothing.
+    if (start === undefined || end === undefined) {
+      if ("value" in node && typeof node.value === "string") return <Verbatim text={node.value} />;
+      if ("children" in node) return <>{draw(node.children as RootContent[], 0)}</>;
+      return null;
+    }
     const from = bytes(start);
     const to = bytes(end);
     const inside = (marks ?? [])
@@ -38,27 +47,31 @@ export function Markdown({ text, marks }: { text: string; marks?: Mark[] }) {
       .map((m) => ({ ...m, start: m.start - from, end: m.end - from }));
     return <Verbatim text={text.slice(start, end)} marks={inside} />;
   };
-  const draw = (nodes: RootContent[]): ReactNode[] => nodes.map((n, i) => <Node key={i} node={n} />);
-  function Node({ node }: { node: RootContent }): ReactNode {
+  // Past this depth (`>>>>…`, lists in lists), what is left is the source as written.
+  const draw = (nodes: RootContent[], depth: number): ReactNode[] =>
+    nodes.map((n, i) => (depth > MAX_DEPTH ? <span key={i} className="md-raw">{source(n)}</span>
+      : <Node key={i} node={n} depth={depth + 1} />));
+  function Node({ node, depth }: { node: RootContent; depth: number }): ReactNode {
+    const kids = (children: RootContent[]) => draw(children, depth);
     switch (node.type) {
-      case "paragraph": return <p>{draw(node.children)}</p>;
+      case "paragraph": return <p>{kids(node.children)}</p>;
       case "heading": {
         const H = `h${Math.min(node.depth + 2, 6)}` as "h3";
-        return <H>{draw(node.children)}</H>;
+        return <H>{kids(node.children)}</H>;
       }
       case "text": return source(node);
-      case "emphasis": return <em>{draw(node.children)}</em>;
-      case "strong": return <strong>{draw(node.children)}</strong>;
-      case "delete": return <del>{draw(node.children)}</del>;
+      case "emphasis": return <em>{kids(node.children)}</em>;
+      case "strong": return <strong>{kids(node.children)}</strong>;
+      case "delete": return <del>{kids(node.children)}</del>;
       case "inlineCode": return <code className="mono">{source(node)}</code>;
       case "code": return <pre className="mono">{source(node)}</pre>;
-      case "blockquote": return <blockquote>{draw(node.children)}</blockquote>;
+      case "blockquote": return <blockquote>{kids(node.children)}</blockquote>;
       case "list": {
-        const items = draw(node.children);
+        const items = kids(node.children);
         return node.ordered ? <ol start={node.start ?? 1}>{items}</ol> : <ul>{items}</ul>;
       }
       case "listItem":
-        return <li>{node.checked !== null && node.checked !== undefined && <span>{node.checked ? "☑ " : "☐ "}</span>}{draw(node.children)}</li>;
+        return <li>{node.checked !== null && node.checked !== undefined && <span>{node.checked ? "☑ " : "☐ "}</span>}{kids(node.children)}</li>;
       case "thematicBreak": return <hr />;
       case "break": return <br />;
       // A link as written, its target in sight: `[words](target)`.
@@ -68,14 +81,14 @@ export function Markdown({ text, marks }: { text: string; marks?: Mark[] }) {
       case "table":
         return (
           <table><tbody>{node.children.map((row, r) => (
-            <tr key={r}>{row.children.map((cell, c) => <td key={c}>{draw(cell.children)}</td>)}</tr>
+            <tr key={r}>{row.children.map((cell, c) => <td key={c}>{kids(cell.children)}</td>)}</tr>
           ))}</tbody></table>
         );
       // Raw HTML, definitions, footnotes and anything else: the source, as text.
       default: return <span className="md-raw">{source(node)}</span>;
     }
   }
-  return <div className="markdown" data-testid="markdown">{draw(tree.children)}</div>;
+  return <div className="markdown" data-testid="markdown">{draw(tree.children, 0)}</div>;
 }
 
 /** The UTF-8 byte offset of each UTF-16 index of `text`, in one pass. */

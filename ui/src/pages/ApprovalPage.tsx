@@ -30,7 +30,8 @@ export function ApprovalPage({ id, version, actions }: { id: string; version: nu
   if (!p) return <div className="page"><p className="muted">Loading…</p></div>;
   return (
     <div className="page approval-page">
-      <ApprovalCard p={p} selected actions={actions} armed={armed} declining={declining} setDeclining={setDeclining}
+      {/* One card per approval: what was picked on one is never carried to the next. */}
+      <ApprovalCard key={p.approval.id} p={p} selected actions={actions} armed={armed} declining={declining} setDeclining={setDeclining}
         choosing={choosing} setChoosing={setChoosing} />
     </div>
   );

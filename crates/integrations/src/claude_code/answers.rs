@@ -114,20 +114,7 @@ impl HookAgent for ClaudeCode {
     }
 
     fn answered(&self, event: &str, answered: Answered<'_>) -> Option<Reply> {
-        let mut input: Map<String, Value> = answered.input?.as_object()?.clone();
-        let mode = match (answered.card, answered.given) {
-            (CallView::Question(q), Given::Answers { answers }) => {
-                let given: Map<String, Value> = q
-                    .answer_texts(answers)
-                    .into_iter()
-                    .map(|(question, answer)| (question, Value::String(answer)))
-                    .collect();
-                input.insert("answers".into(), Value::Object(given));
-                None
-            }
-            (CallView::Plan(_), Given::Plan { mode }) => mode.as_deref(),
-            _ => return None,
-        };
+        let (input, mode) = answered_input(answered)?;
         let reason = format!("Answered in Countersign ({})", answered.digest);
         match HookEvent::named(event)? {
             HookEvent::PreToolUse => Some(Reply::print(json!({
@@ -178,6 +165,29 @@ impl HookAgent for ClaudeCode {
         }
         login_shell(var, &["zsh", "bash"], "bash")
     }
+}
+
+/// The tool's input as Claude Code takes the person's answer in it (`updatedInput`), and the
+/// mode a plan's approval chose: for the hook, and for the MCP permission prompt, whose
+/// answer is the same `{behavior, updatedInput}`. `None` when what was given is not the
+/// card's kind, or the input is not an object.
+pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Option<&str>)> {
+    let mut input: Map<String, Value> = answered.input?.as_object()?.clone();
+    let mode = match (answered.card, answered.given) {
+        (CallView::Question(q), Given::Answers { answers }) => {
+            let given: Map<String, Value> = q
+                .answer_texts(answers)
+                .into_iter()
+                .map(|(question, answer)| (question, Value::String(answer)))
+                .collect();
+            // The person's answers, never any the model put in its input.
+            input.insert("answers".into(), Value::Object(given));
+            None
+        }
+        (CallView::Plan(_), Given::Plan { mode }) => mode.as_deref(),
+        _ => return None,
+    };
+    Some((input, mode))
 }
 
 fn pre_tool_use(decision: &str, reason: &str) -> Reply {
