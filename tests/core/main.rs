@@ -28,6 +28,7 @@ mod lifecycle;
 mod load;
 mod mcp;
 mod phone;
+mod phone_answers;
 mod phone_doors;
 mod phone_passkey;
 mod phone_push;

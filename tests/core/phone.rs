@@ -182,7 +182,7 @@ impl Both {
             .unwrap()
     }
 
-    async fn before(&self) -> String {
+    pub async fn before(&self) -> String {
         fingerprint(self.agents.console.store()).await
     }
 }

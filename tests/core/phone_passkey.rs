@@ -280,3 +280,41 @@ async fn a_phone_with_a_passkey_never_decides_by_its_cookie_alone_where_the_page
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
     assert_eq!(fingerprint(t.agents.console.store()).await, before);
 }
+
+/// The passkey confirms the answers themselves: an assertion made for one set of answers
+/// cannot send another, and a decision the card cannot take is refused before the passkey is
+/// asked (so a tap is never spent on it).
+#[tokio::test]
+async fn a_passkey_confirms_the_very_answers_it_was_shown() {
+    let t = Trusted::paired().await;
+    let mut phone = WebauthnAuthenticator::new(SoftPasskey::new(true));
+    t.register(&mut phone).await;
+    let q = t.agents.ask(&crate::phone_answers::question()).await;
+    let id = q["id"].as_str().unwrap();
+    let challenge = format!("/phone/v1/approvals/{id}/challenge");
+    let decide = format!("/phone/v1/approvals/{id}/decide");
+    for wrong in [
+        json!({ "digest": q["digest"], "decision": "approve" }),
+        json!({ "digest": q["digest"], "decision": "answer",
+            "answers": [{ "chosen": [5] }, { "chosen": [0] }] }),
+    ] {
+        let r = t.post(&challenge, &wrong).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
+    }
+    let staging = json!({ "digest": q["digest"], "decision": "answer",
+        "answers": [{ "chosen": [0] }, { "chosen": [0] }] });
+    let production = json!({ "digest": q["digest"], "decision": "answer",
+        "answers": [{ "chosen": [1] }, { "chosen": [0] }] });
+    let before = fingerprint(t.agents.console.store()).await;
+    let mut swapped = production.clone();
+    swapped["assertion"] = t.confirm(&mut phone, id, &staging).await;
+    let r = t.post(&decide, &swapped).await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    assert_eq!(fingerprint(t.agents.console.store()).await, before);
+
+    let mut confirmed = staging.clone();
+    confirmed["assertion"] = t.confirm(&mut phone, id, &staging).await;
+    let (status, decided) = t.post(&decide, &confirmed).await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    assert_eq!(decided["given"]["answers"][0]["chosen"], json!([0]));
+}

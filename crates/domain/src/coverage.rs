@@ -130,13 +130,26 @@ fn card_only(call: &CallView, fields: &serde_json::Map<String, Value>) -> Vec<St
 /// A question card shows the questions: each one's text, header, options (label and
 /// description) and whether more than one may be chosen, in the agents' spellings
 /// (`multiSelect`, `multi_select`). Anything else the input carries (an `answers` the model
-/// filled in) is not on the card.
+/// filled in) is not on the card; anything else inside a question or an option (an option's
+/// `preview`) makes the questions differ from the card.
 fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
+    const QUESTION_KEYS: &[&str] = &[
+        "question",
+        "header",
+        "options",
+        "multiSelect",
+        "multi_select",
+    ];
+    const OPTION_KEYS: &[&str] = &["label", "description"];
     if key != "questions" {
         return Shown::Absent;
     }
     let Some(asked) = value.as_array() else {
         return Shown::Different;
+    };
+    let only = |v: &Value, keys: &[&str]| {
+        v.as_object()
+            .is_some_and(|o| o.keys().all(|k| keys.contains(&k.as_str())))
     };
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     same(
@@ -144,13 +157,15 @@ fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
             && asked.iter().zip(&q.questions).all(|(v, c)| {
                 let options = v.get("options").and_then(Value::as_array);
                 let multi = v.get("multiSelect").or_else(|| v.get("multi_select"));
-                text(v, "question").as_deref() == Some(c.question.as_str())
+                only(v, QUESTION_KEYS)
+                    && text(v, "question").as_deref() == Some(c.question.as_str())
                     && text(v, "header") == c.header
                     && multi.is_none_or(|m| m.as_bool() == Some(c.multi_select))
                     && options.map_or(c.options.is_empty(), |os| {
                         os.len() == c.options.len()
                             && os.iter().zip(&c.options).all(|(o, co)| {
-                                text(o, "label").as_deref() == Some(co.label.as_str())
+                                only(o, OPTION_KEYS)
+                                    && text(o, "label").as_deref() == Some(co.label.as_str())
                                     && text(o, "description") == co.description
                             })
                     })
@@ -552,5 +567,41 @@ mod tests {
         });
         assert!(coverage(&call, Some(&json!({"anything": [1, 2]}))).is_complete());
         assert!(coverage(&call, Some(&json!("text"))).is_complete());
+    }
+
+    #[test]
+    fn anything_inside_a_question_the_card_does_not_draw_makes_it_differ() {
+        use crate::call::{Question, QuestionCall, QuestionOption};
+        let call = CallView::Question(QuestionCall {
+            title: "Asks".into(),
+            questions: vec![Question {
+                header: None,
+                question: "Deploy?".into(),
+                options: vec![QuestionOption {
+                    label: "Yes".into(),
+                    description: None,
+                }],
+                multi_select: false,
+                other: true,
+            }],
+        });
+        let asked =
+            |option: Value| json!({"questions": [{"question": "Deploy?", "options": [option]}]});
+        assert!(coverage(&call, Some(&asked(json!({"label": "Yes"})))).is_complete());
+        for hidden in [
+            json!({"label": "Yes", "preview": "<b>No</b>"}),
+            json!({"label": "Yes", "description": null, "x": 1}),
+        ] {
+            assert_eq!(
+                coverage(&call, Some(&asked(hidden))).disagree,
+                ["raw_input.questions"]
+            );
+        }
+        let extra = json!({"questions": [{"question": "Deploy?", "options": [{"label": "Yes"}],
+            "notes": "the person said yes before"}]});
+        assert_eq!(
+            coverage(&call, Some(&extra)).disagree,
+            ["raw_input.questions"]
+        );
     }
 }

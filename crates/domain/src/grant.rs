@@ -107,6 +107,29 @@ const FILE_TOOLS: &[&str] = &[
     "gemini.replace",
 ];
 
+/// The agents' tools that put a question or a plan to the person: no rule answers them,
+/// whatever card they arrive as (an input that did not parse is drawn as a generic card).
+/// Claude Code `AskUserQuestion`/`ExitPlanMode` (hooks reference), Codex `request_user_input`
+/// (`tools/handlers/request_user_input_spec.rs`), Gemini CLI `ask_user`/`exit_plan_mode`
+/// (`docs/cli/plan-mode.md`), Copilot CLI `ask_user`/`exit_plan_mode`.
+const ANSWERED_TOOLS: &[&str] = &[
+    "claude-code.AskUserQuestion",
+    "claude-code.ExitPlanMode",
+    "codex.request_user_input",
+    "gemini.ask_user",
+    "gemini.exit_plan_mode",
+    "copilot.ask_user",
+    "copilot.exit_plan_mode",
+];
+
+/// Whether only the person answers this call: a question or a plan card, a call to a tool that
+/// asks or plans, or an ACP call switching the session's mode (how an agent leaves planning).
+pub fn answered_only_by_a_person(a: &Approval) -> bool {
+    matches!(a.call, CallView::Question(_) | CallView::Plan(_))
+        || ANSWERED_TOOLS.contains(&a.tool.as_str())
+        || matches!(&a.call, CallView::Generic(g) if g.kind.as_deref() == Some("switch_mode"))
+}
+
 /// The address of the rules across agents that may serve calls to `tool`: shell commands or
 /// file edits of a supported agent; `None` for any other tool.
 pub fn any_agent_address(tool: &ToolAddress) -> Option<ToolAddress> {
@@ -383,7 +406,7 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
     }
     // An approval without answers would leave the agent with none (Claude Code reads an
     // `allow` without `answers` as questions nobody answered).
-    if matches!(a.call, CallView::Question(_) | CallView::Plan(_)) {
+    if answered_only_by_a_person(a) {
         return Err(Miss::Answered);
     }
     match &grant.reach {

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use crate::pairing::{Pairing, PairingError, sha256};
 use crate::{PageAssets, Peer, REQUEST_TIMEOUT, lock};
 use countersign_domain::approval::{Approval, Decision};
+use countersign_domain::call::Answer;
 use countersign_engine::api::ApiError;
 use countersign_engine::console::{
     ChangeEvent, Console, NOT_KEPT, Phone, PhoneProof, Proposal, phone_name,
@@ -34,6 +35,9 @@ const COOKIE_MAX_AGE_S: u64 = 400 * 24 * 60 * 60;
 pub const SECRET_HEADER: &str = "x-countersign-secret";
 /// Largest request body the phone may send.
 pub const MAX_PHONE_BODY: usize = 16 * 1024;
+/// Largest decision the phone may send: a question card's answers, each with words of the
+/// person's own, fit (16 questions of 4,000 bytes, escaped), beside the passkey's answer.
+pub const MAX_DECISION_BODY: usize = 128 * 1024;
 /// Approvals sent whole with the inbox; the rest by id, as the window does.
 const INBOX_FIRST: u32 = 50;
 
@@ -391,15 +395,21 @@ async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
     Ok(r)
 }
 
-/// What a phone may decide: approve or decline this one call. Rules ("don't ask again") are
-/// made only at the desk, so the body has no way to ask for one.
+/// What a phone may decide: approve or decline this one call, answer its question, approve its
+/// plan. Rules ("don't ask again") and edits are made only at the desk, so the body has no way
+/// to ask for one.
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum PhoneDecision {
     Approve,
     Decline,
+    /// A question card's answers.
+    Answer,
+    /// A plan approved, going on in the mode chosen where the card offers modes.
+    ApprovePlan,
 }
 
+/// A decision as the phone words it, in the decide body and its challenge alike.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DecideBody {
@@ -409,9 +419,53 @@ struct DecideBody {
     /// Why, for a decline.
     #[serde(default)]
     reason: Option<String>,
-    /// The passkey's answer to this decision's challenge, where the listener asks for one.
+    /// A question card's answers, one per question in the card's order.
+    #[serde(default)]
+    answers: Option<Vec<Answer>>,
+    /// The mode a plan goes on in.
+    #[serde(default)]
+    mode: Option<String>,
+    /// The passkey's answer to this decision's challenge, where the listener asks for one
+    /// (never in the challenge's own body).
     #[serde(default)]
     assertion: Option<Box<webauthn_rs::prelude::PublicKeyCredential>>,
+}
+
+impl DecideBody {
+    /// The decision these words make; each kind takes only its own fields.
+    fn decision(&self) -> Result<Decision, ApiError> {
+        let extra = |field: &str, why: &str| {
+            Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                format!("{field}: {why}"),
+            ))
+        };
+        if self.reason.is_some() && !matches!(self.decision, PhoneDecision::Decline) {
+            return extra("reason", "only a decline takes a reason");
+        }
+        if self.answers.is_some() && !matches!(self.decision, PhoneDecision::Answer) {
+            return extra("answers", "only an answer to a question takes answers");
+        }
+        if self.mode.is_some() && !matches!(self.decision, PhoneDecision::ApprovePlan) {
+            return extra("mode", "only a plan's approval takes a mode");
+        }
+        Ok(match self.decision {
+            PhoneDecision::Approve => Decision::Approve,
+            PhoneDecision::Decline => Decision::Decline {
+                reason: self.reason.clone(),
+            },
+            PhoneDecision::Answer => match &self.answers {
+                Some(answers) => Decision::Answer {
+                    answers: answers.clone(),
+                },
+                None => return extra("answers", "an answer to a question carries the answers"),
+            },
+            PhoneDecision::ApprovePlan => Decision::ApprovePlan {
+                mode: self.mode.clone(),
+            },
+        })
+    }
 }
 
 /// `POST /phone/v1/approvals/{id}/decide`: the person's decision on the card the phone showed,
@@ -422,30 +476,13 @@ async fn decide(
     Extension(peer): Extension<Peer>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    JsonBody(body): JsonBody<DecideBody, MAX_PHONE_BODY>,
+    JsonBody(body): JsonBody<DecideBody, MAX_DECISION_BODY>,
 ) -> Result<Json<Approval>, ApiError> {
-    let decision = match body.decision {
-        PhoneDecision::Approve if body.reason.is_some() => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidRequest,
-                "reason: only a decline takes a reason",
-            ));
-        }
-        PhoneDecision::Approve => Decision::Approve,
-        PhoneDecision::Decline => Decision::Decline {
-            reason: body.reason.clone(),
-        },
-    };
+    let decision = body.decision()?;
     match (&s.passkeys, &body.assertion) {
         (Some(keys), Some(assertion)) => {
             let passkey = stored_passkey(&phone)?;
-            let bound = bound(
-                &id,
-                body.digest.clone(),
-                &body.decision,
-                body.reason.clone(),
-            );
+            let bound = bound(&id, &body.digest, &decision)?;
             let used = keys
                 .finish_decision(&phone.id, passkey, &bound, assertion)
                 .map_err(|e| forbidden(e.to_string()))?;
@@ -591,47 +628,44 @@ async fn passkey_finish(
     Ok(Json(serde_json::json!({ "passkey": true })))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ChallengeBody {
-    digest: String,
-    decision: PhoneDecision,
-    #[serde(default)]
-    reason: Option<String>,
-}
-
 /// `POST /phone/v1/approvals/{id}/challenge`: the options for the passkey to confirm exactly
-/// this decision (the call, the card's digest, approve or decline, the reason).
+/// this decision (the call, the card's digest, the decision with its reason, answers or mode).
+/// A decision the card cannot take is refused here, before the passkey is asked.
 async fn challenge(
     State(s): State<PhoneState>,
     Extension(phone): Extension<Phone>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<ChallengeBody, MAX_PHONE_BODY>,
+    JsonBody(words): JsonBody<DecideBody, MAX_DECISION_BODY>,
 ) -> Result<Response, ApiError> {
+    if words.assertion.is_some() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            "assertion: a challenge is asked for before the passkey answers",
+        ));
+    }
     let keys = passkeys(&s)?;
     let passkey = stored_passkey(&phone)?;
-    let bound = bound(&id, body.digest, &body.decision, body.reason);
+    let decision = words.decision()?;
+    decision.validate().map_err(Error::from)?;
+    let shown = s.console.approval(&approval_id(&id)?).await?;
+    decision.fits(&shown.call).map_err(Error::from)?;
+    let bound = bound(&id, &words.digest, &decision)?;
     let options = keys
         .start_decision(&phone.id, &passkey, bound)
         .map_err(|e| forbidden(e.to_string()))?;
     Ok(Json(options).into_response())
 }
 
-fn bound(
-    id: &str,
-    digest: String,
-    decision: &PhoneDecision,
-    reason: Option<String>,
-) -> crate::passkey::Bound {
-    crate::passkey::Bound {
+/// What the passkey confirms: the call, the card's digest and the whole decision.
+fn bound(id: &str, digest: &str, decision: &Decision) -> Result<crate::passkey::Bound, ApiError> {
+    let decision = serde_json::to_string(decision)
+        .map_err(|e| Error::Internal(format!("a decision as JSON: {e}")))?;
+    Ok(crate::passkey::Bound {
         approval: id.to_owned(),
-        digest,
-        decision: match decision {
-            PhoneDecision::Approve => "approve",
-            PhoneDecision::Decline => "decline",
-        },
-        reason,
-    }
+        digest: digest.to_owned(),
+        decision,
+    })
 }
 
 /// `POST /phone/v1/push`: the phone's push subscription (`PushSubscription.toJSON()`), replacing

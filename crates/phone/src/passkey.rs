@@ -27,9 +27,9 @@ pub const REGISTER_WITHIN_MS: i64 = 10 * 60 * 1000;
 pub struct Bound {
     pub approval: String,
     pub digest: String,
-    /// `approve` or `decline`.
-    pub decision: &'static str,
-    pub reason: Option<String>,
+    /// The decision as JSON: approve or decline with its reason, a question's answers, a plan's
+    /// mode.
+    pub decision: String,
 }
 
 /// Why a passkey step was refused.

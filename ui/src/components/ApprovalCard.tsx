@@ -85,7 +85,7 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
       <CallBody p={p} reading={reading.refs} answering={answering?.state} />
       {pending && answering ? (
         <AnswerChoices p={p} answering={answering} armed={armed} declining={declining ?? false}
-          setDeclining={setDeclining} actions={actions} />
+          setDeclining={setDeclining} actions={actions} onPhone={onPhone ?? false} />
       ) : pending && a.call.card === "plan" ? (
         <PlanChoices p={p} armed={armed} declining={declining ?? false} setDeclining={setDeclining} actions={actions} />
       ) : pending ? (
@@ -176,9 +176,9 @@ function useAnswering(p: Presented, keys: boolean, armed: boolean, actions: Card
   return { state: { answers, set, focused, setFocused }, complete, send, busy, error };
 }
 
-function AnswerChoices({ p, answering, armed, declining, setDeclining, actions }: {
+function AnswerChoices({ p, answering, armed, declining, setDeclining, actions, onPhone }: {
   p: Presented; answering: QuestionAnswers; armed: boolean; declining: boolean;
-  setDeclining?: (on: boolean) => void; actions: CardActions;
+  setDeclining?: (on: boolean) => void; actions: CardActions; onPhone: boolean;
 }) {
   const inert = answering.busy || !armed;
   return (
@@ -195,7 +195,8 @@ function AnswerChoices({ p, answering, armed, declining, setDeclining, actions }
         </div>
       )}
       <p className="muted scope" data-testid="grant-scope">
-        Keys <kbd>1</kbd>–<kbd>9</kbd> pick an option of the question in focus (<kbd>Tab</kbd> moves between questions).
+        {onPhone ? "Pick an answer for every question, then Send answers. "
+          : <>Keys <kbd>1</kbd>–<kbd>9</kbd> pick an option of the question in focus (<kbd>Tab</kbd> moves between questions). </>}
         A question is answered each time: no rule is made from it.</p>
       {answering.error && <p className="error" role="alert">{answering.error}</p>}
     </footer>
@@ -208,11 +209,13 @@ function PlanChoices({ p, armed, declining, setDeclining, actions }: {
   const call = p.approval.call;
   const modes = call.card === "plan" ? call.modes : [];
   const feedback = call.card === "plan" && call.feedback;
-  const [mode, setMode] = useState<string | null>(modes[0]?.id ?? null);
+  // No mode is chosen for the person: approving waits until they pick one.
+  const [mode, setMode] = useState<string | null>(null);
+  const unchosen = modes.length > 0 && mode === null;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const approve = async () => {
-    if (!armed || busy) return;
+    if (!armed || busy || unchosen) return;
     setBusy(true);
     setError(null);
     try {
@@ -231,14 +234,17 @@ function PlanChoices({ p, armed, declining, setDeclining, actions }: {
         <>
           {modes.length > 0 && (
             <div className="modes" role="radiogroup" aria-label="Once approved">
-              {modes.map((m) => (
+              <span className="label">Once approved, the agent</span>
+              {modes.map((m, i) => (
                 <label key={m.id}><input type="radio" name={`mode-${p.approval.id}`} checked={mode === m.id}
-                  onChange={() => setMode(m.id)} data-testid="plan-mode" data-mode={m.id} /> <Verbatim text={m.label} /></label>
+                  onChange={() => setMode(m.id)} data-testid="plan-mode" data-mode={m.id} />{" "}
+                  <Verbatim text={m.label} marks={p.marks[`call.modes[${i}].label`]} /></label>
               ))}
             </div>
           )}
           <div className="row">
-            <button className="primary" disabled={busy || !armed} onClick={() => void approve()} data-testid="approve-plan">
+            <button className="primary" disabled={busy || !armed || unchosen} onClick={() => void approve()} data-testid="approve-plan"
+              title={unchosen ? "Choose how the agent goes on first" : undefined}>
               Approve the plan</button>
             <button className="danger" disabled={busy || !armed} onClick={() => setDeclining?.(true)} data-testid="decline">
               {feedback ? "Keep planning…" : "Decline…"} <kbd>d</kbd></button>

@@ -8,6 +8,7 @@ import { assertNever } from "../lib/assert";
 import type { ReadingRefs } from "../lib/reading";
 import { CommandBox } from "./CommandBox";
 import { DiffView } from "./DiffView";
+import { LongText } from "./LongText";
 import { Markdown } from "./Markdown";
 import { type FieldMarks, Verbatim } from "./Verbatim";
 
@@ -66,7 +67,7 @@ export function CallBody({ p, reading, answering }: { p: Presented; reading: Rea
         </div>
       );
     case "question":
-      return <QuestionBody call={call} m={m} answering={answering} />;
+      return <QuestionBody id={p.approval.id} call={call} m={m} answering={answering} />;
     case "plan":
       return (
         <div className="call-plan">
@@ -75,7 +76,16 @@ export function CallBody({ p, reading, answering }: { p: Presented; reading: Rea
               <span className="mono"><Verbatim text={call.path} {...m("call.path")} /></span></p>
           )}
           {/* Drawn from its Markdown, never as HTML: nothing in it is loaded or followed. */}
-          <div className="plan" data-testid="plan"><Markdown text={call.plan} marks={m("call.plan").marks} /></div>
+          {(m("call.plan").more ?? 0) > 0 ? (
+            // More hidden characters than are marked one by one: the plan as written, so none
+            // of them is drawn unmarked inside a link or a heading.
+            <div className="plan" data-testid="plan">
+              <p className="warning">This plan carries more hidden characters than a card marks: it is shown as written, not drawn.</p>
+              <LongText text={call.plan} {...m("call.plan")} />
+            </div>
+          ) : (
+            <div className="plan" data-testid="plan"><Markdown text={call.plan} marks={m("call.plan").marks} /></div>
+          )}
           <RawInput p={p} open={incomplete} />
         </div>
       );
@@ -94,7 +104,7 @@ export interface Answering {
 }
 
 /** The questions as the agent asked them; with `answering`, each option a choice to pick. */
-function QuestionBody({ call, m, answering }: { call: QuestionCall; m: Marks; answering?: Answering }) {
+function QuestionBody({ id, call, m, answering }: { id: string; call: QuestionCall; m: Marks; answering?: Answering }) {
   return (
     <div className="call-question">
       {call.questions.map((q, i) => {
@@ -120,7 +130,7 @@ function QuestionBody({ call, m, answering }: { call: QuestionCall; m: Marks; an
               {q.options.map((o, j) => (
                 <li key={j}>
                   <label>
-                    <input type={q.multi_select ? "checkbox" : "radio"} name={`q${i}`} disabled={!answering}
+                    <input type={q.multi_select ? "checkbox" : "radio"} name={`q-${id}-${i}`} disabled={!answering}
                       checked={answer.chosen.includes(j)} onChange={() => pick(j)}
                       data-testid="option" data-index={j} />{" "}
                     {j < 9 && answering && <kbd>{j + 1}</kbd>}{" "}

@@ -7,7 +7,8 @@ import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
-import { decideWith, deviceName, eventsUrl, fromBase64Url, phone, PhoneError, registerPasskey } from "./api";
+import { assertNever } from "../lib/assert";
+import { decideWith, type DecisionBody, deviceName, eventsUrl, fromBase64Url, phone, PhoneError, registerPasskey } from "./api";
 import { nextList } from "./list";
 
 type Live = "connecting" | "live" | "lost";
@@ -122,14 +123,12 @@ export function PhoneApp({ code }: { code: string | null }) {
 
   const actions: CardActions = {
     decide: async (id: string, digest: string, d: Decision) => {
-      if (d.decision !== "approve" && d.decision !== "decline") {
-        throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
-      }
-      const reason = d.decision === "decline" ? d.reason : undefined;
-      const body = reason === undefined ? { digest, decision: d.decision } : { digest, decision: d.decision, reason };
+      const body = phoneBody(digest, d);
       const done = await decideWith(passkeys.asked, id, body);
       setOpen(null);
-      setMessage(done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.");
+      setMessage(done.status !== "approved" ? "Declined. The agent was told."
+        : d.decision === "answer" ? "Answered. The agent has your answers."
+        : "Approved. The agent goes on.");
       await refresh(false);
     },
     openArtifact: () => setMessage("Artifacts open in Countersign's window."),
@@ -365,4 +364,19 @@ function Passkey({ onMade }: { onMade: () => void }) {
       {error && <p className="error" role="alert">{error}</p>}
     </section>
   );
+}
+
+/** The decision as the phone's listener takes it: what the desk also decides, never a rule. */
+function phoneBody(digest: string, d: Decision): DecisionBody {
+  switch (d.decision) {
+    case "approve": return { digest, decision: "approve" };
+    case "decline": return d.reason === undefined ? { digest, decision: "decline" } : { digest, decision: "decline", reason: d.reason };
+    case "answer": return { digest, decision: "answer", answers: d.answers };
+    case "approve_plan": return d.mode === undefined ? { digest, decision: "approve_plan" } : { digest, decision: "approve_plan", mode: d.mode };
+    case "approve_always":
+    case "decline_always":
+      throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
+    default:
+      return assertNever(d);
+  }
 }

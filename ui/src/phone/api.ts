@@ -4,6 +4,7 @@
 // port) and sent with every request: a cookie also reaches other ports of the host, the secret
 // does not, so the cookie alone decides nothing.
 
+import type { Answer } from "../api/types/Answer";
 import type { ErrorBody } from "../api/types/ErrorBody";
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
@@ -27,8 +28,14 @@ export function eventsUrl(): string {
 /** The waiting calls, with the titles of the artifacts their cards name. */
 export type PhoneInbox = InboxPage & { artifacts: ShownSummary[] };
 
-/** A decision as the phone sends it: the card's digest, approve or decline, the reason. */
-export interface DecisionBody { digest: string; decision: "approve" | "decline"; reason?: string }
+/** A decision as the phone sends it: the card's digest, and approve, decline with its reason,
+ * a question's answers or a plan approved in a mode. Rules and edits are made at the desk. */
+export type DecisionBody = { digest: string } & (
+  | { decision: "approve" }
+  | { decision: "decline"; reason?: string }
+  | { decision: "answer"; answers: Answer[] }
+  | { decision: "approve_plan"; mode?: string }
+);
 
 /** A refusal from the listener, with its stable code. */
 export class PhoneError extends Error {

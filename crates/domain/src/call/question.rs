@@ -174,15 +174,16 @@ impl QuestionCall {
                     return Err(FieldError::new(at(".chosen"), "names an option twice"));
                 }
             }
-            let other = a.other.as_deref().map(str::trim).filter(|t| !t.is_empty());
-            if let Some(text) = other {
-                if !q.other {
-                    return Err(FieldError::new(
-                        at(".other"),
-                        "this question takes only the options offered",
-                    ));
-                }
+            // Bounded as sent, spaces included: what is kept is what was checked.
+            if let Some(text) = &a.other {
                 check_len(&at(".other"), text, MAX_OTHER_BYTES)?;
+            }
+            let other = a.other.as_deref().map(str::trim).filter(|t| !t.is_empty());
+            if other.is_some() && !q.other {
+                return Err(FieldError::new(
+                    at(".other"),
+                    "this question takes only the options offered",
+                ));
             }
             let given = a.chosen.len() + usize::from(other.is_some());
             if given == 0 {
@@ -358,6 +359,13 @@ mod tests {
                     answer(&[0], None),
                 ],
                 "words too long",
+            ),
+            (
+                vec![
+                    answer(&[], Some(&format!("x{}", " ".repeat(MAX_OTHER_BYTES)))),
+                    answer(&[0], None),
+                ],
+                "words within the bound only once trimmed",
             ),
             (
                 vec![answer(&[u32::MAX], None), answer(&[0], None)],

@@ -597,3 +597,36 @@ fn a_file_reached_through_a_link_is_never_approved_by_a_folder_and_a_decline_ask
 }
 
 mod themes;
+
+/// A question or a plan that arrived as a generic card (its input did not parse), or an ACP
+/// mode switch, is still answered only by the person: no approve rule covers it, even one
+/// made for its exact digest at its tool's address.
+#[test]
+fn no_approve_rule_answers_a_question_or_a_plan_whatever_its_card() {
+    let generic = |tool: &str, kind: Option<&str>| {
+        let mut a = approval(
+            json!({"card": "generic", "title": "asks", "kind": kind, "raw_input": {"q": 1}}),
+            Some("/home/me/app"),
+        );
+        a.tool = ToolAddress::parse(tool).unwrap();
+        a
+    };
+    for a in [
+        generic("claude-code.AskUserQuestion", None),
+        generic("claude-code.ExitPlanMode", None),
+        generic("gemini.exit_plan_mode", None),
+        generic("acp.zed.mode", Some("switch_mode")),
+    ] {
+        assert!(answered_only_by_a_person(&a), "{}", a.tool.as_str());
+        let mut g = grant(Effect::Approve, Reach::Any, None, None);
+        g.tool = a.tool.clone();
+        assert_eq!(
+            covers_call(&g, &a, 0),
+            Err(Miss::Answered),
+            "{}",
+            a.tool.as_str()
+        );
+    }
+    let other = generic("claude-code.WebFetch", Some("fetch"));
+    assert!(!answered_only_by_a_person(&other));
+}

@@ -14,7 +14,9 @@ use countersign_domain::approval::{Approval, DecidedBy, Decision, Requester, Sta
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::call::ResultView;
 use countersign_domain::digest::digest_of_json;
-use countersign_domain::grant::{Effect, OnDiskFacts, check_scope, default_scope, rule};
+use countersign_domain::grant::{
+    Effect, OnDiskFacts, answered_only_by_a_person, check_scope, default_scope, rule,
+};
 use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::ApprovalId;
 use countersign_domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
@@ -348,6 +350,14 @@ impl Console {
                     && let Some(block) = a.grant_block()
                 {
                     return Err(Error::NotGrantable(block));
+                }
+                // Whatever card a question or a plan came as, no rule answers the next one.
+                if effect == Effect::Approve && answered_only_by_a_person(&a) {
+                    return Err(FieldError::new(
+                        "decision",
+                        "no rule is made from a question or a plan: it is answered each time",
+                    )
+                    .into());
                 }
                 // An artifact's approve rule holds for the code the call was asked of; if the
                 // agent has saved other code since, the person has not seen what it would

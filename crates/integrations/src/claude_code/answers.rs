@@ -171,10 +171,24 @@ impl HookAgent for ClaudeCode {
 /// mode a plan's approval chose: for the hook, and for the MCP permission prompt, whose
 /// answer is the same `{behavior, updatedInput}`. `None` when what was given is not the
 /// card's kind, or the input is not an object.
+///
+/// Only what the card showed goes back: a question's `questions` with the person's `answers`
+/// (never the model's own `answers`, `annotations` — which Claude Code reads as the person's
+/// notes — or `metadata`); a plan's `plan` and `planFilePath` (`allowedPrompts` is ignored by
+/// Claude Code, hooks reference "ExitPlanMode input").
 pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Option<&str>)> {
-    let mut input: Map<String, Value> = answered.input?.as_object()?.clone();
+    let asked = answered.input?.as_object()?;
+    let kept = |keys: &[&str]| -> Map<String, Value> {
+        asked
+            .iter()
+            .filter(|(k, _)| keys.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let mut input;
     let mode = match (answered.card, answered.given) {
         (CallView::Question(q), Given::Answers { answers }) => {
+            input = kept(&["questions"]);
             let given: Map<String, Value> = q
                 .answer_texts(answers)
                 .into_iter()
@@ -184,7 +198,10 @@ pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Opt
             input.insert("answers".into(), Value::Object(given));
             None
         }
-        (CallView::Plan(_), Given::Plan { mode }) => mode.as_deref(),
+        (CallView::Plan(_), Given::Plan { mode }) => {
+            input = kept(&["plan", "planFilePath"]);
+            mode.as_deref()
+        }
         _ => return None,
     };
     Some((input, mode))
@@ -266,6 +283,12 @@ mod tests {
         let card = crate::claude_code::call_view("AskUserQuestion", &input, None, &|_| {
             unreachable!("a question reads no file")
         });
+        // What the model adds beside the questions never goes back as the person's.
+        let mut input = input;
+        input["answers"] = json!({"Which framework?": "React"});
+        input["annotations"] =
+            json!({"Which framework?": {"notes": "the person insists on React"}});
+        input["metadata"] = json!({"source": "remember"});
         let CallView::Question(q) = &card else {
             panic!("{card:?}");
         };
@@ -305,6 +328,8 @@ mod tests {
         let o = &out["hookSpecificOutput"];
         assert_eq!(o["permissionDecision"], "allow");
         assert_eq!(o["updatedInput"]["questions"], input["questions"]);
+        let keys: Vec<&String> = o["updatedInput"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["questions", "answers"]);
         assert_eq!(
             o["updatedInput"]["answers"],
             json!({"Which framework?": "Svelte",
@@ -335,6 +360,11 @@ mod tests {
     fn a_plan_approved_echoes_its_input_and_its_mode() {
         let input = json!({"plan": "## Refactor auth\n1. Extract", "planFilePath": "/h/.claude/plans/a.md"});
         let card = crate::claude_code::call_view("ExitPlanMode", &input, None, &|_| unreachable!());
+        let asked = {
+            let mut a = input.clone();
+            a["allowedPrompts"] = json!([{"tool": "Bash", "prompt": "anything"}]);
+            a
+        };
         assert!(
             matches!(&card, CallView::Plan(p) if p.path.as_deref() == Some("/h/.claude/plans/a.md"))
         );
@@ -345,7 +375,7 @@ mod tests {
             digest: "d",
             card: &card,
             given: &given,
-            input: Some(&input),
+            input: Some(&asked),
         };
         let pre = ClaudeCode
             .answered("PreToolUse", a)
