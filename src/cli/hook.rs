@@ -186,7 +186,7 @@ pub async fn run(
                     },
                 ),
                 Ok((a, _)) => {
-                    let why = undecided(a.status);
+                    let why = undecided(a.status, wait);
                     note(&why);
                     agent.fall_back(&event, seen, &why)
                 }

@@ -42,7 +42,7 @@ use countersign_domain::ids::ArtifactId;
 use countersign_engine::data_dir::DataDir;
 use countersign_integrations::claude_code::HookPayload;
 use countersign_integrations::claude_code::answered_input;
-use countersign_integrations::hook::{Answered, HookAgent as _, given_as_reason};
+use countersign_integrations::hook::{Answered, HookAgent as _, given_as_reason, undecided};
 
 /// Who the cards from `permission-prompt` are shown as: the model can call this tool itself, so
 /// its cards say they came through MCP, not from Claude Code's own hook.
@@ -546,13 +546,21 @@ impl Front {
                     None,
                 ),
             },
-            Ok(a) => deny(match (a.status, a.reason) {
+            Ok(a) => deny(match (a.status, a.reason.clone()) {
                 (Status::Declined, Some(r)) if !r.trim().is_empty() => {
                     format!("Declined in Countersign: {r}")
                 }
                 (Status::Declined, _) => "Declined in Countersign".into(),
-                (Status::Expired, _) => "Nobody decided in Countersign in time; denied".into(),
-                (Status::Cancelled, _) => "The request was withdrawn; denied".into(),
+                (Status::Expired | Status::Cancelled, _) => {
+                    let why = undecided(a.status, self.wait);
+                    let mut told = why.chars();
+                    let first = told.next().map(|c| c.to_uppercase().to_string());
+                    format!(
+                        "{}{}; the call did not run",
+                        first.unwrap_or_default(),
+                        told.as_str()
+                    )
+                }
                 (Status::Pending, _) => {
                     "Countersign is still waiting for a decision; denied".into()
                 }

@@ -304,9 +304,20 @@ pub fn declined(reason: Option<&str>) -> String {
     }
 }
 
-/// Why there is no decision, for a request that expired or was withdrawn.
-pub fn undecided(status: Status) -> String {
-    format!("no decision in Countersign ({status})")
+/// Why there is no decision, for a request that expired or was withdrawn: never "declined",
+/// since no person said no (`waited_s`: how long the agent's hook waited for one).
+pub fn undecided(status: Status, waited_s: u64) -> String {
+    match status {
+        Status::Expired => {
+            let minutes = waited_s.div_ceil(60);
+            match minutes {
+                ..=1 => "no one answered in Countersign within a minute".to_owned(),
+                m => format!("no one answered in Countersign in {m} minutes"),
+            }
+        }
+        Status::Cancelled => "the request was withdrawn before anyone answered".to_owned(),
+        other => format!("no decision in Countersign ({other})"),
+    }
 }
 
 /// The reason an agent's model and person read with a fail-safe deny: what happened, and that
@@ -351,4 +362,22 @@ pub fn login_shell(
         .and_then(|s| shell_named(&s))
         .filter(|s| among.contains(&s.as_str()))
         .unwrap_or_else(|| otherwise.to_owned())
+}
+
+#[cfg(test)]
+mod undecided_tests {
+    use super::*;
+
+    #[test]
+    fn a_call_no_one_answered_says_so_and_never_declined() {
+        let ten = undecided(Status::Expired, 600);
+        assert_eq!(ten, "no one answered in Countersign in 10 minutes");
+        assert_eq!(
+            undecided(Status::Expired, 30),
+            "no one answered in Countersign within a minute"
+        );
+        for s in [Status::Expired, Status::Cancelled] {
+            assert!(!undecided(s, 90).contains("declined"));
+        }
+    }
 }
