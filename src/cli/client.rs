@@ -424,6 +424,9 @@ pub struct Found {
     pub call: serde_json::Value,
     #[serde(default)]
     pub raw_input: Option<serde_json::Value>,
+    /// What the person gave: an edit makes the call that ran the edited one.
+    #[serde(default)]
+    pub given: Option<serde_json::Value>,
 }
 
 impl Client {

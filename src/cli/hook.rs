@@ -17,9 +17,10 @@ use serde_json::Value;
 use super::client::{Client, Found};
 use super::deadline::{Deadline, note};
 use super::{on_disk, settings};
-use countersign_domain::approval::Status;
+use countersign_domain::approval::{Given, Status};
 use countersign_domain::call::{CallView, ResultView};
 use countersign_domain::digest::digest;
+use countersign_domain::edit::Asked;
 use countersign_domain::limits::HOOK_RECORD_TIMEOUT_S;
 use countersign_domain::report::{Door, Reporter};
 use countersign_domain::submission::Submission;
@@ -159,9 +160,13 @@ pub async fn run(
                     Some(given) => {
                         let answered = Answered {
                             digest: &a.digest,
-                            card: &asked.call,
+                            asked: Asked {
+                                tool: &asked.tool,
+                                artifact_id: asked.artifact_id.as_ref(),
+                                call: &asked.call,
+                                raw_input: asked.raw_input.as_ref(),
+                            },
                             given,
-                            input: asked.raw_input.as_ref(),
                         };
                         agent.answered(&event, answered).unwrap_or_else(|| {
                             match given_as_reason(&asked.call, given) {
@@ -313,9 +318,31 @@ fn is_this_call(payload: &HookPayload, a: &Found) -> bool {
         return false;
     };
     let alone = |c: CallView| c.without_on_disk().unwrap_or(c);
-    let asked = ToolAddress::parse(&a.tool)
-        .ok()
-        .and_then(|tool| digest(&tool, None, a.raw_input.as_ref(), &alone(then)).ok());
+    let Ok(tool) = ToolAddress::parse(&a.tool) else {
+        return false;
+    };
+    // A call the person edited ran as edited: that is the call to find.
+    let edit = match a.given.clone().map(serde_json::from_value::<Given>) {
+        Some(Ok(Given::Edited { edit, .. })) => Some(edit),
+        Some(Err(_)) => return false,
+        _ => None,
+    };
+    let (then, raw) = match edit {
+        Some(edit) => {
+            let asked = Asked {
+                tool: &tool,
+                artifact_id: None,
+                call: &then,
+                raw_input: a.raw_input.as_ref(),
+            };
+            match countersign_domain::edit::apply(asked, &edit) {
+                Ok(e) => (e.call, e.raw_input),
+                Err(_) => return false,
+            }
+        }
+        None => (then, a.raw_input.clone()),
+    };
+    let asked = digest(&tool, None, raw.as_ref(), &alone(then)).ok();
     let rebuilt = digest(&now.tool, None, now.raw_input.as_ref(), &alone(now.call)).ok();
     a.artifact_id.is_none() && asked.is_some() && asked == rebuilt
 }

@@ -38,6 +38,7 @@ pub use view::{APP_MIME, UI_EXTENSION, VIEW_URI, view_html};
 use super::CliError;
 use super::client::{Client, ClientError};
 use countersign_domain::approval::Status;
+use countersign_domain::edit::Asked;
 use countersign_domain::ids::ArtifactId;
 use countersign_engine::data_dir::DataDir;
 use countersign_integrations::claude_code::HookPayload;
@@ -526,9 +527,13 @@ impl Front {
                 Some(given) => {
                     let answered = Answered {
                         digest: &a.digest,
-                        card: &submission.call,
+                        asked: Asked {
+                            tool: &submission.tool,
+                            artifact_id: submission.artifact_id.as_ref(),
+                            call: &submission.call,
+                            raw_input: submission.raw_input.as_ref(),
+                        },
                         given,
-                        input: Some(&args.input),
                     };
                     match answered_input(answered) {
                         Some((input, _)) => answer(

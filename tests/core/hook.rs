@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::restart::BIN;
 use crate::support::{decide, decide_next, next_pending, started};
 
+mod edits;
 mod files;
 mod questions;
 mod stalls;

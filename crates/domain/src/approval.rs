@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::call::{Answer, CallView, ResultView};
 use super::coverage::coverage;
+use super::edit::{Asked, Edit};
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::{FieldError, MAX_PATH_BYTES, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
 use super::reporter::Reporter;
@@ -103,6 +104,10 @@ pub enum Decision {
         #[ts(optional)]
         mode: Option<String>,
     },
+    /// Approve the call as the person edited it (`edit::apply`): never with a rule.
+    ApproveEdited {
+        edit: Edit,
+    },
 }
 
 impl Decision {
@@ -115,7 +120,8 @@ impl Decision {
             Decision::Approve
             | Decision::ApproveAlways { .. }
             | Decision::Answer { .. }
-            | Decision::ApprovePlan { .. } => Status::Approved,
+            | Decision::ApprovePlan { .. }
+            | Decision::ApproveEdited { .. } => Status::Approved,
             Decision::Decline { .. } | Decision::DeclineAlways { .. } => Status::Declined,
         }
     }
@@ -128,7 +134,8 @@ impl Decision {
             Decision::Approve
             | Decision::Decline { .. }
             | Decision::Answer { .. }
-            | Decision::ApprovePlan { .. } => None,
+            | Decision::ApprovePlan { .. }
+            | Decision::ApproveEdited { .. } => None,
         }
     }
 
@@ -141,19 +148,25 @@ impl Decision {
             Decision::Approve
             | Decision::ApproveAlways { .. }
             | Decision::Answer { .. }
-            | Decision::ApprovePlan { .. } => None,
+            | Decision::ApprovePlan { .. }
+            | Decision::ApproveEdited { .. } => None,
         }
     }
 
-    /// What the decision gives beyond yes or no.
-    pub fn given(&self) -> Option<Given> {
-        match self {
+    /// What the decision gives beyond yes or no, for the call `asked`: an edit is checked
+    /// against it (`edit::apply`) and kept with the edited call's digest.
+    pub fn given(&self, asked: Asked<'_>) -> Result<Option<Given>, FieldError> {
+        Ok(match self {
             Decision::Answer { answers } => Some(Given::Answers {
                 answers: answers.clone(),
             }),
             Decision::ApprovePlan { mode } => Some(Given::Plan { mode: mode.clone() }),
+            Decision::ApproveEdited { edit } => Some(Given::Edited {
+                edit: edit.clone(),
+                digest: crate::edit::apply(asked, edit)?.digest,
+            }),
             _ => None,
-        }
+        })
     }
 
     /// Checks that the decision answers `call` as its card asks: a question card only by its
@@ -181,6 +194,9 @@ impl Decision {
                 )),
             },
             (Decision::ApprovePlan { .. }, _) => wrong("only a plan card is approved as a plan"),
+            (Decision::ApproveEdited { .. }, CallView::Question(_) | CallView::Plan(_)) => {
+                wrong("a question or a plan is not edited: answer it")
+            }
             (_, CallView::Plan(_)) if self.status() == Status::Approved => {
                 wrong("a plan is approved with the plan's own choices")
             }
@@ -213,6 +229,8 @@ pub enum Given {
         #[ts(optional)]
         mode: Option<String>,
     },
+    /// The call approved as the person edited it; `digest` is the edited call's.
+    Edited { edit: Edit, digest: String },
 }
 
 /// Who decided: a person at the console, or a standing grant. Serialized `person` / `grant:<id>`.

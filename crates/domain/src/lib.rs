@@ -8,6 +8,7 @@ pub mod coverage;
 pub mod deeplink;
 pub mod diff;
 pub mod digest;
+pub mod edit;
 pub mod grant;
 pub mod history;
 pub mod ids;

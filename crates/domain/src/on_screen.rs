@@ -11,6 +11,7 @@ use super::artifact::{Artifact, ArtifactSummary};
 use super::call::{CallView, FileDiff, OnDisk, ResultView};
 use super::coverage::{Coverage, coverage};
 use super::diff::{RenderedDiff, render};
+use super::edit::{Edit, EditOffer};
 use super::grant::{Offers, offers};
 use super::ids::ApprovalId;
 use super::verbatim::{Found, Listing, Mark, scan};
@@ -50,6 +51,13 @@ pub struct Presented {
     pub no_grant: Option<String>,
     /// What the "don't ask again" chooser offers for this call.
     pub offers: Offers,
+    /// What the person may edit before approving (a command, a file's new text).
+    pub edit: Option<EditOffer>,
+    /// Why a command or a file change cannot be edited here, in a sentence.
+    pub no_edit: Option<String>,
+    /// A call approved as edited: the change from what the agent asked to what the person
+    /// allowed.
+    pub edited_diff: Option<RenderedDiff>,
 }
 
 /// The outer run a nested call is part of, as its card names it.
@@ -409,6 +417,12 @@ pub fn present(approval: Approval) -> Presented {
         ),
     });
     let offers = offers(&approval);
+    let (edit, no_edit) = match (crate::edit::offer((&approval).into()), &approval.call) {
+        (Ok(o), _) => (Some(o), None),
+        (Err(why), CallView::Terminal(_) | CallView::Diff(_)) => (None, Some(why.to_owned())),
+        (Err(_), _) => (None, None),
+    };
+    let edited_diff = edited_diff(&approval);
     Presented {
         approval,
         diffs,
@@ -423,7 +437,35 @@ pub fn present(approval: Approval) -> Presented {
         coverage,
         no_grant,
         offers,
+        edit,
+        no_edit,
+        edited_diff,
     }
+}
+
+/// The change from the agent's text to the person's edit, drawn as a file's diff is.
+fn edited_diff(a: &Approval) -> Option<RenderedDiff> {
+    let Some(crate::approval::Given::Edited { edit, .. }) = &a.given else {
+        return None;
+    };
+    let (path, old, new) = match (&a.call, edit) {
+        (CallView::Terminal(t), Edit::Command { command }) => {
+            ("command".to_owned(), t.command.clone(), command.clone())
+        }
+        (CallView::Diff(d), Edit::NewText { new_text }) => {
+            let file = d.diffs.first()?;
+            (file.path.clone(), file.new_text.clone(), new_text.clone())
+        }
+        _ => return None,
+    };
+    Some(render(&FileDiff {
+        path,
+        old_text: Some(old),
+        new_text: new,
+        replace_all: None,
+        on_disk: None,
+        through_link: None,
+    }))
 }
 
 #[cfg(test)]

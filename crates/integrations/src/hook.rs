@@ -6,6 +6,7 @@
 //! the agent's answer. An integration only maps; it does no I/O.
 
 use countersign_domain::approval::{Given, Status};
+use countersign_domain::edit::{Asked, Edit};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -131,22 +132,33 @@ pub enum Verdict<'a> {
     Declined { reason: Option<&'a str> },
 }
 
-/// A person's answer beyond yes or no, as a hook answers it: the card answered, what the
-/// person gave, and the tool's input as the agent sent it (which some agents want echoed).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A person's answer beyond yes or no, as a hook answers it: the call as the agent asked it
+/// (its card, and its input, which some agents want echoed) and what the person gave.
+#[derive(Debug, Clone, Copy)]
 pub struct Answered<'a> {
     pub digest: &'a str,
-    pub card: &'a CallView,
+    pub asked: Asked<'a>,
     pub given: &'a Given,
-    pub input: Option<&'a Value>,
 }
 
 /// What an agent whose answer cannot carry `given` is told instead, as the reason of a
 /// declined call: a question's answers in words ("The person answered in Countersign…").
 /// `None` where a plain approval says it all (a plan approved, its mode left to the agent).
+/// An edit that cannot be sent is never a plain approval: the call is declined with the
+/// person's version in words, so what the agent asked for does not run.
 pub fn given_as_reason(card: &CallView, given: &Given) -> Option<String> {
     match (card, given) {
         (CallView::Question(q), Given::Answers { answers }) => Some(q.answers_as_reason(answers)),
+        (_, Given::Edited { edit, .. }) => Some(match edit {
+            Edit::Command { command } => format!(
+                "The person allowed only their edit of this command in Countersign, which this \
+                 tool could not run as edited: {command}"
+            ),
+            Edit::NewText { new_text } => format!(
+                "The person allowed only their edit of this change in Countersign, which this \
+                 tool could not apply as edited. Their text: {new_text}"
+            ),
+        }),
         _ => None,
     }
 }

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from "react";
 
 import type { Answer } from "../api/types/Answer";
 import type { Decision } from "../api/types/Decision";
+import type { Edit } from "../api/types/Edit";
+import type { EditOffer } from "../api/types/EditOffer";
 import type { Effect } from "../api/types/Effect";
 import type { Mark } from "../api/types/Mark";
 import type { Presented } from "../api/types/Presented";
@@ -9,6 +11,7 @@ import { type Reading, useReading } from "../lib/reading";
 import { stamp } from "../lib/time";
 import { type Answering, CallBody } from "./CallBody";
 import { Since, Until } from "./Clock";
+import { DiffView } from "./DiffView";
 import { GrantChooser } from "./GrantChooser";
 import { ResultBody } from "./ResultBody";
 import { ConflictingReports, ReportedBy } from "./ResultReports";
@@ -68,6 +71,8 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
   }, [selected]);
   const covered = p.coverage.unshown.length === 0 && p.coverage.disagree.length === 0;
   const answering = useAnswering(p, pending && (selected ?? true), armed, actions);
+  const [editing, setEditing] = useState(false);
+  useEditKey(p, pending && (selected ?? true) && !onPhone && !editing, setEditing);
   return (
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
       data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}
@@ -88,9 +93,12 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
           setDeclining={setDeclining} actions={actions} onPhone={onPhone ?? false} />
       ) : pending && a.call.card === "plan" ? (
         <PlanChoices p={p} armed={armed} declining={declining ?? false} setDeclining={setDeclining} actions={actions} />
+      ) : pending && editing && p.edit ? (
+        <EditForm p={p} offer={p.edit} armed={armed} close={() => setEditing(false)} actions={actions} />
       ) : pending ? (
         <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
-          choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} onPhone={onPhone ?? false} />
+          choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} onPhone={onPhone ?? false}
+          edit={() => setEditing(true)} />
       ) : (
         <Outcome p={p} actions={actions} />
       )}
@@ -372,9 +380,10 @@ function Part({ label, value }: { label: string; value: string }) {
   );
 }
 
-function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading, onPhone }: {
+function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading, onPhone, edit }: {
   p: Presented; actions: CardActions; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void;
   choosing: Effect | null; setChoosing?: (effect: Effect | null) => void; reading: Reading; onPhone: boolean;
+  edit: () => void;
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
@@ -441,6 +450,11 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
               title={reading.ready ? "A" : "A — first, the end of the command must have been on screen"}>
               Approve &amp; don't ask again… <kbd>A</kbd></button>
           )}
+          {!onPhone && p.edit && (
+            <button disabled={inert} onClick={() => (reading.ready ? edit() : reading.reveal())} data-testid="edit"
+              title={reading.ready ? "e" : "e — first, the end of the command must have been on screen"}>
+              Edit, then approve… <kbd>e</kbd></button>
+          )}
           <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
             data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
           {!onPhone && (
@@ -449,9 +463,12 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
           )}
         </div>
       )}
+      {p.edit === null && p.no_edit !== null && !onPhone && (
+        <p className="muted scope" data-testid="no-edit">No edit here: {p.no_edit}</p>
+      )}
       <p className="muted scope" data-testid="grant-scope">
         {onPhone
-          ? <>“Don't ask again” stays at the desk: rules are made only in Countersign's window. Here you approve or decline this one call.</>
+          ? <>“Don't ask again”{p.edit ? " and editing the call stay" : " stays"} at the desk: rules are made only in Countersign's window. Here you approve or decline this one call.</>
           : p.no_grant !== null
           ? p.no_grant
           : <>“Don't ask again” lets you choose what it covers (this exact call, a command or folder, or any call to <code>{a.tool}</code>){a.artifact_id ? <>, for {artifact}</> : ", here or everywhere"}, and for how long. Rules are listed on the Grants page.</>}
@@ -479,7 +496,7 @@ function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
         {a.granted && <span className="muted"> · made grant {a.granted}</span>}</p>
       {a.reason && <p className="reason">Reason: {a.reason}</p>}
       <GivenAnswers p={p} />
-      <p className="muted digest">Digest <code className="mono" data-testid="digest">{a.digest}</code></p>
+      <p className="muted digest">{a.given?.kind === "edited" ? "The agent's call: digest " : "Digest "}<code className="mono" data-testid="digest">{a.digest}</code></p>
       {a.result ? (
         <section className="result"><h4>Result</h4>
           <ReportedBy by={a.result_by} marks={(f) => p.marks[f]} />
@@ -510,6 +527,18 @@ function GivenAnswers({ p }: { p: Presented }) {
           );
         })}
       </dl>
+    );
+  }
+  if (given.kind === "edited") {
+    const shown = p.edited_diff;
+    return (
+      <section className="given" data-testid="given-edit">
+        <p>Approved as you edited it: what ran is your version, not the agent's.</p>
+        {shown && (
+          <DiffView rendered={shown} file={{ path: shown.path, old_text: null, new_text: "" }} marks={() => ({})} />
+        )}
+        <p className="muted digest">Your edit: digest <code className="mono" data-testid="edited-digest">{given.digest}</code></p>
+      </section>
     );
   }
   if (given.kind === "plan" && call.card === "plan") {
@@ -563,5 +592,77 @@ function NestedCall({ n, actions }: { n: Presented; actions: CardActions }) {
           : <ApprovalCard p={{ ...n, parent: null }} actions={actions} armed={false} />)}
       </details>
     </li>
+  );
+}
+
+/** Key `e` on the selected card opens its editor, where the card offers one. */
+function useEditKey(p: Presented, on: boolean, setEditing: (on: boolean) => void) {
+  useEffect(() => {
+    if (!on || !p.edit) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target instanceof HTMLElement ? e.target : null;
+      if (t?.closest("input, textarea, select, [contenteditable]") || document.querySelector(".overlay")) return;
+      if (e.key !== "e" || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+      e.preventDefault();
+      setEditing(true);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+}
+
+/** The agent's text, to edit: a command, or the one file's new text. */
+function editable(p: Presented, offer: EditOffer): string {
+  const call = p.approval.call;
+  if (offer === "command" && call.card === "terminal") return call.command;
+  if (offer === "new_text" && call.card === "diff") return call.diffs[0]?.new_text ?? "";
+  return "";
+}
+
+/** Editing the call before approving it: what is approved is the person's version, once. */
+function EditForm({ p, offer, armed, close, actions }: {
+  p: Presented; offer: EditOffer; armed: boolean; close: () => void; actions: CardActions;
+}) {
+  const a = p.approval;
+  const asked = editable(p, offer);
+  const [text, setText] = useState(asked);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const changed = text !== asked;
+  const empty = offer === "command" && text.trim() === "";
+  const submit = async () => {
+    if (!armed || busy || !changed || empty) return;
+    setBusy(true);
+    setError(null);
+    const edit: Edit = offer === "command" ? { kind: "command", command: text } : { kind: "new_text", new_text: text };
+    try {
+      await actions.decide(a.id, a.digest, { decision: "approve_edited", edit });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
+  const what = offer === "command" ? "command" : "new text";
+  return (
+    <footer className="choices edit-form">
+      <form onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+        <label htmlFor={`edit-${a.id}`}>Your version of the {what} (what runs if you approve)</label>
+        <textarea id={`edit-${a.id}`} className="mono" data-testid="edit-text" autoFocus value={text} spellCheck={false}
+          rows={Math.min(16, Math.max(3, text.split("\n").length + 1))}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") close();
+            if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); void submit(); }
+          }} />
+        <div className="row">
+          <button type="submit" className="primary" disabled={busy || !armed || !changed || empty} data-testid="approve-edited"
+            title={!changed ? "Change something first, or approve the call as asked" : empty ? "An empty command runs nothing" : "Ctrl+Enter"}>
+            Approve as edited <kbd>Ctrl</kbd>+<kbd>Enter</kbd></button>
+          <button type="button" onClick={close} data-testid="edit-cancel">Cancel <kbd>Esc</kbd></button>
+        </div>
+      </form>
+      <p className="muted scope">The agent is told its call was edited. An edited call is approved once: no rule is made from it, and History keeps both versions.</p>
+      {error && <p className="error" role="alert">{error}</p>}
+    </footer>
   );
 }

@@ -75,3 +75,35 @@ describe("a plan card", () => {
     expect(html).toContain("Keep planning…");
   });
 });
+
+describe("an editable call", () => {
+  const terminal = { card: "terminal", title: "Run", command: "git push --force", options: { shell: "bash" } };
+
+  it("offers its edit at the desk only, and says why where there is none", () => {
+    const editable = { ...card(terminal), edit: "command", no_edit: null } as Presented;
+    const desk = renderToStaticMarkup(<ApprovalCard p={editable} actions={actions} armed />);
+    expect(desk).toContain('data-testid="edit"');
+    const phone = renderToStaticMarkup(<ApprovalCard p={editable} actions={actions} armed onPhone />);
+    expect(phone).not.toContain('data-testid="edit"');
+    expect(phone).toContain("editing the call stay at the desk");
+    const fixed = { ...card(terminal), edit: null, no_edit: "this agent's answer cannot carry a changed call" } as Presented;
+    const none = renderToStaticMarkup(<ApprovalCard p={fixed} actions={actions} armed />);
+    expect(none).not.toContain('data-testid="edit"');
+    expect(none).toContain("No edit here: this agent&#x27;s answer cannot carry a changed call");
+  });
+
+  it("keeps both versions in its outcome", () => {
+    const p = {
+      ...card(terminal, {
+        status: "approved", decided_by: "person", decided_at: 1,
+        given: { kind: "edited", edit: { kind: "command", command: "git push" }, digest: "sha256:e" },
+      }),
+      edit: "command", no_edit: null,
+      edited_diff: { path: "command", new_file: false, added: 1, removed: 1, hunks: [], fallback: null },
+    } as unknown as Presented;
+    const html = renderToStaticMarkup(<ApprovalCard p={p} actions={actions} armed />);
+    expect(html).toContain('data-testid="given-edit"');
+    expect(html).toContain("sha256:e");
+    expect(html).toContain("The agent&#x27;s call: digest");
+  });
+});

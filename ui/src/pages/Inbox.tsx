@@ -269,7 +269,8 @@ export function Inbox({ pending, need, actions, declineGroup }: {
         case "Escape": if (view.group !== null) filter(null); else return; break;
         case "a":
           if (!current || !a) break;
-          if (!always) void decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
+          if (a.call.card === "plan") actions.report("A plan is approved with its own choices: pick how the agent goes on, then “Approve the plan”.");
+          else if (!always) void decide(a.id, a.digest, { decision: "approve" }).catch((err: Error) => actions.report(err.message));
           else if (current.no_grant) actions.report(`${current.no_grant} Press a to approve it once.`);
           else setChoosing({ id: a.id, effect: "approve" });
           break;

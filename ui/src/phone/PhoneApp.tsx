@@ -376,6 +376,8 @@ function phoneBody(digest: string, d: Decision): DecisionBody {
     case "approve_always":
     case "decline_always":
       throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
+    case "approve_edited":
+      throw new Error("A call is edited at the desk, in Countersign's window.");
     default:
       return assertNever(d);
   }

@@ -316,6 +316,9 @@ impl Console {
         phone: Option<&super::PhoneProof<'_>>,
     ) -> Result<Approval, Error> {
         decision.validate()?;
+        if phone.is_some() && matches!(decision, Decision::ApproveEdited { .. }) {
+            return Err(FieldError::new("decision", "a call is edited only at the desk").into());
+        }
         if phone.is_some() && decision.rule().is_some() {
             return Err(FieldError::new(
                 "decision",
@@ -338,8 +341,10 @@ impl Console {
         if !digest_matches(&a.digest, seen) {
             return Err(Error::DigestMismatch);
         }
-        // A question is answered by what its card offered, a plan approved by its choices.
+        // A question is answered by what its card offered, a plan approved by its choices, an
+        // edit made where the agent's answer carries it.
         decision.fits(&a.call)?;
+        let given = decision.given((&a).into())?;
         if a.expires_at <= now {
             return self.expired_now(tx, now).await;
         }
@@ -384,7 +389,6 @@ impl Console {
         let status = decision.status();
         let reason = decision.reason();
         let by = Some(&DecidedBy::Person);
-        let given = decision.given();
         let said = approvals::Said {
             reason,
             given: given.as_ref(),

@@ -30,6 +30,7 @@
 
 use countersign_domain::approval::Given;
 use countersign_domain::call::CallView;
+use countersign_domain::edit::edited_input;
 use serde_json::{Map, Value, json};
 
 use super::{HookEvent, REQUESTER, event_named_in};
@@ -115,16 +116,32 @@ impl HookAgent for ClaudeCode {
 
     fn answered(&self, event: &str, answered: Answered<'_>) -> Option<Reply> {
         let (input, mode) = answered_input(answered)?;
-        let reason = format!("Answered in Countersign ({})", answered.digest);
+        let edited = match answered.given {
+            Given::Edited { digest, .. } => Some(digest),
+            _ => None,
+        };
+        let reason = match edited {
+            Some(digest) => format!("Approved in Countersign as the person edited it ({digest})"),
+            None => format!("Answered in Countersign ({})", answered.digest),
+        };
         match HookEvent::named(event)? {
-            HookEvent::PreToolUse => Some(Reply::print(json!({
-                "hookSpecificOutput": {
+            HookEvent::PreToolUse => {
+                let mut out = json!({
                     "hookEventName": "PreToolUse",
                     "permissionDecision": "allow",
                     "permissionDecisionReason": reason,
                     "updatedInput": input,
+                });
+                // The model is told its call was changed, so it does not read the result as
+                // the outcome of what it asked (hooks reference: `additionalContext`).
+                if edited.is_some() {
+                    out["additionalContext"] = json!(
+                        "The person edited this tool call in Countersign before approving it: \
+                         it ran with their input, not the one you proposed."
+                    );
                 }
-            }))),
+                Some(Reply::print(json!({ "hookSpecificOutput": out })))
+            }
             HookEvent::PermissionRequest => {
                 let mut decision = json!({ "behavior": "allow", "updatedInput": input });
                 if let Some(mode) = mode {
@@ -177,7 +194,7 @@ impl HookAgent for ClaudeCode {
 /// notes — or `metadata`); a plan's `plan` and `planFilePath` (`allowedPrompts` is ignored by
 /// Claude Code, hooks reference "ExitPlanMode input").
 pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Option<&str>)> {
-    let asked = answered.input?.as_object()?;
+    let asked = answered.asked.raw_input?.as_object()?;
     let kept = |keys: &[&str]| -> Map<String, Value> {
         asked
             .iter()
@@ -186,7 +203,7 @@ pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Opt
             .collect()
     };
     let mut input;
-    let mode = match (answered.card, answered.given) {
+    let mode = match (answered.asked.call, answered.given) {
         (CallView::Question(q), Given::Answers { answers }) => {
             input = kept(&["questions"]);
             let given: Map<String, Value> = q
@@ -201,6 +218,15 @@ pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Opt
         (CallView::Plan(_), Given::Plan { mode }) => {
             input = kept(&["plan", "planFilePath"]);
             mode.as_deref()
+        }
+        // The agent's input with the person's edit in it, only if it is the very call whose
+        // digest the person approved.
+        (_, Given::Edited { edit, digest }) => {
+            input = match edited_input(answered.asked, edit, digest)? {
+                Value::Object(fields) => fields,
+                _ => return None,
+            };
+            None
         }
         _ => return None,
     };
@@ -220,6 +246,8 @@ fn pre_tool_use(decision: &str, reason: &str) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use countersign_domain::edit::Asked;
+    use countersign_domain::tool::ToolAddress;
 
     fn seen(payload: &Value) -> Seen<'_> {
         Seen {
@@ -289,6 +317,7 @@ mod tests {
         input["annotations"] =
             json!({"Which framework?": {"notes": "the person insists on React"}});
         input["metadata"] = json!({"source": "remember"});
+        let tool = ToolAddress::parse("claude-code.AskUserQuestion").unwrap();
         let CallView::Question(q) = &card else {
             panic!("{card:?}");
         };
@@ -315,9 +344,13 @@ mod tests {
                     event,
                     Answered {
                         digest: "sha256:ab",
-                        card: &card,
+                        asked: Asked {
+                            tool: &tool,
+                            artifact_id: None,
+                            call: &card,
+                            raw_input: Some(&input),
+                        },
                         given: &given,
-                        input: Some(&input),
                     },
                 )
                 .unwrap()
@@ -345,9 +378,13 @@ mod tests {
                     "PostToolUse",
                     Answered {
                         digest: "d",
-                        card: &card,
+                        asked: Asked {
+                            tool: &tool,
+                            artifact_id: None,
+                            call: &card,
+                            raw_input: Some(&input)
+                        },
                         given: &given,
-                        input: Some(&input)
                     }
                 )
                 .is_none()
@@ -360,6 +397,7 @@ mod tests {
     fn a_plan_approved_echoes_its_input_and_its_mode() {
         let input = json!({"plan": "## Refactor auth\n1. Extract", "planFilePath": "/h/.claude/plans/a.md"});
         let card = crate::claude_code::call_view("ExitPlanMode", &input, None, &|_| unreachable!());
+        let tool = ToolAddress::parse("claude-code.ExitPlanMode").unwrap();
         let asked = {
             let mut a = input.clone();
             a["allowedPrompts"] = json!([{"tool": "Bash", "prompt": "anything"}]);
@@ -373,9 +411,13 @@ mod tests {
         };
         let a = Answered {
             digest: "d",
-            card: &card,
+            asked: Asked {
+                tool: &tool,
+                artifact_id: None,
+                call: &card,
+                raw_input: Some(&asked),
+            },
             given: &given,
-            input: Some(&asked),
         };
         let pre = ClaudeCode
             .answered("PreToolUse", a)
@@ -400,13 +442,75 @@ mod tests {
                     "PreToolUse",
                     Answered {
                         digest: "d",
-                        card: &card,
+                        asked: Asked {
+                            tool: &tool,
+                            artifact_id: None,
+                            call: &card,
+                            raw_input: Some(&input)
+                        },
                         given: &answers,
-                        input: Some(&input)
                     }
                 )
                 .is_none()
         );
+    }
+
+    /// An edited command goes back as the whole input with the person's command in it, told
+    /// to the model, and only for the digest the person approved.
+    #[test]
+    fn an_edited_call_is_allowed_with_the_persons_input_and_its_digest() {
+        use countersign_domain::edit::{Edit, apply};
+        let input = json!({"command": "terraform destroy", "description": "Tear down"});
+        let card = crate::claude_code::call_view("Bash", &input, None, &|_| unreachable!());
+        let tool = ToolAddress::parse("claude-code.Bash").unwrap();
+        let asked = Asked {
+            tool: &tool,
+            artifact_id: None,
+            call: &card,
+            raw_input: Some(&input),
+        };
+        let edit = Edit::Command {
+            command: "terraform plan".into(),
+        };
+        let digest = apply(asked, &edit).unwrap().digest;
+        let given = Given::Edited {
+            edit: edit.clone(),
+            digest: digest.clone(),
+        };
+        let a = Answered {
+            digest: "sha256:agents",
+            asked,
+            given: &given,
+        };
+        let out = ClaudeCode
+            .answered("PreToolUse", a)
+            .unwrap()
+            .stdout
+            .unwrap();
+        let o = &out["hookSpecificOutput"];
+        assert_eq!(o["permissionDecision"], "allow");
+        assert_eq!(
+            o["updatedInput"],
+            json!({"command": "terraform plan", "description": "Tear down"})
+        );
+        assert!(
+            o["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains(&digest)
+        );
+        assert!(o["additionalContext"].as_str().unwrap().contains("edited"));
+        // An edit recorded for another digest is not sent: the runner falls back.
+        let forged = Given::Edited {
+            edit,
+            digest: "sha256:00".into(),
+        };
+        let a = Answered {
+            digest: "sha256:agents",
+            asked,
+            given: &forged,
+        };
+        assert!(ClaudeCode.answered("PreToolUse", a).is_none());
     }
 
     /// `ask` only in the modes that surely prompt; every other mode, an unknown one and none at
