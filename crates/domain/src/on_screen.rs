@@ -449,9 +449,12 @@ fn edited_diff(a: &Approval) -> Option<RenderedDiff> {
         return None;
     };
     let (path, old, new) = match (&a.call, edit) {
-        (CallView::Terminal(t), Edit::Command { command }) => {
-            ("command".to_owned(), t.command.clone(), command.clone())
-        }
+        // A command's last line is a line: no "no newline at end" on either side.
+        (CallView::Terminal(t), Edit::Command { command }) => (
+            "command".to_owned(),
+            format!("{}\n", t.command),
+            format!("{command}\n"),
+        ),
         (CallView::Diff(d), Edit::NewText { new_text }) => {
             let file = d.diffs.first()?;
             (file.path.clone(), file.new_text.clone(), new_text.clone())

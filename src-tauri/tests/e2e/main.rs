@@ -6,6 +6,7 @@
 mod acp;
 mod acp_proxy;
 mod agents;
+mod answers;
 mod app;
 mod artifact_rules;
 mod artifacts;

@@ -469,6 +469,50 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
         json!(format!("by you on Anna's Pixel (from {})", host.there))
     );
 
+    // A question is answered on the phone as at the desk: tap an option, send.
+    let (_, question) = app
+        .submit(&json!({
+            "tool": "my-agent.ask",
+            "requester": { "name": "e2e agent", "session": "s-1" },
+            "call": { "card": "question", "title": "The agent asks", "questions": [
+                { "header": "Target", "question": "Deploy where?", "multi_select": false,
+                  "other": true, "options": [{ "label": "staging" }, { "label": "production" }] }] },
+            "raw_input": { "questions": [{ "header": "Target", "question": "Deploy where?",
+                "options": [{ "label": "staging" }, { "label": "production" }] }] },
+        }))
+        .await;
+    let answering = app.poll(&id(&question));
+    phone
+        .text_contains("[data-testid=phone-new]", "1 new request")
+        .await;
+    click_on(&phone.client, "[data-testid=phone-new]").await;
+    click_on(
+        &phone.client,
+        &format!("[data-testid=phone-row][data-id='{}']", id(&question)),
+    )
+    .await;
+    find(
+        &phone.client,
+        "[data-testid=approval-card][data-armed=true]",
+    )
+    .await;
+    click_on(&phone.client, "[data-testid=option][data-index='0']").await;
+    phone.screenshot("phone-question").await;
+    click_on(&phone.client, "[data-testid=send-answers]").await;
+    phone
+        .text_contains("[data-testid=phone-message]", "Answered")
+        .await;
+    let answered = tokio::time::timeout(WAIT, answering)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        answered["given"],
+        json!({ "kind": "answers", "answers": [{ "chosen": [0] }] }),
+        "{answered}"
+    );
+    assert_eq!(answered["decided_on"], "Anna's Pixel", "{answered}");
+
     // Revoked in the window: the phone's page stops at once and says it is not paired.
     app.click("[data-testid=nav-settings]").await;
     app.click("[data-testid=phone-revoke]").await;

@@ -126,7 +126,7 @@ function QuestionBody({ id, call, m, answering }: { id: string; call: QuestionCa
               <Verbatim text={q.question} {...m(`${at}.question`)} />
               <span className="muted"> — {q.multi_select ? "choose any" : "choose one"}</span>
             </legend>
-            <ol className="options">
+            <ol className="question-options">
               {q.options.map((o, j) => (
                 <li key={j}>
                   <label>
