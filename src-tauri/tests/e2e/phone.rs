@@ -426,7 +426,7 @@ async fn a_phone_pairs_from_the_windows_qr_code_and_approves_a_call_the_agent_wa
             .is_empty()
     );
     phone
-        .text_contains("[data-testid=grant-scope]", "stays at the desk")
+        .text_contains("[data-testid=grant-scope]", "stay at the desk")
         .await;
     phone.screenshot("phone-card").await;
     click_on(&phone.client, "[data-testid=approve]:not([data-waits])").await;
