@@ -108,6 +108,11 @@ pub enum Decision {
     ApproveEdited {
         edit: Edit,
     },
+    /// Approve, with words the model reads beside the call's outcome, where the agent's answer
+    /// carries them (`Approval::takes_note`).
+    ApproveWithNote {
+        note: String,
+    },
 }
 
 impl Decision {
@@ -121,7 +126,8 @@ impl Decision {
             | Decision::ApproveAlways { .. }
             | Decision::Answer { .. }
             | Decision::ApprovePlan { .. }
-            | Decision::ApproveEdited { .. } => Status::Approved,
+            | Decision::ApproveEdited { .. }
+            | Decision::ApproveWithNote { .. } => Status::Approved,
             Decision::Decline { .. } | Decision::DeclineAlways { .. } => Status::Declined,
         }
     }
@@ -135,7 +141,8 @@ impl Decision {
             | Decision::Decline { .. }
             | Decision::Answer { .. }
             | Decision::ApprovePlan { .. }
-            | Decision::ApproveEdited { .. } => None,
+            | Decision::ApproveEdited { .. }
+            | Decision::ApproveWithNote { .. } => None,
         }
     }
 
@@ -149,7 +156,8 @@ impl Decision {
             | Decision::ApproveAlways { .. }
             | Decision::Answer { .. }
             | Decision::ApprovePlan { .. }
-            | Decision::ApproveEdited { .. } => None,
+            | Decision::ApproveEdited { .. }
+            | Decision::ApproveWithNote { .. } => None,
         }
     }
 
@@ -164,6 +172,9 @@ impl Decision {
             Decision::ApproveEdited { edit } => Some(Given::Edited {
                 edit: edit.clone(),
                 digest: crate::edit::apply(asked, edit)?.digest,
+            }),
+            Decision::ApproveWithNote { note } => Some(Given::Note {
+                note: note.trim().to_owned(),
             }),
             _ => None,
         })
@@ -197,6 +208,9 @@ impl Decision {
             (Decision::ApproveEdited { .. }, CallView::Question(_) | CallView::Plan(_)) => {
                 wrong("a question or a plan is not edited: answer it")
             }
+            (Decision::ApproveWithNote { .. }, CallView::Question(_) | CallView::Plan(_)) => {
+                wrong("a question or a plan is answered with its own choices")
+            }
             (_, CallView::Plan(_)) if self.status() == Status::Approved => {
                 wrong("a plan is approved with the plan's own choices")
             }
@@ -207,10 +221,16 @@ impl Decision {
         }
     }
 
-    /// Checks the reason's length.
+    /// Checks the reason's length, and that a note says something within the same bound.
     pub fn validate(&self) -> Result<(), FieldError> {
         if let Some(r) = self.reason() {
             check_len("reason", r, MAX_REASON_BYTES)?;
+        }
+        if let Decision::ApproveWithNote { note } = self {
+            if note.trim().is_empty() {
+                return Err(FieldError::new("note", "says nothing: approve without one"));
+            }
+            check_len("note", note, MAX_REASON_BYTES)?;
         }
         Ok(())
     }
@@ -231,6 +251,8 @@ pub enum Given {
     },
     /// The call approved as the person edited it; `digest` is the edited call's.
     Edited { edit: Edit, digest: String },
+    /// The call approved with the person's note to the model.
+    Note { note: String },
 }
 
 /// Who decided: a person at the console, or a standing grant. Serialized `person` / `grant:<id>`.
@@ -421,6 +443,16 @@ impl Approval {
             self.decided_at = Some(self.expires_at);
         }
         self
+    }
+
+    /// Whether the agent's answer carries a note to the model with an approval: Claude Code's
+    /// hook (PreToolUse `additionalContext`, hooks reference: "adds a string to Claude's
+    /// context"); not its MCP permission prompt, whose answer has no such field, nor a question
+    /// or a plan, answered with their own choices.
+    pub fn takes_note(&self) -> bool {
+        self.tool.as_str().starts_with("claude-code.")
+            && self.requester.name == "Claude Code"
+            && !matches!(self.call, CallView::Question(_) | CallView::Plan(_))
     }
 
     /// Why no grant may cover this call, if anything stops one. The one rule every path that

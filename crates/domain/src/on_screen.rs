@@ -58,6 +58,8 @@ pub struct Presented {
     /// A call approved as edited: the change from what the agent asked to what the person
     /// allowed.
     pub edited_diff: Option<RenderedDiff>,
+    /// Whether approving may carry a note the model reads.
+    pub note: bool,
 }
 
 /// The outer run a nested call is part of, as its card names it.
@@ -423,6 +425,7 @@ pub fn present(approval: Approval) -> Presented {
         (Err(_), _) => (None, None),
     };
     let edited_diff = edited_diff(&approval);
+    let note = approval.takes_note();
     Presented {
         approval,
         diffs,
@@ -440,6 +443,7 @@ pub fn present(approval: Approval) -> Presented {
         edit,
         no_edit,
         edited_diff,
+        note,
     }
 }
 

@@ -97,3 +97,42 @@ async fn an_edited_command_reaches_the_agent_bound_to_its_own_digest_and_its_res
     assert!(serde_json::to_string(&got).unwrap().contains("pushed"));
     server.stop().await;
 }
+
+/// "Approve, with a note": Claude Code's model reads the person's words beside the approval;
+/// a note that says nothing, or one for an agent whose answer cannot carry it, is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_note_with_an_approval_reaches_the_model_where_the_answer_carries_it() {
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let p = payload("PreToolUse", "Bash", json!({"command": "cargo test"}));
+    let run = tokio::task::spawn_blocking(move || hook(&dir, &p, &[], &[]));
+    let a = next_pending(&server.console).await;
+    assert!(a.takes_note());
+    let c = &server.console;
+    let note = |n: &str| Decision::ApproveWithNote { note: n.to_owned() };
+    assert!(c.decide(&a.id, &a.digest, note("  ")).await.is_err());
+    c.decide(&a.id, &a.digest, note("then run clippy too"))
+        .await
+        .unwrap();
+    let out = decision(&run.await.unwrap());
+    assert_eq!(out["permissionDecision"], "allow");
+    assert!(
+        out["additionalContext"]
+            .as_str()
+            .unwrap()
+            .ends_with("adds: then run clippy too"),
+        "{out}"
+    );
+    assert!(out.get("updatedInput").is_none(), "{out}");
+
+    // An agent of the API: its answer is read by the agent's own code, not a model.
+    let asked = serde_json::from_value(crate::support::terminal("my-agent.sh", "ls")).unwrap();
+    let other = c.submit(asked).await.unwrap();
+    assert!(!other.takes_note());
+    assert!(
+        c.decide(&other.id, &other.digest, note("fine"))
+            .await
+            .is_err()
+    );
+    server.stop().await;
+}

@@ -387,6 +387,8 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
+  const [noting, setNoting] = useState(false);
+  const [note, setNote] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = async (d: Decision) => {
@@ -421,7 +423,18 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
   }
   return (
     <footer className={`choices ${armed ? "" : "arming"}`}>
-      {declining ? (
+      {noting && !declining ? (
+        <form className="decline-form" onSubmit={(e) => { e.preventDefault(); if (note.trim()) void run({ decision: "approve_with_note", note: note.trim() }); }}>
+          <label htmlFor={`note-${a.id}`}>A note the model reads with your approval</label>
+          <input id={`note-${a.id}`} data-testid="note-text" autoFocus value={note}
+            onChange={(e) => setNote(e.target.value)} maxLength={4000}
+            onKeyDown={(e) => { if (e.key === "Escape") setNoting(false); }} />
+          <div className="row">
+            <button type="submit" className="primary" disabled={inert || !reading.ready || note.trim() === ""} data-testid="approve-with-note">Approve with this note</button>
+            <button type="button" onClick={() => setNoting(false)}>Cancel</button>
+          </div>
+        </form>
+      ) : declining ? (
         <form className="decline-form" onSubmit={(e) => { e.preventDefault(); void run({ decision: "decline", reason: reason.trim() || undefined }); }}>
           <label htmlFor={`reason-${a.id}`}>Reason for the agent (optional)</label>
           <input id={`reason-${a.id}`} data-testid="decline-reason" autoFocus value={reason}
@@ -449,6 +462,10 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
               data-testid="approve-always"
               title={reading.ready ? "A" : "A — first, the end of the command must have been on screen"}>
               Approve &amp; don't ask again… <kbd>A</kbd></button>
+          )}
+          {!onPhone && p.note && (
+            <button disabled={inert} onClick={() => (reading.ready ? setNoting(true) : reading.reveal())} data-testid="note">
+              Approve with a note…</button>
           )}
           {!onPhone && p.edit && (
             <button disabled={inert} onClick={() => (reading.ready ? edit() : reading.reveal())} data-testid="edit"
@@ -528,6 +545,9 @@ function GivenAnswers({ p }: { p: Presented }) {
         })}
       </dl>
     );
+  }
+  if (given.kind === "note") {
+    return <p className="reason" data-testid="given-note">Note to the model: <Verbatim text={given.note} /></p>;
   }
   if (given.kind === "edited") {
     const shown = p.edited_diff;

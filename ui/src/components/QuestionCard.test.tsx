@@ -86,6 +86,9 @@ describe("an editable call", () => {
     const phone = renderToStaticMarkup(<ApprovalCard p={editable} actions={actions} armed onPhone />);
     expect(phone).not.toContain('data-testid="edit"');
     expect(phone).toContain("editing the call stay at the desk");
+    expect(desk).not.toContain('data-testid="note"');
+    const noted = renderToStaticMarkup(<ApprovalCard p={{ ...editable, note: true }} actions={actions} armed />);
+    expect(noted).toContain("Approve with a note…");
     const fixed = { ...card(terminal), edit: null, no_edit: "this agent's answer cannot carry a changed call" } as Presented;
     const none = renderToStaticMarkup(<ApprovalCard p={fixed} actions={actions} armed />);
     expect(none).not.toContain('data-testid="edit"');

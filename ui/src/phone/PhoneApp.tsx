@@ -378,6 +378,8 @@ function phoneBody(digest: string, d: Decision): DecisionBody {
       throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
     case "approve_edited":
       throw new Error("A call is edited at the desk, in Countersign's window.");
+    case "approve_with_note":
+      throw new Error("A note is written at the desk, in Countersign's window.");
     default:
       return assertNever(d);
   }

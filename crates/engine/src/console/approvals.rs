@@ -319,6 +319,9 @@ impl Console {
         if phone.is_some() && matches!(decision, Decision::ApproveEdited { .. }) {
             return Err(FieldError::new("decision", "a call is edited only at the desk").into());
         }
+        if phone.is_some() && matches!(decision, Decision::ApproveWithNote { .. }) {
+            return Err(FieldError::new("decision", "a note is written at the desk").into());
+        }
         if phone.is_some() && decision.rule().is_some() {
             return Err(FieldError::new(
                 "decision",
@@ -345,6 +348,13 @@ impl Console {
         // edit made where the agent's answer carries it.
         decision.fits(&a.call)?;
         let given = decision.given((&a).into())?;
+        if matches!(decision, Decision::ApproveWithNote { .. }) && !a.takes_note() {
+            return Err(FieldError::new(
+                "note",
+                "this agent's answer carries no note: approve without one, or decline with words",
+            )
+            .into());
+        }
         if a.expires_at <= now {
             return self.expired_now(tx, now).await;
         }

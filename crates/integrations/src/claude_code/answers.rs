@@ -115,6 +115,23 @@ impl HookAgent for ClaudeCode {
     }
 
     fn answered(&self, event: &str, answered: Answered<'_>) -> Option<Reply> {
+        // A note travels beside an approval, on PreToolUse only (PermissionRequest drops
+        // `additionalContext`: anthropics/claude-code#28035).
+        if let Given::Note { note } = answered.given {
+            return match HookEvent::named(event)? {
+                HookEvent::PreToolUse => Some(Reply::print(json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "allow",
+                        "permissionDecisionReason":
+                            format!("Approved in Countersign ({})", answered.digest),
+                        "additionalContext":
+                            format!("The person approved this call in Countersign and adds: {note}"),
+                    }
+                }))),
+                _ => None,
+            };
+        }
         let (input, mode) = answered_input(answered)?;
         let edited = match answered.given {
             Given::Edited { digest, .. } => Some(digest),

@@ -6,4 +6,4 @@ import type { Scope } from "./Scope";
 /**
  * What a person chose on a pending approval.
  */
-export type Decision = { "decision": "approve" } | { "decision": "approve_always", scope?: Scope, } | { "decision": "decline", reason?: string, } | { "decision": "decline_always", reason?: string, scope?: Scope, } | { "decision": "answer", answers: Array<Answer>, } | { "decision": "approve_plan", mode?: string, } | { "decision": "approve_edited", edit: Edit, };
+export type Decision = { "decision": "approve" } | { "decision": "approve_always", scope?: Scope, } | { "decision": "decline", reason?: string, } | { "decision": "decline_always", reason?: string, scope?: Scope, } | { "decision": "answer", answers: Array<Answer>, } | { "decision": "approve_plan", mode?: string, } | { "decision": "approve_edited", edit: Edit, } | { "decision": "approve_with_note", note: string, };

@@ -5,4 +5,4 @@ import type { Edit } from "./Edit";
 /**
  * What a person gave beyond yes or no, kept with the decision and sent to the agent.
  */
-export type Given = { "kind": "answers", answers: Array<Answer>, } | { "kind": "plan", mode?: string, } | { "kind": "edited", edit: Edit, digest: string, };
+export type Given = { "kind": "answers", answers: Array<Answer>, } | { "kind": "plan", mode?: string, } | { "kind": "edited", edit: Edit, digest: string, } | { "kind": "note", note: string, };

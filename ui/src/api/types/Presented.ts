@@ -77,4 +77,8 @@ no_edit: string | null,
  * A call approved as edited: the change from what the agent asked to what the person
  * allowed.
  */
-edited_diff: RenderedDiff | null, };
+edited_diff: RenderedDiff | null, 
+/**
+ * Whether approving may carry a note the model reads.
+ */
+note: boolean, };
