@@ -832,3 +832,69 @@ async fn a_command_rule_never_covers_codex_going_beyond_its_sandbox() {
     assert_eq!(codex_calls[0].decided_by, None, "no rule decided it");
     server.stop().await;
 }
+
+/// Gemini CLI's `ask_user` (`packages/core/src/tools/ask-user.ts`): its questions are a
+/// question card — a choice, words only, yes or no — shown as asked; its hook cannot return
+/// answers, so the card says so and the answers reach the model as the declined call's reason.
+/// Approving it plainly, or by a rule, is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_questions_are_answered_in_the_inbox_and_told_as_the_reason() {
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let asked = json!({ "session_id": "g1", "cwd": "/home/dev/app",
+        "hook_event_name": "BeforeTool", "timestamp": "2026-12-06T10:00:00Z",
+        "tool_name": "ask_user",
+        "tool_input": { "questions": [
+            { "question": "Which database?", "header": "Database", "type": "choice",
+              "multiSelect": false, "options": [
+                { "label": "Postgres", "description": "Relational" },
+                { "label": "SQLite", "description": "One file" }] },
+            { "question": "Name the service", "header": "Name", "type": "text" },
+            { "question": "Add a health check?", "header": "Health", "type": "yesno" }] } });
+    let (d, p) = (dir.clone(), asked.to_string());
+    let run = tokio::task::spawn_blocking(move || hook("gemini", &d, &p, &[]));
+    let a = next_pending(&server.console).await;
+    assert_eq!(a.tool.as_str(), "gemini.ask_user");
+    let CallView::Question(q) = &a.call else {
+        panic!("a question card: {:?}", a.call)
+    };
+    assert_eq!(q.questions.len(), 3);
+    assert!(q.questions[1].options.is_empty() && q.questions[1].other);
+    assert_eq!(q.questions[2].options.len(), 2);
+    let shown = countersign_domain::on_screen::present(a.clone());
+    assert!(shown.coverage.is_complete(), "{:?}", shown.coverage);
+    assert!(shown.answers_as_reason);
+    assert!(
+        server
+            .console
+            .decide(&a.id, &a.digest, Decision::Approve)
+            .await
+            .is_err()
+    );
+    let answers = vec![
+        countersign_domain::call::Answer {
+            chosen: vec![1],
+            other: None,
+        },
+        countersign_domain::call::Answer {
+            chosen: vec![],
+            other: Some("billing-api".into()),
+        },
+        countersign_domain::call::Answer {
+            chosen: vec![0],
+            other: None,
+        },
+    ];
+    decide(&server.console, &a, Decision::Answer { answers }).await;
+    let out = printed(&run.await.unwrap()).unwrap();
+    assert_eq!(out["decision"], "deny", "{out}");
+    let reason = out["reason"].as_str().unwrap();
+    for said in [
+        "\"Which database?\" = \"SQLite\"",
+        "\"Name the service\" = \"billing-api\"",
+        "\"Add a health check?\" = \"Yes\"",
+    ] {
+        assert!(reason.contains(said), "{reason}");
+    }
+    server.stop().await;
+}

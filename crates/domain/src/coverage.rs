@@ -139,6 +139,8 @@ fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
         "options",
         "multiSelect",
         "multi_select",
+        // Gemini CLI's `choice`, `text` or `yesno`, drawn as the options it implies.
+        "type",
     ];
     const OPTION_KEYS: &[&str] = &["label", "description"];
     if key != "questions" {
@@ -161,16 +163,31 @@ fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
                     && text(v, "question").as_deref() == Some(c.question.as_str())
                     && text(v, "header") == c.header
                     && multi.is_none_or(|m| m.as_bool() == Some(c.multi_select))
-                    && options.map_or(c.options.is_empty(), |os| {
-                        os.len() == c.options.len()
-                            && os.iter().zip(&c.options).all(|(o, co)| {
-                                only(o, OPTION_KEYS)
-                                    && text(o, "label").as_deref() == Some(co.label.as_str())
-                                    && text(o, "description") == co.description
-                            })
-                    })
+                    && if yes_no(v, c) {
+                        options.is_none_or(Vec::is_empty)
+                    } else {
+                        options.map_or(c.options.is_empty(), |os| {
+                            os.len() == c.options.len()
+                                && os.iter().zip(&c.options).all(|(o, co)| {
+                                    only(o, OPTION_KEYS)
+                                        && text(o, "label").as_deref() == Some(co.label.as_str())
+                                        && text(o, "description") == co.description
+                                })
+                        })
+                    }
             }),
     )
+}
+
+/// A Gemini CLI `yesno` question, drawn as its two answers.
+fn yes_no(asked: &Value, card: &crate::call::Question) -> bool {
+    asked.get("type").and_then(Value::as_str) == Some("yesno")
+        && card.options.len() == 2
+        && card
+            .options
+            .iter()
+            .zip(["Yes", "No"])
+            .all(|(o, l)| o.label == l && o.description.is_none())
 }
 
 /// A plan card shows the plan and where it is kept (`planFilePath`, `plan_filename`, `path`).

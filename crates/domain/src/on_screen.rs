@@ -60,6 +60,8 @@ pub struct Presented {
     pub edited_diff: Option<RenderedDiff>,
     /// Whether approving may carry a note the model reads.
     pub note: bool,
+    /// A question whose answers reach the model only as a declined call's reason.
+    pub answers_as_reason: bool,
 }
 
 /// The outer run a nested call is part of, as its card names it.
@@ -426,6 +428,8 @@ pub fn present(approval: Approval) -> Presented {
     };
     let edited_diff = edited_diff(&approval);
     let note = approval.takes_note();
+    let answers_as_reason = matches!(approval.call, CallView::Question(_))
+        && crate::call::answered_as_reason(approval.tool.as_str());
     Presented {
         approval,
         diffs,
@@ -444,6 +448,7 @@ pub fn present(approval: Approval) -> Presented {
         no_edit,
         edited_diff,
         note,
+        answers_as_reason,
     }
 }
 

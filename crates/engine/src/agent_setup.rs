@@ -121,11 +121,12 @@ fn target(agent: &str) -> Option<Target> {
             file: &[".gemini", "settings.json"],
             home_var: Some(("GEMINI_CLI_HOME", &[".gemini", "settings.json"])),
             events: &[("BeforeTool", true), ("AfterTool", false)],
-            // The tools that run commands, write files, fetch or reach MCP servers; reading
-            // tools are not asked about (Gemini CLI's matcher is a regex on the tool name).
-            // Gemini CLI has no switch to fail closed either.
+            // The tools that run commands, write files, fetch or reach MCP servers, and
+            // `ask_user`'s questions (answered in the inbox); reading tools are not asked about
+            // (Gemini CLI's matcher is a regex on the tool name). Gemini CLI has no switch to
+            // fail closed either.
             shape: Shape::Grouped {
-                matcher: Some("^(run_shell_command|write_file|replace|web_fetch|mcp_.*)$"),
+                matcher: Some("^(run_shell_command|write_file|replace|web_fetch|ask_user|mcp_.*)$"),
                 millis: true,
                 fail_closed: None,
             },

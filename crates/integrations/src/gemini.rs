@@ -17,7 +17,8 @@
 //! stays silent before a call.
 
 use countersign_domain::call::{
-    CallView, ContentBlock, GenericCall, GenericResult, ResultView, TerminalResult, TextBlock,
+    CallView, ContentBlock, GenericCall, GenericResult, Question, QuestionCall, QuestionOption,
+    ResultView, TerminalResult, TextBlock,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -164,6 +165,14 @@ fn drawn(hook: &mut HookPayload) {
             let what = text("url").or_else(|| text("prompt")).unwrap_or_default();
             hook.card = Some(generic(format!("Fetch: {what}"), "fetch"));
         }
+        // Its hook cannot return answers: the call is declined with them as the reason.
+        "ask_user" => {
+            hook.card = Some(
+                asked_questions(input)
+                    .map(CallView::Question)
+                    .unwrap_or_else(|| generic("Gemini CLI asks".into(), "other")),
+            );
+        }
         name => {
             let title = match name.strip_prefix("mcp_") {
                 Some(tool) => format!("MCP tool {tool}"),
@@ -172,6 +181,73 @@ fn drawn(hook: &mut HookPayload) {
             hook.card = Some(generic(title, "other"));
         }
     }
+}
+
+/// `ask_user`'s questions (`packages/core/src/tools/ask-user.ts`; `confirmation-bus/types.ts`
+/// `Question`): `type` is `choice` (2–4 options, `multiSelect`), `text` (words only) or
+/// `yesno` (drawn as the two answers). `None` for anything else, drawn as a generic card.
+fn asked_questions(input: &Value) -> Option<QuestionCall> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Asked {
+        question: String,
+        #[serde(default)]
+        header: Option<String>,
+        #[serde(rename = "type", default)]
+        kind: Option<String>,
+        #[serde(default)]
+        options: Vec<AskedOption>,
+        #[serde(default)]
+        multi_select: bool,
+    }
+    #[derive(Deserialize)]
+    struct AskedOption {
+        label: String,
+        #[serde(default)]
+        description: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Input {
+        questions: Vec<Asked>,
+    }
+    let asked: Input = serde_json::from_value(input.clone()).ok()?;
+    let option = |label: &str| QuestionOption {
+        label: label.to_owned(),
+        description: None,
+    };
+    let questions = asked
+        .questions
+        .into_iter()
+        .map(|q| {
+            let (options, multi_select, other) = match q.kind.as_deref() {
+                Some("yesno") => (vec![option("Yes"), option("No")], false, false),
+                Some("text") => (Vec::new(), false, true),
+                Some("choice") | None => (
+                    q.options
+                        .into_iter()
+                        .map(|o| QuestionOption {
+                            label: o.label,
+                            description: o.description,
+                        })
+                        .collect(),
+                    q.multi_select,
+                    true,
+                ),
+                Some(_) => return None,
+            };
+            Some(Question {
+                header: q.header,
+                question: q.question,
+                options,
+                multi_select,
+                other,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(QuestionCall {
+        title: "Gemini CLI asks".into(),
+        questions,
+    })
 }
 
 fn generic(title: String, kind: &str) -> CallView {

@@ -194,6 +194,11 @@ function AnswerChoices({ p, answering, armed, declining, setDeclining, actions, 
       {declining ? (
         <DeclineForm p={p} armed={armed} label="Why not answer (the agent reads it; optional)" setDeclining={setDeclining} actions={actions} />
       ) : (
+        <>
+        {p.answers_as_reason && (
+          <p className="warning" data-testid="answers-as-reason">
+            This agent's hook cannot receive answers: sending them declines the call, and the model reads your answers as the reason.</p>
+        )}
         <div className="row">
           <button className="primary" disabled={inert || !answering.complete} onClick={() => void answering.send()}
             data-testid="send-answers" title={answering.complete ? "Enter" : "Answer every question first"}>
@@ -201,6 +206,7 @@ function AnswerChoices({ p, answering, armed, declining, setDeclining, actions, 
           <button className="danger" disabled={inert} onClick={() => setDeclining?.(true)}
             data-testid="decline" title="d">Decline… <kbd>d</kbd></button>
         </div>
+        </>
       )}
       <p className="muted scope" data-testid="grant-scope">
         {onPhone ? "Pick an answer for every question, then Send answers. "

@@ -22,6 +22,22 @@ pub const MAX_OPTION_DESCRIPTION_BYTES: usize = 2_000;
 /// The free text a person types for "Other".
 pub const MAX_OTHER_BYTES: usize = 4_000;
 
+/// The tools whose hooks cannot return answers: the call is declined with the answers as the
+/// reason the model reads. Gemini CLI's `ask_user` (BeforeTool decides block, ask, a rewritten
+/// input or nothing: `scheduler/hook-utils.ts`); Codex's `request_user_input` (PreToolUse
+/// allows only with `updatedInput`, `hooks/src/engine/output_parser.rs`); Copilot CLI's
+/// `ask_user` (preToolUse: `permissionDecision`, `modifiedArgs`).
+const ANSWERED_AS_REASON: &[&str] = &[
+    "gemini.ask_user",
+    "codex.request_user_input",
+    "copilot.ask_user",
+];
+
+/// Whether answers to `tool`'s questions reach the model only as a declined call's reason.
+pub fn answered_as_reason(tool: &str) -> bool {
+    ANSWERED_AS_REASON.contains(&tool)
+}
+
 /// The fields of a question card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]

@@ -81,4 +81,8 @@ edited_diff: RenderedDiff | null,
 /**
  * Whether approving may carry a note the model reads.
  */
-note: boolean, };
+note: boolean, 
+/**
+ * A question whose answers reach the model only as a declined call's reason.
+ */
+answers_as_reason: boolean, };
