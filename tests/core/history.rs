@@ -623,3 +623,40 @@ async fn a_common_word_is_counted_to_a_cap_and_listed_in_order() {
     let found: Vec<_> = found.calls.iter().map(|p| p.approval.id.clone()).collect();
     assert_eq!(found, often);
 }
+
+/// A call approved as the person edited it is exported with both: the agent's card, input and
+/// digest, and the person's edit with the edited call's digest and input (what ran).
+#[tokio::test]
+async fn an_export_keeps_the_persons_edit_beside_the_agents_call() {
+    use countersign_domain::approval::Given;
+    use countersign_domain::edit::Edit;
+    let (server, tmp) = crate::support::started().await;
+    let c = &server.console;
+    let id = ask(
+        c,
+        call_to("claude-code.Bash", "Claude Code", "/p/api", "rm -rf build"),
+    )
+    .await;
+    let edit = Edit::Command {
+        command: "rm -rf build/tmp".into(),
+    };
+    let decided = c
+        .decide_seen(&id, Decision::ApproveEdited { edit })
+        .await
+        .unwrap();
+    let Some(Given::Edited { digest, .. }) = &decided.given else {
+        panic!("{:?}", decided.given)
+    };
+    let out = std::process::Command::new(BIN)
+        .args(["--data-dir", tmp.path().join("data").to_str().unwrap()])
+        .args(["history", "export"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    let record: Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(record["digest"], decided.digest);
+    assert_eq!(record["raw_input"]["command"], "rm -rf build");
+    assert_eq!(record["edited_digest"], json!(digest));
+    assert_eq!(record["edited_raw_input"]["command"], "rm -rf build/tmp");
+    assert_eq!(record["given"]["kind"], "edited");
+}

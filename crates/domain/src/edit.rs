@@ -81,9 +81,11 @@ const EDITABLE: &[(&str, EditOffer, &str)] = &[
 /// What the person may edit on this call's card, or why there is no edit.
 pub fn offer(a: Asked<'_>) -> Result<EditOffer, &'static str> {
     let Some((_, offer, field)) = EDITABLE.iter().find(|(t, ..)| *t == a.tool.as_str()) else {
-        return Err(
-            "this agent's answer cannot carry a changed call: approve or decline it as asked",
-        );
+        return Err(if a.tool.as_str().starts_with("claude-code.") {
+            "this tool's input is changed at the agent, not here: approve or decline it as asked"
+        } else {
+            "this agent's answer cannot carry a changed call: approve or decline it as asked"
+        });
     };
     let raw = a
         .raw_input
@@ -97,6 +99,9 @@ pub fn offer(a: Asked<'_>) -> Result<EditOffer, &'static str> {
         _ => None,
     };
     match (shown, raw) {
+        (Some(s), _) if s.len() > MAX_EDIT_BYTES => {
+            Err("the text is too long to edit here: approve or decline it as asked")
+        }
         (Some(s), Some(r)) if s == r => Ok(*offer),
         _ => Err("the card and the agent's input differ: approve or decline it as asked"),
     }
@@ -110,9 +115,10 @@ pub struct Edited {
     pub digest: String,
 }
 
-/// Marks that tell nothing hidden: the person's own blank lines and trailing spaces.
+/// Marks that tell nothing hidden: trailing spaces. Runs of blank lines are refused: the
+/// agent's could push a line below an editor's last row, out of the person's sight.
 fn harmless(kind: MarkKind) -> bool {
-    matches!(kind, MarkKind::TrailingWhitespace | MarkKind::BlankLines)
+    matches!(kind, MarkKind::TrailingWhitespace)
 }
 
 /// Applies `edit` to the call `a` asks for: refused where the card offers no edit of its kind,
@@ -126,7 +132,7 @@ pub fn apply(a: Asked<'_>, edit: &Edit) -> Result<Edited, FieldError> {
     if found.more > 0 || found.marks.iter().any(|m| !harmless(m.kind)) {
         return Err(FieldError::new(
             "edit",
-            "carries hidden characters (marked on the card): remove them",
+            "carries hidden characters or a run of blank lines (marked on the card): remove them",
         ));
     }
     let (_, _, field) = EDITABLE

@@ -7,7 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 use sqlx::SqliteConnection;
 
-use countersign_domain::approval::{Approval, DecidedBy, HistoryCursor, Status};
+use countersign_domain::approval::{Approval, DecidedBy, Given, HistoryCursor, Status};
 use countersign_domain::history::HistoryQuery;
 use countersign_domain::limits::FieldError;
 use countersign_domain::report::Door;
@@ -72,6 +72,13 @@ pub struct Record {
     pub hidden_marks: u32,
     pub card: serde_json::Value,
     pub raw_input: Option<serde_json::Value>,
+    /// What the person gave beyond yes or no: a question's answers, a plan's mode, a note, an
+    /// edit (decision 0027).
+    pub given: Option<serde_json::Value>,
+    /// For a call approved as the person edited it: the digest of the edited call, which is
+    /// what ran, and its input.
+    pub edited_digest: Option<String>,
+    pub edited_raw_input: Option<serde_json::Value>,
     pub result: Option<serde_json::Value>,
     pub result_at: Option<String>,
     pub result_reported_by: Option<String>,
@@ -83,6 +90,16 @@ pub struct Record {
 
 impl Record {
     fn of(a: Approval) -> Result<Self, serde_json::Error> {
+        let edited = match &a.given {
+            Some(Given::Edited { edit, digest }) => Some((
+                digest.clone(),
+                countersign_domain::edit::apply((&a).into(), edit)
+                    .ok()
+                    .and_then(|e| e.raw_input),
+            )),
+            _ => None,
+        };
+        let (edited_digest, edited_raw_input) = edited.unzip();
         let (decided_by, rule) = match (&a.decided_by, a.status) {
             (Some(DecidedBy::Person), _) => ("person", None),
             (Some(DecidedBy::Grant(g)), _) => ("rule", Some(g.to_string())),
@@ -115,6 +132,9 @@ impl Record {
             hidden_marks: a.hidden_marks,
             card: serde_json::to_value(&a.call)?,
             raw_input: a.raw_input,
+            given: a.given.as_ref().map(serde_json::to_value).transpose()?,
+            edited_digest,
+            edited_raw_input: edited_raw_input.flatten(),
             result: a.result.as_ref().map(serde_json::to_value).transpose()?,
             result_at: a.result_at.map(time),
             result_reported_by: a.result_by.as_ref().and_then(|r| r.name.clone()),

@@ -72,7 +72,7 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
   const covered = p.coverage.unshown.length === 0 && p.coverage.disagree.length === 0;
   const answering = useAnswering(p, pending && (selected ?? true), armed, actions);
   const [editing, setEditing] = useState(false);
-  useEditKey(p, pending && (selected ?? true) && !onPhone && !editing, setEditing);
+  useEditKey(p, pending && (selected ?? true) && !onPhone && !editing, reading, setEditing);
   return (
     <article ref={ref} className={`card ${selected ? "selected" : ""} status-${a.status}`}
       data-testid="approval-card" data-id={a.id} data-status={a.status} data-armed={pending && armed}
@@ -151,7 +151,7 @@ function useAnswering(p: Presented, keys: boolean, armed: boolean, actions: Card
       const t = e.target instanceof HTMLElement ? e.target : null;
       const option = t instanceof HTMLInputElement && (t.type === "radio" || t.type === "checkbox")
         && t.closest(`[data-id='${p.approval.id}']`) !== null;
-      if (t && !option && t.closest("input, textarea, select, button, [contenteditable]")) return;
+      if (t && !option && t.closest("input, textarea, select, button, a, summary, [contenteditable]")) return;
       if (e.ctrlKey || e.metaKey || e.altKey || document.querySelector(".overlay")) return;
       const q = call.questions[focused];
       if (/^[1-9]$/.test(e.key) && q) {
@@ -164,10 +164,13 @@ function useAnswering(p: Presented, keys: boolean, armed: boolean, actions: Card
         set(focused, { chosen, other: q.multi_select ? a.other : undefined });
         // A single choice made, the next question is in focus.
         if (!q.multi_select && focused + 1 < count) setFocused(focused + 1);
-      } else if (e.key === "Tab" && count > 1) {
+      } else if (e.key === "Tab" && count > 1 && !option) {
+        // From the page itself only: on an option, Tab moves the focus on as anywhere else.
         setFocused((focused + (e.shiftKey ? count - 1 : 1)) % count);
       } else if (e.key === "Enter") {
-        if (!e.repeat) void send();
+        if (e.repeat) return;
+        if (complete) void send();
+        else actions.report("Answer every question first: pick with 1–9, Tab for the next question.");
       } else if (e.key === "a" || e.key === "A") {
         actions.report("A question is answered, not approved: pick with 1–9, then Enter.");
       } else {
@@ -430,7 +433,7 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
   return (
     <footer className={`choices ${armed ? "" : "arming"}`}>
       {noting && !declining ? (
-        <form className="decline-form" onSubmit={(e) => { e.preventDefault(); if (note.trim()) void run({ decision: "approve_with_note", note: note.trim() }); }}>
+        <form className="decline-form note-form" onSubmit={(e) => { e.preventDefault(); if (note.trim()) void run({ decision: "approve_with_note", note: note.trim() }); }}>
           <label htmlFor={`note-${a.id}`}>A note the model reads with your approval</label>
           <input id={`note-${a.id}`} data-testid="note-text" autoFocus value={note}
             onChange={(e) => setNote(e.target.value)} maxLength={4000}
@@ -561,7 +564,8 @@ function GivenAnswers({ p }: { p: Presented }) {
       <section className="given" data-testid="given-edit">
         <p>Approved as you edited it: what ran is your version, not the agent's.</p>
         {shown && (
-          <DiffView rendered={shown} file={{ path: shown.path, old_text: null, new_text: "" }} marks={() => ({})} />
+          <DiffView rendered={shown} marks={() => ({})}
+            file={{ path: shown.path, old_text: null, new_text: given.edit.kind === "command" ? given.edit.command : given.edit.new_text }} />
         )}
         <p className="muted digest">Your edit: digest <code className="mono" data-testid="edited-digest">{given.digest}</code></p>
       </section>
@@ -621,8 +625,9 @@ function NestedCall({ n, actions }: { n: Presented; actions: CardActions }) {
   );
 }
 
-/** Key `e` on the selected card opens its editor, where the card offers one. */
-function useEditKey(p: Presented, on: boolean, setEditing: (on: boolean) => void) {
+/** Key `e` on the selected card opens its editor, where the card offers one: only once the
+ * command's end has been on screen (else it brings it there, as Approve does). */
+function useEditKey(p: Presented, on: boolean, reading: Reading, setEditing: (on: boolean) => void) {
   useEffect(() => {
     if (!on || !p.edit) return;
     const onKey = (e: KeyboardEvent) => {
@@ -630,7 +635,8 @@ function useEditKey(p: Presented, on: boolean, setEditing: (on: boolean) => void
       if (t?.closest("input, textarea, select, [contenteditable]") || document.querySelector(".overlay")) return;
       if (e.key !== "e" || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
       e.preventDefault();
-      setEditing(true);
+      if (reading.ready) setEditing(true);
+      else reading.reveal();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -674,7 +680,7 @@ function EditForm({ p, offer, armed, close, actions }: {
       <form onSubmit={(e) => { e.preventDefault(); void submit(); }}>
         <label htmlFor={`edit-${a.id}`}>Your version of the {what} (what runs if you approve)</label>
         <textarea id={`edit-${a.id}`} className="mono" data-testid="edit-text" autoFocus value={text} spellCheck={false}
-          rows={Math.min(16, Math.max(3, text.split("\n").length + 1))}
+          rows={Math.min(40, Math.max(3, text.split("\n").length + 1))}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Escape") close();
@@ -687,8 +693,22 @@ function EditForm({ p, offer, armed, close, actions }: {
           <button type="button" onClick={close} data-testid="edit-cancel">Cancel <kbd>Esc</kbd></button>
         </div>
       </form>
-      <p className="muted scope">The agent is told its call was edited. An edited call is approved once: no rule is made from it, and History keeps both versions.</p>
+      {changed && <EditPreview p={p} asked={asked} text={text} />}
+      <p className="muted scope">Where the agent's answer carries it, the model is told its call was edited. An edited call is approved once: no rule is made from it, and History keeps both versions.</p>
       {error && <p className="error" role="alert">{error}</p>}
     </footer>
+  );
+}
+
+/** The change the person is about to approve, line by line: what the agent asked, what will
+ * run instead. */
+function EditPreview({ asked, text }: { p: Presented; asked: string; text: string }) {
+  const before = asked.split("\n");
+  const after = text.split("\n");
+  return (
+    <div className="edit-preview" data-testid="edit-preview" aria-label="What changes">
+      {before.filter((l) => !after.includes(l)).map((l, i) => <div key={`r${i}`} className="removed mono">− {l}</div>)}
+      {after.filter((l) => !before.includes(l)).map((l, i) => <div key={`a${i}`} className="added mono">+ {l}</div>)}
+    </div>
   );
 }

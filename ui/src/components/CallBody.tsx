@@ -67,7 +67,12 @@ export function CallBody({ p, reading, answering }: { p: Presented; reading: Rea
         </div>
       );
     case "question":
-      return <QuestionBody id={p.approval.id} call={call} m={m} answering={answering} />;
+      return (
+        <>
+          <QuestionBody id={p.approval.id} call={call} m={m} answering={answering} />
+          <RawInput p={p} open={incomplete} />
+        </>
+      );
     case "plan":
       return (
         <div className="call-plan">

@@ -235,6 +235,8 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     const onKey = (e: KeyboardEvent) => {
       // While a chooser or a dialog is open, the page's keys wait: they have their own.
       if (choosing || document.querySelector(".overlay")) return;
+      // An edit or a note being written on the card: its own keys, never the inbox's.
+      if (document.querySelector(".edit-form, .note-form")) return;
       if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
       // Letters by what they type, Shift by itself: Caps Lock never turns `a` into a grant.
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;

@@ -126,7 +126,8 @@ export function PhoneApp({ code }: { code: string | null }) {
       const body = phoneBody(digest, d);
       const done = await decideWith(passkeys.asked, id, body);
       setOpen(null);
-      setMessage(done.status !== "approved" ? "Declined. The agent was told."
+      setMessage(done.status !== "approved"
+        ? (done.call.card === "plan" ? "Sent back. The agent keeps planning with your words." : "Declined. The agent was told.")
         : d.decision === "answer" ? "Answered. The agent has your answers."
         : "Approved. The agent goes on.");
       await refresh(false);

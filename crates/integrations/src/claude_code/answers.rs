@@ -222,7 +222,28 @@ pub fn answered_input(answered: Answered<'_>) -> Option<(Map<String, Value>, Opt
     let mut input;
     let mode = match (answered.asked.call, answered.given) {
         (CallView::Question(q), Given::Answers { answers }) => {
-            input = kept(&["questions"]);
+            // The questions as the card drew them, in Claude Code's words: nothing the card
+            // did not show (an option's `preview`, a key of the model's own) goes back.
+            let questions: Vec<Value> = q
+                .questions
+                .iter()
+                .map(|q| {
+                    let mut asked = json!({
+                        "question": q.question,
+                        "multiSelect": q.multi_select,
+                        "options": q.options.iter().map(|o| match &o.description {
+                            Some(d) => json!({ "label": o.label, "description": d }),
+                            None => json!({ "label": o.label }),
+                        }).collect::<Vec<_>>(),
+                    });
+                    if let Some(h) = &q.header {
+                        asked["header"] = json!(h);
+                    }
+                    asked
+                })
+                .collect();
+            input = Map::new();
+            input.insert("questions".into(), Value::Array(questions));
             let given: Map<String, Value> = q
                 .answer_texts(answers)
                 .into_iter()
@@ -329,7 +350,9 @@ mod tests {
             unreachable!("a question reads no file")
         });
         // What the model adds beside the questions never goes back as the person's.
+        let asked = input["questions"].clone();
         let mut input = input;
+        input["questions"][0]["options"][0]["preview"] = json!("<b>production</b>");
         input["answers"] = json!({"Which framework?": "React"});
         input["annotations"] =
             json!({"Which framework?": {"notes": "the person insists on React"}});
@@ -377,7 +400,7 @@ mod tests {
         let out = answered("PreToolUse");
         let o = &out["hookSpecificOutput"];
         assert_eq!(o["permissionDecision"], "allow");
-        assert_eq!(o["updatedInput"]["questions"], input["questions"]);
+        assert_eq!(o["updatedInput"]["questions"], asked);
         let keys: Vec<&String> = o["updatedInput"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["questions", "answers"]);
         assert_eq!(
