@@ -686,6 +686,7 @@ function EditForm({ p, offer, armed, close, actions }: {
             if (e.key === "Escape") close();
             if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); void submit(); }
           }} />
+        {changed && <EditPreview p={p} asked={asked} text={text} />}
         <div className="row">
           <button type="submit" className="primary" disabled={busy || !armed || !changed || empty} data-testid="approve-edited"
             title={!changed ? "Change something first, or approve the call as asked" : empty ? "An empty command runs nothing" : "Ctrl+Enter"}>
@@ -693,7 +694,6 @@ function EditForm({ p, offer, armed, close, actions }: {
           <button type="button" onClick={close} data-testid="edit-cancel">Cancel <kbd>Esc</kbd></button>
         </div>
       </form>
-      {changed && <EditPreview p={p} asked={asked} text={text} />}
       <p className="muted scope">Where the agent's answer carries it, the model is told its call was edited. An edited call is approved once: no rule is made from it, and History keeps both versions.</p>
       {error && <p className="error" role="alert">{error}</p>}
     </footer>
