@@ -898,3 +898,42 @@ async fn gemini_questions_are_answered_in_the_inbox_and_told_as_the_reason() {
     }
     server.stop().await;
 }
+
+/// Gemini CLI's BeforeTool answer carries an edited command as the whole edited input
+/// (`hookSpecificOutput.tool_input`), named by the edited call's digest; Cursor's answer
+/// carries none, so its cards offer no edit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gemini_command_is_edited_before_it_runs() {
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let shell = json!({ "session_id": "g1", "cwd": "/home/dev/app",
+        "hook_event_name": "BeforeTool", "timestamp": "2026-12-06T10:00:01Z",
+        "tool_name": "run_shell_command",
+        "tool_input": { "command": "rm -rf build", "dir_path": "sub" } });
+    let (d, p) = (dir.clone(), shell.to_string());
+    let run = tokio::task::spawn_blocking(move || hook("gemini", &d, &p, &[]));
+    let a = next_pending(&server.console).await;
+    assert_eq!(
+        countersign_domain::on_screen::present(a.clone()).edit,
+        Some(countersign_domain::edit::EditOffer::Command)
+    );
+    let edit = countersign_domain::edit::Edit::Command {
+        command: "rm -rf build/tmp".into(),
+    };
+    let decided = server
+        .console
+        .decide(&a.id, &a.digest, Decision::ApproveEdited { edit })
+        .await
+        .unwrap();
+    let Some(countersign_domain::approval::Given::Edited { digest, .. }) = &decided.given else {
+        panic!("{:?}", decided.given)
+    };
+    let out = printed(&run.await.unwrap()).unwrap();
+    assert_eq!(out["decision"], "allow", "{out}");
+    assert_eq!(
+        out["hookSpecificOutput"]["tool_input"],
+        json!({ "command": "rm -rf build/tmp", "dir_path": "sub" })
+    );
+    assert!(out["reason"].as_str().unwrap().contains(digest.as_str()));
+    server.stop().await;
+}

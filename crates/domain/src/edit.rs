@@ -70,12 +70,16 @@ pub enum EditOffer {
 /// The tools whose answer applies a changed input, and the input field that carries what the
 /// person edits. Claude Code's hooks reference: PreToolUse `updatedInput` "modifies the tool's
 /// input parameters before execution" (and the MCP permission prompt's `updatedInput`, the
-/// same shape). No other agent's answer is taken to carry an edit: an agent that ignored it
-/// would run what the person changed.
+/// same shape). Gemini CLI's hooks reference: BeforeTool `hookSpecificOutput.tool_input`
+/// "merges with and overrides the model's arguments before execution". No other agent's
+/// answer is taken to carry an edit: an agent that ignored it would run its own call.
 const EDITABLE: &[(&str, EditOffer, &str)] = &[
     ("claude-code.Bash", EditOffer::Command, "command"),
     ("claude-code.Write", EditOffer::NewText, "content"),
     ("claude-code.Edit", EditOffer::NewText, "new_string"),
+    ("gemini.run_shell_command", EditOffer::Command, "command"),
+    ("gemini.write_file", EditOffer::NewText, "content"),
+    ("gemini.replace", EditOffer::NewText, "new_string"),
 ];
 
 /// What the person may edit on this call's card, or why there is no edit.

@@ -24,9 +24,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::hook::{
-    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, agent_call,
-    declined, derived_call_id, installed_event, not_asked,
+    Agent, Answered, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict,
+    agent_call, declined, derived_call_id, installed_event, not_asked,
 };
+use countersign_domain::approval::Given;
+use countersign_domain::edit::edited_input;
 
 /// The requester name Gemini CLI's calls are shown under.
 pub const REQUESTER: &str = "Gemini CLI";
@@ -108,6 +110,26 @@ impl HookAgent for Gemini {
                 "decision": "deny", "reason": declined(reason),
             })),
         }
+    }
+
+    /// An edited call: `allow` with the whole edited input as `hookSpecificOutput.tool_input`
+    /// (hooks reference, BeforeTool: "an object that merges with and overrides the model's
+    /// arguments before execution"; the whole object is sent, as `hook-utils.ts` builds the
+    /// tool from it alone). Gemini CLI tells the model its input was modified
+    /// (`coreToolHookTriggers.ts`). Only the edit whose digest the person approved is sent.
+    fn answered(&self, event: &str, answered: Answered<'_>) -> Option<Reply> {
+        if !self.is_before(event) {
+            return None;
+        }
+        let Given::Edited { edit, digest } = answered.given else {
+            return None;
+        };
+        let input = edited_input(answered.asked, edit, digest)?;
+        Some(Reply::print(json!({
+            "decision": "allow",
+            "reason": format!("Approved in Countersign as the person edited it ({digest})"),
+            "hookSpecificOutput": { "hookEventName": "BeforeTool", "tool_input": input },
+        })))
     }
 
     fn fall_back(&self, event: &str, _seen: Seen<'_>, why: &str) -> Reply {

@@ -118,7 +118,7 @@ fn an_edit_that_is_empty_unchanged_too_long_hidden_or_of_the_wrong_kind_is_refus
 fn no_edit_where_the_agents_answer_cannot_carry_it_or_the_card_is_not_the_input() {
     // Another agent's shell: its answer is not taken to carry a changed input.
     let gemini = asked(
-        "gemini.run_shell_command",
+        "cursor.shell",
         json!({"card": "terminal", "title": "Run", "command": "ls", "options": {"shell": "bash"}}),
         json!({"command": "ls"}),
     );
