@@ -63,6 +63,13 @@ pub fn payload(event: &str, tool: &str, input: Value) -> String {
     .to_string()
 }
 
+/// Asserts a PreToolUse answer denies the call with `words` in the reason the model reads.
+pub fn denied_saying(out: &Value, words: &str) {
+    assert_eq!(out["permissionDecision"], "deny", "{out}");
+    let reason = out["permissionDecisionReason"].as_str().unwrap_or_default();
+    assert!(reason.contains(words), "{out}");
+}
+
 pub fn decision(out: &Output) -> Value {
     assert_eq!(
         out.status.code(),

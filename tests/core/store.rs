@@ -17,47 +17,34 @@ async fn open() -> (Store, tempfile::TempDir) {
 }
 
 fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Approval {
+    let requester = Requester {
+        name: "agent".into(),
+        session: Some("s".into()),
+        cwd: Some("/home/me/app".into()),
+    };
+    let call = CallView::Terminal(TerminalCall {
+        title: "t".into(),
+        command: "ls".into(),
+        args: None,
+        description: None,
+        cwd: Some("/tmp".into()),
+        env: None,
+        options: None,
+    });
+    let raw = Some(serde_json::json!({ "command": "ls" }));
     let tool = ToolAddress::parse(tool).unwrap();
-    Approval {
-        id: ApprovalId::generate(),
-        tool_parts: tool.parts(),
+    let mut a = Approval::pending(
         tool,
-        artifact_id: artifact.cloned(),
-        artifact_version: None,
-        requester: Requester {
-            name: "agent".into(),
-            session: Some("s".into()),
-            cwd: Some("/home/me/app".into()),
-        },
-        call: CallView::Terminal(TerminalCall {
-            title: "t".into(),
-            command: "ls".into(),
-            args: None,
-            description: None,
-            cwd: Some("/tmp".into()),
-            env: None,
-            options: None,
-        }),
-        raw_input: Some(serde_json::json!({ "command": "ls" })),
-        status: Status::Pending,
-        digest: "sha256:00".into(),
-        hidden_marks: 0,
-        decided_by: None,
-        decided_on: None,
-        decided_from: None,
-        reason: None,
-        given: None,
-        granted: None,
+        requester,
+        call,
+        raw,
+        "sha256:00".into(),
+        0,
         created_at,
-        expires_at: created_at + 600_000,
-        decided_at: None,
-        result: None,
-        result_at: None,
-        result_by: None,
-        result_conflicts: 0,
-        call_id: None,
-        parent: None,
-    }
+    );
+    a.artifact_id = artifact.cloned();
+    a.expires_at = created_at + 600_000;
+    a
 }
 
 fn artifact(title: &str, description: &str, t: i64) -> Artifact {

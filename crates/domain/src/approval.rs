@@ -434,6 +434,47 @@ pub enum GrantBlock {
 }
 
 impl Approval {
+    /// A call just asked about: pending, undecided, with no result, expiring at `now` until
+    /// the caller says when (`expires_at`); the other fields the caller sets as it knows them.
+    pub fn pending(
+        tool: ToolAddress,
+        requester: Requester,
+        call: CallView,
+        raw_input: Option<serde_json::Value>,
+        digest: String,
+        hidden_marks: u32,
+        now: i64,
+    ) -> Approval {
+        Approval {
+            id: ApprovalId::generate(),
+            tool_parts: tool.parts(),
+            tool,
+            artifact_id: None,
+            artifact_version: None,
+            requester,
+            call,
+            raw_input,
+            status: Status::Pending,
+            digest,
+            hidden_marks,
+            decided_by: None,
+            decided_on: None,
+            decided_from: None,
+            reason: None,
+            given: None,
+            granted: None,
+            created_at: now,
+            expires_at: now,
+            decided_at: None,
+            result: None,
+            result_at: None,
+            result_by: None,
+            result_conflicts: 0,
+            call_id: None,
+            parent: None,
+        }
+    }
+
     /// The approval as it stands at `now`: a pending one whose time ran out reads as expired at
     /// its expiry, whether or not the sweeper has recorded that yet. Reads use this, so a read
     /// never has to write.

@@ -18,8 +18,7 @@ pub use self::files::{FileState, Looked};
 use countersign_domain::approval::Requester;
 use countersign_domain::call::{
     CallView, ContentBlock, DiffResult, FileDiff, FileLocation, GenericCall, GenericResult,
-    PlanCall, Question, QuestionCall, QuestionOption, ResultView, TerminalCall, TerminalResult,
-    TextBlock, is_option_name,
+    PlanCall, QuestionCall, ResultView, TerminalCall, TerminalResult, TextBlock, is_option_name,
 };
 use countersign_domain::submission::Submission;
 use countersign_domain::tool::ToolAddress;
@@ -249,47 +248,6 @@ struct Bash {
     description: Option<String>,
 }
 
-/// One of `AskUserQuestion`'s questions (hooks reference, "AskUserQuestion": `question`,
-/// `header`, `options` with `label` and `description`, `multiSelect`). Claude Code offers
-/// "Other" itself ("There should be no 'Other' option, that will be provided automatically").
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AskedQuestion {
-    question: String,
-    #[serde(default)]
-    header: Option<String>,
-    #[serde(default)]
-    options: Vec<AskedOption>,
-    #[serde(default)]
-    multi_select: bool,
-}
-
-#[derive(Deserialize)]
-struct AskedOption {
-    label: String,
-    #[serde(default)]
-    description: Option<String>,
-}
-
-impl From<AskedQuestion> for Question {
-    fn from(q: AskedQuestion) -> Self {
-        Question {
-            header: q.header,
-            question: q.question,
-            options: q
-                .options
-                .into_iter()
-                .map(|o| QuestionOption {
-                    label: o.label,
-                    description: o.description,
-                })
-                .collect(),
-            multi_select: q.multi_select,
-            other: true,
-        }
-    }
-}
-
 fn typed<T: serde::de::DeserializeOwned>(input: &Value) -> Option<T> {
     serde_json::from_value(input.clone()).ok()
 }
@@ -421,10 +379,15 @@ pub fn call_view(
             }
         }
         "AskUserQuestion" => {
-            if let Some(questions) = typed::<Vec<AskedQuestion>>(&input["questions"]) {
+            if let Some(questions) = typed::<Vec<crate::asked::AskedQuestion>>(&input["questions"])
+            {
                 return CallView::Question(QuestionCall {
                     title: "Claude Code asks".into(),
-                    questions: questions.into_iter().map(Question::from).collect(),
+                    // `AskUserQuestion`'s questions (hooks reference: `question`, `header`,
+                    // `options` with `label` and `description`, `multiSelect`). Claude Code
+                    // offers "Other" itself ("There should be no 'Other' option, that will be
+                    // provided automatically").
+                    questions: questions.into_iter().map(|q| q.drawn(true)).collect(),
                 });
             }
         }

@@ -23,6 +23,7 @@ use countersign_domain::call::{
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::asked::AskedQuestion;
 use crate::hook::{
     Agent, Answered, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict,
     agent_call, declined, derived_call_id, installed_event, not_asked,
@@ -210,60 +211,30 @@ fn drawn(hook: &mut HookPayload) {
 /// `yesno` (drawn as the two answers). `None` for anything else, drawn as a generic card.
 fn asked_questions(input: &Value) -> Option<QuestionCall> {
     #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Asked {
-        question: String,
-        #[serde(default)]
-        header: Option<String>,
-        #[serde(rename = "type", default)]
-        kind: Option<String>,
-        #[serde(default)]
-        options: Vec<AskedOption>,
-        #[serde(default)]
-        multi_select: bool,
-    }
-    #[derive(Deserialize)]
-    struct AskedOption {
-        label: String,
-        #[serde(default)]
-        description: Option<String>,
-    }
-    #[derive(Deserialize)]
     struct Input {
-        questions: Vec<Asked>,
+        questions: Vec<AskedQuestion>,
     }
     let asked: Input = serde_json::from_value(input.clone()).ok()?;
-    let option = |label: &str| QuestionOption {
+    let yes_no = ["Yes", "No"].map(|label| QuestionOption {
         label: label.to_owned(),
         description: None,
-    };
+    });
     let questions = asked
         .questions
         .into_iter()
-        .map(|q| {
-            let (options, multi_select, other) = match q.kind.as_deref() {
-                Some("yesno") => (vec![option("Yes"), option("No")], false, false),
-                Some("text") => (Vec::new(), false, true),
-                Some("choice") | None => (
-                    q.options
-                        .into_iter()
-                        .map(|o| QuestionOption {
-                            label: o.label,
-                            description: o.description,
-                        })
-                        .collect(),
-                    q.multi_select,
-                    true,
-                ),
-                Some(_) => return None,
-            };
-            Some(Question {
-                header: q.header,
-                question: q.question,
-                options,
-                multi_select,
-                other,
-            })
+        .map(|q| match q.kind.as_deref() {
+            Some("yesno") => Some(Question {
+                options: yes_no.to_vec(),
+                multi_select: false,
+                ..q.drawn(false)
+            }),
+            Some("text") => Some(Question {
+                options: Vec::new(),
+                multi_select: false,
+                ..q.drawn(true)
+            }),
+            Some("choice") | None => Some(q.drawn(true)),
+            Some(_) => None,
         })
         .collect::<Option<Vec<_>>>()?;
     Some(QuestionCall {

@@ -6,6 +6,7 @@
 //! that run as the `countersign hook` command need none: they use the common API).
 
 pub mod acp;
+mod asked;
 pub mod claude_code;
 pub mod codex;
 pub mod copilot;

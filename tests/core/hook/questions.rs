@@ -7,7 +7,7 @@ use countersign_domain::grant::Reach;
 use countersign_domain::scope::Scope;
 use serde_json::json;
 
-use super::{decision, hook, payload};
+use super::{decision, denied_saying, hook, payload};
 use crate::support::{next_pending, started};
 
 fn questions() -> serde_json::Value {
@@ -109,14 +109,7 @@ async fn no_rule_answers_a_question_and_a_decline_tells_the_model_why() {
         reason: Some("Ask me after lunch".into()),
     };
     server.console.decide(&a.id, &a.digest, no).await.unwrap();
-    let out = decision(&run.await.unwrap());
-    assert_eq!(out["permissionDecision"], "deny");
-    assert!(
-        out["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .contains("Ask me after lunch")
-    );
+    denied_saying(&decision(&run.await.unwrap()), "Ask me after lunch");
     server.stop().await;
 }
 
@@ -153,13 +146,9 @@ async fn a_plan_is_approved_with_its_input_echoed_or_sent_back_with_feedback() {
         reason: Some("Keep the session store where it is".into()),
     };
     server.console.decide(&a.id, &a.digest, back).await.unwrap();
-    let out = decision(&run.await.unwrap());
-    assert_eq!(out["permissionDecision"], "deny");
-    assert!(
-        out["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .contains("Keep the session store where it is")
+    denied_saying(
+        &decision(&run.await.unwrap()),
+        "Keep the session store where it is",
     );
     server.stop().await;
 }

@@ -5,45 +5,18 @@
 use serde_json::json;
 
 use super::*;
-use crate::approval::{Requester, Status};
-use crate::ids::ApprovalId;
+use crate::approval::Requester;
 
 fn asked(tool: &str, call: Value, raw: Value) -> Approval {
     let call: CallView = serde_json::from_value(call).unwrap();
     let tool = ToolAddress::parse(tool).unwrap();
     let d = digest(&tool, None, Some(&raw), &call).unwrap();
-    Approval {
-        id: ApprovalId::generate(),
-        tool_parts: None,
-        tool,
-        artifact_id: None,
-        artifact_version: None,
-        requester: Requester {
-            name: "agent".into(),
-            session: None,
-            cwd: Some("/home/me/app".into()),
-        },
-        call,
-        raw_input: Some(raw),
-        status: Status::Pending,
-        digest: d,
-        hidden_marks: 0,
-        decided_by: None,
-        decided_on: None,
-        decided_from: None,
-        reason: None,
-        given: None,
-        granted: None,
-        created_at: 0,
-        expires_at: 0,
-        decided_at: None,
-        result: None,
-        result_at: None,
-        result_by: None,
-        result_conflicts: 0,
-        call_id: None,
-        parent: None,
-    }
+    let requester = Requester {
+        name: "agent".into(),
+        session: None,
+        cwd: Some("/home/me/app".into()),
+    };
+    Approval::pending(tool, requester, call, Some(raw), d, 0, 0)
 }
 
 fn bash(command: &str) -> Approval {

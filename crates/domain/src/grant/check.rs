@@ -9,10 +9,9 @@ use super::{
     ANY_AGENT_PREFIX, CallFacts, Effect, Grant, Miss, Reach, any_agent_address, covers, deciding,
     served_agents,
 };
-use crate::approval::{Approval, Requester, Status};
+use crate::approval::{Approval, Requester};
 use crate::call::CallView;
 use crate::digest::digest;
-use crate::ids::ApprovalId;
 use crate::limits::FieldError;
 use crate::tool::ToolAddress;
 
@@ -204,36 +203,13 @@ pub fn probe(
     let hidden = crate::verbatim::count_in_json(&call_json);
     let digest = digest(&tool, None, None, &call)
         .map_err(|e| FieldError::new("call", format!("cannot be encoded: {e}")))?;
-    Ok(Approval {
-        id: ApprovalId::generate(),
-        tool_parts: tool.parts(),
-        tool,
-        artifact_id: None,
-        artifact_version: None,
-        requester: Requester {
-            name: "countersign rules check".into(),
-            session: None,
-            cwd,
-        },
-        call,
-        raw_input: None,
-        status: Status::Pending,
-        digest,
-        hidden_marks: u32::try_from(hidden).unwrap_or(u32::MAX),
-        decided_by: None,
-        decided_on: None,
-        decided_from: None,
-        reason: None,
-        given: None,
-        granted: None,
-        created_at: now,
-        expires_at: now,
-        decided_at: None,
-        result: None,
-        result_at: None,
-        result_by: None,
-        result_conflicts: 0,
-        call_id: None,
-        parent: None,
-    })
+    let requester = Requester {
+        name: "countersign rules check".into(),
+        session: None,
+        cwd,
+    };
+    let hidden = u32::try_from(hidden).unwrap_or(u32::MAX);
+    Ok(Approval::pending(
+        tool, requester, call, None, digest, hidden, now,
+    ))
 }

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::approval::{Requester, Status};
+use crate::approval::Requester;
 use crate::digest::digest;
 use crate::ids::{ApprovalId, GrantId};
 use crate::tool::ToolAddress;
@@ -13,41 +13,15 @@ use crate::tool::ToolAddress;
 fn approval(call: serde_json::Value, cwd: Option<&str>) -> Approval {
     let call: CallView = serde_json::from_value(call).unwrap();
     let tool = ToolAddress::parse("claude-code.Bash").unwrap();
-    let raw = None;
-    let d = digest(&tool, None, raw, &call).unwrap();
+    let d = digest(&tool, None, None, &call).unwrap();
     let hidden = crate::verbatim::count_in_json(&serde_json::to_value(&call).unwrap());
-    Approval {
-        id: ApprovalId::generate(),
-        tool_parts: None,
-        tool,
-        artifact_id: None,
-        artifact_version: None,
-        requester: Requester {
-            name: "agent".into(),
-            session: None,
-            cwd: cwd.map(Into::into),
-        },
-        call,
-        raw_input: None,
-        status: Status::Pending,
-        digest: d,
-        hidden_marks: u32::try_from(hidden).unwrap(),
-        decided_by: None,
-        decided_on: None,
-        decided_from: None,
-        reason: None,
-        given: None,
-        granted: None,
-        created_at: 0,
-        expires_at: 0,
-        decided_at: None,
-        result: None,
-        result_at: None,
-        result_by: None,
-        result_conflicts: 0,
-        call_id: None,
-        parent: None,
-    }
+    let requester = Requester {
+        name: "agent".into(),
+        session: None,
+        cwd: cwd.map(Into::into),
+    };
+    let hidden = u32::try_from(hidden).unwrap();
+    Approval::pending(tool, requester, call, None, d, hidden, 0)
 }
 
 /// A command run in bash, as the agents' hooks say.

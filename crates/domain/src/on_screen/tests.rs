@@ -2,45 +2,18 @@
 //! the cap, artifacts' marks by source line, diffs with their marks.
 
 use super::*;
-use crate::approval::{Requester, Status};
+use crate::approval::Requester;
 use crate::call::{DiffCall, FileDiff, GenericCall, TerminalCall};
-use crate::ids::ApprovalId;
 use crate::tool::ToolAddress;
 
 fn approval(call: CallView, raw_input: Option<serde_json::Value>) -> Approval {
+    let requester = Requester {
+        name: "agent".into(),
+        session: None,
+        cwd: None,
+    };
     let tool = ToolAddress::parse("x.y").unwrap();
-    Approval {
-        id: ApprovalId::generate(),
-        tool_parts: None,
-        tool,
-        artifact_id: None,
-        artifact_version: None,
-        requester: Requester {
-            name: "agent".into(),
-            session: None,
-            cwd: None,
-        },
-        call,
-        raw_input,
-        status: Status::Pending,
-        digest: String::new(),
-        hidden_marks: 0,
-        decided_by: None,
-        decided_on: None,
-        decided_from: None,
-        reason: None,
-        given: None,
-        granted: None,
-        created_at: 0,
-        expires_at: 0,
-        decided_at: None,
-        result: None,
-        result_at: None,
-        result_by: None,
-        result_conflicts: 0,
-        call_id: None,
-        parent: None,
-    }
+    Approval::pending(tool, requester, call, raw_input, String::new(), 0, 0)
 }
 
 #[test]

@@ -145,34 +145,20 @@ impl Console {
         }
         let now = self.now();
         let expires_in = s.expires_in_s.unwrap_or(DEFAULT_EXPIRY_S);
-        let approval = Approval {
-            id: ApprovalId::generate(),
-            tool_parts: s.tool.parts(),
-            tool: s.tool,
-            artifact_id: s.artifact_id,
-            artifact_version: None,
-            requester: s.requester,
-            call: s.call,
-            raw_input: s.raw_input,
-            status: Status::Pending,
+        let mut approval = Approval::pending(
+            s.tool,
+            s.requester,
+            s.call,
+            s.raw_input,
             digest,
             hidden_marks,
-            decided_by: None,
-            decided_on: None,
-            decided_from: None,
-            reason: None,
-            given: None,
-            granted: None,
-            created_at: now,
-            expires_at: now.saturating_add(i64::try_from(expires_in * 1000).unwrap_or(i64::MAX)),
-            decided_at: None,
-            result: None,
-            result_at: None,
-            result_by: None,
-            result_conflicts: 0,
-            call_id: s.call_id,
-            parent: s.parent,
-        };
+            now,
+        );
+        approval.artifact_id = s.artifact_id;
+        approval.expires_at =
+            now.saturating_add(i64::try_from(expires_in * 1000).unwrap_or(i64::MAX));
+        approval.call_id = s.call_id;
+        approval.parent = s.parent;
         let (approval, by_grant) = self
             .inner
             .batcher

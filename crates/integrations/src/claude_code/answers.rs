@@ -287,6 +287,16 @@ mod tests {
     use countersign_domain::edit::Asked;
     use countersign_domain::tool::ToolAddress;
 
+    /// The call as the hook asked it.
+    fn asked_as<'a>(tool: &'a ToolAddress, card: &'a CallView, input: &'a Value) -> Asked<'a> {
+        Asked {
+            tool,
+            artifact_id: None,
+            call: card,
+            raw_input: Some(input),
+        }
+    }
+
     fn seen(payload: &Value) -> Seen<'_> {
         Seen {
             payload: Some(payload),
@@ -384,12 +394,7 @@ mod tests {
                     event,
                     Answered {
                         digest: "sha256:ab",
-                        asked: Asked {
-                            tool: &tool,
-                            artifact_id: None,
-                            call: &card,
-                            raw_input: Some(&input),
-                        },
+                        asked: asked_as(&tool, &card, &input),
                         given: &given,
                     },
                 )
@@ -418,12 +423,7 @@ mod tests {
                     "PostToolUse",
                     Answered {
                         digest: "d",
-                        asked: Asked {
-                            tool: &tool,
-                            artifact_id: None,
-                            call: &card,
-                            raw_input: Some(&input)
-                        },
+                        asked: asked_as(&tool, &card, &input),
                         given: &given,
                     }
                 )
@@ -451,12 +451,7 @@ mod tests {
         };
         let a = Answered {
             digest: "d",
-            asked: Asked {
-                tool: &tool,
-                artifact_id: None,
-                call: &card,
-                raw_input: Some(&asked),
-            },
+            asked: asked_as(&tool, &card, &asked),
             given: &given,
         };
         let pre = ClaudeCode
@@ -482,12 +477,7 @@ mod tests {
                     "PreToolUse",
                     Answered {
                         digest: "d",
-                        asked: Asked {
-                            tool: &tool,
-                            artifact_id: None,
-                            call: &card,
-                            raw_input: Some(&input)
-                        },
+                        asked: asked_as(&tool, &card, &input),
                         given: &answers,
                     }
                 )
@@ -503,12 +493,7 @@ mod tests {
         let input = json!({"command": "terraform destroy", "description": "Tear down"});
         let card = crate::claude_code::call_view("Bash", &input, None, &|_| unreachable!());
         let tool = ToolAddress::parse("claude-code.Bash").unwrap();
-        let asked = Asked {
-            tool: &tool,
-            artifact_id: None,
-            call: &card,
-            raw_input: Some(&input),
-        };
+        let asked = asked_as(&tool, &card, &input);
         let edit = Edit::Command {
             command: "terraform plan".into(),
         };
