@@ -433,6 +433,18 @@ pub enum GrantBlock {
     Unreadable(u32),
 }
 
+/// The call an approval asks about, as an edit is applied to it.
+impl<'a> From<&'a Approval> for Asked<'a> {
+    fn from(a: &'a Approval) -> Self {
+        Self {
+            tool: &a.tool,
+            artifact_id: a.artifact_id.as_ref(),
+            call: &a.call,
+            raw_input: a.raw_input.as_ref(),
+        }
+    }
+}
+
 impl Approval {
     /// A call just asked about: pending, undecided, with no result, expiring at `now` until
     /// the caller says when (`expires_at`); the other fields the caller sets as it knows them.

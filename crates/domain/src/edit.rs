@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::approval::Approval;
 use super::call::CallView;
 use super::digest::digest;
 use super::ids::ArtifactId;
@@ -22,17 +21,6 @@ pub struct Asked<'a> {
     pub artifact_id: Option<&'a ArtifactId>,
     pub call: &'a CallView,
     pub raw_input: Option<&'a Value>,
-}
-
-impl<'a> From<&'a Approval> for Asked<'a> {
-    fn from(a: &'a Approval) -> Self {
-        Self {
-            tool: &a.tool,
-            artifact_id: a.artifact_id.as_ref(),
-            call: &a.call,
-            raw_input: a.raw_input.as_ref(),
-        }
-    }
 }
 
 /// The longest edited text: a command, or a file's new text edited in the card.

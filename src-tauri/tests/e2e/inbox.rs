@@ -8,6 +8,30 @@ use serde_json::{Value, json};
 
 use crate::app::{App, id};
 
+/// Whether every listed row gives what its call would run a line of its own, across at least
+/// half the row, with the start of its text in view.
+async fn rows_say_what_runs(app: &App) {
+    let said: Value = app
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=inbox-row]')].map((r) => {
+               const w = r.querySelector('[data-testid=row-what]');
+               const row = r.getBoundingClientRect(), what = w.getBoundingClientRect();
+               return { ok: what.width >= row.width * 0.5 && what.top > row.top + 8
+                          && w.textContent.length > 0, row: row.width, what: what.width,
+                        text: w.textContent };
+             });",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let rows = said.as_array().unwrap();
+    assert!(!rows.is_empty());
+    for r in rows {
+        assert_eq!(r["ok"], true, "{r}");
+    }
+}
+
 /// A terminal call from `agent` working in `project`.
 fn call(agent: &str, project: &str, command: &str) -> Value {
     json!({
@@ -150,7 +174,24 @@ async fn y_three_agents_in_one_list() {
     assert_eq!(status(&app, &gemini[0]).await["status"], "approved");
     assert_eq!(status(&app, &gemini[1]).await["status"], "pending");
     count(&app, "[data-testid=inbox-row]", 5).await;
+    rows_say_what_runs(&app).await;
     app.screenshot("y-inbox-1280x800").await;
+    // The chips keep their order when the person leaves the inbox and comes back.
+    let chips = |texts: Vec<String>| -> Vec<String> {
+        // Agent and project; the count and the age may move meanwhile.
+        texts
+            .iter()
+            .map(|c| c.split(" · ").take(2).collect::<Vec<_>>().join(" · "))
+            .collect()
+    };
+    let order = chips(app.all_texts("[data-testid=group-chip]").await);
+    app.click("[data-testid=nav-history]").await;
+    app.click("[data-testid=nav-inbox]").await;
+    count(&app, "[data-testid=inbox-row]", 5).await;
+    assert_eq!(
+        chips(app.all_texts("[data-testid=group-chip]").await),
+        order
+    );
 
     // f narrows the list to the chip waiting longest: Codex in api-server.
     app.press_char('f').await;
@@ -246,6 +287,7 @@ async fn y_three_agents_in_one_list() {
         .await
         .unwrap();
     assert_eq!(stacked, json!(true), "the list is above the card");
+    rows_say_what_runs(&app).await;
     app.screenshot("y-inbox-900x700").await;
     app.quit().await;
 }

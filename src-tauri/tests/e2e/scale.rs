@@ -200,7 +200,7 @@ async fn row_top(app: &App, id: &str) -> f64 {
 /// scrolls to meanwhile are still read, since the list's own scrolling is not the person's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn w_withdrawals_above_the_selection() {
-    const ROW: f64 = 34.0;
+    const ROW: f64 = 46.0;
     let tmp = tempfile::tempdir().unwrap();
     let listed = fill(tmp.path(), 300).await;
     let app = App::launch(tmp.path()).await;

@@ -86,11 +86,11 @@ export function HistoryFilters({ query, setQuery, facets }: {
           Failed results
         </label>
         <label className="filter">From
-          <input type="date" data-testid="filter-since" value={dateValue(query.since)}
+          <input type="date" data-testid="filter-since" value={dateValue(query.since)} data-empty={query.since === undefined || query.since === null ? "" : undefined}
             onChange={(e) => apply({ ...query, since: midnight(e.target.value) })} />
         </label>
         <label className="filter">To
-          <input type="date" data-testid="filter-until" value={lastDayValue(query.until)}
+          <input type="date" data-testid="filter-until" value={lastDayValue(query.until)} data-empty={query.until === undefined || query.until === null ? "" : undefined}
             // Through the end of the day picked.
             onChange={(e) => apply({ ...query, until: nextMidnight(e.target.value) })} />
         </label>

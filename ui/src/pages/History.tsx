@@ -17,7 +17,8 @@ const PAGE = 100;
 /** Older decisions are read once the list shows one this close to the end of what it holds. */
 const READ_AHEAD = 10;
 /** A row's height in the list: one line. */
-const ROW = 34;
+/** A row's height: two lines (who asks, then what the call would run). */
+const ROW = 46;
 
 /** Whether `a` comes after `b` in `order` (by when it was decided, then by id). */
 function after(a: Presented, b: Presented, order: HistoryOrder): boolean {

@@ -100,7 +100,10 @@ function isTyping(target: EventTarget | null): boolean {
 }
 
 /** A row's height in the list: one line. */
-const ROW = 34;
+/** A row's height: two lines (who asks, then what the call would run). */
+const ROW = 46;
+/** When each group was first seen, for the whole session. */
+const CHIP_ORDER = new Map<string, number>();
 
 /**
  * Pending approvals: a list of one-line summaries, newest first, beside the selected call's
@@ -136,7 +139,12 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   const cardActions: CardActions = { ...actions, decide };
   const declineMany = async (ids: string[], reason: string | undefined) => {
     ids.forEach((id) => decided.current.add(id));
-    try { return await declineGroup(ids, reason); } catch (e) { ids.forEach((id) => decided.current.delete(id)); throw e; }
+    let done;
+    try { done = await declineGroup(ids, reason); } catch (e) { ids.forEach((id) => decided.current.delete(id)); throw e; }
+    // A group whose every call was declined is no filter any more.
+    const declined = activeGroup;
+    if (declined && declined.ids.every((id) => decided.current.has(id))) filter(null);
+    return done;
   };
   // Whether each card's command has been read to its end, by id: `a` asks before deciding.
   const readings = useRef<Readings>(new Map()).current;
@@ -154,8 +162,9 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     }
     return index;
   }, [pending.entries]);
-  // Chips in the order their groups were first seen: a chip never trades places with another.
-  const firstSeen = useRef(new Map<string, number>()).current;
+  // Chips in the order their groups were first seen this session: a chip never trades places
+  // with another, even after the person leaves the inbox and comes back.
+  const firstSeen = CHIP_ORDER;
   const groups = useMemo(() => {
     const found = waitingGroups(pending.entries);
     for (const g of found) if (!firstSeen.has(g.key)) firstSeen.set(g.key, firstSeen.size);
