@@ -491,6 +491,10 @@ fn install_keeps_the_rest_and_uninstall_takes_only_ours() {
         assert!(asking.as_u64().unwrap() > limit, "{agent}: {asking}");
         if agent == "codex" {
             assert!(first["note"].as_str().unwrap().contains("/hooks"));
+            // Its questions alone run the hook before a call.
+            let questions = &written["hooks"]["PreToolUse"][0];
+            assert_eq!(questions["matcher"], "request_user_input", "{written}");
+            assert!(questions["hooks"][0]["timeout"].as_u64().unwrap() > 600);
         }
         let again = run(&[
             "hook",
@@ -936,4 +940,56 @@ async fn a_gemini_command_is_edited_before_it_runs() {
     );
     assert!(out["reason"].as_str().unwrap().contains(digest.as_str()));
     server.stop().await;
+}
+
+/// Codex's `request_user_input` (`tools/handlers/request_user_input_spec.rs`), seen at
+/// PreToolUse: a question card shown as asked; its hook cannot return answers, so the model
+/// reads them as the deny's reason. With no console, Codex asks the person itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_questions_are_answered_in_the_inbox_and_told_as_the_reason() {
+    let (server, _tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    let asked = codex(
+        "PreToolUse",
+        "request_user_input",
+        json!({ "questions": [{ "id": "db_choice", "header": "Database",
+            "question": "Which database?", "options": [
+                { "label": "Postgres (Recommended)", "description": "Relational" },
+                { "label": "SQLite", "description": "One file" }] }] }),
+    );
+    let (d, p) = (dir.clone(), asked.to_string());
+    codex_schema("pre-tool-use.command.input", &asked);
+    let run = tokio::task::spawn_blocking(move || hook("codex", &d, &p, &[]));
+    let a = next_pending(&server.console).await;
+    assert_eq!(a.tool.as_str(), "codex.request_user_input");
+    let shown = countersign_domain::on_screen::present(a.clone());
+    assert!(matches!(a.call, CallView::Question(_)), "{:?}", a.call);
+    assert!(shown.coverage.is_complete(), "{:?}", shown.coverage);
+    assert!(shown.answers_as_reason);
+    let answers = vec![countersign_domain::call::Answer {
+        chosen: vec![],
+        other: Some("DuckDB".into()),
+    }];
+    decide(&server.console, &a, Decision::Answer { answers }).await;
+    let out = printed(&run.await.unwrap()).unwrap();
+    codex_schema("pre-tool-use.command.output", &out);
+    let o = &out["hookSpecificOutput"];
+    assert_eq!(o["permissionDecision"], "deny", "{out}");
+    assert!(
+        o["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("\"Which database?\" = \"DuckDB\""),
+        "{out}"
+    );
+    server.stop().await;
+
+    // No console: nothing printed, Codex puts its question to the person.
+    let none = tempfile::tempdir().unwrap();
+    let out = hook("codex", none.path(), &asked.to_string(), &[]);
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -141,6 +141,8 @@ fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
         "multi_select",
         // Gemini CLI's `choice`, `text` or `yesno`, drawn as the options it implies.
         "type",
+        // Codex's name for the question in its answer; the person answers the text.
+        "id",
     ];
     const OPTION_KEYS: &[&str] = &["label", "description"];
     if key != "questions" {

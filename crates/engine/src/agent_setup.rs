@@ -104,7 +104,13 @@ fn target(agent: &str) -> Option<Target> {
             title: "Codex",
             file: &[".codex", "hooks.json"],
             home_var: Some(("CODEX_HOME", &["hooks.json"])),
-            events: &[("PermissionRequest", true), ("PostToolUse", false)],
+            // PreToolUse only for `request_user_input` (its questions never reach
+            // PermissionRequest: the tool needs no approval), answered in the inbox.
+            events: &[
+                ("PermissionRequest", true),
+                ("PreToolUse", true),
+                ("PostToolUse", false),
+            ],
             // Codex has no switch to fail closed: the hook answers within its own deadline.
             shape: Shape::Grouped {
                 matcher: None,
@@ -464,10 +470,10 @@ pub fn install(
         }
         if !present {
             list.push(match t.shape {
-                Shape::Grouped {
-                    matcher: Some(m), ..
-                } => json!({ "matcher": m, "hooks": [entry] }),
-                Shape::Grouped { matcher: None, .. } => json!({ "hooks": [entry] }),
+                Shape::Grouped { matcher, .. } => match event_matcher(agent, event).or(matcher) {
+                    Some(m) => json!({ "matcher": m, "hooks": [entry] }),
+                    None => json!({ "hooks": [entry] }),
+                },
                 Shape::Flat | Shape::OwnFile => entry,
             });
         }
@@ -502,6 +508,16 @@ pub fn install(
             _ => None,
         },
     })
+}
+
+/// The matcher of one event's entry where it differs from the agent's: Codex's PreToolUse
+/// runs the hook for `request_user_input` alone (developers.openai.com/codex/hooks: `matcher`
+/// is a regular expression on the tool name).
+fn event_matcher(agent: &str, event: &str) -> Option<&'static str> {
+    match (agent, event) {
+        ("codex", "PreToolUse") => Some("request_user_input"),
+        _ => None,
+    }
 }
 
 /// Removes only Countersign's hooks for `agent` (and the groups and events they leave empty;

@@ -28,9 +28,11 @@ mod patch;
 pub mod reviewer;
 
 use countersign_domain::call::{
-    CallView, ContentBlock, DiffCall, FileDiff, GenericCall, GenericResult, ResultView,
-    TerminalCall, TerminalResult, TextBlock,
+    CallView, ContentBlock, DiffCall, FileDiff, GenericCall, GenericResult, Question, QuestionCall,
+    ResultView, TerminalCall, TerminalResult, TextBlock,
 };
+
+use crate::asked::AskedQuestion;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -101,10 +103,14 @@ impl HookAgent for Codex {
                 hook.card = bash_card(&hook.tool_input, justification);
             }
             "apply_patch" => hook.card = patch_card(&hook.tool_input),
+            "request_user_input" => hook.card = question_card(&hook.tool_input),
             _ => {}
         }
         let step = match p.hook_event_name.as_str() {
             "PermissionRequest" => Step::Ask(Box::new(hook)),
+            // A question the model puts to the person: answered in the inbox, told to the model
+            // as the reason of a deny (the hook cannot return answers).
+            "PreToolUse" if p.tool_name == "request_user_input" => Step::Ask(Box::new(hook)),
             "PostToolUse" => {
                 hook.ran = Some(ran(&p.tool_name, p.tool_response.unwrap_or(Value::Null)));
                 Step::Ran(Box::new(hook))
@@ -131,6 +137,19 @@ impl HookAgent for Codex {
     }
 
     fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
+        if event == "PreToolUse" {
+            // PreToolUse allows only with `updatedInput` (`hooks/src/engine/output_parser.rs`):
+            // a question is answered by a deny whose reason the model reads; anything else
+            // leaves it to Codex's own question.
+            return match verdict {
+                Verdict::Declined { reason } => Reply::print(json!({
+                    "hookSpecificOutput": { "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": declined(reason) }
+                })),
+                Verdict::Approved { .. } => Reply::silent(),
+            };
+        }
         if event != "PermissionRequest" {
             return Reply::silent();
         }
@@ -177,6 +196,23 @@ fn deny(message: &str) -> Reply {
     Reply::print(json!({
         "hookSpecificOutput": { "hookEventName": "PermissionRequest",
             "decision": { "behavior": "deny", "message": message } }
+    }))
+}
+
+/// `request_user_input`'s questions (`tools/handlers/request_user_input_spec.rs`: each with an
+/// `id`, `header`, `question` and options with `label` and `description`; one choice each;
+/// Codex adds "Other" itself). `None` when they do not read so: the raw input is shown.
+fn question_card(input: &Value) -> Option<CallView> {
+    let asked: Vec<AskedQuestion> = serde_json::from_value(input.get("questions")?.clone()).ok()?;
+    Some(CallView::Question(QuestionCall {
+        title: "Codex asks".into(),
+        questions: asked
+            .into_iter()
+            .map(|q| Question {
+                multi_select: false,
+                ..q.drawn(true)
+            })
+            .collect(),
     }))
 }
 
