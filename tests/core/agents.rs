@@ -493,7 +493,7 @@ fn install_keeps_the_rest_and_uninstall_takes_only_ours() {
             assert!(first["note"].as_str().unwrap().contains("/hooks"));
             // Its questions alone run the hook before a call.
             let questions = &written["hooks"]["PreToolUse"][0];
-            assert_eq!(questions["matcher"], "request_user_input", "{written}");
+            assert_eq!(questions["matcher"], "^request_user_input$", "{written}");
             assert!(questions["hooks"][0]["timeout"].as_u64().unwrap() > 600);
         }
         let again = run(&[
@@ -894,9 +894,9 @@ async fn gemini_questions_are_answered_in_the_inbox_and_told_as_the_reason() {
     assert_eq!(out["decision"], "deny", "{out}");
     let reason = out["reason"].as_str().unwrap();
     for said in [
-        "\"Which database?\" = \"SQLite\"",
-        "\"Name the service\" = \"billing-api\"",
-        "\"Add a health check?\" = \"Yes\"",
+        r#""Which database?":["SQLite"]"#,
+        r#""Name the service":["billing-api"]"#,
+        r#""Add a health check?":["Yes"]"#,
     ] {
         assert!(reason.contains(said), "{reason}");
     }
@@ -979,7 +979,7 @@ async fn codex_questions_are_answered_in_the_inbox_and_told_as_the_reason() {
         o["permissionDecisionReason"]
             .as_str()
             .unwrap()
-            .contains("\"Which database?\" = \"DuckDB\""),
+            .contains(r#""Which database?":["DuckDB"]"#),
         "{out}"
     );
     server.stop().await;

@@ -12,7 +12,7 @@ mod plan;
 mod question;
 pub use on_disk::{Excerpt, OnDisk, ThroughLink, Unread};
 pub use plan::{PlanCall, PlanMode};
-pub use question::{Answer, Question, QuestionCall, QuestionOption, answered_as_reason};
+pub use question::{ANSWERED, Answer, Question, QuestionCall, QuestionOption, answered_as_reason};
 
 /// How a tool call is shown to the person deciding on it.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]

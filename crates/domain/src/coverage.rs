@@ -141,8 +141,10 @@ fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
         "multi_select",
         // Gemini CLI's `choice`, `text` or `yesno`, drawn as the options it implies.
         "type",
-        // Codex's name for the question in its answer; the person answers the text.
+        // Codex's name for the question in its answer, and Gemini CLI's hint in its input box:
+        // short texts that go nowhere (nothing the card does not draw is sent back).
         "id",
+        "placeholder",
     ];
     const OPTION_KEYS: &[&str] = &["label", "description"];
     if key != "questions" {
@@ -162,6 +164,10 @@ fn question_field(q: &QuestionCall, key: &str, value: &Value) -> Shown {
                 let options = v.get("options").and_then(Value::as_array);
                 let multi = v.get("multiSelect").or_else(|| v.get("multi_select"));
                 only(v, QUESTION_KEYS)
+                    && ["id", "placeholder"].iter().all(|k| {
+                        v.get(*k)
+                            .is_none_or(|x| x.as_str().is_some_and(|t| t.len() <= 200))
+                    })
                     && text(v, "question").as_deref() == Some(c.question.as_str())
                     && text(v, "header") == c.header
                     && multi.is_none_or(|m| m.as_bool() == Some(c.multi_select))

@@ -59,15 +59,16 @@ pub enum EditOffer {
 /// person edits. Claude Code's hooks reference: PreToolUse `updatedInput` "modifies the tool's
 /// input parameters before execution" (and the MCP permission prompt's `updatedInput`, the
 /// same shape). Gemini CLI's hooks reference: BeforeTool `hookSpecificOutput.tool_input`
-/// "merges with and overrides the model's arguments before execution". No other agent's
-/// answer is taken to carry an edit: an agent that ignored it would run its own call.
+/// "merges with and overrides the model's arguments before execution" — for its shell only:
+/// its file tools may correct the text they write with a model (`edit.ts`
+/// `FixLLMEditWithInstruction`, `ensureCorrectFileContent`), so the person's text would not be
+/// what lands. No other agent's answer is taken to carry an edit: an agent that ignored it
+/// would run its own call.
 const EDITABLE: &[(&str, EditOffer, &str)] = &[
     ("claude-code.Bash", EditOffer::Command, "command"),
     ("claude-code.Write", EditOffer::NewText, "content"),
     ("claude-code.Edit", EditOffer::NewText, "new_string"),
     ("gemini.run_shell_command", EditOffer::Command, "command"),
-    ("gemini.write_file", EditOffer::NewText, "content"),
-    ("gemini.replace", EditOffer::NewText, "new_string"),
 ];
 
 /// What the person may edit on this call's card, or why there is no edit.

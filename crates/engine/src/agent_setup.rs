@@ -515,7 +515,7 @@ pub fn install(
 /// is a regular expression on the tool name).
 fn event_matcher(agent: &str, event: &str) -> Option<&'static str> {
     match (agent, event) {
-        ("codex", "PreToolUse") => Some("request_user_input"),
+        ("codex", "PreToolUse") => Some("^request_user_input$"),
         _ => None,
     }
 }

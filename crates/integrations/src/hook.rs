@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use countersign_domain::call::{CallView, ResultView};
+use countersign_domain::call::{ANSWERED, CallView, ResultView};
 use serde::Deserialize;
 
 /// What a hook call is about.
@@ -141,6 +141,9 @@ pub struct Answered<'a> {
     pub given: &'a Given,
 }
 
+/// How a declined call's reason begins when the person allowed only their edit of it.
+const EDITED: &str = "The person allowed only their own edit in Countersign";
+
 /// What an agent whose answer cannot carry `given` is told instead, as the reason of a
 /// declined call: a question's answers in words ("The person answered in Countersign…").
 /// `None` where a plain approval says it all (a plan approved, its mode left to the agent).
@@ -151,12 +154,12 @@ pub fn given_as_reason(card: &CallView, given: &Given) -> Option<String> {
         (CallView::Question(q), Given::Answers { answers }) => Some(q.answers_as_reason(answers)),
         (_, Given::Edited { edit, .. }) => Some(match edit {
             Edit::Command { command } => format!(
-                "The person allowed only their edit of this command in Countersign, which this \
-                 tool could not run as edited: {command}"
+                "{EDITED} of this command, which this tool could not run as edited; it did not \
+                 run. Their command: {command}"
             ),
             Edit::NewText { new_text } => format!(
-                "The person allowed only their edit of this change in Countersign, which this \
-                 tool could not apply as edited. Their text: {new_text}"
+                "{EDITED} of this change, which this tool could not apply as edited; nothing was \
+                 written. Their text: {new_text}"
             ),
         }),
         _ => None,
@@ -311,6 +314,9 @@ pub fn agent_call(
 /// The decline message every agent passes on to the model and the person.
 pub fn declined(reason: Option<&str>) -> String {
     match reason {
+        // The person's answers, or their version of an edited call, told as they stand: what
+        // the person gave is no refusal.
+        Some(r) if r.starts_with(ANSWERED) || r.starts_with(EDITED) => r.to_owned(),
         Some(r) => format!("Declined in Countersign: {r}"),
         None => "Declined in Countersign".to_owned(),
     }

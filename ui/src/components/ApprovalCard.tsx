@@ -707,8 +707,8 @@ function EditPreview({ asked, text }: { p: Presented; asked: string; text: strin
   const after = text.split("\n");
   return (
     <div className="edit-preview" data-testid="edit-preview" aria-label="What changes">
-      {before.filter((l) => !after.includes(l)).map((l, i) => <div key={`r${i}`} className="removed mono">− {l}</div>)}
-      {after.filter((l) => !before.includes(l)).map((l, i) => <div key={`a${i}`} className="added mono">+ {l}</div>)}
+      {before.filter((l) => !after.includes(l)).map((l, i) => <div key={`r${i}`} className="removed mono">− <bdi>{l}</bdi></div>)}
+      {after.filter((l) => !before.includes(l)).map((l, i) => <div key={`a${i}`} className="added mono">+ <bdi>{l}</bdi></div>)}
     </div>
   );
 }

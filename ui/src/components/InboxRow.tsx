@@ -49,7 +49,6 @@ function Field({ text, marks, more }: { text: string; marks?: Mark[]; more?: num
   return <bdi><Verbatim text={h.text} marks={h.marks} />{h.cut && "…"}</bdi>;
 }
 
-/** What the call would do, in a line: the command, the files changed, or the title. */
 /** What a call would do, in a line: the command, the files, or the card's title. */
 export function WhatItDoes({ p }: { p: Presented }) {
   const call = p.approval.call;
@@ -146,8 +145,8 @@ export function warning(p: Presented): string | null {
 }
 
 /**
- * One pending call as the inbox lists it, in a line: agent and project, tool, what it would
- * run, age, and ⚠ when it carries hidden characters or the card does not show all it holds.
+ * One pending call as the inbox lists it, on two lines: agent and project, tool and age, then
+ * what it would run; ⚠ when it carries hidden characters or the card does not show all it holds.
  * A call whose card is not read yet shows who asks and when; the rest once it is read.
  */
 export const InboxRow = memo(function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }: {
@@ -193,8 +192,8 @@ export function failed(p: Presented): boolean {
 }
 
 /**
- * One decided call as History lists it, in a line: its outcome, who asked from where, what it
- * ran, a failed result, when it was decided. ⚠ as in the inbox.
+ * One decided call as History lists it, on two lines: its outcome, who asked from where and when
+ * it was decided, then what it ran and a failed result. ⚠ as in the inbox.
  */
 export const HistoryRow = memo(function HistoryRow({ p, selected, onSelect }: {
   p: Presented;

@@ -16,7 +16,6 @@ import { useRowWindow } from "../lib/rows";
 const PAGE = 100;
 /** Older decisions are read once the list shows one this close to the end of what it holds. */
 const READ_AHEAD = 10;
-/** A row's height in the list: one line. */
 /** A row's height: two lines (who asks, then what the call would run). */
 const ROW = 46;
 

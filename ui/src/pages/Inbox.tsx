@@ -99,7 +99,6 @@ function isTyping(target: EventTarget | null): boolean {
   return !!t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
 }
 
-/** A row's height in the list: one line. */
 /** A row's height: two lines (who asks, then what the call would run). */
 const ROW = 46;
 /** When each group was first seen, for the whole session. */
@@ -142,7 +141,7 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     let done;
     try { done = await declineGroup(ids, reason); } catch (e) { ids.forEach((id) => decided.current.delete(id)); throw e; }
     // A group whose every call was declined is no filter any more.
-    const declined = activeGroup;
+    const declined = asking?.group;
     if (declined && declined.ids.every((id) => decided.current.has(id))) filter(null);
     return done;
   };
@@ -167,6 +166,8 @@ export function Inbox({ pending, need, actions, declineGroup }: {
   const firstSeen = CHIP_ORDER;
   const groups = useMemo(() => {
     const found = waitingGroups(pending.entries);
+    // Bounded: a session that has seen 10,000 groups starts their order again.
+    if (firstSeen.size > 10_000) firstSeen.clear();
     for (const g of found) if (!firstSeen.has(g.key)) firstSeen.set(g.key, firstSeen.size);
     return found.sort((a, b) => (firstSeen.get(a.key) ?? 0) - (firstSeen.get(b.key) ?? 0));
   }, [pending.entries]);

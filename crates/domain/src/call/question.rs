@@ -5,6 +5,7 @@
 //! otherwise, so nothing reaches the agent that the person did not see.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use ts_rs::TS;
 
 use super::super::limits::{FieldError, check_len};
@@ -32,6 +33,10 @@ const ANSWERED_AS_REASON: &[&str] = &[
     "codex.request_user_input",
     "copilot.ask_user",
 ];
+
+/// How a declined call's reason begins when it carries the person's answers: the agent is told
+/// it as it stands, never as a refusal.
+pub const ANSWERED: &str = "The person answered in Countersign, not through this tool";
 
 /// Whether answers to `tool`'s questions reach the model only as a declined call's reason.
 pub fn answered_as_reason(tool: &str) -> bool {
@@ -235,17 +240,31 @@ impl QuestionCall {
     }
 
     /// The answers as the reason of a declined call, for an agent whose answer cannot carry
-    /// them: the model reads it instead of the tool's result.
+    /// them: the model reads it instead of the tool's result. Each question's answers as a
+    /// JSON list (labels chosen, then the typed words), keyed by the question's text, so no
+    /// label holding a comma or a quote reads as two.
     pub fn answers_as_reason(&self, answers: &[Answer]) -> String {
-        let said: Vec<String> = self
-            .answer_texts(answers)
-            .into_iter()
-            .map(|(q, a)| format!("\"{q}\" = \"{a}\""))
+        let said: serde_json::Map<String, Value> = self
+            .questions
+            .iter()
+            .zip(answers)
+            .map(|(q, a)| {
+                let mut given: Vec<Value> = a
+                    .chosen
+                    .iter()
+                    .filter_map(|c| q.options.get(usize::try_from(*c).ok()?))
+                    .map(|o| Value::String(o.label.clone()))
+                    .collect();
+                if let Some(text) = a.other.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                    given.push(Value::String(text.to_owned()));
+                }
+                (q.question.clone(), Value::Array(given))
+            })
             .collect();
         format!(
-            "The person answered in Countersign, not through this tool: {}. Continue with \
-             these answers; do not ask again.",
-            said.join("; ")
+            "{ANSWERED} (its answers, by question): {}. Treat this as the tool's \
+             answer and continue with it; do not ask again.",
+            Value::Object(said)
         )
     }
 }
@@ -309,10 +328,9 @@ mod tests {
         let typed = [answer(&[], Some("  Svelte ")), answer(&[1], None)];
         c.check_answers("answers", &typed).unwrap();
         assert_eq!(c.answer_texts(&typed)[0].1, "Svelte");
-        assert!(
-            c.answers_as_reason(&typed)
-                .contains("\"Which framework?\" = \"Svelte\"")
-        );
+        let said = c.answers_as_reason(&typed);
+        assert!(said.contains(r#""Which framework?":["Svelte"]"#), "{said}");
+        assert!(said.starts_with(ANSWERED));
     }
 
     #[test]
