@@ -289,5 +289,28 @@ async fn y_three_agents_in_one_list() {
     assert_eq!(stacked, json!(true), "the list is above the card");
     rows_say_what_runs(&app).await;
     app.screenshot("y-inbox-900x700").await;
+
+    // A group declined whole is no filter any more: every agent's calls are listed again.
+    let started = Instant::now();
+    while !(app.present("[data-testid=group-bar]").await
+        && app
+            .text("[data-testid=group-bar]")
+            .await
+            .contains("Claude Code"))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "f reaches Claude Code"
+        );
+        app.press_char('f').await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.click("[data-testid=decline-group]").await;
+    app.el("[data-testid=decline-group-dialog]").await;
+    app.click("[data-testid=decline-group-ok]").await;
+    app.gone("[data-testid=decline-group-dialog]").await;
+    app.gone("[data-testid=group-bar]").await;
+    count(&app, "[data-testid=inbox-row]", 1).await;
+    assert_eq!(status(&app, &hidden).await["status"], "declined");
     app.quit().await;
 }

@@ -140,9 +140,10 @@ export function Inbox({ pending, need, actions, declineGroup }: {
     ids.forEach((id) => decided.current.add(id));
     let done;
     try { done = await declineGroup(ids, reason); } catch (e) { ids.forEach((id) => decided.current.delete(id)); throw e; }
-    // A group whose every call was declined is no filter any more.
-    const declined = asking?.group;
-    if (declined && declined.ids.every((id) => decided.current.has(id))) filter(null);
+    // The group declined, if it is still the filter, is no filter any more once nothing of it
+    // is left: a call of it that arrived meanwhile keeps it (held behind the bar).
+    const now = activeGroup;
+    if (now && now.key === asking?.group.key && now.ids.every((id) => decided.current.has(id))) filter(null);
     return done;
   };
   // Whether each card's command has been read to its end, by id: `a` asks before deciding.
