@@ -6,7 +6,7 @@ use countersign_domain::artifact::{Artifact, ArtifactVersion};
 use countersign_domain::deeplink::LinkTarget;
 use countersign_domain::grant::{Effect, Scope, Verdict};
 use countersign_domain::grant::{Grant, GrantLists};
-use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
+use countersign_domain::history::{HistoryCount, HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign_domain::limits::FieldError;
 use countersign_domain::on_screen::{
@@ -152,6 +152,18 @@ pub async fn history(
         .await?)
 }
 
+/// How many decisions `query` matches: asked for after its first page is shown.
+#[tauri::command]
+pub async fn history_count(
+    d: State<'_, Desktop>,
+    query: Option<HistoryQuery>,
+) -> CommandResult<HistoryCount> {
+    Ok(d.server
+        .console
+        .history_count(&query.unwrap_or_default())
+        .await?)
+}
+
 #[tauri::command]
 pub async fn artifacts(
     d: State<'_, Desktop>,
@@ -290,7 +302,7 @@ async fn settings_of(app: &AppHandle, d: &Desktop) -> Settings {
     Settings {
         api_url: d.server.url.clone(),
         data_dir: display(d.server.dir().root()),
-        token_store: d.server.token_backend.to_string(),
+        token_store: d.server.token_kept().await.to_string(),
         notifications: d.prefs().notifications,
         notifications_status: crate::notify::status(app).await,
         cli: crate::settings::cli_command(),

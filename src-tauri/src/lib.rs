@@ -2,6 +2,7 @@
 //! in-process, forwards change events to the UI, notifies, follows deep links and lives in
 //! the tray when its window is closed.
 
+mod changes;
 mod commands;
 mod error;
 mod export;
@@ -60,6 +61,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::check_call,
         commands::history,
         commands::history_facets,
+        commands::history_count,
         commands::artifacts,
         commands::artifact_titles,
         commands::inbox_page,
@@ -199,7 +201,8 @@ fn setup(
         });
         watchdog::install(&window, watching);
     }
-    forward(app.handle().clone(), console, events, pending_line);
+    let views = app.state::<Desktop>().views();
+    forward(app.handle().clone(), console, events, views, pending_line);
     notify::on_click(app.handle());
     notify::spawn(app.handle().clone(), notifications);
     let handle = app.handle().clone();
@@ -241,24 +244,72 @@ const BATCH_GAP: std::time::Duration = std::time::Duration::from_millis(30);
 /// enough for the page to take in a frame or two.
 const BATCH_MOST: usize = 256;
 
-/// Forwards every change to the UI, in batches (each a list, in order), and keeps the tray's
-/// pending count current.
+/// Forwards changes to the UI, in batches (each a list, in order), and keeps the tray's
+/// pending count current. Changes no page on screen shows (a call a rule decided, a result, a
+/// grant's use) are held back and reach a page that shows them as one summary at most once per
+/// [`changes::QUIET_EVERY`] (`changes.rs`): agents working on rule hits leave an idle window
+/// idle.
 fn forward(
     app: tauri::AppHandle,
     console: countersign_engine::console::Console,
     mut events: tokio::sync::broadcast::Receiver<ChangeEvent>,
+    mut views: tokio::sync::watch::Receiver<String>,
     pending_line: Option<tauri::menu::MenuItem<tauri::Wry>>,
 ) {
     use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+    use tokio::time::Instant;
     tauri::async_runtime::spawn(async move {
-        let mut last: Option<tokio::time::Instant> = None;
+        let mut last: Option<Instant> = None;
+        let mut held = changes::Held::default();
+        let mut last_summary: Option<Instant> = None;
+        let send = |batch: &[ChangeEvent]| {
+            if let Err(e) = app.emit(CHANGE_EVENT, batch) {
+                tracing::warn!(error = %e, "could not forward changes to the window");
+            }
+        };
         loop {
+            let page = changes::Page::named(&views.borrow_and_update());
+            // A summary is due once the page shows something held, spaced out in a burst.
+            let summary_at = held
+                .due_on(page)
+                .then(|| last_summary.map_or_else(Instant::now, |t| t + changes::QUIET_EVERY));
             // Missed some: the UI reads everything again.
-            let mut batch = match events.recv().await {
-                Ok(e) => vec![e],
-                Err(RecvError::Lagged(_)) => vec![ChangeEvent::Resync],
-                Err(RecvError::Closed) => return,
+            let first = tokio::select! {
+                got = events.recv() => match got {
+                    Ok(e) => e,
+                    Err(RecvError::Lagged(_)) => ChangeEvent::Resync,
+                    Err(RecvError::Closed) => return,
+                },
+                seen = views.changed() => {
+                    if seen.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                () = tokio::time::sleep_until(summary_at.unwrap_or_else(Instant::now)),
+                    if summary_at.is_some() =>
+                {
+                    send(&held.take_for(page));
+                    last_summary = Some(Instant::now());
+                    continue;
+                }
             };
+            let mut batch = Vec::new();
+            let mut waiting_moved = false;
+            let mut take = |e: ChangeEvent, batch: &mut Vec<ChangeEvent>| {
+                waiting_moved |= changes::moves_waiting(&e);
+                if matches!(e, ChangeEvent::Resync) {
+                    held.clear();
+                }
+                if !held.hold(&e) {
+                    batch.push(e);
+                }
+            };
+            take(first, &mut batch);
+            if batch.is_empty() {
+                // Held back: nothing to send, nothing to wait for.
+                continue;
+            }
             // A change after a quiet moment goes at once; in a burst, the next batch waits
             // for the gap and takes everything that came meanwhile.
             if let Some(last) = last {
@@ -266,18 +317,18 @@ fn forward(
             }
             while batch.len() < BATCH_MOST {
                 match events.try_recv() {
-                    Ok(e) => batch.push(e),
-                    Err(TryRecvError::Lagged(_)) => batch.push(ChangeEvent::Resync),
+                    Ok(e) => take(e, &mut batch),
+                    Err(TryRecvError::Lagged(_)) => take(ChangeEvent::Resync, &mut batch),
                     Err(TryRecvError::Empty) => break,
                     Err(TryRecvError::Closed) => return,
                 }
             }
-            if let Err(e) = app.emit(CHANGE_EVENT, &batch) {
-                tracing::warn!(error = %e, "could not forward changes to the window");
-            }
-            last = Some(tokio::time::Instant::now());
-            // The tray counts once per batch, not once per event.
-            if let (Some(line), Ok(w)) = (&pending_line, console.waiting_calls().await) {
+            send(&batch);
+            last = Some(Instant::now());
+            // The tray counts once per batch, and only when the waiting calls can have changed.
+            if waiting_moved
+                && let (Some(line), Ok(w)) = (&pending_line, console.waiting_calls().await)
+            {
                 let _ = line.set_text(tray::waiting_label(w));
             }
         }

@@ -11,8 +11,9 @@ use crate::settings::Prefs;
 pub struct Desktop {
     pub server: Server,
     prefs: Mutex<Prefs>,
-    /// The page the UI shows, to skip notifications the person is already looking at.
-    view: Mutex<String>,
+    /// The page the UI shows: notifications the person is already looking at are skipped, and
+    /// changes no page on screen shows are held back (`changes.rs`).
+    view: tokio::sync::watch::Sender<String>,
     /// A link that arrived before the UI listened (cold start).
     pending_link: Mutex<Option<LinkTarget>>,
     /// History's export running now, if any.
@@ -32,7 +33,7 @@ impl Desktop {
         Self {
             server,
             prefs: Mutex::new(prefs),
-            view: Mutex::new("inbox".into()),
+            view: tokio::sync::watch::Sender::new("inbox".into()),
             pending_link: Mutex::new(None),
             exports: crate::exports::Exports::default(),
             phone: tokio::sync::Mutex::new(None),
@@ -51,11 +52,20 @@ impl Desktop {
     }
 
     pub fn view(&self) -> String {
-        lock(&self.view).clone()
+        self.view.borrow().clone()
     }
 
     pub fn set_view(&self, page: String) {
-        *lock(&self.view) = page;
+        self.view.send_if_modified(|v| {
+            let changed = *v != page;
+            *v = page;
+            changed
+        });
+    }
+
+    /// The page the UI shows, as it changes.
+    pub fn views(&self) -> tokio::sync::watch::Receiver<String> {
+        self.view.subscribe()
     }
 
     /// Keeps a link for the UI to take once it is ready.

@@ -189,6 +189,8 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
         changed("artifacts");
         return;
       case "approval_result": changed("approvals"); return;
+      // Calls decided by rules and results, summed up while History or a call's page shows.
+      case "past_changed": changed("approvals"); return;
       case "grants_changed": changed("grants"); return;
       // Settings → Phone reads its list itself while it is open.
       case "phones_changed": return;

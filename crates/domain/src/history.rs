@@ -65,14 +65,19 @@ pub struct HistoryQuery {
 #[ts(export)]
 pub struct HistoryPage {
     pub calls: Vec<Presented>,
-    /// How many calls match in all; on the first page only (later pages are of the same).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "number")]
-    pub total: Option<i64>,
-    /// `total` is where counting stopped: at least that many match.
-    pub at_least: bool,
     /// The query in words ("approved by a rule, Codex").
     pub in_words: String,
+}
+
+/// How many calls a History query matches in all: asked for after its first page, so the
+/// rows never wait on the count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct HistoryCount {
+    #[ts(type = "number")]
+    pub total: i64,
+    /// `total` is where counting stopped: more match.
+    pub at_least: bool,
 }
 
 /// What History's filters offer to pick from: the agents and projects of recent decisions.

@@ -131,6 +131,17 @@ impl Server {
         self.token.read().ok().map(|t| t.clone())
     }
 
+    /// Where the token is kept now: one kept in the file at start may have moved into the
+    /// keyring since (`TokenStore`).
+    pub async fn token_kept(&self) -> Backend {
+        let root = self.dir().root().to_owned();
+        tokio::task::spawn_blocking(move || TokenStore::new(&root).load().map(|(_, b)| b))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or(self.token_backend)
+    }
+
     /// Replaces the token with a fresh one and uses it at once.
     pub fn rotate_token(&self) -> Result<Token, TokenError> {
         let (fresh, _) = TokenStore::new(self.dir().root()).replace()?;

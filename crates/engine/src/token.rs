@@ -201,6 +201,11 @@ impl TokenStore {
 
     /// Stores a fresh token, replacing the old one everywhere it was.
     pub fn replace(&self) -> Result<(Token, Backend), TokenError> {
+        // A move of the old token into the keyring (`move_later`) never lands after this.
+        let _lock = self.lock().map_err(|source| TokenError::File {
+            path: self.data_dir.join(TOKEN_LOCK),
+            source,
+        })?;
         let token = Token::generate()?;
         let backend = self.store(&token)?;
         // Leave no stale copy where `load` would find it first or fall back to it.
@@ -219,42 +224,18 @@ impl TokenStore {
 
     fn store(&self, token: &Token) -> Result<Backend, TokenError> {
         let mut last = String::new();
+        let mut later = false;
+        // Each keyring is asked once: a first launch never waits on one. A Secret Service
+        // that has no default collection yet ("no result": a session starting, a new user's
+        // first keyring) may have one a moment later, so the token starts in the file and is
+        // moved into it from the background when it answers (`move_later`).
         for backend in [Backend::SecretService, Backend::Keyutils] {
-            // A keyring daemon under load (a session starting, many clients at once) can miss
-            // round trips: five tries, further apart each time (1.5 s at most), before the
-            // next backend. A keyring that answers twice that it cannot be used (locked, no
-            // collection, it would prompt) is not asked again: start-up waits on it a tenth
-            // of a second at most. (A daemon under load answers that once too.)
-            let tries = if backend == Backend::SecretService {
-                5
-            } else {
-                1
-            };
-            for attempt in 0..tries {
-                let Some(entry) = keyring_entry(backend, &self.user()) else {
-                    break;
-                };
-                let set = entry.set_password(token.expose());
-                // "No result" is the daemon not having its default collection ready yet (a
-                // session starting, many first uses at once): worth the remaining tries.
-                let unusable = matches!(&set, Err(keyring::Error::NoStorageAccess(e))
-                    if !e.to_string().contains("no result"));
-                let read = keyring_entry(backend, &self.user()).map(|e| e.get_password());
-                let stored = set.is_ok() && matches!(&read, Some(Ok(back)) if token.matches(back));
-                if stored {
-                    return Ok(backend);
-                }
-                last = match (&set, &read) {
-                    (Err(e), _) => format!("{backend}: {e}"),
-                    (Ok(()), Some(Err(e))) => format!("{backend}: stored, then not read: {e}"),
-                    _ => format!("{backend}: stored, then read back differently"),
-                };
-                tracing::debug!(%backend, attempt, %last, "keyring backend failed its write-then-read check");
-                if unusable && attempt >= 1 {
-                    break;
-                }
-                if attempt + 1 < tries {
-                    std::thread::sleep(std::time::Duration::from_millis(100 << attempt));
+            match self.try_backend(backend, token) {
+                Ok(()) => return Ok(backend),
+                Err(failed) => {
+                    later |= backend == Backend::SecretService && failed.transient;
+                    tracing::debug!(%backend, reason = %failed.message, "keyring backend failed its write-then-read check");
+                    last = failed.message;
                 }
             }
         }
@@ -268,8 +249,130 @@ impl TokenStore {
                 source,
             }
         })?;
+        if later {
+            self.move_later(token.clone());
+        }
         Ok(Backend::File)
     }
+
+    /// One write-then-read check of `backend` with `token`.
+    fn try_backend(&self, backend: Backend, token: &Token) -> Result<(), Failed> {
+        let Some(entry) = keyring_entry(backend, &self.user()) else {
+            return Err(Failed {
+                message: format!("{backend}: not available here"),
+                transient: false,
+            });
+        };
+        let set = entry.set_password(token.expose());
+        // "No result" is the daemon not having its default collection ready yet.
+        let transient = matches!(&set, Err(keyring::Error::NoStorageAccess(e))
+            if e.to_string().contains("no result"));
+        let read = keyring_entry(backend, &self.user()).map(|e| e.get_password());
+        if set.is_ok() && matches!(&read, Some(Ok(back)) if token.matches(back)) {
+            return Ok(());
+        }
+        let message = match (&set, &read) {
+            (Err(e), _) => format!("{backend}: {e}"),
+            (Ok(()), Some(Err(e))) => format!("{backend}: stored, then not read: {e}"),
+            _ => format!("{backend}: stored, then read back differently"),
+        };
+        Err(Failed { message, transient })
+    }
+
+    /// Moves `token` from the file into the Secret Service once it answers: a few tries,
+    /// further apart each time (3.1 s in all), off the caller's thread.
+    fn move_later(&self, token: Token) {
+        let store = Self::new(&self.data_dir);
+        let spawned = std::thread::Builder::new()
+            .name("countersign-token-move".into())
+            .spawn(move || {
+                for attempt in 0..MOVE_TRIES {
+                    std::thread::sleep(std::time::Duration::from_millis(100 << attempt));
+                    match store.move_to_keyring(&token) {
+                        Moved::Yes => {
+                            tracing::info!("the API token moved from its file to the Secret Service keyring");
+                            return;
+                        }
+                        Moved::NotNow => {}
+                        Moved::Never(why) => {
+                            tracing::debug!(%why, "the API token stays in its file");
+                            return;
+                        }
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::debug!(error = %e, "the API token stays in its file");
+        }
+    }
+
+    /// Moves `token` from the file into the Secret Service, if the file still holds it (a
+    /// rotation meanwhile wins) and the Secret Service keeps it; then the file is removed.
+    /// Held under the data directory's token lock, as [`TokenStore::replace`] is, so a
+    /// rotation in another process never finds the old token put back.
+    fn move_to_keyring(&self, token: &Token) -> Moved {
+        let _lock = match self.lock() {
+            Ok(l) => l,
+            Err(e) => return Moved::Never(format!("the token lock: {e}")),
+        };
+        match read_private(&self.file()) {
+            Ok(text) if Token::from_text(&text).is_some_and(|t| t == *token) => {}
+            Ok(_) => return Moved::Never("the token was replaced".into()),
+            Err(e) => return Moved::Never(format!("the token file: {e}")),
+        }
+        match self.try_backend(Backend::SecretService, token) {
+            Ok(()) => {}
+            Err(failed) if failed.transient => return Moved::NotNow,
+            Err(failed) => return Moved::Never(failed.message),
+        }
+        match std::fs::remove_file(self.file()) {
+            Ok(()) => Moved::Yes,
+            Err(e) => {
+                // Kept in both: `load` finds the keyring's first, the same token.
+                Moved::Never(format!("the token file stays: {e}"))
+            }
+        }
+    }
+
+    /// The data directory's token lock: replacing and moving the token take it in turn.
+    fn lock(&self) -> std::io::Result<TokenLock> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.data_dir.join(TOKEN_LOCK))?;
+        file.lock()?;
+        Ok(TokenLock(file))
+    }
+}
+
+/// How many times a token kept in the file is offered to the Secret Service.
+const MOVE_TRIES: u32 = 5;
+/// The lock file replacing and moving the token take.
+const TOKEN_LOCK: &str = "token.lock";
+
+/// The token lock, held until dropped.
+struct TokenLock(std::fs::File);
+
+impl Drop for TokenLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// A keyring's failed write-then-read check.
+struct Failed {
+    message: String,
+    /// Worth asking again in a moment (no default collection yet).
+    transient: bool,
+}
+
+/// What a move of the token into the keyring came to.
+#[derive(Debug, PartialEq, Eq)]
+enum Moved {
+    Yes,
+    NotNow,
+    Never(String),
 }
 
 #[cfg(test)]
@@ -294,6 +397,42 @@ mod tests {
         assert!(Token::from_text("short").is_none());
         assert!(Token::from_text(&"a b".repeat(20)).is_none());
         assert!(Token::from_text(&format!("{}\n", "a".repeat(40))).is_some());
+    }
+
+    #[test]
+    fn a_move_never_puts_back_a_token_replaced_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::new(dir.path());
+        let (old, newer) = (Token::generate().unwrap(), Token::generate().unwrap());
+        // A rotation wrote another token since the old one was kept in the file.
+        write_private(&store.file(), newer.expose().as_bytes()).unwrap();
+        assert!(matches!(store.move_to_keyring(&old), Moved::Never(_)));
+        let kept = keyring_entry(Backend::SecretService, &store.user())
+            .and_then(|e| e.get_password().ok());
+        assert_eq!(kept, None, "the old token was not put in the keyring");
+        assert_eq!(store.load().unwrap().0, newer);
+    }
+
+    /// `make unit` runs on a private bus with an unlocked keyring: there the token kept in
+    /// the file moves into it; elsewhere it stays in the file, where `load` finds it.
+    #[test]
+    fn a_token_kept_in_the_file_moves_into_a_secret_service_that_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::new(dir.path());
+        let token = Token::generate().unwrap();
+        write_private(&store.file(), token.expose().as_bytes()).unwrap();
+        let moved = store.move_to_keyring(&token);
+        if std::env::var("COUNTERSIGN_EXPECT_KEYRING").as_deref() == Ok("secret-service") {
+            assert_eq!(moved, Moved::Yes);
+            assert!(!store.file().exists(), "no token file beside the keyring");
+            assert_eq!(store.load().unwrap(), (token, Backend::SecretService));
+            if let Some(e) = keyring_entry(Backend::SecretService, &store.user()) {
+                e.delete_credential().unwrap();
+            }
+        } else {
+            assert_ne!(moved, Moved::Yes);
+            assert_eq!(store.load().unwrap().0, token);
+        }
     }
 
     #[cfg(unix)]

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use crate::pairing::{Pairing, PairingError, sha256};
 use crate::{PageAssets, Peer, REQUEST_TIMEOUT, lock};
-use countersign_domain::approval::{Approval, Decision};
+use countersign_domain::approval::{Approval, Decision, Status};
 use countersign_domain::call::Answer;
 use countersign_engine::api::ApiError;
 use countersign_engine::console::{
@@ -735,7 +735,12 @@ async fn events(State(s): State<PhoneState>, Extension(phone): Extension<Phone>)
                 _ = st.tick.tick() => (None, true),
                 got = st.rx.recv() => match got {
                     Ok(ChangeEvent::PhonesChanged) => (None, true),
-                    Ok(ChangeEvent::ApprovalCreated { .. }) => (Some("approval_created"), false),
+                    // A call a rule decided is nothing the phone shows: it is not woken.
+                    Ok(ChangeEvent::ApprovalCreated { approval })
+                        if approval.status == Status::Pending =>
+                    {
+                        (Some("approval_created"), false)
+                    }
                     Ok(ChangeEvent::ApprovalFinished { .. }) => (Some("approval_finished"), false),
                     Ok(ChangeEvent::Resync) | Err(RecvError::Lagged(_)) => (Some("resync"), true),
                     Ok(_) => continue,

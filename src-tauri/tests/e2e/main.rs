@@ -18,6 +18,7 @@ mod long_calls;
 mod mcp_view;
 mod phone;
 mod promise;
+mod quiet;
 mod results;
 mod scale;
 mod scenarios;

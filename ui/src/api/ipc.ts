@@ -18,6 +18,7 @@ import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
 import type { HistoryFacets } from "./types/HistoryFacets";
 import type { HistoryOrder } from "./types/HistoryOrder";
+import type { HistoryCount } from "./types/HistoryCount";
 import type { HistoryPage } from "./types/HistoryPage";
 import type { HistoryQuery } from "./types/HistoryQuery";
 import type { Exported } from "./types/Exported";
@@ -85,6 +86,8 @@ export const api = {
     call<HistoryPage>("history", { order, after, query }),
   /** The agents and projects History's filters offer. */
   historyFacets: () => call<HistoryFacets>("history_facets"),
+  /** How many decisions `query` matches; asked for once its first page is shown. */
+  historyCount: (query: HistoryQuery) => call<HistoryCount>("history_count", { query }),
   artifacts: (query: string | null) => call<ShownSummary[]>("artifacts", { query }),
   artifact: (id: string) => call<ShownArtifact>("artifact", { id }),
   /** The titles of these artifacts (at most 500), however many the library holds. */

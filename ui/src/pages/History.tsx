@@ -80,14 +80,17 @@ function Decisions({ order, query, version, actions }: {
   actions: CardActions;
 }) {
   const [items, setItems] = useState<Presented[] | null>(null);
-  const [summary, setSummary] = useState<{ words: string; total: number; atLeast: boolean } | null>(null);
+  // The count follows the rows: `total` is null while it is being counted for a new query (a
+  // query read again keeps its last count meanwhile).
+  const [summary, setSummary] = useState<{ key: string; words: string; total: number | null; atLeast: boolean } | null>(null);
   const [more, setMore] = useState(false);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    api.history(order, null, query).then(({ calls: page, total, at_least, in_words }) => {
+    const key = queryKey(query);
+    api.history(order, null, query).then(({ calls: page, in_words }) => {
       if (!live) return;
       setItems((prev) => {
         const merged = mergeFirst(prev, page, order);
@@ -95,8 +98,12 @@ function Decisions({ order, query, version, actions }: {
         if (merged === page) setMore(page.length === PAGE);
         return merged;
       });
-      if (total !== undefined) setSummary({ words: in_words, total, atLeast: at_least });
+      setSummary((s) => (s?.key === key ? { ...s, words: in_words } : { key, words: in_words, total: null, atLeast: false }));
       setError(null);
+      // Counted once the rows are in: a count over a million decisions never holds them back.
+      return api.historyCount(query).then(({ total, at_least }) => {
+        if (live) setSummary({ key, words: in_words, total, atLeast: at_least });
+      });
     }).catch((e: Error) => { if (live) setError(e.message); });
     return () => { live = false; };
   }, [version, order, query]);
@@ -163,11 +170,15 @@ function Decisions({ order, query, version, actions }: {
   return (
     <>
       <div className="history-head">
-        {summary && (filtered || summary.total > 0) && (
-          <p className="query-words" data-testid="history-summary" aria-live="polite">
+        {summary && (filtered || (summary.total ?? 0) > 0) && (
+          <p className="query-words" data-testid="history-summary" aria-live="polite" aria-busy={summary.total === null}>
             {filtered && <>{summary.words}{dateWords(query)}: </>}
-            <strong>{summary.total.toLocaleString()}{summary.atLeast && "+"} {summary.total === 1 && !summary.atLeast ? "call" : "calls"}</strong>
-            {!filtered && " in History"}
+            {summary.total === null
+              ? <span className="muted" data-testid="history-counting">counting…</span>
+              : <strong>{summary.atLeast
+                ? `more than ${summary.total.toLocaleString()} calls`
+                : `${summary.total.toLocaleString()} ${summary.total === 1 ? "call" : "calls"}`}</strong>}
+            {!filtered && summary.total !== null && " in History"}
           </p>
         )}
         {error && <p className="error" data-testid="history-error">{error}</p>}

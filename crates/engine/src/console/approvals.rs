@@ -17,7 +17,7 @@ use countersign_domain::digest::digest_of_json;
 use countersign_domain::grant::{
     Effect, OnDiskFacts, answered_only_by_a_person, check_scope, default_scope, rule,
 };
-use countersign_domain::history::{HistoryFacets, HistoryPage, HistoryQuery};
+use countersign_domain::history::{HistoryCount, HistoryFacets, HistoryPage, HistoryQuery};
 use countersign_domain::ids::ApprovalId;
 use countersign_domain::limits::{DEFAULT_EXPIRY_S, FieldError, MAX_EXPIRY_S};
 use countersign_domain::on_screen::{ParentRef, Presented, present};
@@ -838,8 +838,9 @@ impl Console {
         Ok(approvals::history::facets(&mut conn, 5_000).await?)
     }
 
-    /// A page of the decided calls matching `q`, ready to show, with how many match in all
-    /// on the first page. Search words are only words, whatever FTS5 syntax they hold.
+    /// A page of the decided calls matching `q`, ready to show. Search words are only words,
+    /// whatever FTS5 syntax they hold. How many match in all is [`Console::history_count`]'s,
+    /// asked for once the page is shown.
     pub async fn history_search(
         &self,
         q: &HistoryQuery,
@@ -850,17 +851,22 @@ impl Console {
         q.check()?;
         let mut conn = self.inner.store.read().await?;
         let page = approvals::history::search(&mut conn, q, order, after, limit).await?;
-        let counted = match after {
-            None => Some(approvals::history::count(&mut conn, q).await?),
-            Some(_) => None,
-        };
         drop(conn);
-        let cap = approvals::history::COUNT_CAP;
         Ok(HistoryPage {
             calls: self.shown(page, Some(NESTED_IN_HISTORY)).await?,
-            total: counted.map(|n| n.min(cap)),
-            at_least: counted.is_some_and(|n| n > cap),
             in_words: q.in_words(),
+        })
+    }
+
+    /// How many decided calls `q` matches, counted up to 10,000 ("more" past that).
+    pub async fn history_count(&self, q: &HistoryQuery) -> Result<HistoryCount, Error> {
+        q.check()?;
+        let mut conn = self.inner.store.read().await?;
+        let counted = approvals::history::count(&mut conn, q).await?;
+        let cap = approvals::history::COUNT_CAP;
+        Ok(HistoryCount {
+            total: counted.min(cap),
+            at_least: counted > cap,
         })
     }
 }

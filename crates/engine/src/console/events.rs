@@ -48,6 +48,11 @@ pub enum ChangeEvent {
     PhonesChanged,
     /// Changes were missed (a listener fell behind): read everything again.
     Resync,
+    /// Past calls changed while the inbox did not: `count` calls decided by a rule or results
+    /// attached. Never published by the console: a listener that holds those changes back
+    /// while nothing on screen shows them (the window) sends this in their place, a few times
+    /// a second at most.
+    PastChanged { count: u32 },
 }
 
 /// A new approval as a change event carries it: a few bounded fields, however large the call.

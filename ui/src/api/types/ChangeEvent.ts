@@ -8,4 +8,4 @@ import type { Status } from "./Status";
  * What changed, so the UI can refresh what shows it. Carries ids, not whole records,
  * except a new approval, which a notification describes.
  */
-export type ChangeEvent = { "kind": "approval_created", approval: Arrival, } | { "kind": "approval_finished", id: ApprovalId, status: Status, } | { "kind": "approval_result", id: ApprovalId, } | { "kind": "artifact_saved", id: ArtifactId, } | { "kind": "artifact_deleted", id: ArtifactId, } | { "kind": "grants_changed" } | { "kind": "phones_changed" } | { "kind": "resync" };
+export type ChangeEvent = { "kind": "approval_created", approval: Arrival, } | { "kind": "approval_finished", id: ApprovalId, status: Status, } | { "kind": "approval_result", id: ApprovalId, } | { "kind": "artifact_saved", id: ArtifactId, } | { "kind": "artifact_deleted", id: ArtifactId, } | { "kind": "grants_changed" } | { "kind": "phones_changed" } | { "kind": "resync" } | { "kind": "past_changed", count: number, };

@@ -6,14 +6,6 @@ import type { Presented } from "./Presented";
  */
 export type HistoryPage = { calls: Array<Presented>, 
 /**
- * How many calls match in all; on the first page only (later pages are of the same).
- */
-total?: number, 
-/**
- * `total` is where counting stopped: at least that many match.
- */
-at_least: boolean, 
-/**
  * The query in words ("approved by a rule, Codex").
  */
 in_words: string, };
