@@ -202,6 +202,10 @@ async fn main() {
             true,
         ),
     ];
+    // `DESKTOP_BENCH_ONLY=launch`: only the launches beside hello-world's, printed above.
+    if std::env::var("DESKTOP_BENCH_ONLY").as_deref() == Ok("launch") {
+        return;
+    }
     let previews: Vec<(f64, u64, u64)> = samples[1].iter().filter_map(|x| x.preview).collect();
     let mut paint: Vec<f64> = previews.iter().map(|p| p.0).collect();
     paint.sort_by(f64::total_cmp);
@@ -1819,9 +1823,7 @@ async fn many_agents() -> ManyAgents {
             / hz
             / (cpu_after.1 - cpu_before.1).as_secs_f64()
             * 100.0,
-        app_cpu: (own_after - own_before) as f64
-            / hz
-            / (cpu_after.1 - cpu_before.1).as_secs_f64()
+        app_cpu: (own_after - own_before) as f64 / hz / (cpu_after.1 - cpu_before.1).as_secs_f64()
             * 100.0,
     }
 }
@@ -1955,8 +1957,7 @@ fn many_agents_rows(m: &ManyAgents) -> Vec<Value> {
             "desktop_agents_8_app_process_cpu",
             m.app_cpu,
             "% of one core",
-            "informational: of that, the app's own process (the console serving the agents)"
-                .into(),
+            "informational: of that, the app's own process (the console serving the agents)".into(),
             true,
             None,
         ),

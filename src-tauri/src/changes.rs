@@ -4,8 +4,8 @@
 //! that does as one summary, at most once per [`QUIET_EVERY`]. Everything the inbox shows (a
 //! call that waits, one that left, artifacts, a resync) goes at once.
 
-use countersign_engine::console::ChangeEvent;
 use countersign_domain::approval::Status;
+use countersign_engine::console::ChangeEvent;
 
 /// The shortest time between two summaries of held-back changes.
 pub const QUIET_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
@@ -153,7 +153,7 @@ mod tests {
             approval: Box::new(Arrival {
                 id: ApprovalId::generate(),
                 status,
-                tool: "bench.shell".parse().unwrap(),
+                tool: countersign_domain::tool::ToolAddress::parse("bench.shell").unwrap(),
                 requester: "agent".into(),
                 title: "Run a command".into(),
                 group: countersign_engine::console::InboxGroup::new("agent".into(), None),

@@ -576,7 +576,11 @@ async fn a_common_word_is_counted_to_a_cap_and_listed_in_order() {
             .await
             .unwrap();
         let counted = c.history_count(&words(word)).await.unwrap();
-        assert_eq!((counted.total, counted.at_least), (total, at_least), "{word}");
+        assert_eq!(
+            (counted.total, counted.at_least),
+            (total, at_least),
+            "{word}"
+        );
         let decided: Vec<i64> = page
             .calls
             .iter()

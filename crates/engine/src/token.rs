@@ -290,7 +290,9 @@ impl TokenStore {
                     std::thread::sleep(std::time::Duration::from_millis(100 << attempt));
                     match store.move_to_keyring(&token) {
                         Moved::Yes => {
-                            tracing::info!("the API token moved from its file to the Secret Service keyring");
+                            tracing::info!(
+                                "the API token moved from its file to the Secret Service keyring"
+                            );
                             return;
                         }
                         Moved::NotNow => {}

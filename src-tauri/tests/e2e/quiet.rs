@@ -52,6 +52,31 @@ async fn seen(app: &App) -> (Vec<(f64, Vec<Value>)>, Vec<String>, u64) {
     (batches, invoked, v[2].as_u64().unwrap())
 }
 
+/// Waits until History lists `n` calls.
+async fn listed(app: &App, n: u64) {
+    let started = Instant::now();
+    loop {
+        let count = app
+            .client
+            .execute(
+                "return document.querySelector('[data-testid=history-list]')?.dataset.count|0;",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .as_u64()
+            .unwrap();
+        if count == n {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "History lists {count} calls, not {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Submits `n` calls a rule approves, each answered at once.
 async fn rule_hits(app: &App, n: usize) {
     for _ in 0..n {
@@ -90,35 +115,16 @@ async fn q_rule_hits_leave_the_window_idle() {
     let (batches, invoked, mutations) = seen(&app).await;
     assert!(
         batches.is_empty(),
-        "no change reached the inbox: {batches:?}"
+        "no change reached the inbox: {} batches, the first {:?}",
+        batches.len(),
+        batches.first()
     );
     assert!(invoked.is_empty(), "the page read nothing: {invoked:?}");
     assert_eq!(mutations, 0, "the page drew nothing");
 
     // History was not on screen: it has every call, the first and the 40 the rule approved.
     app.click("[data-testid=nav-history]").await;
-    let listed = "return document.querySelector('[data-testid=history-list]')?.dataset.count|0;";
-    let wait_listed = |n: u64| async move {
-        let started = Instant::now();
-        loop {
-            let count = app
-                .client
-                .execute(listed, vec![])
-                .await
-                .unwrap()
-                .as_u64()
-                .unwrap();
-            if count == n {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "History lists {count} calls, not {n}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    wait_listed(41).await;
+    listed(&app, 41).await;
     app.text_contains("[data-testid=history-summary]", "41 calls")
         .await;
 
@@ -129,7 +135,7 @@ async fn q_rule_hits_leave_the_window_idle() {
         rule_hits(&app, 5).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    wait_listed(71).await;
+    listed(&app, 71).await;
     tokio::time::sleep(Duration::from_millis(600)).await;
     let (batches, _, _) = seen(&app).await;
     let changes: Vec<&Value> = batches.iter().flat_map(|(_, b)| b).collect();
@@ -158,8 +164,11 @@ async fn q_rule_hits_leave_the_window_idle() {
     let _ = seen(&app).await;
     let (code, a) = app.submit(&bash("rm -rf build")).await;
     assert_eq!(code, StatusCode::ACCEPTED, "{a}");
-    app.el(&format!("[data-testid=approval-card][data-id='{}']", id(&a)))
-        .await;
+    app.el(&format!(
+        "[data-testid=approval-card][data-id='{}']",
+        id(&a)
+    ))
+    .await;
     let (batches, _, _) = seen(&app).await;
     assert!(
         batches

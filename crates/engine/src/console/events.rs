@@ -52,7 +52,9 @@ pub enum ChangeEvent {
     /// attached. Never published by the console: a listener that holds those changes back
     /// while nothing on screen shows them (the window) sends this in their place, a few times
     /// a second at most.
-    PastChanged { count: u32 },
+    PastChanged {
+        count: u32,
+    },
 }
 
 /// A new approval as a change event carries it: a few bounded fields, however large the call.
