@@ -302,7 +302,7 @@ async fn settings_of(app: &AppHandle, d: &Desktop) -> Settings {
     Settings {
         api_url: d.server.url.clone(),
         data_dir: display(d.server.dir().root()),
-        token_store: d.server.token_kept().await.to_string(),
+        token_store: d.server.token_kept().to_string(),
         notifications: d.prefs().notifications,
         notifications_status: crate::notify::status(app).await,
         cli: crate::settings::cli_command(),

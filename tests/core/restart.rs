@@ -196,12 +196,23 @@ async fn the_token_lives_in_a_keyring_or_a_private_file_and_rotation_is_live() {
     let where_kept = &s.banner[2];
     match std::env::var("COUNTERSIGN_EXPECT_KEYRING").as_deref() {
         // `make test` runs the suite on a private session bus with an unlocked keyring.
+        // A keyring that answers "no result" at start (a busy or fresh daemon) leaves the token
+        // in the file for the first moments; the console moves it in from the background and
+        // the file goes (token.rs, `move_later`).
         Ok("secret-service") => {
-            assert!(where_kept.contains("Secret Service"), "{where_kept}");
             assert!(
-                !dir.join("token").exists(),
-                "no token file beside a keyring"
+                where_kept.contains("Secret Service") || where_kept.contains("a file"),
+                "{where_kept}"
             );
+            let mut moved = false;
+            for _ in 0..100 {
+                if !dir.join("token").exists() {
+                    moved = true;
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            assert!(moved, "no token file beside a keyring ({where_kept})");
         }
         _ if where_kept.contains("a file") => {
             use std::os::unix::fs::PermissionsExt as _;

@@ -132,14 +132,14 @@ impl Server {
     }
 
     /// Where the token is kept now: one kept in the file at start may have moved into the
-    /// keyring since (`TokenStore`).
-    pub async fn token_kept(&self) -> Backend {
-        let root = self.dir().root().to_owned();
-        tokio::task::spawn_blocking(move || TokenStore::new(&root).load().map(|(_, b)| b))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or(self.token_backend)
+    /// Secret Service since (`TokenStore`), which leaves no file. No keyring is asked.
+    pub fn token_kept(&self) -> Backend {
+        match self.token_backend {
+            Backend::File if !self.dir().root().join(crate::token::TOKEN_FILE).exists() => {
+                Backend::SecretService
+            }
+            kept => kept,
+        }
     }
 
     /// Replaces the token with a fresh one and uses it at once.

@@ -190,9 +190,15 @@ impl TokenStore {
     }
 
     /// The stored token, or a new one kept in the best backend that passes a write-then-read
-    /// check.
+    /// check. For the console alone (it holds the data directory's lock): a token found in the
+    /// file, kept there while a keyring did not answer on an earlier start, is moved into the
+    /// Secret Service from the background when it answers now.
     pub fn load_or_create(&self) -> Result<(Token, Backend), TokenError> {
         match self.load() {
+            Ok((token, Backend::File)) => {
+                self.move_later(token.clone());
+                Ok((token, Backend::File))
+            }
             Ok(found) => Ok(found),
             Err(TokenError::Missing(_)) => self.replace(),
             Err(e) => Err(e),
@@ -337,14 +343,28 @@ impl TokenStore {
     }
 
     /// The data directory's token lock: replacing and moving the token take it in turn.
+    /// Waited for 2 s at most: a process that holds it longer (or for ever) gets a clear error
+    /// rather than a window that never opens.
     fn lock(&self) -> std::io::Result<TokenLock> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.data_dir.join(TOKEN_LOCK))?;
-        file.lock()?;
-        Ok(TokenLock(file))
+        let file = crate::private_file::open_private(&self.data_dir.join(TOKEN_LOCK), false)?;
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(TokenLock(file)),
+                Err(std::fs::TryLockError::WouldBlock)
+                    if started.elapsed() < std::time::Duration::from_secs(2) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::WouldBlock,
+                        "another process has held the token lock for 2 s",
+                    ));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            }
+        }
     }
 }
 
@@ -434,6 +454,34 @@ mod tests {
         } else {
             assert_ne!(moved, Moved::Yes);
             assert_eq!(store.load().unwrap().0, token);
+        }
+    }
+
+    /// A token an earlier start kept in the file (its keyring did not answer then) is moved
+    /// when the console starts again and the keyring answers.
+    #[test]
+    fn a_token_left_in_the_file_by_an_earlier_start_moves_on_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::new(dir.path());
+        let token = Token::generate().unwrap();
+        write_private(&store.file(), token.expose().as_bytes()).unwrap();
+        assert_eq!(
+            store.load_or_create().unwrap(),
+            (token.clone(), Backend::File)
+        );
+        if std::env::var("COUNTERSIGN_EXPECT_KEYRING").as_deref() == Ok("secret-service") {
+            let moved = (0..100).any(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                !store.file().exists()
+            });
+            assert!(moved, "the token file is gone once the keyring keeps it");
+            assert_eq!(store.load().unwrap(), (token, Backend::SecretService));
+            if let Some(e) = keyring_entry(Backend::SecretService, &store.user()) {
+                e.delete_credential().unwrap();
+            }
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            assert_eq!(store.load().unwrap(), (token, Backend::File));
         }
     }
 

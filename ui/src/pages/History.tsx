@@ -82,7 +82,30 @@ function Decisions({ order, query, version, actions }: {
   const [items, setItems] = useState<Presented[] | null>(null);
   // The count follows the rows: `total` is null while it is being counted for a new query (a
   // query read again keeps its last count meanwhile).
-  const [summary, setSummary] = useState<{ key: string; words: string; total: number | null; atLeast: boolean } | null>(null);
+  const [summary, setSummary] = useState<{ key: string; words: string; total: number | null; atLeast: boolean; failed?: string } | null>(null);
+  // The query whose count is being taken (one at a time: a read of the same query meanwhile
+  // keeps the count it will get), and the query shown now (a count for another is dropped).
+  const counting = useRef<string | null>(null);
+  const countAgain = useRef(false);
+  const shownKey = useRef("");
+  // One count at a time per query; decisions that arrive meanwhile are counted once it ends.
+  const countFor = useCallback((key: string, q: HistoryQuery, words: string) => {
+    if (counting.current === key) { countAgain.current = true; return; }
+    counting.current = key;
+    countAgain.current = false;
+    api.historyCount(q)
+      .then(({ total, at_least }) => {
+        if (shownKey.current === key) setSummary({ key, words, total, atLeast: at_least });
+      })
+      .catch((e: Error) => {
+        if (shownKey.current === key) setSummary({ key, words, total: null, atLeast: false, failed: e.message });
+      })
+      .finally(() => {
+        if (counting.current !== key) return;
+        counting.current = null;
+        if (countAgain.current && shownKey.current === key) countFor(key, q, words);
+      });
+  }, []);
   const [more, setMore] = useState(false);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -90,6 +113,7 @@ function Decisions({ order, query, version, actions }: {
   useEffect(() => {
     let live = true;
     const key = queryKey(query);
+    shownKey.current = key;
     api.history(order, null, query).then(({ calls: page, in_words }) => {
       if (!live) return;
       setItems((prev) => {
@@ -101,9 +125,7 @@ function Decisions({ order, query, version, actions }: {
       setSummary((s) => (s?.key === key ? { ...s, words: in_words } : { key, words: in_words, total: null, atLeast: false }));
       setError(null);
       // Counted once the rows are in: a count over a million decisions never holds them back.
-      return api.historyCount(query).then(({ total, at_least }) => {
-        if (live) setSummary({ key, words: in_words, total, atLeast: at_least });
-      });
+      countFor(key, query, in_words);
     }).catch((e: Error) => { if (live) setError(e.message); });
     return () => { live = false; };
   }, [version, order, query]);
@@ -171,10 +193,11 @@ function Decisions({ order, query, version, actions }: {
     <>
       <div className="history-head">
         {summary && (filtered || (summary.total ?? 0) > 0) && (
-          <p className="query-words" data-testid="history-summary" aria-live="polite" aria-busy={summary.total === null}>
+          <p className="query-words" data-testid="history-summary" aria-live="polite" aria-busy={summary.total === null && !summary.failed}>
             {filtered && <>{summary.words}{dateWords(query)}: </>}
             {summary.total === null
-              ? <span className="muted" data-testid="history-counting">counting…</span>
+              ? <span className="muted" data-testid="history-counting">
+                {summary.failed ? `not counted (${summary.failed})` : "counting…"}</span>
               : <strong>{summary.atLeast
                 ? `more than ${summary.total.toLocaleString()} calls`
                 : `${summary.total.toLocaleString()} ${summary.total === 1 ? "call" : "calls"}`}</strong>}
