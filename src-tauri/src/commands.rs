@@ -323,9 +323,10 @@ pub fn reveal_token(d: State<'_, Desktop>) -> CommandResult<String> {
 }
 
 #[tauri::command]
-pub fn rotate_token(d: State<'_, Desktop>) -> CommandResult<String> {
+pub async fn rotate_token(d: State<'_, Desktop>) -> CommandResult<String> {
     d.server
         .rotate_token()
+        .await
         .map(|t| t.expose().to_owned())
         .map_err(|e| CommandError::from(Error::Keyring(e.to_string())))
 }

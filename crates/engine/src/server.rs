@@ -143,8 +143,12 @@ impl Server {
     }
 
     /// Replaces the token with a fresh one and uses it at once.
-    pub fn rotate_token(&self) -> Result<Token, TokenError> {
-        let (fresh, _) = TokenStore::new(self.dir().root()).replace()?;
+    /// The keyrings are asked off the caller's thread (a window's main thread stays free).
+    pub async fn rotate_token(&self) -> Result<Token, TokenError> {
+        let root = self.dir().root().to_owned();
+        let (fresh, _) = tokio::task::spawn_blocking(move || TokenStore::new(&root).replace())
+            .await
+            .map_err(|e| TokenError::Stopped(e.to_string()))??;
         if let Ok(mut t) = self.token.write() {
             *t = fresh.clone();
         }

@@ -84,6 +84,14 @@ pub enum TokenError {
     },
     #[error("no API token is stored for {0}; start the console once to create one")]
     Missing(PathBuf),
+    #[error(
+        "the new API token was kept in {kept}, but the old one could not be removed from \
+         {stale}, where clients read first: the old token stays in use; remove it there and \
+         rotate again"
+    )]
+    OldCopyStays { kept: Backend, stale: Backend },
+    #[error("the token's replacement stopped before it ended: {0}")]
+    Stopped(String),
 }
 
 /// Where the token is kept.
@@ -225,7 +233,16 @@ impl TokenStore {
         if backend != Backend::File {
             let _ = std::fs::remove_file(self.file());
         }
-        Ok((token, backend))
+        // Every client reads the first backend that has a token: one that still holds the old
+        // token (its removal failed) would keep them on it while the console moved on.
+        match self.load() {
+            Ok((found, _)) if found == token => Ok((token, backend)),
+            Ok((_, stale)) => Err(TokenError::OldCopyStays {
+                kept: backend,
+                stale,
+            }),
+            Err(e) => Err(e),
+        }
     }
 
     fn store(&self, token: &Token) -> Result<Backend, TokenError> {
