@@ -6,7 +6,8 @@ use std::io::Write as _;
 use std::path::Path;
 
 /// Opens (creating if needed, or only creating with `new`) a file readable by the owner
-/// only, never through a symlink.
+/// only, never through a symlink, and only a regular file: a FIFO planted in its place is
+/// refused at once rather than waited on for ever.
 pub fn open_private(path: &Path, new: bool) -> std::io::Result<File> {
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true);
@@ -18,20 +19,36 @@ pub fn open_private(path: &Path, new: bool) -> std::io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
-        opts.mode(0o600).custom_flags(nix::libc::O_NOFOLLOW);
+        opts.mode(0o600)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK);
     }
-    opts.open(path)
+    regular(opts.open(path)?)
 }
 
-/// Reads a small private file, never through a symlink.
+/// `file` if it is a regular file (`O_NONBLOCK` changes nothing for one); an error otherwise.
+fn regular(file: File) -> std::io::Result<File> {
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ))
+    }
+}
+
+/// Reads a small private file, never through a symlink, and only a regular file.
 pub fn read_private(path: &Path) -> std::io::Result<String> {
     use std::io::Read as _;
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, nix::libc::O_NOFOLLOW);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut opts,
+        nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK,
+    );
     let mut text = String::new();
-    opts.open(path)?.read_to_string(&mut text)?;
+    regular(opts.open(path)?)?.read_to_string(&mut text)?;
     Ok(text)
 }
 

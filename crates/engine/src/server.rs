@@ -32,6 +32,8 @@ pub struct Server {
     pub console: Console,
     pub url: String,
     pub token_backend: Backend,
+    /// Where the window's own rotations last kept the token (the start's place before any).
+    rotated_into: RwLock<Backend>,
     token: Arc<RwLock<Token>>,
     lock: ServeLock,
     stop: Option<oneshot::Sender<()>>,
@@ -53,7 +55,7 @@ fn reload_on_hangup(
     let mut hup = signal(SignalKind::hangup())?;
     Ok(tokio::spawn(async move {
         while hup.recv().await.is_some() {
-            match TokenStore::new(&root).load() {
+            match TokenStore::new(&root).load_for_console() {
                 Ok((fresh, backend)) => {
                     if let Ok(mut t) = token.write() {
                         *t = fresh;
@@ -112,6 +114,7 @@ impl Server {
             console,
             url,
             token_backend,
+            rotated_into: RwLock::new(token_backend),
             token,
             lock,
             stop: Some(stop_tx),
@@ -134,7 +137,8 @@ impl Server {
     /// Where the token is kept now: one kept in the file at start may have moved into the
     /// Secret Service since (`TokenStore`), which leaves no file. No keyring is asked.
     pub fn token_kept(&self) -> Backend {
-        match self.token_backend {
+        let last = self.rotated_into.read().map_or(self.token_backend, |b| *b);
+        match last {
             Backend::File if !self.dir().root().join(crate::token::TOKEN_FILE).exists() => {
                 Backend::SecretService
             }
@@ -146,11 +150,14 @@ impl Server {
     /// The keyrings are asked off the caller's thread (a window's main thread stays free).
     pub async fn rotate_token(&self) -> Result<Token, TokenError> {
         let root = self.dir().root().to_owned();
-        let (fresh, _) = tokio::task::spawn_blocking(move || TokenStore::new(&root).replace())
+        let (fresh, kept) = tokio::task::spawn_blocking(move || TokenStore::new(&root).replace())
             .await
             .map_err(|e| TokenError::Stopped(e.to_string()))??;
         if let Ok(mut t) = self.token.write() {
             *t = fresh.clone();
+        }
+        if let Ok(mut b) = self.rotated_into.write() {
+            *b = kept;
         }
         Ok(fresh)
     }

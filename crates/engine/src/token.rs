@@ -173,13 +173,17 @@ impl TokenStore {
         self.data_dir.join(TOKEN_FILE)
     }
 
-    /// Reads the token: from the file first, then from the first keyring that has it.
+    /// Reads the token as a client does: from the file first, then from the first keyring
+    /// that has it.
     ///
     /// The file is there only while the token is kept in it: storing the token in a keyring
-    /// removes it, and [`TokenStore::replace`] fails rather than leave a file that holds an old
-    /// token. So an agent's hook on a machine whose keyring did not keep the token reads one
-    /// private file, and never pays a keyring's D-Bus session and key exchange (4–5 ms of CPU a
-    /// call, measured) only to be told it holds nothing.
+    /// removes it, the console removes a file beside a keyring's token when it starts
+    /// ([`TokenStore::load_or_create`]), and [`TokenStore::replace`] fails rather than leave a
+    /// file that holds an old token. So an agent's hook on a machine whose keyring did not keep
+    /// the token reads one private file, and never pays a keyring's D-Bus session and key
+    /// exchange (4–5 ms of CPU a call, measured) only to be told it holds nothing. A file
+    /// planted beside a keyring's token is read by clients only, which the console then
+    /// refuses: the console itself reads the keyrings first ([`TokenStore::load_for_console`]).
     pub fn load(&self) -> Result<(Token, Backend), TokenError> {
         let file = match read_private(&self.file()) {
             Ok(text) => match Token::from_text(&text) {
@@ -205,17 +209,60 @@ impl TokenStore {
         file
     }
 
+    /// Reads the token as the console does: from the first keyring that has it, then the
+    /// file. What a keyring holds can only be changed through the keyring, so a file written
+    /// beside it (planted by an agent after a rotation shut it out, or left by a failed
+    /// removal) never becomes the console's token, at start or on SIGHUP.
+    pub fn load_for_console(&self) -> Result<(Token, Backend), TokenError> {
+        for backend in [Backend::SecretService, Backend::Keyutils] {
+            if let Some(t) = keyring_entry(backend, &self.user())
+                .and_then(|e| e.get_password().ok())
+                .and_then(|p| Token::from_text(&p))
+            {
+                return Ok((t, backend));
+            }
+        }
+        match read_private(&self.file()) {
+            Ok(text) => Token::from_text(&text)
+                .map(|t| (t, Backend::File))
+                .ok_or_else(|| TokenError::Missing(self.data_dir.clone())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(TokenError::Missing(self.data_dir.clone()))
+            }
+            Err(source) => Err(TokenError::File {
+                path: self.file(),
+                source,
+            }),
+        }
+    }
+
     /// The stored token, or a new one kept in the best backend that passes a write-then-read
-    /// check. For the console alone (it holds the data directory's lock): a token found in the
-    /// file, kept there while a keyring did not answer on an earlier start, is moved into the
-    /// Secret Service from the background when it answers now.
+    /// check. For the console (it holds the data directory's lock), read keyrings first: a
+    /// file beside a keyring's token is removed, so clients read what the console serves; a
+    /// token found only in the file, kept there while a keyring did not answer on an earlier
+    /// start, is moved into the Secret Service from the background when it answers now.
     pub fn load_or_create(&self) -> Result<(Token, Backend), TokenError> {
-        match self.load() {
+        match self.load_for_console() {
             Ok((token, Backend::File)) => {
                 self.move_later(token.clone());
                 Ok((token, Backend::File))
             }
-            Ok(found) => Ok(found),
+            Ok((token, kept)) => {
+                match read_private(&self.file()) {
+                    Ok(text) => {
+                        if !Token::from_text(&text).is_some_and(|t| t == token) {
+                            tracing::warn!(
+                                %kept,
+                                "a token file differing from the keyring's token was removed"
+                            );
+                        }
+                        let _ = std::fs::remove_file(self.file());
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => tracing::warn!(error = %e, "the token file could not be read"),
+                }
+                Ok((token, kept))
+            }
             Err(TokenError::Missing(_)) => self.replace(),
             Err(e) => Err(e),
         }
@@ -241,16 +288,21 @@ impl TokenStore {
         if backend != Backend::File {
             let _ = std::fs::remove_file(self.file());
         }
-        // Every client reads the first backend that has a token: one that still holds the old
-        // token (its removal failed) would keep them on it while the console moved on.
-        match self.load() {
-            Ok((found, _)) if found == token => Ok((token, backend)),
-            Ok((_, stale)) => Err(TokenError::OldCopyStays {
-                kept: backend,
-                stale,
-            }),
-            Err(e) => Err(e),
+        // Clients and the console each read the first backend that has a token, in their own
+        // order: one that still holds the old token (its removal failed) would keep them on it.
+        for read in [Self::load, Self::load_for_console] {
+            match read(self) {
+                Ok((found, _)) if found == token => {}
+                Ok((_, stale)) => {
+                    return Err(TokenError::OldCopyStays {
+                        kept: backend,
+                        stale,
+                    });
+                }
+                Err(e) => return Err(e),
+            }
         }
+        Ok((token, backend))
     }
 
     fn store(&self, token: &Token) -> Result<Backend, TokenError> {
@@ -490,6 +542,54 @@ mod tests {
         let store = TokenStore::new(dir.path());
         write_private(&store.file(), b"not a token").unwrap();
         assert!(matches!(store.load(), Err(TokenError::Missing(_))));
+    }
+
+    /// A FIFO planted as the token file or its lock is refused at once: neither a client nor
+    /// the console waits on it for ever.
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_fifo_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::new(dir.path());
+        for name in [TOKEN_FILE, TOKEN_LOCK] {
+            let made = std::process::Command::new("mkfifo")
+                .arg(dir.path().join(name))
+                .status()
+                .unwrap();
+            assert!(made.success());
+        }
+        assert!(read_private(&store.file()).is_err());
+        assert!(store.lock().is_err(), "the lock is not a FIFO");
+        assert!(store.load_for_console().is_err() || keyring_has_it(&store));
+    }
+
+    fn keyring_has_it(store: &TokenStore) -> bool {
+        keyring_entry(Backend::SecretService, &store.user())
+            .and_then(|e| e.get_password().ok())
+            .is_some()
+    }
+
+    /// After a rotation into the keyring, a token file written beside it (an agent that was
+    /// shut out planting its own) is never the console's token, and the console removes it at
+    /// its next start.
+    #[test]
+    fn a_token_file_planted_beside_the_keyring_never_becomes_the_consoles() {
+        if std::env::var("COUNTERSIGN_EXPECT_KEYRING").as_deref() != Ok("secret-service") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::new(dir.path());
+        let (kept, backend) = store.replace().unwrap();
+        assert_eq!(backend, Backend::SecretService);
+        let planted = Token::generate().unwrap();
+        write_private(&store.file(), planted.expose().as_bytes()).unwrap();
+        assert_eq!(store.load_for_console().unwrap().0, kept);
+        assert_eq!(store.load_or_create().unwrap(), (kept.clone(), backend));
+        assert!(!store.file().exists(), "the planted file is removed");
+        assert_eq!(store.load().unwrap().0, kept);
+        if let Some(e) = keyring_entry(Backend::SecretService, &store.user()) {
+            e.delete_credential().unwrap();
+        }
     }
 
     /// A token an earlier start kept in the file (its keyring did not answer then) is moved

@@ -23,8 +23,12 @@ export function Settings() {
     const ok = await confirm("Replace the API token?",
       "Agents using the old token are refused until they get the new one.", "Replace token");
     if (!ok) return;
-    setToken(await api.rotateToken());
-    setMessage("Token replaced. The old one no longer works.");
+    try {
+      setToken(await api.rotateToken());
+      setMessage("Token replaced. The old one no longer works.");
+    } catch (e) {
+      setMessage(`The token was not replaced: ${e instanceof Error ? e.message : String(e)}`);
+    }
   };
   return (
     <div className="page settings">
