@@ -271,12 +271,12 @@ impl TokenStore {
     /// Stores a fresh token, replacing the old one everywhere it was.
     pub fn replace(&self) -> Result<(Token, Backend), TokenError> {
         // A move of the old token into the keyring (`move_later`) never lands after this.
-        let _lock = self.lock().map_err(|source| TokenError::File {
+        let lock = self.lock().map_err(|source| TokenError::File {
             path: self.data_dir.join(TOKEN_LOCK),
             source,
         })?;
         let token = Token::generate()?;
-        let backend = self.store(&token)?;
+        let (backend, later) = self.store(&token)?;
         // Leave no stale copy where `load` would find it first or fall back to it.
         for other in [Backend::SecretService, Backend::Keyutils] {
             if other != backend
@@ -302,10 +302,16 @@ impl TokenStore {
                 Err(e) => return Err(e),
             }
         }
+        drop(lock);
+        // Started once the lock is free, so its first try does not wait on it.
+        if later {
+            self.move_later(token.clone());
+        }
         Ok((token, backend))
     }
 
-    fn store(&self, token: &Token) -> Result<Backend, TokenError> {
+    /// Where `token` was kept, and whether to offer it to the Secret Service again later.
+    fn store(&self, token: &Token) -> Result<(Backend, bool), TokenError> {
         let mut last = String::new();
         let mut later = false;
         // Each keyring is asked once: a first launch never waits on one. A Secret Service
@@ -314,7 +320,7 @@ impl TokenStore {
         // moved into it from the background when it answers (`move_later`).
         for backend in [Backend::SecretService, Backend::Keyutils] {
             match self.try_backend(backend, token) {
-                Ok(()) => return Ok(backend),
+                Ok(()) => return Ok((backend, false)),
                 Err(failed) => {
                     later |= backend == Backend::SecretService && failed.transient;
                     tracing::debug!(%backend, reason = %failed.message, "keyring backend failed its write-then-read check");
@@ -332,10 +338,7 @@ impl TokenStore {
                 source,
             }
         })?;
-        if later {
-            self.move_later(token.clone());
-        }
-        Ok(Backend::File)
+        Ok((Backend::File, later))
     }
 
     /// One write-then-read check of `backend` with `token`.
@@ -398,6 +401,9 @@ impl TokenStore {
     fn move_to_keyring(&self, token: &Token) -> Moved {
         let _lock = match self.lock() {
             Ok(l) => l,
+            // Held a while (a rotation, or the replace that started this mover, asking a slow
+            // keyring): try again later, as when the keyring does not answer.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Moved::NotNow,
             Err(e) => return Moved::Never(format!("the token lock: {e}")),
         };
         match read_private(&self.file()) {
@@ -598,6 +604,25 @@ mod tests {
         if let Some(e) = keyring_entry(Backend::SecretService, &store.user()) {
             e.delete_credential().unwrap();
         }
+    }
+
+    /// A mover that finds the token lock held past its wait (a replace asking a slow keyring)
+    /// tries again later instead of giving up for good.
+    #[test]
+    fn a_mover_that_finds_the_lock_held_tries_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::new(dir.path());
+        let token = Token::generate().unwrap();
+        write_private(&store.file(), token.expose().as_bytes()).unwrap();
+        let held = store.lock().unwrap();
+        let other = TokenStore::new(dir.path());
+        let at = std::time::Instant::now();
+        let waited = std::thread::spawn(move || other.move_to_keyring(&token))
+            .join()
+            .unwrap();
+        assert!(at.elapsed() >= std::time::Duration::from_secs(2));
+        assert_eq!(waited, Moved::NotNow);
+        drop(held);
     }
 
     /// A token an earlier start kept in the file (its keyring did not answer then) is moved
