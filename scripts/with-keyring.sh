@@ -9,15 +9,18 @@ fi
 XDG_DATA_HOME=$(mktemp -d)
 export XDG_DATA_HOME
 trap 'rm -rf "$XDG_DATA_HOME"' EXIT
-eval "$(printf 'countersign-test' | gnome-keyring-daemon --unlock --components=secrets)" >/dev/null
-# The unlocked login keyring is written by the daemon a moment after `--unlock` returns; asked
-# before it exists, the daemon would make a default collection of its own behind a password
-# prompt no one can answer here, and every store of the session would fail.
-for _ in $(seq 100); do
-  [[ -f "$XDG_DATA_HOME/keyrings/login.keyring" ]] && break
-  sleep 0.05
+# One daemon, started unlocked: it creates the login keyring with this password and serves the
+# Secret Service on this bus. (A second `--start` could miss the first daemon's control socket
+# and start a daemon of its own, whose default collection sits behind a password prompt no one
+# can answer here: every store of the session then fails.)
+before=" $(pgrep -d ' ' -f '^gnome-keyring-daemon' || true) "
+eval "$(printf 'countersign-test' | gnome-keyring-daemon --daemonize --unlock --components=secrets)" >/dev/null
+# The daemon outlives the bus: end the one started here with the session.
+mine=()
+for p in $(pgrep -f '^gnome-keyring-daemon' || true); do
+  [[ $before == *" $p "* ]] || mine+=("$p")
 done
-eval "$(gnome-keyring-daemon --start --components=secrets)" >/dev/null
+trap 'kill "${mine[@]}" 2>/dev/null || true; rm -rf "$XDG_DATA_HOME"' EXIT
 # A fresh keyring makes its default collection on first use: many test processes asking at
 # once can find it missing ("no result found") and keep their token in a file. A desktop's
 # login keyring is there before anyone asks, so make it so, waiting for the daemon to answer.
