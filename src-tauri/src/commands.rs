@@ -3,7 +3,6 @@
 use countersign_domain::approval::{Decision, Status};
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::artifact::{Artifact, ArtifactVersion};
-use countersign_domain::deeplink::LinkTarget;
 use countersign_domain::grant::{Effect, Scope, Verdict};
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::history::{HistoryCount, HistoryFacets, HistoryPage, HistoryQuery};
@@ -348,11 +347,6 @@ pub async fn set_notifications(
 #[tauri::command]
 pub fn set_view(d: State<'_, Desktop>, page: String) {
     d.set_view(page);
-}
-
-#[tauri::command]
-pub fn take_link(d: State<'_, Desktop>) -> Option<LinkTarget> {
-    d.take_link()
 }
 
 /// Every supported agent: on this machine or not, Countersign's hook installed or not, and

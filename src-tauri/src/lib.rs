@@ -7,6 +7,7 @@ mod commands;
 mod error;
 mod export;
 mod exports;
+mod launch;
 mod links;
 mod notify;
 mod phone;
@@ -54,6 +55,8 @@ struct Args {
 /// The commands the UI may call, shared by the app and its tests.
 pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
     tauri::generate_handler![
+        launch::console_ready,
+        launch::take_link,
         commands::approval,
         commands::decide,
         commands::decline_group,
@@ -84,7 +87,6 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::rotate_token,
         commands::set_notifications,
         commands::set_view,
-        commands::take_link,
         commands::agents,
         commands::install_agent_hook,
         commands::remove_agent_hook,
@@ -138,9 +140,17 @@ pub fn run() -> ExitCode {
         .setup(move |app| setup(app, &dir, &args))
         .on_window_event(|window, event| {
             // Closing the window keeps the app in the tray, so notifications still arrive.
+            // A window whose console could not start quits instead: there is nothing to keep.
             if let WindowEvent::CloseRequested { api, .. } = event {
-                api.prevent_close();
-                let _ = window.hide();
+                let failed = window
+                    .try_state::<launch::Launch>()
+                    .is_some_and(|l| l.failed());
+                if failed {
+                    window.app_handle().exit(1);
+                } else {
+                    api.prevent_close();
+                    let _ = window.hide();
+                }
             }
         })
         .build(tauri::generate_context!());
@@ -166,14 +176,8 @@ fn setup(
     dir: &DataDir,
     args: &Args,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    // Inside the runtime: the console spawns its tasks there (the sweeper, the reloader
-    // `countersign token --rotate` signals).
-    let server = tauri::async_runtime::block_on(Server::start(dir, args.port))?;
-    tracing::info!(url = %server.url, "local API listening");
-    let events = server.console.subscribe();
-    let notifications = server.console.subscribe();
-    let console = server.console.clone();
-    app.manage(Desktop::new(server));
+    let (started, launch) = launch::Launch::new();
+    app.manage(launch);
 
     if args.register_scheme {
         #[cfg(any(target_os = "linux", windows))]
@@ -201,21 +205,12 @@ fn setup(
         });
         watchdog::install(&window, watching);
     }
-    let views = app.state::<Desktop>().views();
-    forward(app.handle().clone(), console, events, views, pending_line);
     notify::on_click(app.handle());
-    notify::spawn(app.handle().clone(), notifications);
-    let handle = app.handle().clone();
-    tauri::async_runtime::spawn(async move {
-        if let Some(d) = handle.try_state::<Desktop>() {
-            phone::resume(&handle, &d).await;
-        }
-    });
 
     // Links: on Linux and Windows the OS starts the app with the link as an argument (a
     // second start hands it over through the single-instance plugin); on macOS the OS hands
     // it to the running app, which the deep-link plugin reports. All go through the same
-    // strict parser, and none takes the keyboard.
+    // strict parser, and none takes the keyboard. The UI takes a link once its console serves.
     #[cfg(target_os = "macos")]
     {
         use tauri_plugin_deep_link::DeepLinkExt as _;
@@ -233,7 +228,50 @@ fn setup(
     if let Some(link) = args.links.last() {
         links::open(app.handle(), LinkTarget::from_link(link), links::Focus::Ask);
     }
+
+    // The console starts on the runtime while the window's page loads (`launch.rs`). Setup
+    // runs in the one instance the single-instance plugin let through: a second launch has
+    // already handed over its arguments and ended, and starts no console.
+    let handle = app.handle().clone();
+    let (dir, port) = (dir.clone(), args.port);
+    // On a thread of its own, inside the runtime (the console spawns its tasks there: the
+    // sweeper, the reloader `countersign token --rotate` signals): its start reads files and
+    // may ask a keyring, which blocks, and its future is not `Send` (sqlx's migrations).
+    tauri::async_runtime::spawn_blocking(move || {
+        match tauri::async_runtime::block_on(Server::start(&dir, port)) {
+            Ok(server) => {
+                tracing::info!(url = %server.url, "local API listening");
+                serve(&handle, server, pending_line);
+                started.send_replace(launch::Started::Yes);
+            }
+            Err(e) => {
+                eprintln!("countersign-desktop: {e}");
+                started.send_replace(launch::Started::Failed(e.to_string()));
+            }
+        }
+    });
     Ok(())
+}
+
+/// Once the console serves: the window's state, and what follows its changes.
+fn serve(
+    app: &tauri::AppHandle,
+    server: Server,
+    pending_line: Option<tauri::menu::MenuItem<tauri::Wry>>,
+) {
+    let events = server.console.subscribe();
+    let notifications = server.console.subscribe();
+    let console = server.console.clone();
+    app.manage(Desktop::new(server));
+    let views = app.state::<Desktop>().views();
+    forward(app.clone(), console, events, views, pending_line);
+    notify::spawn(app.clone(), notifications);
+    let handle = app.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Some(d) = handle.try_state::<Desktop>() {
+            phone::resume(&handle, &d).await;
+        }
+    });
 }
 
 /// The shortest time between two batches of changes sent to the window: in a burst, what

@@ -5,7 +5,7 @@ use countersign_domain::deeplink::LinkTarget;
 use countersign_engine::console::NAVIGATE_EVENT;
 use tauri::{AppHandle, Emitter as _, Manager as _};
 
-use crate::state::Desktop;
+use crate::launch::Launch;
 
 /// The links among command-line arguments: every argument that is not an option or an
 /// option's value. Exactly as given, so the core's parser sees what the OS passed.
@@ -37,8 +37,8 @@ pub enum Focus {
 
 /// Shows the window and has it open `target` (the UI takes it with `take_link`).
 pub fn open(app: &AppHandle, target: LinkTarget, focus: Focus) {
-    if let Some(d) = app.try_state::<Desktop>() {
-        d.hold_link(target);
+    if let Some(l) = app.try_state::<Launch>() {
+        l.hold_link(target);
     }
     show(app, focus);
     if let Err(e) = app.emit(NAVIGATE_EVENT, ()) {

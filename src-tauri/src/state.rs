@@ -2,7 +2,6 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use countersign_domain::deeplink::LinkTarget;
 use countersign_engine::server::Server;
 
 use crate::settings::Prefs;
@@ -14,8 +13,6 @@ pub struct Desktop {
     /// The page the UI shows: notifications the person is already looking at are skipped, and
     /// changes no page on screen shows are held back (`changes.rs`).
     view: tokio::sync::watch::Sender<String>,
-    /// A link that arrived before the UI listened (cold start).
-    pending_link: Mutex<Option<LinkTarget>>,
     /// History's export running now, if any.
     pub exports: crate::exports::Exports,
     /// The phone's listener while it is on.
@@ -34,7 +31,6 @@ impl Desktop {
             server,
             prefs: Mutex::new(prefs),
             view: tokio::sync::watch::Sender::new("inbox".into()),
-            pending_link: Mutex::new(None),
             exports: crate::exports::Exports::default(),
             phone: tokio::sync::Mutex::new(None),
         }
@@ -66,14 +62,5 @@ impl Desktop {
     /// The page the UI shows, as it changes.
     pub fn views(&self) -> tokio::sync::watch::Receiver<String> {
         self.view.subscribe()
-    }
-
-    /// Keeps a link for the UI to take once it is ready.
-    pub fn hold_link(&self, target: LinkTarget) {
-        *lock(&self.pending_link) = Some(target);
-    }
-
-    pub fn take_link(&self) -> Option<LinkTarget> {
-        lock(&self.pending_link).take()
     }
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { api, onChange, onNavigate } from "./api/ipc";
+import { api, CommandError, consoleStarted, onChange, onNavigate } from "./api/ipc";
 import type { ChangeEvent } from "./api/types/ChangeEvent";
 import type { InboxPage } from "./api/types/InboxPage";
 import type { Mark } from "./api/types/Mark";
@@ -77,10 +77,28 @@ export function readInboxEarly(): Promise<InboxPage> {
 
 /** The window. `early`: the inbox's first read, already under way. */
 export function App({ early }: { early?: Promise<InboxPage> }) {
+  const [notStarted, setNotStarted] = useState<string | null>(null);
+  useEffect(() => {
+    consoleStarted().catch((e: unknown) => {
+      if (e instanceof CommandError && e.code === "console_not_started") setNotStarted(e.message);
+    });
+  }, []);
+  if (notStarted !== null) return <NotStarted why={notStarted} />;
   return (
     <ConfirmProvider>
       <Console early={early} />
     </ConfirmProvider>
+  );
+}
+
+/** The window when its console could not start: why, and nothing that would need it. */
+function NotStarted({ why }: { why: string }) {
+  return (
+    <main className="not-started" role="alert" data-testid="console-not-started">
+      <h1>Countersign could not start</h1>
+      <p className="error">{why}</p>
+      <p className="muted">No agent can reach this window, and nothing was decided. Close the window to quit, then start Countersign again once the cause is fixed.</p>
+    </main>
   );
 }
 

@@ -45,6 +45,9 @@ pub enum ErrorCode {
     PairingFailed,
     /// Too many failed attempts in a short time (a phone's pairing): wait, then try again.
     TooManyAttempts,
+    /// The window's console could not start (its data directory held by another console, its
+    /// database unreadable, no port to listen on): the window says why and serves nothing.
+    ConsoleNotStarted,
     Internal,
 }
 
@@ -80,6 +83,7 @@ impl ErrorCode {
             ErrorCode::ExportCancelled => "export_cancelled",
             ErrorCode::PairingFailed => "pairing_failed",
             ErrorCode::TooManyAttempts => "too_many_attempts",
+            ErrorCode::ConsoleNotStarted => "console_not_started",
             ErrorCode::Internal => "internal",
         }
     }
@@ -110,9 +114,9 @@ impl ErrorCode {
             | ErrorCode::ArtifactChanged
             | ErrorCode::ExportCancelled => StatusCode::CONFLICT,
             ErrorCode::ArtifactRenderFailed => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::StorageUnavailable | ErrorCode::KeyringUnavailable => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ErrorCode::StorageUnavailable
+            | ErrorCode::KeyringUnavailable
+            | ErrorCode::ConsoleNotStarted => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal | ErrorCode::SubmissionFailed | ErrorCode::ExportFailed => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }

@@ -62,26 +62,18 @@ impl Drop for App {
     }
 }
 
-impl App {
-    /// What the driver, and the app under it, have written to stderr so far.
-    pub fn stderr(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
-    }
+/// The window under tauri-driver, its console started or not.
+pub struct Window {
+    pub client: Client,
+    pub driver: Child,
+    /// What the driver and the app wrote to stderr.
+    pub log: tempfile::NamedTempFile,
+}
 
-    /// Starts tauri-driver and the app on `dir`, and waits until its API answers.
-    pub async fn launch(dir: &Path) -> App {
-        Self::launch_with(dir, &[]).await
-    }
-
-    /// [`App::launch`] with extra command-line arguments, e.g. a link to open at start.
-    pub async fn launch_with(dir: &Path, extra: &[String]) -> App {
-        Self::launch_env(dir, extra, &[]).await
-    }
-
-    /// [`App::launch_with`] with environment variables for the app (`HOME`, `PATH`).
-    pub async fn launch_env(dir: &Path, extra: &[String], env: &[(&str, String)]) -> App {
-        // A killed app leaves connection.json behind; wait for the new one.
-        let _ = std::fs::remove_file(dir.join("connection.json"));
+impl Window {
+    /// Starts tauri-driver and the app on `dir`, and waits for a WebDriver session on its
+    /// window (not for its console).
+    pub async fn open(dir: &Path, extra: &[String], env: &[(&str, String)]) -> Window {
         let (port, native_port) = (free_port(), free_port());
         let log = tempfile::NamedTempFile::new().unwrap();
         // Its own process group, so quitting ends WebKitWebDriver with it.
@@ -127,6 +119,74 @@ impl App {
                 Err(e) => panic!("no WebDriver session: {e}"),
             }
         };
+        Window {
+            client,
+            driver,
+            log,
+        }
+    }
+
+    /// Ends the session, the driver and the app, and waits until the app is gone (its
+    /// single-instance name on the bus free for the next launch).
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(WAIT, self.client.clone().close()).await;
+        let group = nix::unistd::Pid::from_raw(-i32::try_from(self.driver.id()).unwrap());
+        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.driver.wait();
+        let started = Instant::now();
+        while running_app() {
+            assert!(started.elapsed() < WAIT, "the app did not exit");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// Whether a process of the app under test is running.
+fn running_app() -> bool {
+    let bin = std::fs::canonicalize(app_bin()).unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .any(|p| std::fs::read_link(p.path().join("exe")).is_ok_and(|exe| exe == bin))
+}
+
+/// Saves the window's picture as target/e2e-screenshots/`name`.png, half a second after
+/// whatever the test did last.
+pub async fn screenshot(client: &Client, name: &str) {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let png = client.screenshot().await.unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+}
+
+impl App {
+    /// What the driver, and the app under it, have written to stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
+    }
+
+    /// Starts tauri-driver and the app on `dir`, and waits until its API answers.
+    pub async fn launch(dir: &Path) -> App {
+        Self::launch_with(dir, &[]).await
+    }
+
+    /// [`App::launch`] with extra command-line arguments, e.g. a link to open at start.
+    pub async fn launch_with(dir: &Path, extra: &[String]) -> App {
+        Self::launch_env(dir, extra, &[]).await
+    }
+
+    /// [`App::launch_with`] with environment variables for the app (`HOME`, `PATH`).
+    pub async fn launch_env(dir: &Path, extra: &[String], env: &[(&str, String)]) -> App {
+        // A killed app leaves connection.json behind; wait for the new one.
+        let _ = std::fs::remove_file(dir.join("connection.json"));
+        let started = Instant::now();
+        let Window {
+            client,
+            driver,
+            log,
+        } = Window::open(dir, extra, env).await;
         let conn = dir.join("connection.json");
         while !conn.exists() {
             assert!(
@@ -512,11 +572,7 @@ impl App {
 
     /// Saves a screenshot of the window under target/e2e-screenshots/.
     pub async fn screenshot(&self, name: &str) {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let png = self.client.screenshot().await.unwrap();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        screenshot(&self.client, name).await;
     }
 
     /// Everything a person or agent could have changed, read from the database itself.

@@ -347,6 +347,71 @@ async fn e_deep_link_at_cold_start() {
     app.quit().await;
 }
 
+/// e. (no console) The window's console starts beside the page; one that cannot start (another
+/// console serves the data directory) is said in the window and on stderr, and the window
+/// serves nothing: the other console's files stay its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e_a_console_that_cannot_start_is_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut serve = Command::new(crate::app::cli_bin())
+        .args(["serve", "--data-dir"])
+        .arg(tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let conn = tmp.path().join("connection.json");
+    let started = Instant::now();
+    while !conn.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "serve did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let published = std::fs::read_to_string(&conn).unwrap();
+
+    let window = crate::app::Window::open(tmp.path(), &[], &[]).await;
+    let said = window
+        .client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Css("[data-testid=console-not-started]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(said.contains("Countersign could not start"), "{said}");
+    assert!(
+        said.contains("another console already serves"),
+        "the reason is said: {said}"
+    );
+    // Nothing of the console's own is on screen: no inbox to act in.
+    assert!(
+        window
+            .client
+            .find_all(Locator::Css("[data-testid=nav-inbox]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let log = std::fs::read_to_string(window.log.path()).unwrap();
+    assert!(
+        log.contains("countersign-desktop: another console already serves"),
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&conn).unwrap(),
+        published,
+        "the serving console's connection file is untouched"
+    );
+    crate::app::screenshot(&window.client, "e-console-not-started").await;
+    window.close().await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+}
+
 /// f. A pending approval raises a notification naming the tool address; one approved by a
 /// grant raises none.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

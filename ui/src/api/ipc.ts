@@ -50,11 +50,29 @@ function isErrorBody(e: unknown): e is ErrorBody {
   return typeof e === "object" && e !== null && "code" in e && "message" in e;
 }
 
+function asCommandError(e: unknown): CommandError {
+  return new CommandError(isErrorBody(e) ? e : { code: "ipc", message: String(e) });
+}
+
+/** The window's console starts while the page loads: every command waits for it once. A
+ * console that could not start fails every command with its `console_not_started` reason. */
+let started: Promise<void> | null = null;
+export function consoleStarted(): Promise<void> {
+  started ??= invoke<void>("console_ready").catch((e: unknown) => {
+    const error = asCommandError(e);
+    // A failed IPC round trip is asked again; a console that could not start stays failed.
+    if (error.code !== "console_not_started") started = null;
+    throw error;
+  });
+  return started;
+}
+
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  await consoleStarted();
   try {
     return await invoke<T>(command, args);
   } catch (e) {
-    throw new CommandError(isErrorBody(e) ? e : { code: "ipc", message: String(e) });
+    throw asCommandError(e);
   }
 }
 
