@@ -502,7 +502,9 @@ async fn launch(s: &Subject) -> Sample {
         "  {}: navigation {navigation:.0} ms after start; page read +{:.0}, script runs +{}, DOM ready +{:.0}, loaded +{:.0}, first paint +{:.0}",
         s.name,
         milestones[3].as_f64().unwrap_or(f64::NAN),
-        milestones[4].as_f64().map_or("–".into(), |t| format!("{t:.0}")),
+        milestones[4]
+            .as_f64()
+            .map_or("–".into(), |t| format!("{t:.0}")),
         milestones[1].as_f64().unwrap_or(f64::NAN),
         milestones[2].as_f64().unwrap_or(f64::NAN),
         painted - milestones[0].as_f64().unwrap()

@@ -297,6 +297,10 @@ fn forward(
     use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     use tokio::time::Instant;
     tauri::async_runtime::spawn(async move {
+        // The calls already waiting when the console started (the line says none until then).
+        if let (Some(line), Ok(w)) = (&pending_line, console.waiting_calls().await) {
+            let _ = line.set_text(tray::waiting_label(w));
+        }
         let mut last: Option<Instant> = None;
         let mut held = changes::Held::default();
         let mut last_summary: Option<Instant> = None;

@@ -10,6 +10,7 @@ import type { HistoryQuery } from "./api/types/HistoryQuery";
 import type { LinkTarget } from "./api/types/LinkTarget";
 import type { ArtifactTitle, CardActions } from "./components/ApprovalCard";
 import { ConfirmProvider, useConfirm } from "./components/Confirm";
+import { LazyPlan, PlanDrawing, preloadPlanDrawing } from "./components/PlanText";
 import { type NavPage, Sidebar } from "./components/Sidebar";
 import { Verbatim } from "./components/Verbatim";
 import { assertNever } from "./lib/assert";
@@ -83,10 +84,13 @@ export function App({ early }: { early?: Promise<InboxPage> }) {
       if (e instanceof CommandError && e.code === "console_not_started") setNotStarted(e.message);
     });
   }, []);
+  useEffect(preloadPlanDrawing, []);
   if (notStarted !== null) return <NotStarted why={notStarted} />;
   return (
     <ConfirmProvider>
-      <Console early={early} />
+      <PlanDrawing.Provider value={LazyPlan}>
+        <Console early={early} />
+      </PlanDrawing.Provider>
     </ConfirmProvider>
   );
 }

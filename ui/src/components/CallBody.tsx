@@ -9,7 +9,7 @@ import type { ReadingRefs } from "../lib/reading";
 import { CommandBox } from "./CommandBox";
 import { DiffView } from "./DiffView";
 import { LongText } from "./LongText";
-import { Markdown } from "./Markdown";
+import { PlanText } from "./PlanText";
 import { type FieldMarks, Verbatim } from "./Verbatim";
 
 type Marks = (field: string) => FieldMarks;
@@ -89,7 +89,7 @@ export function CallBody({ p, reading, answering }: { p: Presented; reading: Rea
               <LongText text={call.plan} {...m("call.plan")} />
             </div>
           ) : (
-            <div className="plan" data-testid="plan"><Markdown text={call.plan} marks={m("call.plan").marks} /></div>
+            <div className="plan" data-testid="plan"><PlanText text={call.plan} marks={m("call.plan").marks} /></div>
           )}
           <RawInput p={p} open={incomplete} />
         </div>

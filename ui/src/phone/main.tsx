@@ -3,6 +3,8 @@ import { createRoot } from "react-dom/client";
 
 import "../styles.css";
 import "./phone.css";
+import { Markdown } from "../components/Markdown";
+import { PlanDrawing } from "../components/PlanText";
 import { PhoneApp } from "./PhoneApp";
 
 // The pairing code arrives in the address's fragment (never sent to a server). It is taken
@@ -14,7 +16,10 @@ const root = document.getElementById("root");
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <PhoneApp code={code} />
+      {/* The phone loads the plan's parser with its page: every file it runs is pinned by hash. */}
+      <PlanDrawing.Provider value={Markdown}>
+        <PhoneApp code={code} />
+      </PlanDrawing.Provider>
     </StrictMode>,
   );
 }
