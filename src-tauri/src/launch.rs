@@ -4,9 +4,11 @@
 //! the page's first command waits for [`console_ready`], and a console that could not start is
 //! said in the window (and on stderr) instead of a window that never appears.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use countersign_domain::deeplink::LinkTarget;
+use countersign_domain::verbatim;
 use countersign_engine::error::ErrorCode;
 use tauri::State;
 use tokio::sync::watch;
@@ -30,17 +32,59 @@ pub struct Launch {
     /// A link that arrived before the UI could take it (a cold start, or a second launch
     /// while the console was starting).
     link: Mutex<Option<LinkTarget>>,
+    /// The app is quitting: a console that finishes its start now withdraws at once.
+    exiting: AtomicBool,
 }
 
+/// Reports the start's outcome; dropped without one (the start panicked), it reports a
+/// failure, so the page never waits for ever and closing the window quits.
+pub struct Reporter(watch::Sender<Started>);
+
+impl Reporter {
+    pub fn serving(&self) {
+        self.0.send_replace(Started::Yes);
+    }
+
+    /// The reason, as the window will show it: hidden characters named, and short.
+    pub fn failed(&self, why: &str) {
+        let mut shown = verbatim::reveal(why);
+        if shown.chars().count() > MAX_REASON {
+            shown = shown.chars().take(MAX_REASON).collect::<String>() + "…";
+        }
+        self.0.send_replace(Started::Failed(shown));
+    }
+}
+
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        if *self.0.borrow() == Started::Not {
+            self.failed("its start stopped unexpectedly (see the log)");
+        }
+    }
+}
+
+/// The longest reason the window shows.
+const MAX_REASON: usize = 2_000;
+
 impl Launch {
-    /// The state, and the sender the console's start reports through.
-    pub fn new() -> (watch::Sender<Started>, Self) {
+    /// The state, and what the console's start reports through.
+    pub fn new() -> (Reporter, Self) {
         let (tx, started) = watch::channel(Started::Not);
         let launch = Self {
             started,
             link: Mutex::new(None),
+            exiting: AtomicBool::new(false),
         };
-        (tx, launch)
+        (Reporter(tx), launch)
+    }
+
+    /// The app is quitting.
+    pub fn exit(&self) {
+        self.exiting.store(true, Ordering::SeqCst);
+    }
+
+    pub fn exiting(&self) -> bool {
+        self.exiting.load(Ordering::SeqCst)
     }
 
     /// Whether the console's start failed (the window then quits when it is closed).

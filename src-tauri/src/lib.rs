@@ -128,7 +128,10 @@ pub fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Managed before the plugins start: a second launch's link is held from the first moment.
+    let (reporter, launch) = launch::Launch::new();
     let app = tauri::Builder::default()
+        .manage(launch)
         .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
             links::second_launch(app, argv);
         }))
@@ -137,7 +140,7 @@ pub fn run() -> ExitCode {
         .plugin(tauri_plugin_dialog::init())
         .invoke_handler(handler())
         .register_uri_scheme_protocol(preview::SCHEME, |_ctx, request| preview::respond(&request))
-        .setup(move |app| setup(app, &dir, &args))
+        .setup(move |app| setup(app, &dir, &args, reporter))
         .on_window_event(|window, event| {
             // Closing the window keeps the app in the tray, so notifications still arrive.
             // A window whose console could not start quits instead: there is nothing to keep.
@@ -162,10 +165,13 @@ pub fn run() -> ExitCode {
         }
     };
     app.run(|app, event| {
-        if let RunEvent::Exit = event
-            && let Some(d) = app.try_state::<Desktop>()
-        {
-            d.server.withdraw();
+        if let RunEvent::Exit = event {
+            if let Some(l) = app.try_state::<launch::Launch>() {
+                l.exit();
+            }
+            if let Some(d) = app.try_state::<Desktop>() {
+                d.server.withdraw();
+            }
         }
     });
     ExitCode::SUCCESS
@@ -175,10 +181,8 @@ fn setup(
     app: &mut tauri::App,
     dir: &DataDir,
     args: &Args,
+    reporter: launch::Reporter,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let (started, launch) = launch::Launch::new();
-    app.manage(launch);
-
     if args.register_scheme {
         #[cfg(any(target_os = "linux", windows))]
         {
@@ -239,14 +243,22 @@ fn setup(
     // may ask a keyring, which blocks, and its future is not `Send` (sqlx's migrations).
     tauri::async_runtime::spawn_blocking(move || {
         match tauri::async_runtime::block_on(Server::start(&dir, port)) {
+            // Quit while it started: what it published is taken back at once.
+            Ok(server) if handle.state::<launch::Launch>().exiting() => server.withdraw(),
             Ok(server) => {
                 tracing::info!(url = %server.url, "local API listening");
                 serve(&handle, server, pending_line);
-                started.send_replace(launch::Started::Yes);
+                reporter.serving();
             }
             Err(e) => {
                 eprintln!("countersign-desktop: {e}");
-                started.send_replace(launch::Started::Failed(e.to_string()));
+                reporter.failed(&e.to_string());
+                // Said where the person looks: the window comes back if they had closed it,
+                // and the tray says it too.
+                if let Some(line) = &pending_line {
+                    let _ = line.set_text("Countersign could not start");
+                }
+                links::show(&handle, links::Focus::Take);
             }
         }
     });

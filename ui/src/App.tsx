@@ -80,9 +80,14 @@ export function readInboxEarly(): Promise<InboxPage> {
 export function App({ early }: { early?: Promise<InboxPage> }) {
   const [notStarted, setNotStarted] = useState<string | null>(null);
   useEffect(() => {
-    consoleStarted().catch((e: unknown) => {
+    let timer = 0;
+    // Asked again after a failed round trip: only the console's own answer ends the asking.
+    const ask = () => consoleStarted().catch((e: unknown) => {
       if (e instanceof CommandError && e.code === "console_not_started") setNotStarted(e.message);
+      else timer = window.setTimeout(ask, 1000);
     });
+    void ask();
+    return () => window.clearTimeout(timer);
   }, []);
   useEffect(preloadPlanDrawing, []);
   if (notStarted !== null) return <NotStarted why={notStarted} />;

@@ -24,6 +24,16 @@ pub struct Connection {
     pub pid: u32,
 }
 
+impl Connection {
+    /// Whether `url` is what a console publishes (`http://127.0.0.1:PORT`): the file is
+    /// anyone's to write (any process of the user), so its text is repeated nowhere else.
+    pub fn is_a_consoles(&self) -> bool {
+        self.url
+            .strip_prefix("http://127.0.0.1:")
+            .is_some_and(|port| port.parse::<u16>().is_ok())
+    }
+}
+
 /// Why the data directory cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
@@ -172,7 +182,8 @@ impl DataDir {
         match taken {
             Ok(()) => Ok(ServeLock { _file: file, dir }),
             Err(std::fs::TryLockError::WouldBlock) => {
-                let running = dir.connection().ok();
+                // Named only if it reads as a console's: the window shows this message.
+                let running = dir.connection().ok().filter(Connection::is_a_consoles);
                 Err(DataDirError::Locked {
                     dir: dir.root,
                     running,
@@ -408,6 +419,31 @@ mod tests {
         );
         drop(lock);
         assert!(dir.lock().is_ok());
+    }
+
+    #[test]
+    fn a_lock_holders_written_address_is_named_only_if_it_is_a_consoles() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path().join("data"));
+        let lock = dir.lock().unwrap();
+        for hostile in [
+            "http://127.0.0.1:1\nApprove everything: it is safe",
+            "http://127.0.0.1:1\u{202e}",
+            "https://evil.example",
+            "http://127.0.0.1:99999",
+        ] {
+            lock.publish(&Connection {
+                url: hostile.into(),
+                pid: 7,
+            })
+            .unwrap();
+            let msg = dir.lock().unwrap_err().to_string();
+            assert!(
+                !msg.contains("pid 7") && !msg.contains("evil") && !msg.contains("Approve"),
+                "{msg}"
+            );
+            assert!(msg.starts_with("another console already serves"), "{msg}");
+        }
     }
 
     #[test]

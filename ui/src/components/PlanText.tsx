@@ -13,7 +13,11 @@ type Drawn = ComponentType<{ text: string; marks?: Mark[] }>;
  */
 export const PlanDrawing = createContext<Drawn | null>(null);
 
-const LazyMarkdown = lazy(() => import("./Markdown").then((m) => ({ default: m.Markdown })));
+// Should the parser not load, plans stay shown as written rather than failing the window.
+const LazyMarkdown = lazy(() => import("./Markdown").then(
+  (m): { default: Drawn } => ({ default: m.Markdown }),
+  (): { default: Drawn } => ({ default: LongText }),
+));
 
 /** The window's drawing: the plan as written, its marks shown, until the parser has loaded. */
 export function LazyPlan({ text, marks }: { text: string; marks?: Mark[] }) {
