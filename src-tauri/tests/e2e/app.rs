@@ -129,10 +129,7 @@ impl Window {
     /// Ends the session, the driver and the app, and waits until the app is gone (its
     /// single-instance name on the bus free for the next launch).
     pub async fn close(mut self) {
-        let _ = tokio::time::timeout(WAIT, self.client.clone().close()).await;
-        let group = nix::unistd::Pid::from_raw(-i32::try_from(self.driver.id()).unwrap());
-        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
-        let _ = self.driver.wait();
+        end_session(&self.client, &mut self.driver).await;
         let started = Instant::now();
         while running_app() {
             assert!(started.elapsed() < WAIT, "the app did not exit");
@@ -140,6 +137,15 @@ impl Window {
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+}
+
+/// Closes the WebDriver session and ends the driver's process group (WebKitWebDriver and the
+/// app under it).
+async fn end_session(client: &Client, driver: &mut Child) {
+    let _ = tokio::time::timeout(WAIT, client.clone().close()).await;
+    let group = nix::unistd::Pid::from_raw(-i32::try_from(driver.id()).unwrap());
+    let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+    let _ = driver.wait();
 }
 
 /// Whether a process of the app under test is running.
@@ -229,10 +235,7 @@ impl App {
 
     /// Ends the session (which ends the app) and waits until the data directory is free.
     pub async fn quit(mut self) {
-        let _ = tokio::time::timeout(WAIT, self.client.clone().close()).await;
-        let group = nix::unistd::Pid::from_raw(-i32::try_from(self.driver.id()).unwrap());
-        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
-        let _ = self.driver.wait();
+        end_session(&self.client, &mut self.driver).await;
         // Gone entirely, so its single-instance name on the bus is free for the next launch.
         let started = Instant::now();
         while Path::new(&format!("/proc/{}", self.pid)).exists() {
