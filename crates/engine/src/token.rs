@@ -518,14 +518,21 @@ mod tests {
         assert_eq!(store.load().unwrap().0, newer);
     }
 
-    /// `make unit` runs on a private bus with an unlocked keyring: there the token kept in
-    /// the file moves into it; elsewhere it stays in the file, where `load` finds it.
-    #[test]
-    fn a_token_kept_in_the_file_moves_into_a_secret_service_that_answers() {
+    /// A data directory whose token is kept in its file, as a start the keyring did not
+    /// answer leaves it.
+    fn kept_in_the_file() -> (tempfile::TempDir, TokenStore, Token) {
         let dir = tempfile::tempdir().unwrap();
         let store = TokenStore::new(dir.path());
         let token = Token::generate().unwrap();
         write_private(&store.file(), token.expose().as_bytes()).unwrap();
+        (dir, store, token)
+    }
+
+    /// `make unit` runs on a private bus with an unlocked keyring: there the token kept in
+    /// the file moves into it; elsewhere it stays in the file, where `load` finds it.
+    #[test]
+    fn a_token_kept_in_the_file_moves_into_a_secret_service_that_answers() {
+        let (_dir, store, token) = kept_in_the_file();
         let mut moved = store.move_to_keyring(&token);
         // A daemon busy with the whole suite may answer "no result" a while, as at a start.
         for _ in 0..100 {
@@ -610,10 +617,7 @@ mod tests {
     /// tries again later instead of giving up for good.
     #[test]
     fn a_mover_that_finds_the_lock_held_tries_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = TokenStore::new(dir.path());
-        let token = Token::generate().unwrap();
-        write_private(&store.file(), token.expose().as_bytes()).unwrap();
+        let (dir, store, token) = kept_in_the_file();
         let held = store.lock().unwrap();
         let other = TokenStore::new(dir.path());
         let at = std::time::Instant::now();
@@ -629,10 +633,7 @@ mod tests {
     /// when the console starts again and the keyring answers.
     #[test]
     fn a_token_left_in_the_file_by_an_earlier_start_moves_on_the_next() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = TokenStore::new(dir.path());
-        let token = Token::generate().unwrap();
-        write_private(&store.file(), token.expose().as_bytes()).unwrap();
+        let (_dir, store, token) = kept_in_the_file();
         assert_eq!(
             store.load_or_create().unwrap(),
             (token.clone(), Backend::File)
