@@ -1044,6 +1044,19 @@ fn unix_ms() -> f64 {
         * 1000.0
 }
 
+/// Prints the time on `CLOCK_MONOTONIC`, to read a profile of one part of the run:
+/// `perf record -k CLOCK_MONOTONIC -a -g` beside the bench, then `perf report --time START,END`
+/// with the seconds two marks print.
+fn profile_mark(what: &str) {
+    if let Ok(t) = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC) {
+        eprintln!(
+            "  [{what} at {}.{:06} s monotonic]",
+            t.tv_sec(),
+            t.tv_nsec() / 1_000
+        );
+    }
+}
+
 /// How many submissions the burst sends, over one second.
 const BURST: usize = 1_000;
 
@@ -1062,6 +1075,7 @@ async fn list_scroll(client: &Client) -> f64 {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
+    profile_mark("flick starts");
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(5) {
         client
@@ -1080,6 +1094,7 @@ async fn list_scroll(client: &Client) -> f64 {
         )
         .await
         .unwrap();
+    profile_mark("flick ends");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let longest = client
         .execute("return window.__longest;", vec![])
@@ -1144,6 +1159,7 @@ async fn burst(client: &Client, dir: &Path) -> (f64, usize, f64) {
         }
         (accepted, started.elapsed())
     });
+    profile_mark("burst starts");
     let started = Instant::now();
     let mut key = 'j';
     while started.elapsed() < Duration::from_millis(1_200) {
@@ -1152,6 +1168,7 @@ async fn burst(client: &Client, dir: &Path) -> (f64, usize, f64) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let (accepted, took) = flood.await.unwrap();
+    profile_mark("burst ends");
     assert_eq!(
         accepted, BURST,
         "every submission of the burst was accepted"
