@@ -24,7 +24,7 @@ use countersign_domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
 use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_engine::token::{TokenError, TokenStore};
 use countersign_integrations::claude_code::HookEvent;
-use countersign_integrations::{claude_code, codex, copilot, cursor, gemini};
+use countersign_integrations::{claude_code, codex, copilot, cursor, droid, gemini, qwen, vscode};
 
 /// Countersign: a person approves what AI agents run.
 #[derive(Debug, Parser)]
@@ -103,13 +103,22 @@ pub enum HookCommand {
     /// Answer one GitHub Copilot CLI hook call (preToolUse asks; postToolUse and
     /// postToolUseFailure record what ran).
     Copilot(AgentHookArgs),
+    /// Answer one Qwen Code hook call (PreToolUse asks; PostToolUse and PostToolUseFailure
+    /// record what ran).
+    Qwen(AgentHookArgs),
+    /// Answer one Factory Droid hook call (PreToolUse asks; PostToolUse records what ran).
+    Droid(AgentHookArgs),
+    /// Answer one VS Code agent hook call (PreToolUse asks; PostToolUse records what ran). The
+    /// hook `hook install vscode` writes is Copilot CLI's, which VS Code also runs.
+    Vscode(AgentHookArgs),
     /// Add the hook to an agent's settings (keeps everything else; writes a backup).
     Install {
         #[arg(value_enum)]
         agent: Agent,
         /// The settings file (default: the agent's own in the home directory:
         /// ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json,
-        /// ~/.cursor/hooks.json, ~/.copilot/hooks/countersign.json).
+        /// ~/.cursor/hooks.json, ~/.copilot/hooks/countersign.json, ~/.qwen/settings.json,
+        /// ~/.factory/hooks.json; VS Code: Copilot CLI's file, which it reads).
         #[arg(long)]
         settings: Option<PathBuf>,
         /// Seconds the hook waits for a person.
@@ -117,7 +126,9 @@ pub enum HookCommand {
               value_parser = clap::value_parser!(u64).range(1..=MAX_EXPIRY_S))]
         wait: u64,
     },
-    /// Remove only Countersign's hooks from an agent's settings.
+    /// Remove only Countersign's hooks from an agent's settings (the file as it was before
+    /// `install` where nothing else changed since).
+    #[command(visible_alias = "remove")]
     Uninstall {
         #[arg(value_enum)]
         agent: Agent,
@@ -204,6 +215,9 @@ pub enum Agent {
     Gemini,
     Cursor,
     Copilot,
+    Qwen,
+    Droid,
+    Vscode,
 }
 
 impl Agent {
@@ -215,6 +229,9 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Cursor => "cursor",
             Agent::Copilot => "copilot",
+            Agent::Qwen => "qwen",
+            Agent::Droid => "droid",
+            Agent::Vscode => "vscode",
         }
     }
 }
@@ -307,6 +324,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Hook(HookCommand::Gemini(a)) => agent_hook(resolved, &gemini::Gemini, a).await,
         Command::Hook(HookCommand::Cursor(a)) => agent_hook(resolved, &cursor::Cursor, a).await,
         Command::Hook(HookCommand::Copilot(a)) => agent_hook(resolved, &copilot::Copilot, a).await,
+        Command::Hook(HookCommand::Qwen(a)) => agent_hook(resolved, &qwen::QWEN, a).await,
+        Command::Hook(HookCommand::Droid(a)) => agent_hook(resolved, &droid::DROID, a).await,
+        Command::Hook(HookCommand::Vscode(a)) => agent_hook(resolved, &vscode::VSCODE, a).await,
         // The agent runs even without a data directory: the editor then decides every request.
         Command::Acp(AcpArgs { name, command }) => {
             let dir = match resolved {
@@ -327,7 +347,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             | HookCommand::Codex(_)
             | HookCommand::Gemini(_)
             | HookCommand::Cursor(_)
-            | HookCommand::Copilot(_),
+            | HookCommand::Copilot(_)
+            | HookCommand::Qwen(_)
+            | HookCommand::Droid(_)
+            | HookCommand::Vscode(_),
         ) => Err(CliError::Usage("the agent's hook is answered above".into())),
         Command::Hook(HookCommand::Install {
             agent,

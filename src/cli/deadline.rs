@@ -102,21 +102,28 @@ impl Deadline {
 /// Prints `reply` whole, flushed, and ends the process: nothing after it can add to or change
 /// the answer, and no task or thread still running holds the exit.
 fn say(reply: &Reply) -> ! {
+    print(reply);
+    std::process::exit(i32::from(reply.exit))
+}
+
+/// Writes `reply`'s stdout, flushed, then its stderr (the agent's reason for a refusal by
+/// exit code).
+fn print(reply: &Reply) {
     let mut out = std::io::stdout().lock();
     if let Some(v) = &reply.stdout {
         let _ = writeln!(out, "{v}");
     }
     let _ = out.flush();
-    std::process::exit(i32::from(reply.exit))
+    if let Some(why) = &reply.stderr {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{why}");
+        let _ = err.flush();
+    }
 }
 
 /// [`say`], after `why` on stderr — once the answer is out, so a full stderr cannot hold it.
 fn say_then(reply: &Reply, why: &str) -> ! {
-    let mut out = std::io::stdout().lock();
-    if let Some(v) = &reply.stdout {
-        let _ = writeln!(out, "{v}");
-    }
-    let _ = out.flush();
+    print(reply);
     note(&format!("{why}; answered with the fail-safe answer"));
     std::process::exit(i32::from(reply.exit))
 }

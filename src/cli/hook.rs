@@ -1,6 +1,7 @@
 //! `countersign hook <agent>`: answers one hook call of an agent (Claude Code, Codex, Gemini
-//! CLI, Cursor, Copilot CLI) from the console's decision, in that agent's own words. The
-//! mapping is each agent's integration ([`HookAgent`]); this runs it.
+//! CLI, Cursor, Copilot CLI, Qwen Code, Factory Droid, VS Code) from the console's decision, in
+//! that agent's own words. The mapping is each agent's integration ([`HookAgent`]); this runs
+//! it.
 //!
 //! Fail safe: whatever goes wrong — no data directory, no console, a console that accepted and
 //! stalled, a keyring that never answers, a payload that cannot be read, nobody deciding in
@@ -74,10 +75,7 @@ pub async fn run(
         .unwrap_or(agent);
     // The event, as far as it is known without the payload being read whole.
     let named = match &value {
-        Ok(v) => v
-            .get("hook_event_name")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        Ok(v) => agent.event_in(v),
         // Cut short: what it names counts only where the settings do not say the event.
         Err(_) if installed_for.is_none() => agent.event_named_in(&raw),
         Err(_) => None,
@@ -90,10 +88,11 @@ pub async fn run(
     };
     // The deadline's answer as this agent (a guest's own), in this setting, from now on.
     if let Some(event) = installed_for
-        .or(agent_named(payload))
+        .map(str::to_owned)
+        .or_else(|| payload.and_then(|p| agent.event_in(p)))
         .filter(|e| agent.is_before(e))
     {
-        deadline.fall_back_to(agent.fall_back(event, seen, TIMED_OUT));
+        deadline.fall_back_to(agent.fall_back(&event, seen, TIMED_OUT));
     }
     let hook = value
         .clone()
@@ -203,11 +202,6 @@ pub async fn run(
             deadline.answer(&reply)
         }
     }
-}
-
-/// The event a payload names at its top level.
-fn agent_named(payload: Option<&Value>) -> Option<&str> {
-    payload?.get("hook_event_name")?.as_str()
 }
 
 /// Reads stdin up to [`MAX_PAYLOAD_BYTES`], and what lies past them to the end without keeping

@@ -97,6 +97,9 @@ const SHELL_TOOLS: &[&str] = &[
     "gemini.run_shell_command",
     "cursor.shell",
     "copilot.bash",
+    "qwen.run_shell_command",
+    "droid.Execute",
+    "vscode.run_in_terminal",
 ];
 /// The supported agents' file-editing tools: a rule "from any agent" about folders serves these.
 const FILE_TOOLS: &[&str] = &[
@@ -105,6 +108,13 @@ const FILE_TOOLS: &[&str] = &[
     "claude-code.Write",
     "gemini.write_file",
     "gemini.replace",
+    "qwen.write_file",
+    "qwen.edit",
+    "qwen.replace",
+    "droid.Create",
+    "droid.Edit",
+    "vscode.create_file",
+    "vscode.replace_string_in_file",
 ];
 
 /// The agents' tools that put a question or a plan to the person: no rule answers them,
@@ -164,6 +174,9 @@ pub fn served_agents(address: &ToolAddress) -> String {
             "gemini" => "Gemini CLI",
             "cursor" => "Cursor",
             "copilot" => "Copilot CLI",
+            "qwen" => "Qwen Code",
+            "droid" => "Factory Droid",
+            "vscode" => "VS Code",
             other => other,
         };
         if !names.contains(&name) {

@@ -35,7 +35,16 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
 }
 
 /// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
-pub const AGENTS: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "copilot"];
+pub const AGENTS: [&str; 8] = [
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+    "copilot",
+    "qwen",
+    "droid",
+    "vscode",
+];
 
 /// Where an agent reads its hooks, and how an entry is written.
 struct Target {
@@ -54,6 +63,9 @@ struct Target {
     /// Paths from the home directory that only the agent itself makes (never Countersign's
     /// install), which also say it is on this machine.
     marks: &'static [&'static str],
+    /// Another agent whose hook file this agent reads, which its install writes (VS Code
+    /// reads Copilot CLI's folder).
+    hooks_of: Option<&'static str>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -96,6 +108,7 @@ fn target(agent: &str) -> Option<Target> {
             },
             program: "claude",
             marks: &[".claude.json"],
+            hooks_of: None,
         },
         // Codex reads `hooks.json` beside its config, as well as config.toml's [hooks]: the
         // JSON form keeps TOML editing out (developers.openai.com/codex/hooks).
@@ -119,6 +132,7 @@ fn target(agent: &str) -> Option<Target> {
             },
             program: "codex",
             marks: &[".codex/config.toml", ".codex/auth.json"],
+            hooks_of: None,
         },
         // Gemini CLI: the `hooks` of ~/.gemini/settings.json; timeouts in milliseconds.
         // `GEMINI_CLI_HOME` stands for the home directory (packages/core/src/utils/paths.ts).
@@ -138,6 +152,7 @@ fn target(agent: &str) -> Option<Target> {
             },
             program: "gemini",
             marks: &[".gemini/oauth_creds.json", ".gemini/installation_id"],
+            hooks_of: None,
         },
         // Cursor: ~/.cursor/hooks.json (cursor.com/docs/hooks).
         // Its documentation names no override of where user hooks live.
@@ -154,6 +169,7 @@ fn target(agent: &str) -> Option<Target> {
             shape: Shape::Flat,
             program: "cursor-agent",
             marks: &[".cursor/extensions", ".config/Cursor"],
+            hooks_of: None,
         },
         // Copilot CLI reads every file in ~/.copilot/hooks/, or $COPILOT_HOME/hooks/ "if
         // `COPILOT_HOME` is set" (github/docs, hooks reference).
@@ -169,9 +185,85 @@ fn target(agent: &str) -> Option<Target> {
             shape: Shape::OwnFile,
             program: "copilot",
             marks: &[".copilot/config.json"],
+            hooks_of: None,
+        },
+        // Qwen Code: the `hooks` of ~/.qwen/settings.json (docs/users/configuration/settings.md,
+        // "Settings files"); command hooks' timeouts in milliseconds (hooks.md "Command
+        // Hooks"). Every tool ("*": hooks.md "Matcher Patterns"), as Claude Code's. No switch
+        // to fail closed in a documented release.
+        "qwen" => Target {
+            title: "Qwen Code",
+            file: &[".qwen", "settings.json"],
+            home_var: None,
+            events: &[
+                ("PreToolUse", true),
+                ("PostToolUse", false),
+                ("PostToolUseFailure", false),
+            ],
+            shape: Shape::Grouped {
+                matcher: Some("*"),
+                millis: true,
+                fail_closed: None,
+            },
+            program: "qwen",
+            marks: &[],
+            hooks_of: None,
+        },
+        // Factory Droid: ~/.factory/hooks.json, or the `hooks` of ~/.factory/settings.json
+        // where there is no hooks.json (docs.factory.ai/harness/hooks, "Configuration"; see
+        // [`droid_file`]); timeouts in seconds.
+        "droid" => Target {
+            title: "Factory Droid",
+            file: &[".factory", "hooks.json"],
+            home_var: None,
+            events: &[("PreToolUse", true), ("PostToolUse", false)],
+            shape: Shape::Grouped {
+                matcher: Some("*"),
+                millis: false,
+                fail_closed: None,
+            },
+            program: "droid",
+            marks: &[],
+            hooks_of: None,
+        },
+        // VS Code's agent hooks read ~/.copilot/hooks/*.json, Copilot CLI's format included
+        // (microsoft/vscode `promptSyntax/hookSchema.ts` `normalizeHookCommand`): one file
+        // serves both, and `countersign hook copilot` tells VS Code's payloads apart.
+        "vscode" => Target {
+            title: "VS Code",
+            file: &[".copilot", "hooks", "countersign.json"],
+            home_var: Some(("COPILOT_HOME", &["hooks", "countersign.json"])),
+            events: &[
+                ("preToolUse", true),
+                ("postToolUse", false),
+                ("postToolUseFailure", false),
+            ],
+            shape: Shape::OwnFile,
+            program: "code",
+            marks: &[".vscode/extensions", ".config/Code"],
+            hooks_of: Some("copilot"),
         },
         _ => return None,
     })
+}
+
+/// Droid reads the `hooks` of its settings.json only where there is no hooks.json beside it
+/// (docs.factory.ai/harness/hooks, "Configuration"): a hooks.json made for Countersign would
+/// silence the person's own hooks there, so those settings are where the hook goes.
+fn droid_file(dir: &Path) -> PathBuf {
+    let hooks = dir.join("hooks.json");
+    let settings = dir.join("settings.json");
+    let has_hooks = |p: &Path| {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| v.get("hooks").is_some())
+    };
+    if !hooks.exists() && has_hooks(&settings) {
+        settings
+    } else {
+        hooks
+    }
 }
 
 fn target_of(agent: &str) -> Result<Target, SetupError> {
@@ -189,6 +281,9 @@ pub fn default_file(agent: &str) -> Result<PathBuf, SetupError> {
     }
     let home = dirs::home_dir()
         .ok_or_else(|| SetupError::Refused("no home directory: pass --settings".into()))?;
+    if agent == "droid" {
+        return Ok(droid_file(&home.join(".factory")));
+    }
     Ok(t.file.iter().fold(home, |p, part| p.join(part)))
 }
 
@@ -216,6 +311,63 @@ pub fn read_settings(path: &Path) -> Result<(Value, Option<String>), SetupError>
     }
 }
 
+/// The text the settings file had before an install, when `v` (the settings with
+/// Countersign's entries taken out) is what it held: the newest backup beside `path` whose
+/// JSON is `v` but for what an install adds and an uninstall leaves (a `version` where the
+/// shape has one) or takes (an empty `hooks`).
+fn before_install(path: &Path, v: &Value, shape: Shape) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let prefix = format!("{name}.countersign-backup-");
+    let mut backups: Vec<(u128, PathBuf)> = std::fs::read_dir(path.parent()?)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name();
+            let stamp = file.to_str()?.strip_prefix(&prefix)?.parse().ok()?;
+            Some((stamp, e.path()))
+        })
+        .collect();
+    backups.sort_by_key(|b| std::cmp::Reverse(b.0));
+    backups.into_iter().find_map(|(_, b)| {
+        let text = std::fs::read_to_string(b).ok()?;
+        let mut was = serde_json::from_str::<Value>(&text).ok()?;
+        let o = was.as_object_mut()?;
+        if matches!(shape, Shape::Flat | Shape::OwnFile) {
+            o.entry("version").or_insert(json!(1));
+        }
+        if o.get("hooks").is_some_and(|h| h == &json!({})) {
+            o.remove("hooks");
+        }
+        (was == *v).then_some(text)
+    })
+}
+
+/// [`write_settings`] of a text as it is.
+fn write_text(path: &Path, old: Option<&str>, text: &str) -> Result<Option<PathBuf>, SetupError> {
+    let backup = keep_backup(path, old)?;
+    write_private(path, text.as_bytes()).map_err(io(format!("cannot write {}", path.display())))?;
+    Ok(backup)
+}
+
+/// Keeps `old` (the file's text) beside `path`.
+fn keep_backup(path: &Path, old: Option<&str>) -> Result<Option<PathBuf>, SetupError> {
+    let Some(text) = old else {
+        return Ok(None);
+    };
+    let mut stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    // Never over an earlier backup (two edits in one millisecond): each keeps its own.
+    let mut b = path.with_extension(format!("json.countersign-backup-{stamp}"));
+    while b.exists() {
+        stamp += 1;
+        b = path.with_extension(format!("json.countersign-backup-{stamp}"));
+    }
+    write_private(&b, text.as_bytes()).map_err(io(format!("cannot write {}", b.display())))?;
+    Ok(Some(b))
+}
+
 /// Keeps the old file beside the new one, then writes the new one atomically.
 pub fn write_settings(
     path: &Path,
@@ -226,19 +378,7 @@ pub fn write_settings(
         std::fs::create_dir_all(parent)
             .map_err(io(format!("cannot create {}", parent.display())))?;
     }
-    let backup = match old {
-        Some(text) => {
-            let stamp = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_millis();
-            let b = path.with_extension(format!("json.countersign-backup-{stamp}"));
-            write_private(&b, text.as_bytes())
-                .map_err(io(format!("cannot write {}", b.display())))?;
-            Some(b)
-        }
-        None => None,
-    };
+    let backup = keep_backup(path, old)?;
     let mut text =
         serde_json::to_string_pretty(new).map_err(|e| SetupError::Refused(e.to_string()))?;
     text.push('\n');
@@ -386,6 +526,17 @@ pub fn install(
     wait: u64,
 ) -> Result<Installed, SetupError> {
     let t = target_of(agent)?;
+    if let Some(host) = t.hooks_of {
+        let done = install(host, program, file, data_dir, wait)?;
+        return Ok(Installed {
+            note: Some(
+                "VS Code runs the hooks of Copilot CLI's folder (~/.copilot/hooks): this is \
+                 Copilot CLI's hook, which answers VS Code's calls in VS Code's words. Agent \
+                 hooks are on in VS Code with chat.useHooks",
+            ),
+            ..done
+        });
+    }
     let path = match file {
         Some(p) => p,
         None => default_file(agent)?,
@@ -524,6 +675,9 @@ fn event_matcher(agent: &str, event: &str) -> Option<&'static str> {
 /// the person's own empty ones stay).
 pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupError> {
     let t = target_of(agent)?;
+    if let Some(host) = t.hooks_of {
+        return uninstall(host, file);
+    }
     let path = match file {
         Some(p) => p,
         None => default_file(agent)?,
@@ -569,7 +723,22 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
         }
     }
     let backup = if removed > 0 {
-        write_settings(&path, old.as_deref(), &v)?
+        let fresh = match t.shape {
+            Shape::Grouped { .. } => json!({}),
+            Shape::Flat | Shape::OwnFile => json!({ "version": 1 }),
+        };
+        match before_install(&path, &v, t.shape) {
+            // The person's own file as it was: the same bytes.
+            Some(text) => write_text(&path, old.as_deref(), &text)?,
+            // A file the install made, holding nothing else: gone again.
+            None if v == fresh => {
+                let backup = keep_backup(&path, old.as_deref())?;
+                std::fs::remove_file(&path)
+                    .map_err(io(format!("cannot remove {}", path.display())))?;
+                backup
+            }
+            None => write_settings(&path, old.as_deref(), &v)?,
+        }
     } else {
         None
     };
@@ -612,7 +781,7 @@ pub fn status() -> Vec<AgentStatus> {
             let installed = text
                 .as_deref()
                 .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                .is_some_and(|v| holds_ours(agent, &v));
+                .is_some_and(|v| holds_ours(t.hooks_of.unwrap_or(agent), &v));
             Some(AgentStatus {
                 agent: (*agent).to_owned(),
                 title: t.title.to_owned(),

@@ -406,6 +406,12 @@ pub fn call_view(
         }
         _ => {}
     }
+    tool_card(tool_name)
+}
+
+/// The card of a tool Countersign draws no card of its own for: its name (an MCP tool's
+/// server and tool, as `mcp__<server>__<tool>` names them), its input shown beside it raw.
+pub fn tool_card(tool_name: &str) -> CallView {
     let title = match tool_name
         .strip_prefix("mcp__")
         .and_then(|t| t.split_once("__"))

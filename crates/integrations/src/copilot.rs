@@ -8,7 +8,9 @@
 //!   tool_input}`, with Claude Code's tool names: `Bash`, `Edit`, `Write`). Copilot CLI also
 //!   runs the hooks of a repository's `.claude/settings.json`, so Claude Code's hook may be
 //!   handed the second shape: both are read here. The answer is the documented flat
-//!   `{"permissionDecision": "allow" | "deny", "permissionDecisionReason"}`.
+//!   `{"permissionDecision": "allow" | "deny", "permissionDecisionReason"}`, with the same in
+//!   `hookSpecificOutput` for VS Code, which runs the hooks of `~/.copilot/hooks` too; a
+//!   payload of VS Code's own shape is read as VS Code's ([`crate::vscode`]).
 //! - `postToolUse` (successful calls only, since 1.0.15) and `postToolUseFailure` (`error`)
 //!   report what ran.
 //!
@@ -201,14 +203,8 @@ impl HookAgent for Copilot {
             return Reply::silent();
         }
         match verdict {
-            Verdict::Approved { .. } => Reply::print(json!({
-                "permissionDecision": "allow",
-                "permissionDecisionReason": "Approved in Countersign",
-            })),
-            Verdict::Declined { reason } => Reply::print(json!({
-                "permissionDecision": "deny",
-                "permissionDecisionReason": declined(reason),
-            })),
+            Verdict::Approved { .. } => answer("allow", "Approved in Countersign"),
+            Verdict::Declined { reason } => answer("deny", &declined(reason)),
         }
     }
 
@@ -216,10 +212,7 @@ impl HookAgent for Copilot {
         if !self.is_before(event) {
             return Reply::silent();
         }
-        Reply::print(json!({
-            "permissionDecision": "deny",
-            "permissionDecisionReason": not_asked(why),
-        }))
+        answer("deny", &not_asked(why))
     }
 
     /// Copilot CLI's `bash` tool runs in bash and its `powershell` tool in PowerShell, wherever
@@ -232,6 +225,23 @@ impl HookAgent for Copilot {
             _ => "bash".into(),
         }
     }
+}
+
+/// `preToolUse`'s answer: Copilot CLI's flat `permissionDecision`, and the same decision in
+/// `hookSpecificOutput` for VS Code, which runs this hook's file too and reads only that
+/// (hooksTypes.ts `preToolUseOutputValidator`) — so a payload of VS Code's that is taken for
+/// Copilot CLI's is still answered in words VS Code reads. Exit 0: a Copilot CLI before 1.0.57
+/// may take a non-zero exit for a failed hook and run the call.
+fn answer(decision: &str, reason: &str) -> Reply {
+    Reply::print(json!({
+        "permissionDecision": decision,
+        "permissionDecisionReason": reason,
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        },
+    }))
 }
 
 /// Copilot's shell tools are drawn as Claude Code's Bash; its file tools when their arguments

@@ -32,10 +32,13 @@ pub struct Hook {
     pub step: Step,
 }
 
-/// What the hook prints on stdout (nothing for `None`) and its exit code.
+/// What the hook prints on stdout (nothing for `None`), on stderr, and its exit code.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
     pub stdout: Option<Value>,
+    /// A message the agent reads from stderr: the reason of a refusal by exit code, which
+    /// such agents give to the model.
+    pub stderr: Option<String>,
     pub exit: u8,
 }
 
@@ -44,6 +47,7 @@ impl Reply {
     pub fn print(out: Value) -> Self {
         Reply {
             stdout: Some(out),
+            stderr: None,
             exit: 0,
         }
     }
@@ -52,7 +56,27 @@ impl Reply {
     pub fn silent() -> Self {
         Reply {
             stdout: None,
+            stderr: None,
             exit: 0,
+        }
+    }
+
+    /// Exits 2 with `why` on stderr: the refusal of agents that read a decision from the exit
+    /// code alone (Kiro CLI, Windsurf, Auggie, Amp), and a refusal every hooked agent reads.
+    pub fn refuse(why: String) -> Self {
+        Reply {
+            stdout: None,
+            stderr: Some(why),
+            exit: 2,
+        }
+    }
+
+    /// Prints `out` and exits 2 with `why` on stderr: for agents that read either.
+    pub fn print_refusing(out: Value, why: String) -> Self {
+        Reply {
+            stdout: Some(out),
+            stderr: Some(why),
+            exit: 2,
         }
     }
 }
@@ -213,6 +237,15 @@ pub trait HookAgent: Sync {
     /// The event to answer for when a payload cannot be read and no event is known: the one
     /// the agent asks before a call runs.
     fn asking_event(&self) -> &'static str;
+
+    /// The event a payload that parsed names at its top level (Claude Code's
+    /// `hook_event_name`, unless the agent spells it otherwise).
+    fn event_in(&self, payload: &Value) -> Option<String> {
+        payload
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    }
 
     /// The event a payload that does not parse (cut at the read limit) surely names, where
     /// the agent's payloads can be read that far.

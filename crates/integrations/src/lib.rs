@@ -8,11 +8,15 @@
 pub mod acp;
 mod asked;
 pub mod claude_code;
+pub mod claude_shaped;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
+pub mod droid;
 pub mod gemini;
 pub mod hook;
+pub mod qwen;
+pub mod vscode;
 
 use std::collections::HashMap;
 
@@ -25,24 +29,35 @@ use hook::HookAgent as _;
 use serde_json::{Map, Value};
 
 /// Every agent that reaches the inbox through `countersign hook <name>`.
-pub fn hook_agents() -> [&'static dyn hook::HookAgent; 5] {
+pub fn hook_agents() -> [&'static dyn hook::HookAgent; 8] {
     [
         &claude_code::ClaudeCode,
         &codex::Codex,
         &gemini::Gemini,
         &cursor::Cursor,
         &copilot::Copilot,
+        &qwen::QWEN,
+        &droid::DROID,
+        &vscode::VSCODE,
     ]
 }
 
 /// Another agent that runs `host`'s hooks and sent `payload`, to be read and answered as
 /// that agent: Copilot CLI and Cursor also run the hooks of Claude Code's settings files, and
 /// would not read Claude Code's answers the same way (Copilot CLI reads only its flat
-/// `permissionDecision`).
+/// `permissionDecision`); VS Code runs the hooks of Copilot CLI's folder and, when set to,
+/// Claude Code's.
 pub fn guest_of(
     host: &dyn hook::HookAgent,
     payload: &Value,
 ) -> Option<&'static dyn hook::HookAgent> {
+    let hosts = [claude_code::ClaudeCode.name(), copilot::Copilot.name()];
+    if !hosts.contains(&host.name()) {
+        return None;
+    }
+    if vscode::sent_this(payload) {
+        return Some(&vscode::VSCODE);
+    }
     if host.name() != claude_code::ClaudeCode.name() {
         return None;
     }

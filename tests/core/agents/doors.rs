@@ -194,9 +194,10 @@ async fn cursor_file_edits_are_asked_about_on_pre_tool_use() {
 
 /// Copilot CLI runs the hooks of a repository's `.claude/settings.json` with its VS Code
 /// compatible payload: Claude Code's hook reads it as Copilot CLI's and answers in the flat
-/// form Copilot CLI reads; a failed call's result lands through `postToolUseFailure`.
+/// form Copilot CLI reads (and in `hookSpecificOutput`, for VS Code, which runs Copilot CLI's
+/// hook files too); a failed call's result lands through `postToolUseFailure`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn copilot_payloads_in_the_vs_code_shape_are_read_and_answered_flat() {
+async fn copilot_payloads_in_the_vs_code_shape_are_read_and_answered_as_copilot() {
     let (server, _tmp) = started().await;
     let dir = server.dir().root().to_owned();
     let shaped = |event: &str, extra: Value| {
@@ -224,7 +225,10 @@ async fn copilot_payloads_in_the_vs_code_shape_are_read_and_answered_flat() {
     decide(&server.console, &a, Decision::Approve).await;
     let said = printed(&run.await.unwrap()).unwrap();
     assert_eq!(said["permissionDecision"], "allow", "{said}");
-    assert_eq!(said.get("hookSpecificOutput"), None, "{said}");
+    assert_eq!(
+        said["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{said}"
+    );
 
     // The call failed: its error is its result.
     let failed = shaped(

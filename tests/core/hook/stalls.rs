@@ -37,7 +37,7 @@ fn as_the_agent_waits(
     mut child: Child,
     started: Instant,
     what: &str,
-) -> (Option<Value>, Duration, String) {
+) -> (Option<Value>, Duration, String, Option<i32>) {
     let timeout = Duration::from_secs(WAIT + HOOK_TIMEOUT_PAST_WAIT_S);
     loop {
         if child.try_wait().unwrap().is_some() {
@@ -56,12 +56,6 @@ fn as_the_agent_waits(
     }
     let took = started.elapsed();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = String::from_utf8_lossy(&out.stdout);
     let printed = (!text.trim().is_empty()).then(|| {
         serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("{what}: not JSON: {text}"))
@@ -70,17 +64,27 @@ fn as_the_agent_waits(
         printed,
         took,
         String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
     )
 }
 
 /// One agent's call and the fail-safe answer it must get: (agent, event, payload, the answer's
-/// decision as a JSON pointer and value, or `None` for silence).
+/// decision as a JSON pointer and value, or `None` for silence; its exit code).
 type Case = (
     &'static str,
     &'static str,
     Value,
     Option<(&'static str, &'static str)>,
+    i32,
 );
+
+/// A payload fixture of `tests/fixtures/hooks`.
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hooks")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
 
 /// Each agent's calls, with their fail-safe answers.
 fn cases() -> Vec<Case> {
@@ -95,12 +99,14 @@ fn cases() -> Vec<Case> {
             "PreToolUse",
             claude("default"),
             Some(("/hookSpecificOutput/permissionDecision", "ask")),
+            0,
         ),
         (
             "claude-code",
             "PreToolUse",
             claude("auto"),
             Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            0,
         ),
         (
             "gemini",
@@ -109,6 +115,7 @@ fn cases() -> Vec<Case> {
                 "timestamp": "2026-12-02T10:00:00Z", "tool_name": "run_shell_command",
                 "tool_input": { "command": "rm -rf build" } }),
             Some(("/decision", "deny")),
+            0,
         ),
         (
             "cursor",
@@ -118,6 +125,7 @@ fn cases() -> Vec<Case> {
                 "workspace_roots": ["/p"], "command": "rm -rf build", "cwd": "/p",
                 "sandbox": false }),
             Some(("/permission", "deny")),
+            0,
         ),
         (
             "copilot",
@@ -125,6 +133,7 @@ fn cases() -> Vec<Case> {
             json!({ "sessionId": "s", "timestamp": 1, "cwd": "/p", "toolName": "bash",
                 "toolArgs": { "command": "rm -rf build" } }),
             Some(("/permissionDecision", "deny")),
+            0,
         ),
         (
             "codex",
@@ -135,6 +144,37 @@ fn cases() -> Vec<Case> {
                 "tool_input": { "command": "rm -rf build" } }),
             // No transcript shows that a person reviews what the hook leaves undecided.
             Some(("/hookSpecificOutput/decision/behavior", "deny")),
+            0,
+        ),
+        // Refused twice over: the JSON, and exit 2 with the reason on stderr.
+        (
+            "qwen",
+            "PreToolUse",
+            fixture("qwen-pre-shell"),
+            Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            2,
+        ),
+        (
+            "droid",
+            "PreToolUse",
+            fixture("droid-pre-execute"),
+            Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            2,
+        ),
+        (
+            "vscode",
+            "PreToolUse",
+            fixture("vscode-pre-create"),
+            Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            2,
+        ),
+        // VS Code running Copilot CLI's hook file: answered as VS Code.
+        (
+            "copilot",
+            "preToolUse",
+            fixture("vscode-pre-terminal"),
+            Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            2,
         ),
     ]
 }
@@ -145,16 +185,17 @@ fn every_agent_answers_in_time(dir: &Path, env: &[(String, String)]) {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let running: Vec<_> = cases()
         .into_iter()
-        .map(|(agent, event, payload, expected)| {
+        .map(|(agent, event, payload, expected, exit)| {
             let started = Instant::now();
             let child = start(agent, dir, &payload.to_string(), &["--event", event], &env);
-            (agent, payload, expected, child, started)
+            (agent, payload, expected, exit, child, started)
         })
         .collect();
     let deadline = Duration::from_secs(WAIT + HOOK_ANSWER_PAST_WAIT_S);
-    for (agent, payload, expected, child, started) in running {
+    for (agent, payload, expected, exit, child, started) in running {
         let what = format!("{agent} {payload}");
-        let (printed, took, said) = as_the_agent_waits(child, started, &what);
+        let (printed, took, said, code) = as_the_agent_waits(child, started, &what);
+        assert_eq!(code, Some(exit), "{what}: {said}");
         // It was held (by the console or the keyring) until its deadline answered for it.
         assert!(
             said.contains("did not answer in time") && took >= Duration::from_secs(WAIT),

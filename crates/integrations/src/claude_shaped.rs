@@ -1,0 +1,351 @@
+//! Agents whose hooks take Claude Code's shape — a `PreToolUse` event with `tool_name` and
+//! `tool_input`, answered by `hookSpecificOutput.permissionDecision`, and `PostToolUse` after
+//! the call — each with its own tools, its own spelling of some keys and its own settings
+//! file: Qwen Code ([`crate::qwen`]), Factory Droid ([`crate::droid`]) and VS Code's agent
+//! hooks ([`crate::vscode`]). Each agent's module says what its documentation or source
+//! states; this reads and answers them alike.
+//!
+//! - Before a call, an approval answers `allow`. A decline answers `deny` twice over: the
+//!   JSON on stdout, and exit code 2 with the reason on stderr, which each of these agents
+//!   documents as a block whatever its mode (and which reaches an agent that reads only one of
+//!   the two).
+//! - With no decision (no console, a console that stalled, a payload that cannot be read, a
+//!   request no one answered): the same `deny`, saying why. Never `ask`: Qwen Code has treated
+//!   a hook's `ask` as a deny in every mode and still does so headless, and none of the three
+//!   documents that `ask` reaches a person in its automatic modes.
+//! - After a call, what ran is attached to the approval asked about; nothing is printed.
+
+#[cfg(test)]
+use countersign_domain::call::CallView;
+use serde_json::{Map, Value, json};
+
+use crate::claude_code::{HookEvent, tool_card};
+use crate::hook::{
+    Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, declined,
+    derived_call_id, installed_event, not_asked, shell_named,
+};
+
+/// The variables the agent gave the hook, by name.
+pub type Vars<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// One of the agent's tools that is one of Claude Code's under another name (and other key
+/// names): its card is drawn as Claude Code's; its address and raw input stay the agent's.
+pub struct Drawn {
+    /// The agent's tool name.
+    pub tool: &'static str,
+    /// Claude Code's tool it is drawn as: `Bash`, `Write` or `Edit`.
+    pub as_tool: &'static str,
+    /// The agent's input keys in Claude Code's names: (theirs, Claude Code's).
+    pub renamed: &'static [(&'static str, &'static str)],
+    /// Input keys left off the card: what the model says of its own call (a risk rating),
+    /// which changes nothing that runs. The raw input keeps them.
+    pub left_off: &'static [&'static str],
+}
+
+/// An agent whose hook is Claude Code's in shape.
+pub struct ClaudeShaped {
+    /// The name in `countersign hook <name>`.
+    pub name: &'static str,
+    pub agent: Agent,
+    /// The payload's top-level keys in Claude Code's spelling: (the agent's, Claude Code's).
+    pub renamed: &'static [(&'static str, &'static str)],
+    /// The agent's tools drawn as Claude Code's.
+    pub drawn: &'static [Drawn],
+    /// The shell the agent runs its shell tool in, from the variables the hook was given.
+    pub shell: fn(&Vars<'_>) -> String,
+}
+
+/// The keys each drawn tool needs, as strings, to be drawn as Claude Code's.
+fn needs(as_tool: &str) -> &'static [&'static str] {
+    match as_tool {
+        "Bash" => &["command"],
+        "Write" => &["file_path", "content"],
+        "Edit" => &["file_path", "old_string", "new_string"],
+        _ => &[],
+    }
+}
+
+impl ClaudeShaped {
+    /// The payload with its keys in Claude Code's spelling. A key spelt both ways with two
+    /// values is refused: which one the agent acts on cannot be told.
+    fn in_claude_spelling(&self, payload: Value) -> Result<Map<String, Value>, HookError> {
+        let Value::Object(mut p) = payload else {
+            return Err(HookError::Malformed(
+                "the payload is not a JSON object".into(),
+            ));
+        };
+        for (theirs, ours) in self.renamed {
+            let Some(v) = p.remove(*theirs) else {
+                continue;
+            };
+            match p.get(*ours) {
+                Some(other) if other != &v => {
+                    return Err(HookError::Malformed(format!(
+                        "the payload names {theirs} and {ours} with different values"
+                    )));
+                }
+                _ => {
+                    p.insert((*ours).to_owned(), v);
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    /// The card for the agent's call: drawn as Claude Code's tool where it is one under
+    /// another name and its input has that tool's shape, else a card of the agent's own tool
+    /// (never read as a Claude Code tool that happens to share its name).
+    fn draw(&self, hook: &mut HookPayload) {
+        let Some(d) = self.drawn.iter().find(|d| d.tool == hook.tool_name) else {
+            hook.card = Some(tool_card(&hook.tool_name));
+            return;
+        };
+        let Some(input) = hook.tool_input.as_object() else {
+            hook.card = Some(tool_card(&hook.tool_name));
+            return;
+        };
+        let mut drawn: Map<String, Value> = input
+            .iter()
+            .filter(|(k, _)| !d.left_off.contains(&k.as_str()))
+            .map(|(k, v)| {
+                let name = d
+                    .renamed
+                    .iter()
+                    .find(|(theirs, _)| theirs == k)
+                    .map_or(k.as_str(), |(_, ours)| ours);
+                (name.to_owned(), v.clone())
+            })
+            .collect();
+        // A command in the foreground is what a terminal card shows anyway.
+        if drawn.get("run_in_background") == Some(&Value::Bool(false)) {
+            drawn.remove("run_in_background");
+        }
+        let shaped = needs(d.as_tool)
+            .iter()
+            .all(|k| drawn.get(*k).is_some_and(Value::is_string));
+        if shaped {
+            hook.drawn_as = Some((d.as_tool.to_owned(), Value::Object(drawn)));
+        } else {
+            hook.card = Some(tool_card(&hook.tool_name));
+        }
+    }
+}
+
+impl HookAgent for ClaudeShaped {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn requester(&self) -> &'static str {
+        self.agent.requester
+    }
+
+    fn read(&self, installed_for: Option<&str>, payload: Value) -> Result<Hook, HookError> {
+        let p = self.in_claude_spelling(payload)?;
+        let mut call: HookPayload = serde_json::from_value(Value::Object(p))
+            .map_err(|e| HookError::Malformed(e.to_string()))?;
+        installed_event(installed_for, &call.hook_event_name)?;
+        let event = match named(&call.hook_event_name) {
+            Some(
+                e
+                @ (HookEvent::PreToolUse | HookEvent::PostToolUse | HookEvent::PostToolUseFailure),
+            ) => e,
+            _ => return Err(HookError::UnsupportedEvent(call.hook_event_name)),
+        };
+        call.agent = self.agent;
+        // An agent that sends no call id: one made from the call finds its approval again
+        // after it ran (the digest then tells the very call).
+        if call.tool_use_id.is_none() {
+            call.tool_use_id = Some(derived_call_id(&call.tool_name, &call.tool_input));
+        }
+        self.draw(&mut call);
+        let step = if event.is_after() {
+            Step::Ran(Box::new(call))
+        } else {
+            Step::Ask(Box::new(call))
+        };
+        Ok(Hook {
+            event: event.name().to_owned(),
+            step,
+        })
+    }
+
+    fn is_before(&self, event: &str) -> bool {
+        named(event).is_some_and(|e| !e.is_after())
+    }
+
+    fn asking_event(&self) -> &'static str {
+        HookEvent::PreToolUse.name()
+    }
+
+    fn event_in(&self, payload: &Value) -> Option<String> {
+        let named = |key: &str| payload.get(key).and_then(Value::as_str);
+        let theirs = self
+            .renamed
+            .iter()
+            .find(|(_, ours)| *ours == "hook_event_name")
+            .and_then(|(theirs, _)| named(theirs));
+        match (named("hook_event_name"), theirs) {
+            (Some(a), Some(b)) if a != b => None,
+            (a, b) => a.or(b).map(str::to_owned),
+        }
+    }
+
+    fn decided(&self, event: &str, verdict: Verdict<'_>) -> Reply {
+        if !self.is_before(event) {
+            return Reply::silent();
+        }
+        match verdict {
+            Verdict::Approved { digest } => Reply::print(pre_tool_use(
+                "allow",
+                &format!("Approved in Countersign ({digest})"),
+            )),
+            Verdict::Declined { reason } => deny(declined(reason)),
+        }
+    }
+
+    fn fall_back(&self, event: &str, _seen: Seen<'_>, why: &str) -> Reply {
+        if !self.is_before(event) {
+            return Reply::silent();
+        }
+        deny(not_asked(why))
+    }
+
+    fn shell(&self, _call: &HookPayload, var: &dyn Fn(&str) -> Option<String>) -> String {
+        (self.shell)(var)
+    }
+}
+
+/// For an agent whose shell the hook cannot see: the login shell (`$SHELL`) as it is named, so
+/// a command rule reads the command only when that is a POSIX shell, and the card says which;
+/// `unknown` (read by no rule) where it names none, and on Windows.
+pub fn login_shell_as_named(var: &dyn Fn(&str) -> Option<String>) -> String {
+    if cfg!(windows) {
+        return "unknown".into();
+    }
+    var("SHELL")
+        .and_then(|s| shell_named(&s))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The event `name` names, its first letter in either case: VS Code runs a hook installed in
+/// Copilot CLI's `preToolUse` for its own `PreToolUse`.
+fn named(name: &str) -> Option<HookEvent> {
+    let mut chars = name.chars();
+    let first = chars.next()?.to_ascii_uppercase();
+    HookEvent::named(&format!("{first}{}", chars.as_str()))
+}
+
+/// `PreToolUse`'s answer.
+fn pre_tool_use(decision: &str, reason: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    })
+}
+
+/// A refusal in both of the agent's words: `deny` on stdout, exit 2 with the reason on stderr.
+fn deny(reason: String) -> Reply {
+    Reply::print_refusing(pre_tool_use("deny", &reason), reason)
+}
+
+/// Whether a card was drawn as one of Claude Code's tools, for tests.
+#[cfg(test)]
+pub fn drawn_card(agent: &ClaudeShaped, payload: Value) -> Option<CallView> {
+    let hook = agent.read(None, payload).ok()?;
+    let (Step::Ask(call) | Step::Ran(call)) = hook.step else {
+        return None;
+    };
+    call.submission(1, &|_| crate::claude_code::FileState::Missing.into())
+        .ok()
+        .map(|s| s.call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{droid::DROID, qwen::QWEN, vscode::VSCODE};
+
+    fn pre(tool: &str, input: Value) -> Value {
+        json!({ "session_id": "s", "cwd": "/app", "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input })
+    }
+
+    #[test]
+    fn each_agents_own_tools_are_drawn_as_what_they_run() {
+        let shell = drawn_card(&QWEN, pre("run_shell_command", json!({ "command": "ls" })));
+        assert!(matches!(shell, Some(CallView::Terminal(t)) if t.command == "ls"));
+        let edit = json!({ "file_path": "/app/a", "old_str": "a", "new_str": "b" });
+        let edit = drawn_card(&DROID, pre("Edit", edit));
+        assert!(matches!(edit, Some(CallView::Diff(_))), "{edit:?}");
+        let create = json!({ "filePath": "/app/N.md", "content": "hi" });
+        let create = drawn_card(&VSCODE, pre("create_file", create));
+        assert!(matches!(create, Some(CallView::Diff(_))), "{create:?}");
+    }
+
+    /// A tool of the agent's that shares a name with one of Claude Code's is its own: Droid's
+    /// `Read` is not drawn as Claude Code's `Read`, nor Qwen's `Bash` (no such tool) as Bash.
+    #[test]
+    fn a_tool_is_never_read_as_claude_codes_by_its_name_alone() {
+        for (agent, tool) in [(&DROID, "Read"), (&QWEN, "Bash"), (&VSCODE, "Write")] {
+            let card = drawn_card(
+                agent,
+                pre(
+                    tool,
+                    json!({ "command": "rm -rf /", "file_path": "/x", "content": "" }),
+                ),
+            );
+            let Some(CallView::Generic(g)) = card else {
+                panic!("{tool}: {card:?}")
+            };
+            assert_eq!(g.title, format!("Use {tool}"));
+        }
+        // A drawn tool without its shape: its own card, with its input raw.
+        let odd = drawn_card(
+            &QWEN,
+            pre("run_shell_command", json!({ "command": ["rm", "-rf"] })),
+        );
+        assert!(matches!(odd, Some(CallView::Generic(_))), "{odd:?}");
+    }
+
+    #[test]
+    fn a_key_spelt_both_ways_with_two_values_is_refused() {
+        let mut p = pre("Execute", json!({ "command": "ls" }));
+        p["sessionId"] = json!("other");
+        assert!(DROID.read(None, p.clone()).is_err());
+        p["sessionId"] = json!("s");
+        assert!(DROID.read(None, p).is_ok());
+        // The event, as the hook knows it before reading: none where the two disagree.
+        let both = json!({ "hook_event_name": "PostToolUse", "hookEventName": "PreToolUse" });
+        assert_eq!(VSCODE.event_in(&both), None);
+        let camel = json!({ "hookEventName": "PreToolUse" });
+        assert_eq!(VSCODE.event_in(&camel).as_deref(), Some("PreToolUse"));
+    }
+
+    #[test]
+    fn no_decision_is_a_refusal_in_both_words_and_an_approval_only_allows() {
+        let no = QWEN.fall_back("PreToolUse", Seen::default(), "no console");
+        assert_eq!(no.exit, 2);
+        assert!(no.stderr.as_deref().unwrap().contains("no console"));
+        assert_eq!(
+            no.stdout.unwrap()["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+        // VS Code installs under Copilot CLI's `preToolUse`: the same event.
+        assert!(VSCODE.is_before("preToolUse"));
+        assert_eq!(VSCODE.fall_back("preToolUse", Seen::default(), "x").exit, 2);
+        assert_eq!(
+            VSCODE.fall_back("PostToolUse", Seen::default(), "x"),
+            Reply::silent()
+        );
+        let yes = DROID.decided("PreToolUse", Verdict::Approved { digest: "sha256:1" });
+        assert_eq!(yes.exit, 0);
+        assert_eq!(
+            yes.stdout.unwrap()["hookSpecificOutput"]["permissionDecision"],
+            "allow"
+        );
+    }
+}

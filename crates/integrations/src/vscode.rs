@@ -1,0 +1,94 @@
+//! VS Code's agent hooks, which the Copilot agent in VS Code runs before and after a tool
+//! (microsoft/vscode `src/vs/workbench/contrib/chat/common/promptSyntax/hookSchema.ts`
+//! @01272b92 `normalizeHookCommand`, `common/hooks/hooksExecutionService.ts` @bf85dde,
+//! `common/hooks/hooksTypes.ts` @bf85dde `preToolUseOutputValidator`,
+//! `browser/tools/languageModelToolsService.ts` @00e03ed0; microsoft/vscode-copilot-chat
+//! @31acd00a `src/platform/chat/node/hookExecutor.ts`, `src/platform/chat/common/hookCommandTypes.ts`,
+//! `src/extension/tools/node/createFileTool.tsx`, `replaceStringTool.tsx`;
+//! microsoft/vscode-docs `docs/agent-customization/hooks.md` @91e74cb).
+//!
+//! - Where: VS Code reads `~/.copilot/hooks/*.json` by default, in Copilot CLI's format too
+//!   (`bash` is the Linux and macOS command, `timeoutSec` the timeout), so the file `hook
+//!   install copilot` writes reaches it and runs `countersign hook copilot`; that hook tells a
+//!   VS Code payload by its shape and reads it here ([`sent_this`]). Matchers are not applied:
+//!   every hook runs for every tool.
+//! - `PreToolUse` asks: `{timestamp, cwd, sessionId, hookEventName, transcript_path?,
+//!   tool_name, tool_input, tool_use_id}` in VS Code's own runner; the extension's spells
+//!   `session_id` and `hook_event_name`. Both are read. `PostToolUse` reports what ran
+//!   (`tool_response`, the result's text).
+//! - The answer is read only from `hookSpecificOutput` (a flat `permissionDecision` is
+//!   ignored); exit 2 denies with stderr to the model; any other failure (a crash, a timeout
+//!   at `timeout` seconds, 30 by default, unreadable output) is a warning and the tool runs.
+//!   A hook's `ask` forces VS Code's confirmation even under auto-approve in the source read,
+//!   but which release first does so is not known here: with no decision the call is denied
+//!   with the reason.
+//! - Tools: `run_in_terminal` (`command`, `explanation`, `goal`, `isBackground`, `timeout`),
+//!   `create_file` (`filePath`, `content`) and `replace_string_in_file` (`filePath`,
+//!   `oldString`, `newString`, `explanation`) are drawn as Claude Code's Bash, Write and Edit;
+//!   `explanation` and `goal` are the model's words about its call, shown as its description
+//!   or left off the card (the raw input keeps them).
+
+use serde_json::Value;
+
+use crate::claude_shaped::{ClaudeShaped, Drawn, login_shell_as_named};
+use crate::hook::Agent;
+
+/// The requester name VS Code's calls are shown under.
+pub const REQUESTER: &str = "VS Code";
+
+/// VS Code's agent hooks.
+pub static VSCODE: ClaudeShaped = ClaudeShaped {
+    name: "vscode",
+    agent: Agent {
+        requester: REQUESTER,
+        prefix: "vscode",
+    },
+    renamed: &[
+        ("sessionId", "session_id"),
+        ("hookEventName", "hook_event_name"),
+    ],
+    drawn: &[
+        Drawn {
+            tool: "run_in_terminal",
+            as_tool: "Bash",
+            renamed: &[
+                ("explanation", "description"),
+                ("isBackground", "run_in_background"),
+            ],
+            left_off: &["goal"],
+        },
+        Drawn {
+            tool: "create_file",
+            as_tool: "Write",
+            renamed: &[("filePath", "file_path")],
+            left_off: &[],
+        },
+        Drawn {
+            tool: "replace_string_in_file",
+            as_tool: "Edit",
+            renamed: &[
+                ("filePath", "file_path"),
+                ("oldString", "old_string"),
+                ("newString", "new_string"),
+            ],
+            left_off: &["explanation"],
+        },
+    ],
+    shell,
+};
+
+/// Whether `payload` is VS Code's rather than that of the agent whose hook file VS Code ran
+/// (Copilot CLI's, Claude Code's): it spells its event `hookEventName`, or it carries both a
+/// text `timestamp` and a `tool_use_id`, which Copilot CLI's payloads (no call id) and Claude
+/// Code's (no timestamp) do not.
+pub fn sent_this(payload: &Value) -> bool {
+    payload.get("hookEventName").is_some()
+        || (payload.get("timestamp").is_some_and(Value::is_string)
+            && payload.get("tool_use_id").is_some()
+            && payload.get("hook_event_name").is_some())
+}
+
+/// `run_in_terminal` runs in the terminal's default profile, which the hook cannot see.
+fn shell(var: &dyn Fn(&str) -> Option<String>) -> String {
+    login_shell_as_named(var)
+}
