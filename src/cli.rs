@@ -24,7 +24,9 @@ use countersign_domain::limits::{DEFAULT_EXPIRY_S, MAX_EXPIRY_S};
 use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_engine::token::{TokenError, TokenStore};
 use countersign_integrations::claude_code::HookEvent;
-use countersign_integrations::{claude_code, codex, copilot, cursor, droid, gemini, qwen, vscode};
+use countersign_integrations::{
+    auggie, claude_code, codex, copilot, cursor, droid, gemini, goose, qwen, vscode,
+};
 
 /// Countersign: a person approves what AI agents run.
 #[derive(Debug, Parser)]
@@ -111,6 +113,10 @@ pub enum HookCommand {
     /// Answer one VS Code agent hook call (PreToolUse asks; PostToolUse records what ran). The
     /// hook `hook install vscode` writes is Copilot CLI's, which VS Code also runs.
     Vscode(AgentHookArgs),
+    /// Answer one Goose hook call (PreToolUse: the call goes on once approved, or is blocked).
+    Goose(AgentHookArgs),
+    /// Answer one Auggie hook call (PreToolUse: the call goes on once approved, or is blocked).
+    Auggie(AgentHookArgs),
     /// Add the hook to an agent's settings (keeps everything else; writes a backup).
     Install {
         #[arg(value_enum)]
@@ -118,7 +124,8 @@ pub enum HookCommand {
         /// The settings file (default: the agent's own in the home directory:
         /// ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json,
         /// ~/.cursor/hooks.json, ~/.copilot/hooks/countersign.json, ~/.qwen/settings.json,
-        /// ~/.factory/hooks.json; VS Code: Copilot CLI's file, which it reads).
+        /// ~/.factory/hooks.json, ~/.agents/plugins/countersign/hooks/hooks.json,
+        /// ~/.augment/settings.json; VS Code: Copilot CLI's file, which it reads).
         #[arg(long)]
         settings: Option<PathBuf>,
         /// Seconds the hook waits for a person.
@@ -218,6 +225,8 @@ pub enum Agent {
     Qwen,
     Droid,
     Vscode,
+    Goose,
+    Auggie,
 }
 
 impl Agent {
@@ -232,6 +241,8 @@ impl Agent {
             Agent::Qwen => "qwen",
             Agent::Droid => "droid",
             Agent::Vscode => "vscode",
+            Agent::Goose => "goose",
+            Agent::Auggie => "auggie",
         }
     }
 }
@@ -327,6 +338,8 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Hook(HookCommand::Qwen(a)) => agent_hook(resolved, &qwen::QWEN, a).await,
         Command::Hook(HookCommand::Droid(a)) => agent_hook(resolved, &droid::DROID, a).await,
         Command::Hook(HookCommand::Vscode(a)) => agent_hook(resolved, &vscode::VSCODE, a).await,
+        Command::Hook(HookCommand::Goose(a)) => agent_hook(resolved, &goose::GOOSE, a).await,
+        Command::Hook(HookCommand::Auggie(a)) => agent_hook(resolved, &auggie::AUGGIE, a).await,
         // The agent runs even without a data directory: the editor then decides every request.
         Command::Acp(AcpArgs { name, command }) => {
             let dir = match resolved {
@@ -350,7 +363,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             | HookCommand::Copilot(_)
             | HookCommand::Qwen(_)
             | HookCommand::Droid(_)
-            | HookCommand::Vscode(_),
+            | HookCommand::Vscode(_)
+            | HookCommand::Goose(_)
+            | HookCommand::Auggie(_),
         ) => Err(CliError::Usage("the agent's hook is answered above".into())),
         Command::Hook(HookCommand::Install {
             agent,

@@ -35,7 +35,7 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
 }
 
 /// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
-pub const AGENTS: [&str; 8] = [
+pub const AGENTS: [&str; 10] = [
     "claude-code",
     "codex",
     "gemini",
@@ -44,6 +44,8 @@ pub const AGENTS: [&str; 8] = [
     "qwen",
     "droid",
     "vscode",
+    "goose",
+    "auggie",
 ];
 
 /// Where an agent reads its hooks, and how an entry is written.
@@ -66,6 +68,12 @@ struct Target {
     /// Another agent whose hook file this agent reads, which its install writes (VS Code
     /// reads Copilot CLI's folder).
     hooks_of: Option<&'static str>,
+    /// The agent runs a script file, not a command line (Auggie): the install writes one per
+    /// event beside the settings, and the entry names its path.
+    script: bool,
+    /// How many folders above the settings file are Countersign's own (Goose's plugin folder),
+    /// taken out with the file when they hold nothing else.
+    own_dirs: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -109,6 +117,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "claude",
             marks: &[".claude.json"],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // Codex reads `hooks.json` beside its config, as well as config.toml's [hooks]: the
         // JSON form keeps TOML editing out (developers.openai.com/codex/hooks).
@@ -133,6 +143,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "codex",
             marks: &[".codex/config.toml", ".codex/auth.json"],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // Gemini CLI: the `hooks` of ~/.gemini/settings.json; timeouts in milliseconds.
         // `GEMINI_CLI_HOME` stands for the home directory (packages/core/src/utils/paths.ts).
@@ -153,6 +165,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "gemini",
             marks: &[".gemini/oauth_creds.json", ".gemini/installation_id"],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // Cursor: ~/.cursor/hooks.json (cursor.com/docs/hooks).
         // Its documentation names no override of where user hooks live.
@@ -170,6 +184,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "cursor-agent",
             marks: &[".cursor/extensions", ".config/Cursor"],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // Copilot CLI reads every file in ~/.copilot/hooks/, or $COPILOT_HOME/hooks/ "if
         // `COPILOT_HOME` is set" (github/docs, hooks reference).
@@ -186,6 +202,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "copilot",
             marks: &[".copilot/config.json"],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // Qwen Code: the `hooks` of ~/.qwen/settings.json (docs/users/configuration/settings.md,
         // "Settings files"); command hooks' timeouts in milliseconds (hooks.md "Command
@@ -208,6 +226,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "qwen",
             marks: &[],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // Factory Droid: ~/.factory/hooks.json, or the `hooks` of ~/.factory/settings.json
         // where there is no hooks.json (docs.factory.ai/harness/hooks, "Configuration"; see
@@ -225,6 +245,8 @@ fn target(agent: &str) -> Option<Target> {
             program: "droid",
             marks: &[],
             hooks_of: None,
+            script: false,
+            own_dirs: 0,
         },
         // VS Code's agent hooks read ~/.copilot/hooks/*.json, Copilot CLI's format included
         // (microsoft/vscode `promptSyntax/hookSchema.ts` `normalizeHookCommand`): one file
@@ -242,9 +264,71 @@ fn target(agent: &str) -> Option<Target> {
             program: "code",
             marks: &[".vscode/extensions", ".config/Code"],
             hooks_of: Some("copilot"),
+            script: false,
+            own_dirs: 0,
+        },
+        // Goose: a plugin of its own, ~/.agents/plugins/countersign/hooks/hooks.json
+        // (hooks.md "Where Hooks Live"; the folder's name is the plugin's). No matcher (a bare
+        // "*" is an invalid regex that Goose skips); `on_failure: "block"` so that a hook that
+        // cannot decide blocks the call; timeouts in seconds.
+        "goose" => Target {
+            title: "Goose",
+            file: &[".agents", "plugins", "countersign", "hooks", "hooks.json"],
+            home_var: None,
+            events: &[("PreToolUse", true)],
+            shape: Shape::Grouped {
+                matcher: None,
+                millis: false,
+                fail_closed: Some(("on_failure", "block")),
+            },
+            program: "goose",
+            marks: &[".config/goose"],
+            hooks_of: None,
+            script: false,
+            own_dirs: 2,
+        },
+        // Auggie: the `hooks` of ~/.augment/settings.json; each hook's command is the path of
+        // an executable `.sh` file (docs.augmentcode.com/cli/hooks, "Script Requirements");
+        // timeouts in milliseconds; a matcher is a regex on the tool name (".*": every tool).
+        "auggie" => Target {
+            title: "Auggie",
+            file: &[".augment", "settings.json"],
+            home_var: None,
+            events: &[("PreToolUse", true)],
+            shape: Shape::Grouped {
+                matcher: Some(".*"),
+                millis: true,
+                fail_closed: None,
+            },
+            program: "auggie",
+            marks: &[],
+            hooks_of: None,
+            script: true,
+            own_dirs: 0,
         },
         _ => return None,
     })
+}
+
+/// The script Auggie runs for `event`, beside its settings file `settings`.
+fn script_path(settings: &Path, agent: &str, event: &str) -> PathBuf {
+    let dir = settings.parent().unwrap_or(Path::new("."));
+    dir.join(format!("countersign-hook-{agent}-{event}.sh"))
+}
+
+/// Writes the script that runs `cmd`, executable by its owner only.
+fn write_script(path: &Path, cmd: &str) -> Result<(), SetupError> {
+    let text = format!(
+        "#!/bin/sh\n# Countersign's hook: `countersign hook uninstall` takes it out.\nexec {cmd}\n"
+    );
+    write_private(path, text.as_bytes()).map_err(io(format!("cannot write {}", path.display())))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+            .map_err(io(format!("cannot make {} executable", path.display())))?;
+    }
+    Ok(())
 }
 
 /// Droid reads the `hooks` of its settings.json only where there is no hooks.json beside it
@@ -486,10 +570,15 @@ fn command_line(
 /// on the command line).
 fn is_ours(agent: &str, entry: &Value) -> bool {
     let marker = format!("hook {agent} ");
+    let script = format!("countersign-hook-{agent}-");
     ["command", "bash", "powershell"].iter().any(|k| {
-        entry[*k]
-            .as_str()
-            .is_some_and(|c| c.contains("countersign") && c.contains(&marker))
+        entry[*k].as_str().is_some_and(|c| {
+            (c.contains("countersign") && c.contains(&marker))
+                || Path::new(c)
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&script) && n.ends_with(".sh"))
+        })
     })
 }
 
@@ -560,7 +649,16 @@ pub fn install(
         .ok_or_else(|| refused("\"hooks\" is not an object".into()))?;
     let mut commands = BTreeMap::new();
     for (event, asks) in t.events {
-        let cmd = command(agent, program, data_dir, wait, event)?;
+        let mut cmd = command(agent, program, data_dir, wait, event)?;
+        if t.script {
+            let script = script_path(&path, agent, event);
+            if let Some(parent) = script.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(io(format!("cannot create {}", parent.display())))?;
+            }
+            write_script(&script, &cmd)?;
+            cmd = script.display().to_string();
+        }
         commands.insert(*event, cmd.clone());
         // Asking waits for a person: the agent must wait longer, or it goes on without an
         // answer (Copilot CLI, Gemini CLI and Cursor run the call on a timeout).
@@ -731,17 +829,36 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
             // The person's own file as it was: the same bytes.
             Some(text) => write_text(&path, old.as_deref(), &text)?,
             // A file the install made, holding nothing else: gone again.
+            // It held Countersign's entries alone: nothing of the person's to back up.
             None if v == fresh => {
-                let backup = keep_backup(&path, old.as_deref())?;
                 std::fs::remove_file(&path)
                     .map_err(io(format!("cannot remove {}", path.display())))?;
-                backup
+                // Countersign's own folders go too, when they hold nothing else.
+                let mut dir = path.parent();
+                for _ in 0..t.own_dirs {
+                    let Some(d) = dir else { break };
+                    if std::fs::remove_dir(d).is_err() {
+                        break;
+                    }
+                    dir = d.parent();
+                }
+                None
             }
             None => write_settings(&path, old.as_deref(), &v)?,
         }
     } else {
         None
     };
+    if t.script {
+        for (event, _) in t.events {
+            let script = script_path(&path, agent, event);
+            match std::fs::remove_file(&script) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io(format!("cannot remove {}", script.display()))(e)),
+            }
+        }
+    }
     Ok(Removed {
         settings: path,
         backup,

@@ -42,6 +42,16 @@ pub struct Drawn {
     pub left_off: &'static [&'static str],
 }
 
+/// How the agent reads an answer before a call.
+pub enum Answers {
+    /// `hookSpecificOutput.permissionDecision` `allow` or `deny` (Qwen Code, Droid, VS Code).
+    PermissionDecision,
+    /// Only `deny` exists (Auggie): an approval is no objection, printed as nothing.
+    DenyOnly,
+    /// `{"decision": "allow" | "block", "reason"}` (Goose).
+    Decision,
+}
+
 /// An agent whose hook is Claude Code's in shape.
 pub struct ClaudeShaped {
     /// The name in `countersign hook <name>`.
@@ -53,6 +63,10 @@ pub struct ClaudeShaped {
     pub drawn: &'static [Drawn],
     /// The shell the agent runs its shell tool in, from the variables the hook was given.
     pub shell: fn(&Vars<'_>) -> String,
+    pub answers: Answers,
+    /// The payload names no `cwd` but its workspace's folders (`workspace_roots`): the first
+    /// is the call's project.
+    pub cwd_from_roots: bool,
 }
 
 /// The keys each drawn tool needs, as strings, to be drawn as Claude Code's.
@@ -87,6 +101,17 @@ impl ClaudeShaped {
                 _ => {
                     p.insert((*ours).to_owned(), v);
                 }
+            }
+        }
+        if self.cwd_from_roots && !p.contains_key("cwd") {
+            let first = p
+                .get("workspace_roots")
+                .and_then(Value::as_array)
+                .and_then(|r| r.first())
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if let Some(root) = first {
+                p.insert("cwd".into(), Value::String(root));
             }
         }
         Ok(p)
@@ -196,11 +221,15 @@ impl HookAgent for ClaudeShaped {
             return Reply::silent();
         }
         match verdict {
-            Verdict::Approved { digest } => Reply::print(pre_tool_use(
-                "allow",
-                &format!("Approved in Countersign ({digest})"),
-            )),
-            Verdict::Declined { reason } => deny(declined(reason)),
+            Verdict::Approved { digest } => {
+                let why = format!("Approved in Countersign ({digest})");
+                match self.answers {
+                    Answers::PermissionDecision => Reply::print(pre_tool_use("allow", &why)),
+                    Answers::DenyOnly => Reply::silent(),
+                    Answers::Decision => Reply::print(json!({ "decision": "allow" })),
+                }
+            }
+            Verdict::Declined { reason } => self.deny(declined(reason)),
         }
     }
 
@@ -208,7 +237,7 @@ impl HookAgent for ClaudeShaped {
         if !self.is_before(event) {
             return Reply::silent();
         }
-        deny(not_asked(why))
+        self.deny(not_asked(why))
     }
 
     fn shell(&self, _call: &HookPayload, var: &dyn Fn(&str) -> Option<String>) -> String {
@@ -247,9 +276,16 @@ fn pre_tool_use(decision: &str, reason: &str) -> Value {
     })
 }
 
-/// A refusal in both of the agent's words: `deny` on stdout, exit 2 with the reason on stderr.
-fn deny(reason: String) -> Reply {
-    Reply::print_refusing(pre_tool_use("deny", &reason), reason)
+impl ClaudeShaped {
+    /// A refusal in both of the agent's words: its `deny` (or `block`) on stdout, exit 2 with
+    /// the reason on stderr.
+    fn deny(&self, reason: String) -> Reply {
+        let out = match self.answers {
+            Answers::PermissionDecision | Answers::DenyOnly => pre_tool_use("deny", &reason),
+            Answers::Decision => json!({ "decision": "block", "reason": reason }),
+        };
+        Reply::print_refusing(out, reason)
+    }
 }
 
 /// Whether a card was drawn as one of Claude Code's tools, for tests.

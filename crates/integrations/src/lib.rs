@@ -7,6 +7,7 @@
 
 pub mod acp;
 mod asked;
+pub mod auggie;
 pub mod claude_code;
 pub mod claude_shaped;
 pub mod codex;
@@ -14,6 +15,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod droid;
 pub mod gemini;
+pub mod goose;
 pub mod hook;
 pub mod qwen;
 pub mod vscode;
@@ -29,7 +31,7 @@ use hook::HookAgent as _;
 use serde_json::{Map, Value};
 
 /// Every agent that reaches the inbox through `countersign hook <name>`.
-pub fn hook_agents() -> [&'static dyn hook::HookAgent; 8] {
+pub fn hook_agents() -> [&'static dyn hook::HookAgent; 10] {
     [
         &claude_code::ClaudeCode,
         &codex::Codex,
@@ -39,6 +41,8 @@ pub fn hook_agents() -> [&'static dyn hook::HookAgent; 8] {
         &qwen::QWEN,
         &droid::DROID,
         &vscode::VSCODE,
+        &goose::GOOSE,
+        &auggie::AUGGIE,
     ]
 }
 

@@ -24,7 +24,7 @@
 //!   (`file_path`, `old_string`, `new_string`, `replace_all`) are drawn as Claude Code's Bash,
 //!   Write and Edit; MCP tools are `mcp__<server>__<tool>`.
 
-use crate::claude_shaped::{ClaudeShaped, Drawn};
+use crate::claude_shaped::{Answers, ClaudeShaped, Drawn};
 use crate::hook::Agent;
 
 /// The requester name Qwen Code's calls are shown under.
@@ -65,6 +65,8 @@ pub static QWEN: ClaudeShaped = ClaudeShaped {
         },
     ],
     shell,
+    answers: Answers::PermissionDecision,
+    cwd_from_roots: false,
 };
 
 /// `getShellConfiguration()` (`shell-utils.ts`): `bash -c` on Linux and macOS; on Windows,

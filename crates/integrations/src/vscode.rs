@@ -30,7 +30,7 @@
 
 use serde_json::Value;
 
-use crate::claude_shaped::{ClaudeShaped, Drawn, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name VS Code's calls are shown under.
@@ -75,6 +75,8 @@ pub static VSCODE: ClaudeShaped = ClaudeShaped {
         },
     ],
     shell,
+    answers: Answers::PermissionDecision,
+    cwd_from_roots: false,
 };
 
 /// Whether `payload` is VS Code's rather than that of the agent whose hook file VS Code ran

@@ -1,4 +1,5 @@
-//! Qwen Code, Factory Droid and VS Code, whose hooks take Claude Code's shape: each payload
+//! Qwen Code, Factory Droid, VS Code, Goose and Auggie, whose hooks take Claude Code's shape
+//! (Goose and Auggie can only block: an approval lets the call go on): each payload
 //! fixture (`tests/fixtures/hooks`, from each agent's documentation or source) through the
 //! real `countersign hook <agent>` with no console, with a console that decides, and
 //! installed then removed on real settings files.
@@ -42,10 +43,15 @@ fn decision(json: &Option<Value>) -> Option<&str> {
         .as_str()
 }
 
-/// A refusal as these agents read it: `deny` in the JSON, exit 2 with the reason on stderr.
+/// A refusal as these agents read it: `deny` (Goose: `block`) in the JSON, exit 2 with the
+/// reason on stderr.
 fn assert_refused(out: &Output, reason: &str, case: &str) {
     let (json, code, stderr) = answer(out);
-    assert_eq!(decision(&json), Some("deny"), "{case}: {json:?}");
+    let block = json.as_ref().and_then(|j| j.get("decision"));
+    assert!(
+        decision(&json) == Some("deny") || block == Some(&json!("block")),
+        "{case}: {json:?}"
+    );
     assert_eq!(code, Some(2), "{case}: {stderr}");
     assert!(stderr.contains(reason), "{case}: {stderr}");
     assert!(
@@ -55,14 +61,29 @@ fn assert_refused(out: &Output, reason: &str, case: &str) {
 }
 
 /// Every pre-call fixture, by agent.
-const ASKED: [(&str, &str); 6] = [
+const ASKED: [(&str, &str); 9] = [
     ("qwen", "qwen-pre-shell"),
     ("qwen", "qwen-pre-write"),
     ("droid", "droid-pre-execute"),
     ("droid", "droid-pre-edit-camel"),
     ("vscode", "vscode-pre-terminal"),
     ("vscode", "vscode-pre-create"),
+    ("goose", "goose-pre-shell"),
+    ("goose", "goose-pre-edit"),
+    ("auggie", "auggie-pre-launch"),
 ];
+
+/// An approval as each agent reads it: `allow` (Goose's own word for it), or for Auggie,
+/// which has no `allow`, nothing at all; exit 0 either way.
+fn assert_approved(agent: &str, out: &Output, case: &str) {
+    let (json, code, stderr) = answer(out);
+    assert_eq!(code, Some(0), "{case}: {stderr}");
+    match agent {
+        "goose" => assert_eq!(json, Some(json!({ "decision": "allow" })), "{case}"),
+        "auggie" => assert_eq!(json, None, "{case}"),
+        _ => assert_eq!(decision(&json), Some("allow"), "{case}"),
+    }
+}
 
 /// No console, or a payload that cannot be read: every agent is refused with why, never
 /// allowed; VS Code's payload through Copilot CLI's hook file (which VS Code runs) too.
@@ -164,6 +185,34 @@ async fn each_agent_asks_in_the_inbox_and_is_answered_in_its_own_words() {
             "VS Code",
             "hi\n",
         ),
+        (
+            "goose",
+            "goose-pre-shell",
+            "goose.developer__shell",
+            "Goose",
+            "rg TODO",
+        ),
+        (
+            "goose",
+            "goose-pre-edit",
+            "goose.developer__edit",
+            "Goose",
+            "let a = 2;",
+        ),
+        (
+            "auggie",
+            "auggie-pre-launch",
+            "auggie.launch-process",
+            "Auggie",
+            "git status",
+        ),
+        (
+            "auggie",
+            "auggie-pre-launch",
+            "auggie.launch-process",
+            "Auggie",
+            "git status",
+        ),
     ];
     for (i, (agent, name, address, requester, shown)) in cases.into_iter().enumerate() {
         let (d, p) = (dir.clone(), fixture(name));
@@ -188,10 +237,7 @@ async fn each_agent_asks_in_the_inbox_and_is_answered_in_its_own_words() {
         }
         if i % 2 == 0 {
             decide(&server.console, &a, Decision::Approve).await;
-            let out = run.await.unwrap();
-            let (json, code, _) = answer(&out);
-            assert_eq!(decision(&json), Some("allow"), "{name}");
-            assert_eq!(code, Some(0), "{name}");
+            assert_approved(agent, &run.await.unwrap(), name);
         } else {
             let reason = Some("not in this branch".to_owned());
             decide(&server.console, &a, Decision::Decline { reason }).await;
@@ -289,12 +335,16 @@ fn install_then_remove_leaves_each_file_as_it_was() {
     let home = tmp.path().join("home");
     // (agent, its file, the person's own text: odd spacing, their own hooks, key order)
     let theirs = "{\n  \"model\": { \"name\": \"qwen3-coder\" },\n\t\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}]},\n  \"a\": 1\n}";
-    let cases: [(&str, PathBuf, Option<&str>); 5] = [
+    let goose = home.join(".agents/plugins/countersign/hooks/hooks.json");
+    let cases: Vec<(&str, PathBuf, Option<&str>)> = vec![
         ("qwen", home.join(".qwen/settings.json"), Some(theirs)),
         ("qwen", home.join(".qwen/settings.json"), None),
         ("droid", home.join(".factory/hooks.json"), Some(theirs)),
         ("droid", home.join(".factory/hooks.json"), None),
         ("vscode", home.join(".copilot/hooks/countersign.json"), None),
+        ("goose", goose.clone(), None),
+        ("auggie", home.join(".augment/settings.json"), Some(theirs)),
+        ("auggie", home.join(".augment/settings.json"), None),
     ];
     for (agent, file, before) in cases {
         let case = format!("{agent} {before:?}");
@@ -350,9 +400,69 @@ fn install_then_remove_leaves_each_file_as_it_was() {
                 assert!(entry["timeoutSec"].as_u64().unwrap() > 600, "{case}");
                 assert!(done["note"].as_str().unwrap().contains("VS Code"), "{case}");
             }
+            "goose" => {
+                let entry = &v["hooks"]["PreToolUse"][0];
+                // No matcher: Goose skips a rule whose matcher is not a regex ("*").
+                assert_eq!(entry.get("matcher"), None, "{case}");
+                assert_eq!(entry["hooks"][0]["on_failure"], "block", "{case}");
+                assert!(
+                    entry["hooks"][0]["timeout"].as_u64().unwrap() > 600,
+                    "{case}"
+                );
+            }
+            "auggie" => {
+                // The path of an executable script that runs the hook.
+                let script = PathBuf::from(
+                    v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+                        .as_str()
+                        .unwrap(),
+                );
+                assert_eq!(script.extension().unwrap(), "sh", "{case}");
+                let text = std::fs::read_to_string(&script).unwrap();
+                assert!(text.starts_with("#!/bin/sh\n"), "{case}: {text}");
+                assert!(
+                    text.contains("hook auggie --event PreToolUse"),
+                    "{case}: {text}"
+                );
+                use std::os::unix::fs::PermissionsExt as _;
+                let mode = std::fs::metadata(&script).unwrap().permissions().mode();
+                assert_eq!(mode & 0o777, 0o700, "{case}");
+                // It runs: with no console behind it, Auggie's refusal.
+                let out = Command::new(&script)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .env_remove("COUNTERSIGN_DATA_DIR")
+                    .env("HOME", &home)
+                    .spawn()
+                    .and_then(|mut c| {
+                        use std::io::Write as _;
+                        let _ = c
+                            .stdin
+                            .take()
+                            .unwrap()
+                            .write_all(fixture("auggie-pre-launch").as_bytes());
+                        c.wait_with_output()
+                    })
+                    .unwrap();
+                assert_refused(&out, "Countersign could not ask", &case);
+            }
             _ => unreachable!(),
         }
         run_as(&home, &["hook", "remove", agent]);
+        if agent == "auggie" {
+            let scripts: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".sh"))
+                .collect();
+            assert!(scripts.is_empty(), "{case}: {scripts:?}");
+        }
+        if agent == "goose" {
+            // Its plugin folder goes with it.
+            assert!(!home.join(".agents/plugins/countersign").exists(), "{case}");
+            assert!(home.join(".agents/plugins").exists(), "{case}");
+        }
         match before {
             Some(text) => assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "{case}"),
             None => assert!(!file.exists(), "{case}: left behind"),

@@ -168,6 +168,20 @@ fn cases() -> Vec<Case> {
             Some(("/hookSpecificOutput/permissionDecision", "deny")),
             2,
         ),
+        (
+            "goose",
+            "PreToolUse",
+            fixture("goose-pre-shell"),
+            Some(("/decision", "block")),
+            2,
+        ),
+        (
+            "auggie",
+            "PreToolUse",
+            fixture("auggie-pre-launch"),
+            Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            2,
+        ),
         // VS Code running Copilot CLI's hook file: answered as VS Code.
         (
             "copilot",
