@@ -25,7 +25,8 @@ use countersign_engine::data_dir::{DataDir, DataDirError};
 use countersign_engine::token::{TokenError, TokenStore};
 use countersign_integrations::claude_code::HookEvent;
 use countersign_integrations::{
-    auggie, claude_code, codex, copilot, cursor, droid, gemini, goose, qwen, vscode,
+    amp, auggie, claude_code, cline, codex, copilot, cursor, droid, gemini, goose, kiro, qwen,
+    vscode, windsurf,
 };
 
 /// Countersign: a person approves what AI agents run.
@@ -117,6 +118,16 @@ pub enum HookCommand {
     Goose(AgentHookArgs),
     /// Answer one Auggie hook call (PreToolUse: the call goes on once approved, or is blocked).
     Auggie(AgentHookArgs),
+    /// Answer one Kiro CLI hook call (preToolUse: the call goes on once approved, or is
+    /// blocked).
+    Kiro(AgentHookArgs),
+    /// Answer one Windsurf Cascade hook call (pre_run_command, pre_write_code,
+    /// pre_mcp_tool_use: the call goes on once approved, or is blocked).
+    Windsurf(AgentHookArgs),
+    /// Answer one call Amp delegates (amp.permissions: exit 0 allows, 2 rejects).
+    Amp(AgentHookArgs),
+    /// Answer one Cline PreToolUse hook call (a decline stops Cline's task).
+    Cline(AgentHookArgs),
     /// Add the hook to an agent's settings (keeps everything else; writes a backup).
     Install {
         #[arg(value_enum)]
@@ -125,7 +136,9 @@ pub enum HookCommand {
         /// ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json,
         /// ~/.cursor/hooks.json, ~/.copilot/hooks/countersign.json, ~/.qwen/settings.json,
         /// ~/.factory/hooks.json, ~/.agents/plugins/countersign/hooks/hooks.json,
-        /// ~/.augment/settings.json; VS Code: Copilot CLI's file, which it reads).
+        /// ~/.augment/settings.json, ~/.codeium/windsurf/hooks.json, ~/.config/amp/settings.json,
+        /// ~/Documents/Cline/Hooks/PreToolUse; Kiro CLI: none, name the agent's file; VS Code:
+        /// Copilot CLI's file, which it reads).
         #[arg(long)]
         settings: Option<PathBuf>,
         /// Seconds the hook waits for a person.
@@ -227,6 +240,10 @@ pub enum Agent {
     Vscode,
     Goose,
     Auggie,
+    Kiro,
+    Windsurf,
+    Amp,
+    Cline,
 }
 
 impl Agent {
@@ -243,6 +260,10 @@ impl Agent {
             Agent::Vscode => "vscode",
             Agent::Goose => "goose",
             Agent::Auggie => "auggie",
+            Agent::Kiro => "kiro",
+            Agent::Windsurf => "windsurf",
+            Agent::Amp => "amp",
+            Agent::Cline => "cline",
         }
     }
 }
@@ -340,6 +361,12 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Hook(HookCommand::Vscode(a)) => agent_hook(resolved, &vscode::VSCODE, a).await,
         Command::Hook(HookCommand::Goose(a)) => agent_hook(resolved, &goose::GOOSE, a).await,
         Command::Hook(HookCommand::Auggie(a)) => agent_hook(resolved, &auggie::AUGGIE, a).await,
+        Command::Hook(HookCommand::Kiro(a)) => agent_hook(resolved, &kiro::KIRO, a).await,
+        Command::Hook(HookCommand::Windsurf(a)) => {
+            agent_hook(resolved, &windsurf::Windsurf, a).await
+        }
+        Command::Hook(HookCommand::Amp(a)) => agent_hook(resolved, &amp::Amp, a).await,
+        Command::Hook(HookCommand::Cline(a)) => agent_hook(resolved, &cline::Cline, a).await,
         // The agent runs even without a data directory: the editor then decides every request.
         Command::Acp(AcpArgs { name, command }) => {
             let dir = match resolved {
@@ -365,7 +392,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             | HookCommand::Droid(_)
             | HookCommand::Vscode(_)
             | HookCommand::Goose(_)
-            | HookCommand::Auggie(_),
+            | HookCommand::Auggie(_)
+            | HookCommand::Kiro(_)
+            | HookCommand::Windsurf(_)
+            | HookCommand::Amp(_)
+            | HookCommand::Cline(_),
         ) => Err(CliError::Usage("the agent's hook is answered above".into())),
         Command::Hook(HookCommand::Install {
             agent,

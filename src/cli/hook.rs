@@ -63,9 +63,14 @@ pub async fn run(
         ),
     };
     let (raw, read) = read_payload();
-    let value = read.and_then(|()| {
-        serde_json::from_slice::<Value>(&raw).map_err(|e| format!("not a JSON payload: {e}"))
-    });
+    let value = read
+        .and_then(|()| {
+            serde_json::from_slice::<Value>(&raw).map_err(|e| format!("not a JSON payload: {e}"))
+        })
+        .map(|v| {
+            let cwd = std::env::current_dir().ok();
+            agent.payload_from(v, &|k| std::env::var(k).ok(), cwd.as_deref())
+        });
     // Another agent that runs this agent's hooks (Copilot CLI and Cursor run Claude Code's) is
     // answered in its own words.
     let agent = value

@@ -3,6 +3,7 @@
 //! and `hook install|uninstall` on real settings files. Each agent's fail-safe answer is tried
 //! with no console, an unreadable payload and an event the hook was not installed for.
 
+mod blockers;
 mod claude_shaped;
 mod doors;
 

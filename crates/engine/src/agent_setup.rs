@@ -16,6 +16,7 @@ use ts_rs::TS;
 
 use crate::private_file::write_private;
 use countersign_domain::limits::{HOOK_RECORD_TIMEOUT_S, HOOK_TIMEOUT_PAST_WAIT_S};
+use countersign_integrations::{amp, cline};
 
 /// Why an install or uninstall changed nothing.
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +36,7 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
 }
 
 /// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
-pub const AGENTS: [&str; 10] = [
+pub const AGENTS: [&str; 14] = [
     "claude-code",
     "codex",
     "gemini",
@@ -46,6 +47,10 @@ pub const AGENTS: [&str; 10] = [
     "vscode",
     "goose",
     "auggie",
+    "kiro",
+    "windsurf",
+    "amp",
+    "cline",
 ];
 
 /// Where an agent reads its hooks, and how an entry is written.
@@ -92,6 +97,15 @@ enum Shape {
     /// Copilot CLI: a file of its own, `{"version": 1, "hooks": {event: [{"type": "command",
     /// "bash", "powershell", "timeoutSec"}]}}`.
     OwnFile,
+    /// Kiro CLI's agent file: `{"hooks": {event: [{"command", "timeout_ms",
+    /// "cache_ttl_seconds"}]}}`.
+    Kiro,
+    /// Windsurf: `{"hooks": {event: [{"command", "show_output"}]}}`, no timeout.
+    Windsurf,
+    /// Amp: a rule first in the `amp.permissions` list, delegating every tool to a script.
+    AmpRules,
+    /// Cline: the hook is itself the file, an executable script named for its event.
+    HookScript,
 }
 
 fn target(agent: &str) -> Option<Target> {
@@ -306,9 +320,74 @@ fn target(agent: &str) -> Option<Target> {
             script: true,
             own_dirs: 0,
         },
+        // Kiro CLI: `hooks.preToolUse` in an agent's own file, which the person names
+        // (kiro.dev/docs/cli/hooks); no file of all agents' to default to.
+        "kiro" => Target {
+            title: "Kiro CLI",
+            file: &[],
+            home_var: None,
+            events: &[("preToolUse", true)],
+            shape: Shape::Kiro,
+            program: "kiro-cli",
+            marks: &[".kiro"],
+            hooks_of: None,
+            script: false,
+            own_dirs: 0,
+        },
+        // Windsurf: ~/.codeium/windsurf/hooks.json (docs.windsurf.com/windsurf/cascade/hooks).
+        "windsurf" => Target {
+            title: "Windsurf",
+            file: &[".codeium", "windsurf", "hooks.json"],
+            home_var: None,
+            events: &[
+                ("pre_run_command", true),
+                ("pre_write_code", true),
+                ("pre_mcp_tool_use", true),
+            ],
+            shape: Shape::Windsurf,
+            program: "windsurf",
+            marks: &[".codeium/windsurf/mcp_config.json", ".windsurf"],
+            hooks_of: None,
+            script: false,
+            own_dirs: 0,
+        },
+        // Amp: `amp.permissions` in ~/.config/amp/settings.json (where Amp keeps its settings
+        // on Linux and macOS: not in the pages of Amp's own read here, but in every
+        // integration that edits them).
+        "amp" => Target {
+            title: "Amp",
+            file: &[".config", "amp", "settings.json"],
+            home_var: None,
+            events: &[(amp::DELEGATE, true)],
+            shape: Shape::AmpRules,
+            program: "amp",
+            marks: &[".local/share/amp", ".cache/amp"],
+            hooks_of: None,
+            script: false,
+            own_dirs: 0,
+        },
+        // Cline: an executable `PreToolUse` in ~/Documents/Cline/Hooks (docs/customization/
+        // hooks.mdx; hook-factory.ts `findUnixHook`).
+        "cline" => Target {
+            title: "Cline",
+            file: &["Documents", "Cline", "Hooks", "PreToolUse"],
+            home_var: None,
+            events: &[(cline::PRE_TOOL_USE, true)],
+            shape: Shape::HookScript,
+            program: "cline",
+            marks: &["Documents/Cline", ".cline"],
+            hooks_of: None,
+            script: false,
+            own_dirs: 0,
+        },
         _ => return None,
     })
 }
+
+/// Cline runs a hook for 30 s and then lets the call run (hook-factory.ts
+/// `HOOK_EXECUTION_TIMEOUT_MS`): its hook waits this long for a person, so that it answers
+/// within `HOOK_ANSWER_PAST_WAIT_S` more, before that.
+pub const CLINE_WAIT_S: u64 = 15;
 
 /// The script Auggie runs for `event`, beside its settings file `settings`.
 fn script_path(settings: &Path, agent: &str, event: &str) -> PathBuf {
@@ -316,11 +395,16 @@ fn script_path(settings: &Path, agent: &str, event: &str) -> PathBuf {
     dir.join(format!("countersign-hook-{agent}-{event}.sh"))
 }
 
+/// The text of the script that runs `cmd`.
+fn script_text(cmd: &str) -> String {
+    format!(
+        "#!/bin/sh\n# Countersign's hook: `countersign hook uninstall` takes it out.\nexec {cmd}\n"
+    )
+}
+
 /// Writes the script that runs `cmd`, executable by its owner only.
 fn write_script(path: &Path, cmd: &str) -> Result<(), SetupError> {
-    let text = format!(
-        "#!/bin/sh\n# Countersign's hook: `countersign hook uninstall` takes it out.\nexec {cmd}\n"
-    );
+    let text = script_text(cmd);
     write_private(path, text.as_bytes()).map_err(io(format!("cannot write {}", path.display())))?;
     #[cfg(unix)]
     {
@@ -358,6 +442,13 @@ fn target_of(agent: &str) -> Result<Target, SetupError> {
 /// not empty), else in the home directory.
 pub fn default_file(agent: &str) -> Result<PathBuf, SetupError> {
     let t = target_of(agent)?;
+    if t.file.is_empty() {
+        return Err(SetupError::Refused(format!(
+            "{} keeps hooks in each agent's own file: pass --settings \
+             ~/.kiro/agents/<agent>.json",
+            t.title
+        )));
+    }
     if let Some((var, file)) = t.home_var
         && let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty())
     {
@@ -571,7 +662,7 @@ fn command_line(
 fn is_ours(agent: &str, entry: &Value) -> bool {
     let marker = format!("hook {agent} ");
     let script = format!("countersign-hook-{agent}-");
-    ["command", "bash", "powershell"].iter().any(|k| {
+    ["command", "bash", "powershell", "to"].iter().any(|k| {
         entry[*k].as_str().is_some_and(|c| {
             (c.contains("countersign") && c.contains(&marker))
                 || Path::new(c)
@@ -630,6 +721,11 @@ pub fn install(
         Some(p) => p,
         None => default_file(agent)?,
     };
+    match t.shape {
+        Shape::HookScript => return install_script(&t, agent, program, path, data_dir),
+        Shape::AmpRules => return install_amp(&t, agent, program, path, data_dir, wait),
+        _ => {}
+    }
     let (mut v, old) = read_settings(&path)?;
     let refused = |what: String| {
         SetupError::Refused(format!("{}: {what}; nothing was changed", path.display()))
@@ -692,6 +788,14 @@ pub fn install(
                 "powershell": format!("& {}", cmd.trim_start_matches("& ")),
                 "timeoutSec": secs,
             }),
+            // An exit 0 that Kiro caches would let the next calls through unasked.
+            Shape::Kiro => json!({
+                "command": cmd, "timeout_ms": secs * 1000, "cache_ttl_seconds": 0,
+            }),
+            Shape::Windsurf => json!({ "command": cmd, "show_output": false }),
+            Shape::AmpRules | Shape::HookScript => {
+                return Err(refused("not a file of hooks".into()));
+            }
         };
         let list = hooks
             .entry(*event)
@@ -709,7 +813,7 @@ pub fn install(
                         }
                     }
                 }
-                Shape::Flat | Shape::OwnFile => {
+                _ => {
                     if is_ours(agent, item) {
                         *item = entry.clone();
                         present = true;
@@ -723,7 +827,7 @@ pub fn install(
                     Some(m) => json!({ "matcher": m, "hooks": [entry] }),
                     None => json!({ "hooks": [entry] }),
                 },
-                Shape::Flat | Shape::OwnFile => entry,
+                _ => entry,
             });
         }
     }
@@ -743,7 +847,7 @@ pub fn install(
         commands,
         matcher: match t.shape {
             Shape::Grouped { matcher, .. } => matcher,
-            Shape::Flat | Shape::OwnFile => None,
+            _ => None,
         },
         note: match agent {
             "codex" => Some(
@@ -756,6 +860,176 @@ pub fn install(
             ),
             _ => None,
         },
+    })
+}
+
+/// Cline's hook: the script itself at `path`, waiting [`CLINE_WAIT_S`] for a person. A file of
+/// the person's own there is left alone: Cline runs one hook of each name in a folder.
+fn install_script(
+    t: &Target,
+    agent: &str,
+    program: &Path,
+    path: PathBuf,
+    data_dir: Option<&Path>,
+) -> Result<Installed, SetupError> {
+    let (event, _) = t.events[0];
+    let cmd = command(agent, program, data_dir, CLINE_WAIT_S, event)?;
+    let old = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io(format!("cannot read {}", path.display()))(e)),
+    };
+    if let Some(text) = &old
+        && !script_is_ours(agent, text)
+    {
+        return Err(SetupError::Refused(format!(
+            "{} is a hook of your own, and Cline runs one {event} hook in a folder: put \
+             Countersign's in a project's .clinerules/hooks with --settings, or call it from \
+             yours; nothing was changed",
+            path.display()
+        )));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(io(format!("cannot create {}", parent.display())))?;
+    }
+    let changed = old.as_deref() != Some(script_text(&cmd).as_str());
+    if changed {
+        write_script(&path, &cmd)?;
+    }
+    Ok(Installed {
+        settings: path,
+        backup: None,
+        changed,
+        events: vec![event],
+        commands: BTreeMap::from([(event, cmd)]),
+        matcher: None,
+        note: Some(
+            "Cline runs a hook for at most 30 s and then lets the call run, so a person has 15 s \
+             to decide; a call no one decided, or declined, stops Cline's task (its hooks cannot \
+             refuse one call alone). Hooks are on in Cline's settings (Hooks)",
+        ),
+    })
+}
+
+/// Takes out Cline's hook script, when it is Countersign's.
+fn uninstall_script(agent: &str, path: PathBuf) -> Result<Removed, SetupError> {
+    let removed = match std::fs::read_to_string(&path) {
+        Ok(text) if script_is_ours(agent, &text) => {
+            std::fs::remove_file(&path).map_err(io(format!("cannot remove {}", path.display())))?;
+            1
+        }
+        Ok(_) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(io(format!("cannot read {}", path.display()))(e)),
+    };
+    Ok(Removed {
+        settings: path,
+        backup: None,
+        removed,
+    })
+}
+
+/// Whether a script's text is Countersign's hook for `agent`.
+fn script_is_ours(agent: &str, text: &str) -> bool {
+    text.starts_with("#!/bin/sh\n# Countersign's hook") && text.contains(&format!("hook {agent} "))
+}
+
+/// Amp: the script that runs the hook, and first in `amp.permissions` the rule that delegates
+/// every tool to it ("the first rule that matches … wins"); the person's rules follow in their
+/// order.
+fn install_amp(
+    t: &Target,
+    agent: &str,
+    program: &Path,
+    path: PathBuf,
+    data_dir: Option<&Path>,
+    wait: u64,
+) -> Result<Installed, SetupError> {
+    let (event, _) = t.events[0];
+    let (mut v, old) = read_settings(&path)?;
+    let refused = |what: &str| {
+        SetupError::Refused(format!("{}: {what}; nothing was changed", path.display()))
+    };
+    let rules = v
+        .as_object_mut()
+        .and_then(|o| {
+            o.entry("amp.permissions")
+                .or_insert_with(|| json!([]))
+                .as_array_mut()
+        })
+        .ok_or_else(|| refused("\"amp.permissions\" is not a list"))?;
+    let cmd = command(agent, program, data_dir, wait, event)?;
+    let script = script_path(&path, agent, event);
+    let rule = json!({ "tool": "*", "action": "delegate", "to": script.display().to_string() });
+    rules.retain(|r| !is_ours(agent, r));
+    rules.insert(0, rule);
+    if let Some(parent) = script.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(io(format!("cannot create {}", parent.display())))?;
+    }
+    write_script(&script, &cmd)?;
+    let changed = old
+        .as_deref()
+        .is_none_or(|o| serde_json::from_str::<Value>(o).ok() != Some(v.clone()));
+    let backup = if changed {
+        write_settings(&path, old.as_deref(), &v)?
+    } else {
+        None
+    };
+    Ok(Installed {
+        settings: path,
+        backup,
+        changed,
+        events: vec![event],
+        commands: BTreeMap::from([(event, script.display().to_string())]),
+        matcher: None,
+        note: Some(
+            "Amp asks the rules in amp.permissions in order: Countersign's is first, so every \
+             tool call is put to you; your own rules stay after it",
+        ),
+    })
+}
+
+/// Takes Countersign's rule out of `amp.permissions` (and the list, if it leaves it empty),
+/// and its script.
+fn uninstall_amp(t: &Target, agent: &str, path: PathBuf) -> Result<Removed, SetupError> {
+    let (event, _) = t.events[0];
+    let (mut v, old) = read_settings(&path)?;
+    let mut removed = 0;
+    if let Some(o) = v.as_object_mut()
+        && let Some(rules) = o.get_mut("amp.permissions").and_then(Value::as_array_mut)
+    {
+        let before = rules.len();
+        rules.retain(|r| !is_ours(agent, r));
+        removed = before - rules.len();
+        if rules.is_empty() && removed > 0 {
+            o.remove("amp.permissions");
+        }
+    }
+    let backup = if removed > 0 {
+        match before_install(&path, &v, t.shape) {
+            Some(text) => write_text(&path, old.as_deref(), &text)?,
+            None if v == json!({}) => {
+                std::fs::remove_file(&path)
+                    .map_err(io(format!("cannot remove {}", path.display())))?;
+                None
+            }
+            None => write_settings(&path, old.as_deref(), &v)?,
+        }
+    } else {
+        None
+    };
+    let script = script_path(&path, agent, event);
+    match std::fs::remove_file(&script) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(format!("cannot remove {}", script.display()))(e)),
+    }
+    Ok(Removed {
+        settings: path,
+        backup,
+        removed,
     })
 }
 
@@ -780,6 +1054,11 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
         Some(p) => p,
         None => default_file(agent)?,
     };
+    match t.shape {
+        Shape::HookScript => return uninstall_script(agent, path),
+        Shape::AmpRules => return uninstall_amp(&t, agent, path),
+        _ => {}
+    }
     let (mut v, old) = read_settings(&path)?;
     let mut removed = 0;
     if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
@@ -800,7 +1079,7 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
                     // A group goes only when it held nothing but ours.
                     !(inner.is_empty() && n > 0)
                 }
-                Shape::Flat | Shape::OwnFile => {
+                _ => {
                     let ours = is_ours(agent, item);
                     removed += usize::from(ours);
                     !ours
@@ -822,8 +1101,8 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
     }
     let backup = if removed > 0 {
         let fresh = match t.shape {
-            Shape::Grouped { .. } => json!({}),
             Shape::Flat | Shape::OwnFile => json!({ "version": 1 }),
+            _ => json!({}),
         };
         match before_install(&path, &v, t.shape) {
             // The person's own file as it was: the same bytes.
@@ -895,10 +1174,14 @@ pub fn status() -> Vec<AgentStatus> {
             let t = target(agent)?;
             let file = default_file(agent).ok();
             let text = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
-            let installed = text
-                .as_deref()
-                .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                .is_some_and(|v| holds_ours(t.hooks_of.unwrap_or(agent), &v));
+            let ours = t.hooks_of.unwrap_or(agent);
+            let installed = match t.shape {
+                Shape::HookScript => text.as_deref().is_some_and(|s| script_is_ours(ours, s)),
+                _ => text
+                    .as_deref()
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                    .is_some_and(|v| holds_ours(ours, &v)),
+            };
             Some(AgentStatus {
                 agent: (*agent).to_owned(),
                 title: t.title.to_owned(),
@@ -919,6 +1202,11 @@ pub fn status() -> Vec<AgentStatus> {
 
 /// Whether any hook entry in the settings `v` is Countersign's for `agent`.
 fn holds_ours(agent: &str, v: &Value) -> bool {
+    if let Some(rules) = v.get("amp.permissions").and_then(Value::as_array)
+        && rules.iter().any(|r| is_ours(agent, r))
+    {
+        return true;
+    }
     let Some(hooks) = v.get("hooks").and_then(Value::as_object) else {
         return false;
     };

@@ -25,8 +25,7 @@ use crate::hook::{
     derived_call_id, installed_event, not_asked, shell_named,
 };
 
-/// The variables the agent gave the hook, by name.
-pub type Vars<'a> = dyn Fn(&str) -> Option<String> + 'a;
+pub use crate::hook::Vars;
 
 /// One of the agent's tools that is one of Claude Code's under another name (and other key
 /// names): its card is drawn as Claude Code's; its address and raw input stay the agent's.
@@ -64,6 +63,9 @@ pub struct ClaudeShaped {
     /// The shell the agent runs its shell tool in, from the variables the hook was given.
     pub shell: fn(&Vars<'_>) -> String,
     pub answers: Answers,
+    /// The agent's tool name as an address segment where it cannot be one as it is (Kiro's
+    /// MCP tools, `@server/tool`); `None` keeps it.
+    pub tool_named: fn(&str) -> Option<String>,
     /// The payload names no `cwd` but its workspace's folders (`workspace_roots`): the first
     /// is the call's project.
     pub cwd_from_roots: bool,
@@ -178,6 +180,9 @@ impl HookAgent for ClaudeShaped {
             _ => return Err(HookError::UnsupportedEvent(call.hook_event_name)),
         };
         call.agent = self.agent;
+        if let Some(named) = (self.tool_named)(&call.tool_name) {
+            call.tool_name = named;
+        }
         // An agent that sends no call id: one made from the call finds its approval again
         // after it ran (the digest then tells the very call).
         if call.tool_use_id.is_none() {
@@ -243,6 +248,11 @@ impl HookAgent for ClaudeShaped {
     fn shell(&self, _call: &HookPayload, var: &dyn Fn(&str) -> Option<String>) -> String {
         (self.shell)(var)
     }
+}
+
+/// The tool's name as it is.
+pub fn as_named(_tool: &str) -> Option<String> {
+    None
 }
 
 /// For an agent whose shell the hook cannot see: the login shell (`$SHELL`) as it is named, so

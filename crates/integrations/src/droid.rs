@@ -23,7 +23,7 @@
 //!   runs: left off the card (the raw input keeps them). `ApplyPatch` and MCP tools
 //!   (`mcp__<server>__<tool>`) get a card of their own with their input.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name Factory Droid's calls are shown under.
@@ -74,6 +74,7 @@ pub static DROID: ClaudeShaped = ClaudeShaped {
     ],
     shell,
     answers: Answers::PermissionDecision,
+    tool_named: as_named,
     cwd_from_roots: false,
 };
 

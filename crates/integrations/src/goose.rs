@@ -21,7 +21,7 @@
 //!   Bash, Write and Edit (hooks.md "Tool Input Keys"); the others (`<extension>__<tool>`)
 //!   get a card of their own.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, Vars, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, Vars, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name Goose's calls are shown under.
@@ -65,6 +65,7 @@ pub static GOOSE: ClaudeShaped = ClaudeShaped {
     ],
     shell,
     answers: Answers::Decision,
+    tool_named: as_named,
     cwd_from_roots: false,
 };
 

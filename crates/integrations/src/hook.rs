@@ -125,6 +125,9 @@ pub struct HookPayload {
     pub shell: Option<String>,
 }
 
+/// The variables the agent gave the hook, by name.
+pub type Vars<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// Who asks through a hook: the requester name the inbox shows (fixed per integration) and
 /// the first segment of the agent's tool addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +240,14 @@ pub trait HookAgent: Sync {
     /// The event to answer for when a payload cannot be read and no event is known: the one
     /// the agent asks before a call runs.
     fn asking_event(&self) -> &'static str;
+
+    /// The payload as the hook reads it, from what the agent sent on stdin, the variables it
+    /// gave the hook and the folder it ran the hook in: stdin alone, but for an agent that
+    /// sends the call's parts apart (Amp: the tool's name in a variable, its arguments on
+    /// stdin).
+    fn payload_from(&self, stdin: Value, _var: &Vars<'_>, _cwd: Option<&Path>) -> Value {
+        stdin
+    }
 
     /// The event a payload that parsed names at its top level (Claude Code's
     /// `hook_event_name`, unless the agent spells it otherwise).

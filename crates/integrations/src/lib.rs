@@ -6,10 +6,12 @@
 //! that run as the `countersign hook` command need none: they use the common API).
 
 pub mod acp;
+pub mod amp;
 mod asked;
 pub mod auggie;
 pub mod claude_code;
 pub mod claude_shaped;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
@@ -17,8 +19,10 @@ pub mod droid;
 pub mod gemini;
 pub mod goose;
 pub mod hook;
+pub mod kiro;
 pub mod qwen;
 pub mod vscode;
+pub mod windsurf;
 
 use std::collections::HashMap;
 
@@ -31,7 +35,7 @@ use hook::HookAgent as _;
 use serde_json::{Map, Value};
 
 /// Every agent that reaches the inbox through `countersign hook <name>`.
-pub fn hook_agents() -> [&'static dyn hook::HookAgent; 10] {
+pub fn hook_agents() -> [&'static dyn hook::HookAgent; 14] {
     [
         &claude_code::ClaudeCode,
         &codex::Codex,
@@ -43,6 +47,10 @@ pub fn hook_agents() -> [&'static dyn hook::HookAgent; 10] {
         &vscode::VSCODE,
         &goose::GOOSE,
         &auggie::AUGGIE,
+        &kiro::KIRO,
+        &windsurf::Windsurf,
+        &amp::Amp,
+        &cline::Cline,
     ]
 }
 

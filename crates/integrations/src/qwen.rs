@@ -24,7 +24,7 @@
 //!   (`file_path`, `old_string`, `new_string`, `replace_all`) are drawn as Claude Code's Bash,
 //!   Write and Edit; MCP tools are `mcp__<server>__<tool>`.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn};
+use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, as_named};
 use crate::hook::Agent;
 
 /// The requester name Qwen Code's calls are shown under.
@@ -66,6 +66,7 @@ pub static QWEN: ClaudeShaped = ClaudeShaped {
     ],
     shell,
     answers: Answers::PermissionDecision,
+    tool_named: as_named,
     cwd_from_roots: false,
 };
 

@@ -30,7 +30,7 @@
 
 use serde_json::Value;
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name VS Code's calls are shown under.
@@ -76,6 +76,7 @@ pub static VSCODE: ClaudeShaped = ClaudeShaped {
     ],
     shell,
     answers: Answers::PermissionDecision,
+    tool_named: as_named,
     cwd_from_roots: false,
 };
 

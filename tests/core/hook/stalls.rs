@@ -182,6 +182,22 @@ fn cases() -> Vec<Case> {
             Some(("/hookSpecificOutput/permissionDecision", "deny")),
             2,
         ),
+        // Refused by exit code alone.
+        (
+            "windsurf",
+            "pre_run_command",
+            fixture("windsurf-pre-run-command"),
+            None,
+            2,
+        ),
+        (
+            "kiro",
+            "preToolUse",
+            fixture("kiro-pre-shell"),
+            Some(("/hookSpecificOutput/permissionDecision", "deny")),
+            2,
+        ),
+        ("amp", "delegate", fixture("amp-bash"), None, 2),
         // VS Code running Copilot CLI's hook file: answered as VS Code.
         (
             "copilot",
@@ -196,7 +212,9 @@ fn cases() -> Vec<Case> {
 /// Runs every case at once against `dir`, each with `env`, and checks each answer and that it
 /// came within the hook's deadline.
 fn every_agent_answers_in_time(dir: &Path, env: &[(String, String)]) {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    // Amp names the tool it delegates in a variable; the other agents set none of this name.
+    env.push(("AGENT_TOOL_NAME", "Bash"));
     let running: Vec<_> = cases()
         .into_iter()
         .map(|(agent, event, payload, expected, exit)| {
