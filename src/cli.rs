@@ -244,6 +244,7 @@ pub enum Agent {
     Windsurf,
     Amp,
     Cline,
+    Opencode,
 }
 
 impl Agent {
@@ -264,6 +265,7 @@ impl Agent {
             Agent::Windsurf => "windsurf",
             Agent::Amp => "amp",
             Agent::Cline => "cline",
+            Agent::Opencode => "opencode",
         }
     }
 }

@@ -100,6 +100,13 @@ const SHELL_TOOLS: &[&str] = &[
     "qwen.run_shell_command",
     "droid.Execute",
     "vscode.run_in_terminal",
+    "goose.developer__shell",
+    "auggie.launch-process",
+    "kiro.execute_bash",
+    "kiro.shell",
+    "windsurf.run_command",
+    "amp.Bash",
+    "cline.execute_command",
 ];
 /// The supported agents' file-editing tools: a rule "from any agent" about folders serves these.
 const FILE_TOOLS: &[&str] = &[
@@ -115,6 +122,10 @@ const FILE_TOOLS: &[&str] = &[
     "droid.Edit",
     "vscode.create_file",
     "vscode.replace_string_in_file",
+    "goose.developer__write",
+    "goose.developer__edit",
+    "windsurf.write_code",
+    "cline.write_to_file",
 ];
 
 /// The agents' tools that put a question or a plan to the person: no rule answers them,
@@ -177,6 +188,12 @@ pub fn served_agents(address: &ToolAddress) -> String {
             "qwen" => "Qwen Code",
             "droid" => "Factory Droid",
             "vscode" => "VS Code",
+            "goose" => "Goose",
+            "auggie" => "Auggie",
+            "kiro" => "Kiro CLI",
+            "windsurf" => "Windsurf",
+            "amp" => "Amp",
+            "cline" => "Cline",
             other => other,
         };
         if !names.contains(&name) {

@@ -36,7 +36,7 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> SetupError {
 }
 
 /// The agents whose hooks Countersign installs, by the name in `countersign hook <name>`.
-pub const AGENTS: [&str; 14] = [
+pub const AGENTS: [&str; 15] = [
     "claude-code",
     "codex",
     "gemini",
@@ -51,6 +51,7 @@ pub const AGENTS: [&str; 14] = [
     "windsurf",
     "amp",
     "cline",
+    "opencode",
 ];
 
 /// Where an agent reads its hooks, and how an entry is written.
@@ -106,6 +107,8 @@ enum Shape {
     AmpRules,
     /// Cline: the hook is itself the file, an executable script named for its event.
     HookScript,
+    /// No hook: the agent asks through `countersign acp` (OpenCode).
+    Acp,
 }
 
 fn target(agent: &str) -> Option<Target> {
@@ -376,6 +379,19 @@ fn target(agent: &str) -> Option<Target> {
             shape: Shape::HookScript,
             program: "cline",
             marks: &["Documents/Cline", ".cline"],
+            hooks_of: None,
+            script: false,
+            own_dirs: 0,
+        },
+        // OpenCode: no hook (see [`OPENCODE`]); its settings, for the person to find.
+        "opencode" => Target {
+            title: "OpenCode",
+            file: &[".config", "opencode", "opencode.json"],
+            home_var: None,
+            events: &[],
+            shape: Shape::Acp,
+            program: "opencode",
+            marks: &[".local/share/opencode"],
             hooks_of: None,
             script: false,
             own_dirs: 0,
@@ -709,11 +725,7 @@ pub fn install(
     if let Some(host) = t.hooks_of {
         let done = install(host, program, file, data_dir, wait)?;
         return Ok(Installed {
-            note: Some(
-                "VS Code runs the hooks of Copilot CLI's folder (~/.copilot/hooks): this is \
-                 Copilot CLI's hook, which answers VS Code's calls in VS Code's words. Agent \
-                 hooks are on in VS Code with chat.useHooks",
-            ),
+            note: note_of(agent),
             ..done
         });
     }
@@ -722,6 +734,7 @@ pub fn install(
         None => default_file(agent)?,
     };
     match t.shape {
+        Shape::Acp => return Err(SetupError::Refused(OPENCODE.into())),
         Shape::HookScript => return install_script(&t, agent, program, path, data_dir),
         Shape::AmpRules => return install_amp(&t, agent, program, path, data_dir, wait),
         _ => {}
@@ -793,7 +806,7 @@ pub fn install(
                 "command": cmd, "timeout_ms": secs * 1000, "cache_ttl_seconds": 0,
             }),
             Shape::Windsurf => json!({ "command": cmd, "show_output": false }),
-            Shape::AmpRules | Shape::HookScript => {
+            Shape::AmpRules | Shape::HookScript | Shape::Acp => {
                 return Err(refused("not a file of hooks".into()));
             }
         };
@@ -849,19 +862,55 @@ pub fn install(
             Shape::Grouped { matcher, .. } => matcher,
             _ => None,
         },
-        note: match agent {
-            "codex" => Some(
-                "Codex runs a new or changed hook only once you trust it: open /hooks in Codex \
-                 and trust Countersign's entries",
-            ),
-            "claude-code" => Some(
-                "Claude Code blocks a call whose hook cannot start or crashes (onFailure: block) \
-                 from version 2.1.295; an older Claude Code lets it through, so keep it updated",
-            ),
-            _ => None,
-        },
+        note: note_of(agent),
     })
 }
+
+/// What a person has to know or do once the hook is in, by agent.
+pub fn note_of(agent: &str) -> Option<&'static str> {
+    Some(match agent {
+        "codex" => {
+            "Codex runs a new or changed hook only once you trust it: open /hooks in Codex and \
+             trust Countersign's entries"
+        }
+        "claude-code" => {
+            "Claude Code blocks a call whose hook cannot start or crashes (onFailure: block) \
+             from version 2.1.295; an older Claude Code lets it through, so keep it updated"
+        }
+        "droid" => {
+            "Droid applies a hook changed outside it once you review it: open /hooks in Droid"
+        }
+        "vscode" => {
+            "VS Code runs the hooks of Copilot CLI's folder (~/.copilot/hooks): this is Copilot \
+             CLI's hook, which answers VS Code's calls in VS Code's words. Agent hooks are on in \
+             VS Code with chat.useHooks"
+        }
+        "goose" => {
+            "Goose blocks a call whose hook cannot decide (on_failure: block) from the release \
+             that reads it (1.48); keep Goose updated"
+        }
+        "cline" => {
+            "Cline runs a hook for at most 30 s and then lets the call run, so a person has 15 s \
+             to decide; a call no one decided, or declined, stops Cline's task (its hooks cannot \
+             refuse one call alone). Hooks are on in Cline's settings (Hooks)"
+        }
+        "amp" => {
+            "Amp asks the rules in amp.permissions in order: Countersign's is first, so every \
+             tool call is put to you; your own rules stay after it"
+        }
+        "kiro" => {
+            "Kiro CLI keeps hooks in each agent's file: from a terminal, countersign hook install \
+             kiro --settings ~/.kiro/agents/<agent>.json"
+        }
+        "opencode" => OPENCODE,
+        _ => return None,
+    })
+}
+
+/// How OpenCode reaches Countersign: through ACP, since its plugin hook for permissions is
+/// declared but never called (anomalyco/opencode#7006, #47674).
+const OPENCODE: &str = "OpenCode asks through ACP: run it from your editor as `countersign acp -- \
+     opencode acp`, with \"permission\": {\"*\": \"ask\"} in opencode.json so that every call asks";
 
 /// Cline's hook: the script itself at `path`, waiting [`CLINE_WAIT_S`] for a person. A file of
 /// the person's own there is left alone: Cline runs one hook of each name in a folder.
@@ -904,11 +953,7 @@ fn install_script(
         events: vec![event],
         commands: BTreeMap::from([(event, cmd)]),
         matcher: None,
-        note: Some(
-            "Cline runs a hook for at most 30 s and then lets the call run, so a person has 15 s \
-             to decide; a call no one decided, or declined, stops Cline's task (its hooks cannot \
-             refuse one call alone). Hooks are on in Cline's settings (Hooks)",
-        ),
+        note: note_of(agent),
     })
 }
 
@@ -984,10 +1029,7 @@ fn install_amp(
         events: vec![event],
         commands: BTreeMap::from([(event, script.display().to_string())]),
         matcher: None,
-        note: Some(
-            "Amp asks the rules in amp.permissions in order: Countersign's is first, so every \
-             tool call is put to you; your own rules stay after it",
-        ),
+        note: note_of(agent),
     })
 }
 
@@ -1055,6 +1097,7 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
         None => default_file(agent)?,
     };
     match t.shape {
+        Shape::Acp => return Err(SetupError::Refused(OPENCODE.into())),
         Shape::HookScript => return uninstall_script(agent, path),
         Shape::AmpRules => return uninstall_amp(&t, agent, path),
         _ => {}
@@ -1163,6 +1206,11 @@ pub struct AgentStatus {
     /// When the console last saw a request from it (UTC unix ms).
     #[ts(type = "number | null")]
     pub last_request_at: Option<i64>,
+    /// What the person has to know or do once the hook is in.
+    pub note: Option<String>,
+    /// Whether the window can install the hook itself (Kiro CLI needs an agent's file named,
+    /// OpenCode asks through `countersign acp`): else `note` says how.
+    pub installable: bool,
 }
 
 /// Every supported agent: on this machine or not, hook installed or not. `last_request_at`
@@ -1195,6 +1243,8 @@ pub fn status() -> Vec<AgentStatus> {
                 settings_found: text.is_some(),
                 hook_installed: installed,
                 last_request_at: None,
+                note: note_of(agent).map(str::to_owned),
+                installable: !t.file.is_empty() && t.shape != Shape::Acp,
             })
         })
         .collect()

@@ -152,10 +152,33 @@ async fn z_the_agents_page_installs_and_removes_hooks() {
     .await;
     app.click("[data-testid=nav-settings]").await;
     let row = |agent: &str| format!("[data-testid=agent-row][data-agent={agent}]");
-    for agent in ["claude-code", "codex", "gemini", "cursor", "copilot"] {
+    for agent in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "cursor",
+        "copilot",
+        "qwen",
+        "droid",
+        "vscode",
+        "goose",
+        "auggie",
+        "kiro",
+        "windsurf",
+        "amp",
+        "cline",
+        "opencode",
+    ] {
         app.el(&format!("{}[data-installed=false]", row(agent)))
             .await;
     }
+    // Kiro CLI (an agent's file to name) and OpenCode (through `countersign acp`) say how,
+    // in place of a button that could not do it.
+    for agent in ["kiro", "opencode"] {
+        app.el(&format!("{} [data-testid=install-elsewhere]", row(agent)))
+            .await;
+    }
+    assert!(app.text(&row("opencode")).await.contains("countersign acp"));
     assert!(app.text(&row("gemini")).await.contains("found"));
     assert!(app.text(&row("cursor")).await.contains("found"));
     for missing in ["codex", "copilot"] {
@@ -171,8 +194,11 @@ async fn z_the_agents_page_installs_and_removes_hooks() {
         .await;
     // Installing the hook does not make the agent "found".
     assert!(app.text(&row("codex")).await.contains("not found"));
-    app.text_contains("[data-testid=agents-message]", "trust it once")
-        .await;
+    app.text_contains(
+        "[data-testid=agents-message]",
+        "trust Countersign's entries",
+    )
+    .await;
     let codex: Value =
         serde_json::from_str(&std::fs::read_to_string(home.join(".codex/hooks.json")).unwrap())
             .unwrap();
@@ -193,6 +219,21 @@ async fn z_the_agents_page_installs_and_removes_hooks() {
         .await;
     app.el(&format!("{}[data-installed=true]", row("cursor")))
         .await;
+    // Goose: a plugin folder of Countersign's own, failing closed.
+    app.click(&format!("{} [data-testid=install-hook]", row("goose")))
+        .await;
+    app.el(&format!("{}[data-installed=true]", row("goose")))
+        .await;
+    let goose = home.join(".agents/plugins/countersign/hooks/hooks.json");
+    let goose: Value = serde_json::from_str(&std::fs::read_to_string(goose).unwrap()).unwrap();
+    assert_eq!(
+        goose["hooks"]["PreToolUse"][0]["hooks"][0]["on_failure"],
+        "block"
+    );
+    app.client
+        .execute("window.scrollTo(0, 0); document.querySelectorAll('*').forEach((e) => { e.scrollLeft = 0; }); document.querySelector('[data-agent=goose]').scrollIntoView({ block: 'center' }); return true;", vec![])
+        .await
+        .unwrap();
     app.screenshot("z-agents-page").await;
     let cursor = std::fs::read_to_string(home.join(".cursor/hooks.json")).unwrap();
     assert!(

@@ -624,6 +624,11 @@ pub async fn click_on(client: &Client, css: &str) {
             Ok(()) => return,
             Err(e) if started.elapsed() < WAIT => {
                 let _ = e;
+                // WebKit's driver does not scroll a page's own scrolling box to the element.
+                if let Ok(arg) = serde_json::to_value(&el) {
+                    let scroll = "arguments[0].scrollIntoView({ block: 'center' }); return true;";
+                    let _ = client.execute(scroll, vec![arg]).await;
+                }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
             Err(e) => panic!("cannot click {css}: {e}"),

@@ -46,8 +46,11 @@ const AMP: &[(&str, &str)] = &[
     ("AMP_THREAD_ID", "T-5a1f"),
 ];
 
+/// The variables an agent gives its hook.
+type Vars = &'static [(&'static str, &'static str)];
+
 /// Every call before it runs: (agent, fixture, the agent's variables).
-const ASKED: [(&str, &str, &[(&str, &str)]); 8] = [
+const ASKED: [(&str, &str, Vars); 8] = [
     ("windsurf", "windsurf-pre-run-command", &[]),
     ("windsurf", "windsurf-pre-write-code", &[]),
     ("windsurf", "windsurf-pre-mcp", &[]),

@@ -28,7 +28,7 @@ export function Agents() {
     try {
       setAgents(await (install ? api.installAgentHook(a.agent) : api.removeAgentHook(a.agent)));
       setMessage(install
-        ? `${a.title}: hook installed in ${a.settings ?? "its settings"}.${a.agent === "codex" ? " Open /hooks in Codex and trust it once." : ""}`
+        ? `${a.title}: hook installed in ${a.settings ?? "its settings"}.${a.note ? ` ${a.note}.` : ""}`
         : `${a.title}: hook removed.`);
     } catch (e) {
       setMessage(e instanceof Error ? e.message : String(e));
@@ -55,13 +55,18 @@ export function Agents() {
               <td>{a.hook_installed
                 ? <><span className="pill pill-new" data-testid="hook-installed">installed</span>
                     <div className="muted small mono">{a.settings}</div></>
-                : <span className="pill" data-testid="hook-missing">not installed</span>}</td>
+                : a.installable
+                  ? <span className="pill" data-testid="hook-missing">not installed</span>
+                  : <span className="pill" data-testid="hook-missing">set up by hand</span>}
+                {!a.hook_installed && !a.installable &&
+                  <div className="muted small how" data-testid="install-elsewhere">{a.note}</div>}</td>
               <td>{a.last_request_at !== null ? <Since at={a.last_request_at} /> : <span className="muted">never</span>}</td>
               <td className="actions">
                 {a.hook_installed
                   ? <button className="small danger" disabled={busy !== null} data-testid="remove-hook"
                       onClick={() => void act(a, false)}>Remove…</button>
-                  : <button className="small" disabled={busy !== null} data-testid="install-hook"
+                  : a.installable &&
+                    <button className="small" disabled={busy !== null} data-testid="install-hook"
                       onClick={() => void act(a, true)}>{busy === a.agent ? "Installing…" : "Install"}</button>}
               </td>
             </tr>

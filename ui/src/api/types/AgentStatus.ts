@@ -27,4 +27,13 @@ hook_installed: boolean,
 /**
  * When the console last saw a request from it (UTC unix ms).
  */
-last_request_at: number | null, };
+last_request_at: number | null, 
+/**
+ * What the person has to know or do once the hook is in.
+ */
+note: string | null, 
+/**
+ * Whether the window can install the hook itself (Kiro CLI needs an agent's file named,
+ * OpenCode asks through `countersign acp`): else `note` says how.
+ */
+installable: boolean, };
