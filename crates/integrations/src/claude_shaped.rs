@@ -1,14 +1,15 @@
 //! Agents whose hooks take Claude Code's shape — a `PreToolUse` event with `tool_name` and
 //! `tool_input`, answered by `hookSpecificOutput.permissionDecision`, and `PostToolUse` after
 //! the call — each with its own tools, its own spelling of some keys and its own settings
-//! file: Qwen Code ([`crate::qwen`]), Factory Droid ([`crate::droid`]) and VS Code's agent
-//! hooks ([`crate::vscode`]). Each agent's module says what its documentation or source
+//! file: Qwen Code, Factory Droid, VS Code's agent hooks, Goose, Auggie, Kiro CLI (and Amp's
+//! delegation, once put together). Each agent's module says what its documentation or source
 //! states; this reads and answers them alike.
 //!
-//! - Before a call, an approval answers `allow`. A decline answers `deny` twice over: the
-//!   JSON on stdout, and exit code 2 with the reason on stderr, which each of these agents
-//!   documents as a block whatever its mode (and which reaches an agent that reads only one of
-//!   the two).
+//! - Before a call, an approval answers `allow` (Goose's `{"decision": "allow"}`; nothing for
+//!   Auggie and Kiro, which have no allow). A decline answers `deny` (Goose's `block`) twice
+//!   over: the JSON on stdout, and exit code 2 with the reason on stderr, which each of these
+//!   agents documents as a block whatever its mode (and which reaches an agent that reads only
+//!   one of the two).
 //! - With no decision (no console, a console that stalled, a payload that cannot be read, a
 //!   request no one answered): the same `deny`, saying why. Never `ask`: Qwen Code has treated
 //!   a hook's `ask` as a deny in every mode and still does so headless, and none of the three
@@ -313,7 +314,43 @@ pub fn drawn_card(agent: &ClaudeShaped, payload: Value) -> Option<CallView> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{droid::DROID, qwen::QWEN, vscode::VSCODE};
+
+    /// An agent of this shape with each kind of renaming the agents here need.
+    static AGENT: ClaudeShaped = ClaudeShaped {
+        name: "test",
+        agent: Agent {
+            requester: "Test",
+            prefix: "test",
+        },
+        renamed: &[
+            ("sessionId", "session_id"),
+            ("hookEventName", "hook_event_name"),
+        ],
+        drawn: &[
+            Drawn {
+                tool: "run_shell_command",
+                as_tool: "Bash",
+                renamed: &[("is_background", "run_in_background")],
+                left_off: &["riskLevel"],
+            },
+            Drawn {
+                tool: "Edit",
+                as_tool: "Edit",
+                renamed: &[("old_str", "old_string"), ("new_str", "new_string")],
+                left_off: &[],
+            },
+            Drawn {
+                tool: "create_file",
+                as_tool: "Write",
+                renamed: &[("filePath", "file_path")],
+                left_off: &[],
+            },
+        ],
+        shell: login_shell_as_named,
+        answers: Answers::PermissionDecision,
+        tool_named: as_named,
+        cwd_from_roots: false,
+    };
 
     fn pre(tool: &str, input: Value) -> Value {
         json!({ "session_id": "s", "cwd": "/app", "hook_event_name": "PreToolUse",
@@ -321,73 +358,80 @@ mod tests {
     }
 
     #[test]
-    fn each_agents_own_tools_are_drawn_as_what_they_run() {
-        let shell = drawn_card(&QWEN, pre("run_shell_command", json!({ "command": "ls" })));
-        assert!(matches!(shell, Some(CallView::Terminal(t)) if t.command == "ls"));
+    fn an_agents_own_tools_are_drawn_as_what_they_run() {
+        let shell = json!({ "command": "ls", "is_background": false, "riskLevel": "low" });
+        let Some(CallView::Terminal(t)) = drawn_card(&AGENT, pre("run_shell_command", shell))
+        else {
+            panic!("a terminal card")
+        };
+        assert_eq!(t.command, "ls");
+        // Foreground is what a terminal card shows; the model's rating is not on it.
+        let flags = serde_json::to_string(&t.options).unwrap();
+        assert!(
+            !flags.contains("background") && !flags.contains("risk"),
+            "{flags}"
+        );
+        // In the background it is not a terminal card at all.
+        let bg = json!({ "command": "ls", "is_background": true });
+        let card = drawn_card(&AGENT, pre("run_shell_command", bg));
+        assert!(matches!(card, Some(CallView::Generic(_))), "{card:?}");
         let edit = json!({ "file_path": "/app/a", "old_str": "a", "new_str": "b" });
-        let edit = drawn_card(&DROID, pre("Edit", edit));
+        let edit = drawn_card(&AGENT, pre("Edit", edit));
         assert!(matches!(edit, Some(CallView::Diff(_))), "{edit:?}");
         let create = json!({ "filePath": "/app/N.md", "content": "hi" });
-        let create = drawn_card(&VSCODE, pre("create_file", create));
+        let create = drawn_card(&AGENT, pre("create_file", create));
         assert!(matches!(create, Some(CallView::Diff(_))), "{create:?}");
     }
 
-    /// A tool of the agent's that shares a name with one of Claude Code's is its own: Droid's
-    /// `Read` is not drawn as Claude Code's `Read`, nor Qwen's `Bash` (no such tool) as Bash.
+    /// A tool of the agent's that shares a name with one of Claude Code's is its own: not
+    /// drawn as Claude Code's `Read`, `Bash` or `Write`.
     #[test]
     fn a_tool_is_never_read_as_claude_codes_by_its_name_alone() {
-        for (agent, tool) in [(&DROID, "Read"), (&QWEN, "Bash"), (&VSCODE, "Write")] {
-            let card = drawn_card(
-                agent,
-                pre(
-                    tool,
-                    json!({ "command": "rm -rf /", "file_path": "/x", "content": "" }),
-                ),
-            );
+        for tool in ["Read", "Bash", "Write"] {
+            let input = json!({ "command": "rm -rf /", "file_path": "/x", "content": "" });
+            let card = drawn_card(&AGENT, pre(tool, input));
             let Some(CallView::Generic(g)) = card else {
                 panic!("{tool}: {card:?}")
             };
             assert_eq!(g.title, format!("Use {tool}"));
         }
-        // A drawn tool without its shape: its own card, with its input raw.
-        let odd = drawn_card(
-            &QWEN,
-            pre("run_shell_command", json!({ "command": ["rm", "-rf"] })),
-        );
+        // A drawn tool without its shape: its own card, its input raw beside it.
+        let odd = json!({ "command": ["rm", "-rf"] });
+        let odd = drawn_card(&AGENT, pre("run_shell_command", odd));
         assert!(matches!(odd, Some(CallView::Generic(_))), "{odd:?}");
     }
 
     #[test]
     fn a_key_spelt_both_ways_with_two_values_is_refused() {
-        let mut p = pre("Execute", json!({ "command": "ls" }));
+        let mut p = pre("run_shell_command", json!({ "command": "ls" }));
         p["sessionId"] = json!("other");
-        assert!(DROID.read(None, p.clone()).is_err());
+        assert!(AGENT.read(None, p.clone()).is_err());
         p["sessionId"] = json!("s");
-        assert!(DROID.read(None, p).is_ok());
+        assert!(AGENT.read(None, p).is_ok());
         // The event, as the hook knows it before reading: none where the two disagree.
         let both = json!({ "hook_event_name": "PostToolUse", "hookEventName": "PreToolUse" });
-        assert_eq!(VSCODE.event_in(&both), None);
+        assert_eq!(AGENT.event_in(&both), None);
         let camel = json!({ "hookEventName": "PreToolUse" });
-        assert_eq!(VSCODE.event_in(&camel).as_deref(), Some("PreToolUse"));
+        assert_eq!(AGENT.event_in(&camel).as_deref(), Some("PreToolUse"));
     }
 
     #[test]
     fn no_decision_is_a_refusal_in_both_words_and_an_approval_only_allows() {
-        let no = QWEN.fall_back("PreToolUse", Seen::default(), "no console");
+        let no = AGENT.fall_back("PreToolUse", Seen::default(), "no console");
         assert_eq!(no.exit, 2);
         assert!(no.stderr.as_deref().unwrap().contains("no console"));
         assert_eq!(
             no.stdout.unwrap()["hookSpecificOutput"]["permissionDecision"],
             "deny"
         );
-        // VS Code installs under Copilot CLI's `preToolUse`: the same event.
-        assert!(VSCODE.is_before("preToolUse"));
-        assert_eq!(VSCODE.fall_back("preToolUse", Seen::default(), "x").exit, 2);
+        // Copilot CLI's `preToolUse`, which VS Code runs, is the same event.
+        assert!(AGENT.is_before("preToolUse"));
+        assert_eq!(AGENT.fall_back("preToolUse", Seen::default(), "x").exit, 2);
         assert_eq!(
-            VSCODE.fall_back("PostToolUse", Seen::default(), "x"),
+            AGENT.fall_back("PostToolUse", Seen::default(), "x"),
             Reply::silent()
         );
-        let yes = DROID.decided("PreToolUse", Verdict::Approved { digest: "sha256:1" });
+        let yes = AGENT.decided("PreToolUse", Verdict::Approved { digest: "sha256:1" });
         assert_eq!(yes.exit, 0);
         assert_eq!(
             yes.stdout.unwrap()["hookSpecificOutput"]["permissionDecision"],
