@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::call::{Answer, CallView, ResultView};
-use super::coverage::coverage;
+use super::coverage::coverage_for;
 use super::edit::{Asked, Edit};
 use super::ids::{ApprovalId, ArtifactId, GrantId};
 use super::limits::{FieldError, MAX_PATH_BYTES, MAX_REASON_BYTES, MAX_REQUESTER_BYTES, check_len};
@@ -520,7 +520,7 @@ impl Approval {
                 u32::try_from(unreadable).unwrap_or(u32::MAX),
             ));
         }
-        let c = coverage(&self.call, self.raw_input.as_ref());
+        let c = coverage_for(self.tool.as_str(), &self.call, self.raw_input.as_ref());
         if c.is_complete() {
             return None;
         }

@@ -31,6 +31,22 @@ impl Coverage {
     }
 }
 
+/// [`coverage`] of a call to the tool at `address`: an agent's tool drawn as one of Claude
+/// Code's is compared in Claude Code's keys, as it was drawn ([`crate::spelling`]); one whose
+/// input cannot be read that way (a key given in both spellings) is not covered by its card.
+pub fn coverage_for(address: &str, call: &CallView, raw: Option<&Value>) -> Coverage {
+    match (crate::spelling::spelling(address), raw) {
+        (Some(s), Some(r)) if !matches!(call, CallView::Generic(_)) => match s.respelled(r) {
+            Some(fields) => coverage(call, Some(&Value::Object(fields))),
+            None => Coverage {
+                unshown: Vec::new(),
+                disagree: vec!["raw_input".to_owned()],
+            },
+        },
+        _ => coverage(call, raw),
+    }
+}
+
 /// Compares a call's raw input with its card.
 pub fn coverage(call: &CallView, raw: Option<&Value>) -> Coverage {
     let mut c = Coverage::default();

@@ -141,6 +141,12 @@ const ANSWERED_TOOLS: &[&str] = &[
     "gemini.exit_plan_mode",
     "copilot.ask_user",
     "copilot.exit_plan_mode",
+    // Qwen Code's plan mode, Droid's specification mode, Cline's plan and questions
+    // (apps/vscode/src/shared/tools.ts): the person's to answer, however they are drawn.
+    "qwen.exit_plan_mode",
+    "droid.ExitSpecMode",
+    "cline.plan_mode_respond",
+    "cline.ask_followup_question",
 ];
 
 /// Whether only the person answers this call: a question or a plan card, a call to a tool that

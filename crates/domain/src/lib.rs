@@ -19,6 +19,7 @@ pub mod report;
 pub mod reporter;
 pub mod scope;
 pub mod shell;
+pub mod spelling;
 pub mod submission;
 pub mod tool;
 pub mod verbatim;

@@ -9,7 +9,7 @@ use ts_rs::TS;
 use super::approval::{Approval, GrantBlock, Status};
 use super::artifact::{Artifact, ArtifactSummary};
 use super::call::{CallView, FileDiff, OnDisk, ResultView};
-use super::coverage::{Coverage, coverage};
+use super::coverage::{Coverage, coverage_for};
 use super::diff::{RenderedDiff, render};
 use super::edit::{Edit, EditOffer};
 use super::grant::{Offers, offers};
@@ -407,7 +407,11 @@ pub fn present(approval: Approval) -> Presented {
     if let Some(json) = &raw_input_json {
         mark("raw_input_json".into(), json);
     }
-    let coverage = coverage(&approval.call, approval.raw_input.as_ref());
+    let coverage = coverage_for(
+        approval.tool.as_str(),
+        &approval.call,
+        approval.raw_input.as_ref(),
+    );
     let no_grant = approval.grant_block().map(|block| match block {
         GrantBlock::HiddenCharacters(_) => "“Don't ask again” is off for this call: it carries \
             hidden characters. Approve it once, with the marks in view."

@@ -246,12 +246,11 @@ fn target(agent: &str) -> Option<Target> {
             script: false,
             own_dirs: 0,
         },
-        // Factory Droid: ~/.factory/hooks.json, or the `hooks` of ~/.factory/settings.json
-        // where there is no hooks.json (docs.factory.ai/harness/hooks, "Configuration"; see
-        // [`droid_file`]); timeouts in seconds.
+        // Factory Droid: the `hooks` of ~/.factory/settings.json, or ~/.factory/hooks.json
+        // where there is one (see [`droid_file`]); timeouts in seconds.
         "droid" => Target {
             title: "Factory Droid",
-            file: &[".factory", "hooks.json"],
+            file: &[".factory", "settings.json"],
             home_var: None,
             events: &[("PreToolUse", true), ("PostToolUse", false)],
             shape: Shape::Grouped {
@@ -284,13 +283,14 @@ fn target(agent: &str) -> Option<Target> {
             script: false,
             own_dirs: 0,
         },
-        // Goose: a plugin of its own, ~/.agents/plugins/countersign/hooks/hooks.json
-        // (hooks.md "Where Hooks Live"; the folder's name is the plugin's). No matcher (a bare
+        // Goose: a plugin of its own, ~/.agents/plugins/countersign-<unguessable>/hooks/
+        // hooks.json (hooks.md "Where Hooks Live"; the folder's name is the plugin's; see
+        // [`goose_file`]). No matcher (a bare
         // "*" is an invalid regex that Goose skips); `on_failure: "block"` so that a hook that
         // cannot decide blocks the call; timeouts in seconds.
         "goose" => Target {
             title: "Goose",
-            file: &[".agents", "plugins", "countersign", "hooks", "hooks.json"],
+            file: &[".agents", "plugins", "countersign-", "hooks", "hooks.json"],
             home_var: None,
             events: &[("PreToolUse", true)],
             shape: Shape::Grouped {
@@ -378,7 +378,7 @@ fn target(agent: &str) -> Option<Target> {
             events: &[(cline::PRE_TOOL_USE, true)],
             shape: Shape::HookScript,
             program: "cline",
-            marks: &["Documents/Cline", ".cline"],
+            marks: &[".cline"],
             hooks_of: None,
             script: false,
             own_dirs: 0,
@@ -431,23 +431,57 @@ fn write_script(path: &Path, cmd: &str) -> Result<(), SetupError> {
     Ok(())
 }
 
-/// Droid reads the `hooks` of its settings.json only where there is no hooks.json beside it
-/// (docs.factory.ai/harness/hooks, "Configuration"): a hooks.json made for Countersign would
-/// silence the person's own hooks there, so those settings are where the hook goes.
+/// Where Droid's hook goes: the `hooks` of its settings.json, unless a hooks.json is there.
+/// Droid reads settings.json's hooks only where there is no hooks.json (docs.factory.ai/
+/// harness/hooks, "Configuration"), and hooks in a hooks.json were reported never to run
+/// (Factory-AI/factory#3, droid 0.186: only settings.json's fired), so a hooks.json is never
+/// made; one the person has is written in its own shape ([`standalone`]).
 fn droid_file(dir: &Path) -> PathBuf {
     let hooks = dir.join("hooks.json");
-    let settings = dir.join("settings.json");
-    let has_hooks = |p: &Path| {
-        std::fs::read_to_string(p)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| v.get("hooks").is_some())
-    };
-    if !hooks.exists() && has_hooks(&settings) {
-        settings
-    } else {
+    if hooks.exists() {
         hooks
+    } else {
+        dir.join("settings.json")
     }
+}
+
+/// Goose's hook: in a plugin folder of Countersign's own with a name no repository can guess.
+/// Goose reads a project's `.agents/plugins` first and keeps the first plugin of each name,
+/// and a project's settings may disable a plugin by name (`plugins/discovery.rs`): a fixed
+/// name would let a repository's empty folder or settings silence the hook. The folder an
+/// earlier install made is found again by its hook.
+fn goose_file(plugins: &Path) -> PathBuf {
+    let hooks = |dir: &Path| dir.join("hooks").join("hooks.json");
+    let ours = std::fs::read_dir(plugins).ok().and_then(|dirs| {
+        dirs.flatten()
+            .map(|e| e.path())
+            .filter(|d| {
+                d.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("countersign-"))
+            })
+            .find(|d| {
+                std::fs::read_to_string(hooks(d))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                    .is_some_and(|v| holds_ours("goose", &v))
+            })
+    });
+    let dir = ours.unwrap_or_else(|| {
+        let name = ulid::Ulid::new().to_string().to_ascii_lowercase();
+        plugins.join(format!("countersign-{name}"))
+    });
+    hooks(&dir)
+}
+
+/// Whether `v`, read from `path`, is Droid's standalone hooks.json, which holds its event map
+/// at the top level ("Standalone `hooks.json` files are keyed directly by event name", as
+/// dyoshikawa/rulesync#2680 quotes Factory's reference), unless the person's file already
+/// wraps it in `hooks`.
+fn standalone(agent: &str, path: &Path, v: &Value) -> bool {
+    agent == "droid"
+        && path.file_name().is_some_and(|n| n == "hooks.json")
+        && v.get("hooks").is_none()
 }
 
 fn target_of(agent: &str) -> Result<Target, SetupError> {
@@ -474,6 +508,9 @@ pub fn default_file(agent: &str) -> Result<PathBuf, SetupError> {
         .ok_or_else(|| SetupError::Refused("no home directory: pass --settings".into()))?;
     if agent == "droid" {
         return Ok(droid_file(&home.join(".factory")));
+    }
+    if agent == "goose" {
+        return Ok(goose_file(&home.join(".agents").join("plugins")));
     }
     Ok(t.file.iter().fold(home, |p, part| p.join(part)))
 }
@@ -735,6 +772,14 @@ pub fn install(
     };
     match t.shape {
         Shape::Acp => return Err(SetupError::Refused(OPENCODE.into())),
+        // An agent's file that is not there is a name mistyped: a new file would guard no
+        // agent while the install said it did.
+        Shape::Kiro if !path.is_file() => {
+            return Err(SetupError::Refused(format!(
+                "{} is not an agent's file of Kiro CLI (it is not there); nothing was changed",
+                path.display()
+            )));
+        }
         Shape::HookScript => return install_script(&t, agent, program, path, data_dir),
         Shape::AmpRules => return install_amp(&t, agent, program, path, data_dir, wait),
         _ => {}
@@ -748,9 +793,13 @@ pub fn install(
     {
         o.entry("version").or_insert(json!(1));
     }
+    let at_top = standalone(agent, &path, &v);
     let hooks = v
         .as_object_mut()
         .and_then(|o| {
+            if at_top {
+                return Some(o);
+            }
             o.entry("hooks")
                 .or_insert_with(|| json!({}))
                 .as_object_mut()
@@ -1104,7 +1153,13 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
     }
     let (mut v, old) = read_settings(&path)?;
     let mut removed = 0;
-    if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
+    let at_top = standalone(agent, &path, &v);
+    let hooks = if at_top {
+        v.as_object_mut()
+    } else {
+        v.get_mut("hooks").and_then(Value::as_object_mut)
+    };
+    if let Some(hooks) = hooks {
         let mut emptied = Vec::new();
         for (event, list) in hooks.iter_mut() {
             let Some(list) = list.as_array_mut() else {
@@ -1137,6 +1192,7 @@ pub fn uninstall(agent: &str, file: Option<PathBuf>) -> Result<Removed, SetupErr
         }
         if hooks.is_empty()
             && removed > 0
+            && !at_top
             && let Some(o) = v.as_object_mut()
         {
             o.remove("hooks");
@@ -1257,7 +1313,12 @@ fn holds_ours(agent: &str, v: &Value) -> bool {
     {
         return true;
     }
-    let Some(hooks) = v.get("hooks").and_then(Value::as_object) else {
+    // Droid's standalone hooks.json holds its events at the top level.
+    let Some(hooks) = v
+        .get("hooks")
+        .and_then(Value::as_object)
+        .or_else(|| v.as_object().filter(|_| agent == "droid"))
+    else {
         return false;
     };
     let entries = |list: &Vec<Value>| -> Vec<Value> {

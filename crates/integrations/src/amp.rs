@@ -23,7 +23,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, Vars, as_named, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Vars, as_named, login_shell_as_named};
 use crate::hook::{
     Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Verdict, declined, not_asked,
 };
@@ -42,12 +42,6 @@ static SHAPED: ClaudeShaped = ClaudeShaped {
         prefix: "amp",
     },
     renamed: &[],
-    drawn: &[Drawn {
-        tool: "Bash",
-        as_tool: "Bash",
-        renamed: &[("cmd", "command")],
-        left_off: &[],
-    }],
     shell,
     answers: Answers::DenyOnly,
     tool_named: as_named,
@@ -67,11 +61,11 @@ impl HookAgent for Amp {
     }
 
     /// `{hook_event_name: "PreToolUse", tool_name: $AGENT_TOOL_NAME, tool_input: stdin,
-    /// session_id: $AMP_THREAD_ID, cwd}`; with no tool name, stdin alone (which then does not
-    /// read, and is refused).
+    /// session_id: $AMP_THREAD_ID, cwd}`; with no tool name, nothing that reads (the call is
+    /// refused): stdin is the model's arguments, never a payload of its own.
     fn payload_from(&self, stdin: Value, var: &Vars<'_>, cwd: Option<&Path>) -> Value {
         let Some(tool) = var("AGENT_TOOL_NAME").filter(|t| !t.is_empty()) else {
-            return stdin;
+            return Value::Null;
         };
         let mut p = json!({
             "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": stdin,

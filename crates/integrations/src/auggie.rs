@@ -20,7 +20,7 @@
 //!   `save-file` (whose arguments the page does not give in full), `remove-files`, `view`,
 //!   `web-fetch` and MCP tools (`{tool}_{server}`) get a card of their own with their input.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, Vars, as_named, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Vars, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name Auggie's calls are shown under.
@@ -34,12 +34,6 @@ pub static AUGGIE: ClaudeShaped = ClaudeShaped {
         prefix: "auggie",
     },
     renamed: &[("conversation_id", "session_id")],
-    drawn: &[Drawn {
-        tool: "launch-process",
-        as_tool: "Bash",
-        renamed: &[],
-        left_off: &[],
-    }],
     shell,
     answers: Answers::DenyOnly,
     tool_named: as_named,

@@ -20,6 +20,8 @@
 use countersign_domain::call::CallView;
 use serde_json::{Map, Value, json};
 
+use countersign_domain::spelling::spelling;
+
 use crate::claude_code::{HookEvent, tool_card};
 use crate::hook::{
     Agent, Hook, HookAgent, HookError, HookPayload, Reply, Seen, Step, Verdict, declined,
@@ -27,20 +29,6 @@ use crate::hook::{
 };
 
 pub use crate::hook::Vars;
-
-/// One of the agent's tools that is one of Claude Code's under another name (and other key
-/// names): its card is drawn as Claude Code's; its address and raw input stay the agent's.
-pub struct Drawn {
-    /// The agent's tool name.
-    pub tool: &'static str,
-    /// Claude Code's tool it is drawn as: `Bash`, `Write` or `Edit`.
-    pub as_tool: &'static str,
-    /// The agent's input keys in Claude Code's names: (theirs, Claude Code's).
-    pub renamed: &'static [(&'static str, &'static str)],
-    /// Input keys left off the card: what the model says of its own call (a risk rating),
-    /// which changes nothing that runs. The raw input keeps them.
-    pub left_off: &'static [&'static str],
-}
 
 /// How the agent reads an answer before a call.
 pub enum Answers {
@@ -50,6 +38,10 @@ pub enum Answers {
     DenyOnly,
     /// `{"decision": "allow" | "block", "reason"}` (Goose).
     Decision,
+    /// VS Code's payload through Copilot CLI's hook file: the decision in `hookSpecificOutput`
+    /// and flat as Copilot CLI reads it, exit 0 (a payload of Copilot CLI's taken for VS
+    /// Code's is still answered in words Copilot CLI reads, and an older one ignores exit 2).
+    Both,
 }
 
 /// An agent whose hook is Claude Code's in shape.
@@ -59,8 +51,6 @@ pub struct ClaudeShaped {
     pub agent: Agent,
     /// The payload's top-level keys in Claude Code's spelling: (the agent's, Claude Code's).
     pub renamed: &'static [(&'static str, &'static str)],
-    /// The agent's tools drawn as Claude Code's.
-    pub drawn: &'static [Drawn],
     /// The shell the agent runs its shell tool in, from the variables the hook was given.
     pub shell: fn(&Vars<'_>) -> String,
     pub answers: Answers,
@@ -70,16 +60,6 @@ pub struct ClaudeShaped {
     /// The payload names no `cwd` but its workspace's folders (`workspace_roots`): the first
     /// is the call's project.
     pub cwd_from_roots: bool,
-}
-
-/// The keys each drawn tool needs, as strings, to be drawn as Claude Code's.
-fn needs(as_tool: &str) -> &'static [&'static str] {
-    match as_tool {
-        "Bash" => &["command"],
-        "Write" => &["file_path", "content"],
-        "Edit" => &["file_path", "old_string", "new_string"],
-        _ => &[],
-    }
 }
 
 impl ClaudeShaped {
@@ -121,40 +101,17 @@ impl ClaudeShaped {
     }
 
     /// The card for the agent's call: drawn as Claude Code's tool where it is one under
-    /// another name and its input has that tool's shape, else a card of the agent's own tool
-    /// (never read as a Claude Code tool that happens to share its name).
+    /// another name and its input reads as that tool's ([`spelling`]), else a card of the
+    /// agent's own tool (never read as a Claude Code tool that happens to share its name).
     fn draw(&self, hook: &mut HookPayload) {
-        let Some(d) = self.drawn.iter().find(|d| d.tool == hook.tool_name) else {
-            hook.card = Some(tool_card(&hook.tool_name));
-            return;
-        };
-        let Some(input) = hook.tool_input.as_object() else {
-            hook.card = Some(tool_card(&hook.tool_name));
-            return;
-        };
-        let mut drawn: Map<String, Value> = input
-            .iter()
-            .filter(|(k, _)| !d.left_off.contains(&k.as_str()))
-            .map(|(k, v)| {
-                let name = d
-                    .renamed
-                    .iter()
-                    .find(|(theirs, _)| theirs == k)
-                    .map_or(k.as_str(), |(_, ours)| ours);
-                (name.to_owned(), v.clone())
-            })
-            .collect();
-        // A command in the foreground is what a terminal card shows anyway.
-        if drawn.get("run_in_background") == Some(&Value::Bool(false)) {
-            drawn.remove("run_in_background");
-        }
-        let shaped = needs(d.as_tool)
-            .iter()
-            .all(|k| drawn.get(*k).is_some_and(Value::is_string));
-        if shaped {
-            hook.drawn_as = Some((d.as_tool.to_owned(), Value::Object(drawn)));
-        } else {
-            hook.card = Some(tool_card(&hook.tool_name));
+        let address = format!("{}.{}", self.agent.prefix, hook.tool_name);
+        let drawn = spelling(&address).and_then(|s| {
+            let fields = s.respelled(&hook.tool_input)?;
+            Some((s.as_tool.to_owned(), Value::Object(fields)))
+        });
+        match drawn {
+            Some(d) => hook.drawn_as = Some(d),
+            None => hook.card = Some(tool_card(&hook.tool_name)),
         }
     }
 }
@@ -233,6 +190,7 @@ impl HookAgent for ClaudeShaped {
                     Answers::PermissionDecision => Reply::print(pre_tool_use("allow", &why)),
                     Answers::DenyOnly => Reply::silent(),
                     Answers::Decision => Reply::print(json!({ "decision": "allow" })),
+                    Answers::Both => Reply::print(both("allow", &why)),
                 }
             }
             Verdict::Declined { reason } => self.deny(declined(reason)),
@@ -276,6 +234,14 @@ fn named(name: &str) -> Option<HookEvent> {
     HookEvent::named(&format!("{first}{}", chars.as_str()))
 }
 
+/// `PreToolUse`'s answer, and the same decision flat, as Copilot CLI reads it.
+fn both(decision: &str, reason: &str) -> Value {
+    let mut out = pre_tool_use(decision, reason);
+    out["permissionDecision"] = json!(decision);
+    out["permissionDecisionReason"] = json!(reason);
+    out
+}
+
 /// `PreToolUse`'s answer.
 fn pre_tool_use(decision: &str, reason: &str) -> Value {
     json!({
@@ -294,6 +260,7 @@ impl ClaudeShaped {
         let out = match self.answers {
             Answers::PermissionDecision | Answers::DenyOnly => pre_tool_use("deny", &reason),
             Answers::Decision => json!({ "decision": "block", "reason": reason }),
+            Answers::Both => return Reply::print(both("deny", &reason)),
         };
         Reply::print_refusing(out, reason)
     }
@@ -315,36 +282,16 @@ pub fn drawn_card(agent: &ClaudeShaped, payload: Value) -> Option<CallView> {
 mod tests {
     use super::*;
 
-    /// An agent of this shape with each kind of renaming the agents here need.
+    /// An agent of this shape that spells its payload's keys otherwise, with VS Code's tools.
     static AGENT: ClaudeShaped = ClaudeShaped {
         name: "test",
         agent: Agent {
             requester: "Test",
-            prefix: "test",
+            prefix: "vscode",
         },
         renamed: &[
             ("sessionId", "session_id"),
             ("hookEventName", "hook_event_name"),
-        ],
-        drawn: &[
-            Drawn {
-                tool: "run_shell_command",
-                as_tool: "Bash",
-                renamed: &[("is_background", "run_in_background")],
-                left_off: &["riskLevel"],
-            },
-            Drawn {
-                tool: "Edit",
-                as_tool: "Edit",
-                renamed: &[("old_str", "old_string"), ("new_str", "new_string")],
-                left_off: &[],
-            },
-            Drawn {
-                tool: "create_file",
-                as_tool: "Write",
-                renamed: &[("filePath", "file_path")],
-                left_off: &[],
-            },
         ],
         shell: login_shell_as_named,
         answers: Answers::PermissionDecision,
@@ -359,9 +306,8 @@ mod tests {
 
     #[test]
     fn an_agents_own_tools_are_drawn_as_what_they_run() {
-        let shell = json!({ "command": "ls", "is_background": false, "riskLevel": "low" });
-        let Some(CallView::Terminal(t)) = drawn_card(&AGENT, pre("run_shell_command", shell))
-        else {
+        let shell = json!({ "command": "ls", "isBackground": false, "goal": "list" });
+        let Some(CallView::Terminal(t)) = drawn_card(&AGENT, pre("run_in_terminal", shell)) else {
             panic!("a terminal card")
         };
         assert_eq!(t.command, "ls");
@@ -372,11 +318,11 @@ mod tests {
             "{flags}"
         );
         // In the background it is not a terminal card at all.
-        let bg = json!({ "command": "ls", "is_background": true });
-        let card = drawn_card(&AGENT, pre("run_shell_command", bg));
+        let bg = json!({ "command": "ls", "isBackground": true });
+        let card = drawn_card(&AGENT, pre("run_in_terminal", bg));
         assert!(matches!(card, Some(CallView::Generic(_))), "{card:?}");
-        let edit = json!({ "file_path": "/app/a", "old_str": "a", "new_str": "b" });
-        let edit = drawn_card(&AGENT, pre("Edit", edit));
+        let edit = json!({ "filePath": "/app/a", "oldString": "a", "newString": "b" });
+        let edit = drawn_card(&AGENT, pre("replace_string_in_file", edit));
         assert!(matches!(edit, Some(CallView::Diff(_))), "{edit:?}");
         let create = json!({ "filePath": "/app/N.md", "content": "hi" });
         let create = drawn_card(&AGENT, pre("create_file", create));
@@ -397,13 +343,13 @@ mod tests {
         }
         // A drawn tool without its shape: its own card, its input raw beside it.
         let odd = json!({ "command": ["rm", "-rf"] });
-        let odd = drawn_card(&AGENT, pre("run_shell_command", odd));
+        let odd = drawn_card(&AGENT, pre("run_in_terminal", odd));
         assert!(matches!(odd, Some(CallView::Generic(_))), "{odd:?}");
     }
 
     #[test]
     fn a_key_spelt_both_ways_with_two_values_is_refused() {
-        let mut p = pre("run_shell_command", json!({ "command": "ls" }));
+        let mut p = pre("run_in_terminal", json!({ "command": "ls" }));
         p["sessionId"] = json!("other");
         assert!(AGENT.read(None, p.clone()).is_err());
         p["sessionId"] = json!("s");

@@ -22,6 +22,7 @@
 //!   Write; `replace_in_file` (`path`, `diff`), `apply_patch`, MCP tools (`use_mcp_tool`) and
 //!   the 4.x tools (`run_commands`, `editor`) get a card of their own with their parameters.
 
+use countersign_domain::spelling::spelling;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -77,25 +78,11 @@ impl HookAgent for Cline {
         }
         let tool = p.pre_tool_use.tool_name;
         let input = Value::Object(p.pre_tool_use.parameters);
-        let text = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
-        let drawn = match tool.as_str() {
-            "execute_command" => text("command").map(|command| {
-                let mut shown = json!({ "command": command });
-                // Cline's own `timeout`, a string like every parameter.
-                if let Some(t) = text("timeout") {
-                    shown["timeout"] = json!(t);
-                }
-                ("Bash".to_owned(), shown)
-            }),
-            "write_to_file" => match (text("path"), text("content")) {
-                (Some(path), Some(content)) => Some((
-                    "Write".to_owned(),
-                    json!({ "file_path": path, "content": content }),
-                )),
-                _ => None,
-            },
-            _ => None,
-        };
+        // Drawn as Claude Code's tool where it is one ([`spelling`]), else a card of its own.
+        let drawn = spelling(&format!("cline.{tool}")).and_then(|s| {
+            let fields = s.respelled(&input)?;
+            Some((s.as_tool.to_owned(), Value::Object(fields)))
+        });
         let call_id = derived_call_id(&tool, &input);
         let mut call = agent_call(
             Agent {

@@ -23,7 +23,7 @@
 //!   runs: left off the card (the raw input keeps them). `ApplyPatch` and MCP tools
 //!   (`mcp__<server>__<tool>`) get a card of their own with their input.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, as_named, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name Factory Droid's calls are shown under.
@@ -44,33 +44,6 @@ pub static DROID: ClaudeShaped = ClaudeShaped {
         ("toolName", "tool_name"),
         ("toolInput", "tool_input"),
         ("toolResponse", "tool_response"),
-    ],
-    drawn: &[
-        Drawn {
-            tool: "Execute",
-            as_tool: "Bash",
-            renamed: &[
-                ("summary", "description"),
-                ("fireAndForget", "run_in_background"),
-            ],
-            left_off: &["riskLevel", "riskLevelReason"],
-        },
-        Drawn {
-            tool: "Create",
-            as_tool: "Write",
-            renamed: &[],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "Edit",
-            as_tool: "Edit",
-            renamed: &[
-                ("old_str", "old_string"),
-                ("new_str", "new_string"),
-                ("change_all", "replace_all"),
-            ],
-            left_off: &[],
-        },
     ],
     shell,
     answers: Answers::PermissionDecision,

@@ -21,7 +21,7 @@
 //!   Bash, Write and Edit (hooks.md "Tool Input Keys"); the others (`<extension>__<tool>`)
 //!   get a card of their own.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, Vars, as_named, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Vars, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name Goose's calls are shown under.
@@ -38,30 +38,6 @@ pub static GOOSE: ClaudeShaped = ClaudeShaped {
         ("event", "hook_event_name"),
         ("working_dir", "cwd"),
         ("tool_call_id", "tool_use_id"),
-    ],
-    drawn: &[
-        Drawn {
-            tool: "developer__shell",
-            as_tool: "Bash",
-            renamed: &[],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "developer__write",
-            as_tool: "Write",
-            renamed: &[("path", "file_path")],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "developer__edit",
-            as_tool: "Edit",
-            renamed: &[
-                ("path", "file_path"),
-                ("before", "old_string"),
-                ("after", "new_string"),
-            ],
-            left_off: &[],
-        },
     ],
     shell,
     answers: Answers::Decision,

@@ -20,13 +20,11 @@
 //! - Tools: `execute_bash` and `shell` (`command`, `summary`) are drawn as Claude Code's Bash;
 //!   `fs_write`, `use_aws` and the rest get a card of their own with their input.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, Vars, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, Vars, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name Kiro CLI's calls are shown under.
 pub const REQUESTER: &str = "Kiro CLI";
-
-const BASH: &[(&str, &str)] = &[("summary", "description")];
 
 /// Kiro CLI's hook.
 pub static KIRO: ClaudeShaped = ClaudeShaped {
@@ -36,29 +34,19 @@ pub static KIRO: ClaudeShaped = ClaudeShaped {
         prefix: "kiro",
     },
     renamed: &[],
-    drawn: &[
-        Drawn {
-            tool: "execute_bash",
-            as_tool: "Bash",
-            renamed: BASH,
-            left_off: &[],
-        },
-        Drawn {
-            tool: "shell",
-            as_tool: "Bash",
-            renamed: BASH,
-            left_off: &[],
-        },
-    ],
     shell,
     answers: Answers::DenyOnly,
     tool_named: mcp_named,
     cwd_from_roots: false,
 };
 
-/// `@server/tool` as `mcp__server__tool`.
+/// `@server/tool` as `mcp__server__tool`; a name with `__` in either part is left as it is
+/// (and refused as an address), since two tools would read the same.
 fn mcp_named(tool: &str) -> Option<String> {
     let (server, name) = tool.strip_prefix('@')?.split_once('/')?;
+    if server.contains("__") || name.contains("__") {
+        return None;
+    }
     Some(format!("mcp__{server}__{name}"))
 }
 

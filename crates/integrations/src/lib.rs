@@ -68,7 +68,7 @@ pub fn guest_of(
         return None;
     }
     if vscode::sent_this(payload) {
-        return Some(&vscode::VSCODE);
+        return Some(&vscode::VSCODE_AS_GUEST);
     }
     if host.name() != claude_code::ClaudeCode.name() {
         return None;

@@ -24,7 +24,7 @@
 //!   (`file_path`, `old_string`, `new_string`, `replace_all`) are drawn as Claude Code's Bash,
 //!   Write and Edit; MCP tools are `mcp__<server>__<tool>`.
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, as_named};
 use crate::hook::Agent;
 
 /// The requester name Qwen Code's calls are shown under.
@@ -38,32 +38,6 @@ pub static QWEN: ClaudeShaped = ClaudeShaped {
         prefix: "qwen",
     },
     renamed: &[],
-    drawn: &[
-        Drawn {
-            tool: "run_shell_command",
-            as_tool: "Bash",
-            renamed: &[("is_background", "run_in_background")],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "write_file",
-            as_tool: "Write",
-            renamed: &[],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "edit",
-            as_tool: "Edit",
-            renamed: &[],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "replace",
-            as_tool: "Edit",
-            renamed: &[],
-            left_off: &[],
-        },
-    ],
     shell,
     answers: Answers::PermissionDecision,
     tool_named: as_named,

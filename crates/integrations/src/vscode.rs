@@ -30,14 +30,16 @@
 
 use serde_json::Value;
 
-use crate::claude_shaped::{Answers, ClaudeShaped, Drawn, as_named, login_shell_as_named};
+use crate::claude_shaped::{Answers, ClaudeShaped, as_named, login_shell_as_named};
 use crate::hook::Agent;
 
 /// The requester name VS Code's calls are shown under.
 pub const REQUESTER: &str = "VS Code";
 
 /// VS Code's agent hooks.
-pub static VSCODE: ClaudeShaped = ClaudeShaped {
+pub static VSCODE: ClaudeShaped = VSCODE_FIELDS;
+
+const VSCODE_FIELDS: ClaudeShaped = ClaudeShaped {
     name: "vscode",
     agent: Agent {
         requester: REQUESTER,
@@ -47,37 +49,17 @@ pub static VSCODE: ClaudeShaped = ClaudeShaped {
         ("sessionId", "session_id"),
         ("hookEventName", "hook_event_name"),
     ],
-    drawn: &[
-        Drawn {
-            tool: "run_in_terminal",
-            as_tool: "Bash",
-            renamed: &[
-                ("explanation", "description"),
-                ("isBackground", "run_in_background"),
-            ],
-            left_off: &["goal"],
-        },
-        Drawn {
-            tool: "create_file",
-            as_tool: "Write",
-            renamed: &[("filePath", "file_path")],
-            left_off: &[],
-        },
-        Drawn {
-            tool: "replace_string_in_file",
-            as_tool: "Edit",
-            renamed: &[
-                ("filePath", "file_path"),
-                ("oldString", "old_string"),
-                ("newString", "new_string"),
-            ],
-            left_off: &["explanation"],
-        },
-    ],
     shell,
     answers: Answers::PermissionDecision,
     tool_named: as_named,
     cwd_from_roots: false,
+};
+
+/// VS Code's agent hooks met in the hook file of another agent (Copilot CLI's, Claude
+/// Code's): read as VS Code's, answered in both agents' words with exit 0.
+pub static VSCODE_AS_GUEST: ClaudeShaped = ClaudeShaped {
+    answers: Answers::Both,
+    ..VSCODE_FIELDS
 };
 
 /// Whether `payload` is VS Code's rather than that of the agent whose hook file VS Code ran

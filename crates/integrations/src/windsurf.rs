@@ -18,6 +18,7 @@
 //! - Commands are drawn as Claude Code's Bash, a file's edits as its MultiEdit; MCP calls
 //!   as `mcp__<server>__<tool>` with their arguments.
 
+use countersign_domain::spelling::spelling;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -69,19 +70,27 @@ impl HookAgent for Windsurf {
         let text = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_owned);
         let missing = |k: &str| HookError::Malformed(format!("{event}: no text tool_info.{k}"));
         let (tool, cwd, drawn, card) = match *tool {
+            // The command, with where it runs as the card's folder ([`spelling`] reads
+            // `command_line` as `command`); an input that does not read so is shown raw.
             "run_command" => {
-                let command = text("command_line").ok_or_else(|| missing("command_line"))?;
-                let drawn = ("Bash".to_owned(), json!({ "command": command }));
-                ((*tool).to_owned(), text("cwd"), Some(drawn), None)
+                let fields = spelling("windsurf.run_command").and_then(|s| s.respelled(info));
+                match fields.and_then(|f| f.get("command").cloned()) {
+                    Some(command) => {
+                        let drawn = ("Bash".to_owned(), json!({ "command": command }));
+                        ((*tool).to_owned(), text("cwd"), Some(drawn), None)
+                    }
+                    None => ((*tool).to_owned(), text("cwd"), None, Some(tool_card(tool))),
+                }
             }
             "write_code" => {
-                let path = text("file_path").ok_or_else(|| missing("file_path"))?;
-                let edits = info.get("edits").cloned().unwrap_or(Value::Null);
-                let drawn = (
-                    "MultiEdit".to_owned(),
-                    json!({ "file_path": path, "edits": edits }),
-                );
-                ((*tool).to_owned(), None, Some(drawn), None)
+                let fields = spelling("windsurf.write_code").and_then(|s| s.respelled(info));
+                match fields {
+                    Some(f) => {
+                        let drawn = ("MultiEdit".to_owned(), Value::Object(f));
+                        ((*tool).to_owned(), None, Some(drawn), None)
+                    }
+                    None => ((*tool).to_owned(), None, None, Some(tool_card(tool))),
+                }
             }
             _ => {
                 let server = text("mcp_server_name").ok_or_else(|| missing("mcp_server_name"))?;

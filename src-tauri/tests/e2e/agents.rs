@@ -224,7 +224,12 @@ async fn z_the_agents_page_installs_and_removes_hooks() {
         .await;
     app.el(&format!("{}[data-installed=true]", row("goose")))
         .await;
-    let goose = home.join(".agents/plugins/countersign/hooks/hooks.json");
+    let plugin = std::fs::read_dir(home.join(".agents/plugins"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("countersign-"))
+        .expect("Countersign's plugin folder");
+    let goose = plugin.path().join("hooks/hooks.json");
     let goose: Value = serde_json::from_str(&std::fs::read_to_string(goose).unwrap()).unwrap();
     assert_eq!(
         goose["hooks"]["PreToolUse"][0]["hooks"][0]["on_failure"],

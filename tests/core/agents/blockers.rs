@@ -325,3 +325,148 @@ fn install_then_remove_leaves_each_file_as_it_was() {
     assert!(err.contains("a hook of your own"), "{err}");
     assert!(std::fs::read_to_string(&own).unwrap().contains("echo"));
 }
+
+/// One rule "from any agent" (`git status`, in this project) approves every new agent's
+/// shell call through its real hook without asking: their cards show their raw input whole,
+/// in Claude Code's keys. A call spelling its command both ways is asked, never covered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_from_any_agent_serves_each_new_agents_shell_through_its_hook() {
+    use countersign_domain::grant::{Reach, Scope};
+
+    let (server, tmp) = started().await;
+    let dir = server.dir().root().to_owned();
+    // The rule, made on a Claude Code call.
+    let mut first = serde_json::from_str::<Value>(&fixture("qwen-pre-shell")).unwrap();
+    first["tool_input"]["command"] = json!("git status");
+    let (d, p) = (dir.clone(), first.to_string());
+    let run = tokio::task::spawn_blocking(move || {
+        hook("qwen", &d, &p, &[("SHELL", "/bin/bash")], Path::new("/"))
+    });
+    let a = next_pending(&server.console).await;
+    let scope = Scope {
+        reach: Reach::Command {
+            words: vec!["git".into(), "status".into()],
+        },
+        project: Some("/home/dev/app".into()),
+        expires_at: None,
+        any_agent: true,
+    };
+    server
+        .console
+        .decide(
+            &a.id,
+            &a.digest,
+            Decision::ApproveAlways { scope: Some(scope) },
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.await.unwrap().status.code(), Some(0));
+    // Each agent's own shell call of `git status`, through its hook: decided by the rule.
+    let with = |name: &str, key: &[&str]| {
+        let mut v: Value = serde_json::from_str(&fixture(name)).unwrap();
+        let mut at = &mut v;
+        for k in &key[..key.len() - 1] {
+            at = &mut at[*k];
+        }
+        at[key[key.len() - 1]] = json!("git status");
+        v.to_string()
+    };
+    let cases: Vec<(&str, String, Vars)> = vec![
+        (
+            "droid",
+            with("droid-pre-execute", &["tool_input", "command"]),
+            &[],
+        ),
+        (
+            "vscode",
+            with("vscode-pre-terminal", &["tool_input", "command"]),
+            &[],
+        ),
+        (
+            "goose",
+            {
+                let mut v: Value =
+                    serde_json::from_str(&with("goose-pre-shell", &["tool_input", "command"]))
+                        .unwrap();
+                v["working_dir"] = json!("/home/dev/app");
+                v.to_string()
+            },
+            &[],
+        ),
+        (
+            "auggie",
+            with("auggie-pre-launch", &["tool_input", "command"]),
+            &[],
+        ),
+        (
+            "kiro",
+            with("kiro-pre-shell", &["tool_input", "command"]),
+            &[],
+        ),
+        (
+            "windsurf",
+            with("windsurf-pre-run-command", &["tool_info", "command_line"]),
+            &[],
+        ),
+        (
+            "cline",
+            with(
+                "cline-pre-command",
+                &["preToolUse", "parameters", "command"],
+            ),
+            &[],
+        ),
+    ];
+    for (agent, payload, env) in cases {
+        let mut env = env.to_vec();
+        env.push(("SHELL", "/bin/bash"));
+        let (d, p) = (dir.clone(), payload.clone());
+        let out = tokio::task::spawn_blocking(move || hook(agent, &d, &p, &env, Path::new("/")))
+            .await
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{agent}: {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !stdout.contains("deny") && !stdout.contains("\"cancel\":true"),
+            "{agent}: {stdout}"
+        );
+        assert!(
+            server.console.pending().await.unwrap().is_empty(),
+            "{agent} asked: {payload}"
+        );
+    }
+    // Amp, in the project's folder (its payload names none).
+    let project = tmp.path().join("app");
+    std::fs::create_dir_all(&project).unwrap();
+    let (d, at) = (dir.clone(), project.clone());
+    let run = tokio::task::spawn_blocking(move || {
+        let env = [("AGENT_TOOL_NAME", "Bash"), ("SHELL", "/bin/bash")];
+        hook("amp", &d, "{\"cmd\":\"git status\"}", &env, &at)
+    });
+    // Another project than the rule's: asked.
+    let a = next_pending(&server.console).await;
+    assert_eq!(a.tool.as_str(), "amp.Bash");
+    decide(&server.console, &a, Decision::Approve).await;
+    assert_eq!(run.await.unwrap().status.code(), Some(0), "amp");
+    // Both spellings: `cmd` runs, `command` would be shown. Asked, with the raw input whole.
+    let (d, h) = (dir.clone(), tmp.path().to_owned());
+    let run = tokio::task::spawn_blocking(move || {
+        hook(
+            "amp",
+            &d,
+            "{\"cmd\":\"rm -rf ~\",\"command\":\"git status\"}",
+            &[("AGENT_TOOL_NAME", "Bash"), ("SHELL", "/bin/bash")],
+            &h,
+        )
+    });
+    let a = next_pending(&server.console).await;
+    assert!(matches!(a.call, CallView::Generic(_)), "{:?}", a.call);
+    decide(&server.console, &a, Decision::Decline { reason: None }).await;
+    assert_eq!(run.await.unwrap().status.code(), Some(2));
+    server.stop().await;
+}

@@ -124,7 +124,12 @@ fn with_no_console_each_agent_is_refused_never_allowed() {
             &fixture(name),
             &["--event", "preToolUse"],
         );
-        assert_refused(&out, "Countersign could not ask", name);
+        // In words both read, exit 0: a payload of Copilot CLI's taken for VS Code's is still
+        // refused in Copilot CLI's flat form, which an older Copilot CLI reads only on exit 0.
+        let (json, code, _) = answer(&out);
+        assert_eq!(decision(&json), Some("deny"), "{name}: {json:?}");
+        assert_eq!(json.unwrap()["permissionDecision"], "deny", "{name}");
+        assert_eq!(code, Some(0), "{name}");
     }
     // After a call, nothing is printed and the agent goes on.
     for name in ["qwen-post-shell", "vscode-post-terminal"] {
@@ -335,12 +340,14 @@ fn install_then_remove_leaves_each_file_as_it_was() {
     let home = tmp.path().join("home");
     // (agent, its file, the person's own text: odd spacing, their own hooks, key order)
     let theirs = "{\n  \"model\": { \"name\": \"qwen3-coder\" },\n\t\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}]},\n  \"a\": 1\n}";
-    let goose = home.join(".agents/plugins/countersign/hooks/hooks.json");
+    // Goose's plugin folder has a name of its own for each install: found from what it says.
+    let goose = home.join(".agents/plugins/hooks.json");
     let cases: Vec<(&str, PathBuf, Option<&str>)> = vec![
         ("qwen", home.join(".qwen/settings.json"), Some(theirs)),
         ("qwen", home.join(".qwen/settings.json"), None),
-        ("droid", home.join(".factory/hooks.json"), Some(theirs)),
-        ("droid", home.join(".factory/hooks.json"), None),
+        // Droid: the hooks of its settings.json (a hooks.json is never made).
+        ("droid", home.join(".factory/settings.json"), Some(theirs)),
+        ("droid", home.join(".factory/settings.json"), None),
         ("vscode", home.join(".copilot/hooks/countersign.json"), None),
         ("goose", goose.clone(), None),
         ("auggie", home.join(".augment/settings.json"), Some(theirs)),
@@ -354,6 +361,23 @@ fn install_then_remove_leaves_each_file_as_it_was() {
             std::fs::write(&file, text).unwrap();
         }
         let done = run_as(&home, &["hook", "install", agent]);
+        let file = if agent == "goose" {
+            let at = PathBuf::from(done["settings"].as_str().unwrap());
+            let plugin = at.parent().unwrap().parent().unwrap();
+            let name = plugin.file_name().unwrap().to_str().unwrap();
+            // No repository can guess it: a fixed name could be shadowed or disabled by one.
+            assert!(
+                name.starts_with("countersign-") && name.len() > 30,
+                "{name}"
+            );
+            assert_eq!(plugin.parent().unwrap(), home.join(".agents/plugins"));
+            // Installed again: the same folder.
+            let again = run_as(&home, &["hook", "install", agent]);
+            assert_eq!(again["settings"], done["settings"], "{case}");
+            at
+        } else {
+            file
+        };
         assert_eq!(done["settings"], json!(file), "{case}");
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let listed = run_as(&home, &["agents"]);
@@ -460,7 +484,7 @@ fn install_then_remove_leaves_each_file_as_it_was() {
         }
         if agent == "goose" {
             // Its plugin folder goes with it.
-            assert!(!home.join(".agents/plugins/countersign").exists(), "{case}");
+            assert!(!file.parent().unwrap().parent().unwrap().exists(), "{case}");
             assert!(home.join(".agents/plugins").exists(), "{case}");
         }
         match before {
@@ -470,20 +494,34 @@ fn install_then_remove_leaves_each_file_as_it_was() {
     }
 }
 
-/// Droid reads its settings.json's hooks only where there is no hooks.json: with the person's
-/// hooks there, the install goes there rather than silence them with a new hooks.json.
+/// Where the person has a hooks.json, Droid reads it rather than settings.json's hooks: the
+/// hook goes there, in its standalone shape (events at the top level), and comes out again
+/// leaving it as it was; where there is none, none is made.
 #[test]
-fn droid_installs_beside_the_persons_own_hooks() {
+fn droid_installs_into_the_persons_own_hooks_json_in_its_shape() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path();
     let factory = home.join(".factory");
     std::fs::create_dir_all(&factory).unwrap();
-    let settings = factory.join("settings.json");
-    let text = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}}";
-    std::fs::write(&settings, text).unwrap();
+    let hooks = factory.join("hooks.json");
+    let text = "{\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}";
+    std::fs::write(&hooks, text).unwrap();
     let done = run_as(home, &["hook", "install", "droid"]);
-    assert_eq!(done["settings"], json!(settings));
-    assert!(!factory.join("hooks.json").exists());
+    assert_eq!(done["settings"], json!(hooks));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    assert_eq!(v.get("hooks"), None, "{v}");
+    let cmd = v["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert!(cmd.contains("hook droid --event PreToolUse"), "{cmd}");
+    let listed = run_as(home, &["agents"]);
+    let row = listed["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["agent"] == "droid")
+        .unwrap()
+        .clone();
+    assert_eq!(row["hook_installed"], true, "{row}");
     run_as(home, &["hook", "remove", "droid"]);
-    assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), text);
+    assert!(!factory.join("settings.json").exists());
 }

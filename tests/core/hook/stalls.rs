@@ -198,13 +198,13 @@ fn cases() -> Vec<Case> {
             2,
         ),
         ("amp", "delegate", fixture("amp-bash"), None, 2),
-        // VS Code running Copilot CLI's hook file: answered as VS Code.
+        // VS Code running Copilot CLI's hook file: read as VS Code's, refused in both words.
         (
             "copilot",
             "preToolUse",
             fixture("vscode-pre-terminal"),
             Some(("/hookSpecificOutput/permissionDecision", "deny")),
-            2,
+            0,
         ),
     ]
 }
