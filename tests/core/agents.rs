@@ -513,6 +513,12 @@ fn install_keeps_the_rest_and_uninstall_takes_only_ours() {
         );
         let gone = run(&["hook", "uninstall", agent, "--settings", settings]);
         assert!(gone["removed"].as_u64().unwrap() >= 2, "{agent}: {gone}");
+        // The person's file as it was, byte for byte.
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            theirs.to_string(),
+            "{agent}"
+        );
         let after: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert!(
             !after.to_string().contains("countersign"),

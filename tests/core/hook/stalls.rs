@@ -198,6 +198,14 @@ fn cases() -> Vec<Case> {
             2,
         ),
         ("amp", "delegate", fixture("amp-bash"), None, 2),
+        // Cline's only no: the task stops.
+        (
+            "cline",
+            "PreToolUse",
+            fixture("cline-pre-command"),
+            Some(("/cancel", "true")),
+            0,
+        ),
         // VS Code running Copilot CLI's hook file: read as VS Code's, refused in both words.
         (
             "copilot",
@@ -236,7 +244,13 @@ fn every_agent_answers_in_time(dir: &Path, env: &[(String, String)]) {
         match expected {
             Some((pointer, decision)) => {
                 let printed = printed.unwrap_or_else(|| panic!("{what}: printed nothing"));
-                assert_eq!(printed.pointer(pointer), Some(&json!(decision)), "{what}");
+                // Cline's refusal is a boolean: `{"cancel": true}`.
+                let want = if decision == "true" {
+                    json!(true)
+                } else {
+                    json!(decision)
+                };
+                assert_eq!(printed.pointer(pointer), Some(&want), "{what}");
             }
             None => assert_eq!(printed, None, "{what}"),
         }
