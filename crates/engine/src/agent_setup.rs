@@ -405,6 +405,11 @@ fn target(agent: &str) -> Option<Target> {
 /// within `HOOK_ANSWER_PAST_WAIT_S` more, before that.
 pub const CLINE_WAIT_S: u64 = 15;
 
+/// Auggie gives a hook 60 s by default and enforces a maximum it does not state
+/// (docs.augmentcode.com/cli/hooks): its hook waits this long for a person, so that it answers
+/// within the default whatever that maximum is.
+pub const AUGGIE_WAIT_S: u64 = 45;
+
 /// The script Auggie runs for `event`, beside its settings file `settings`.
 fn script_path(settings: &Path, agent: &str, event: &str) -> PathBuf {
     let dir = settings.parent().unwrap_or(Path::new("."));
@@ -759,6 +764,10 @@ pub fn install(
     wait: u64,
 ) -> Result<Installed, SetupError> {
     let t = target_of(agent)?;
+    let wait = match agent {
+        "auggie" => wait.min(AUGGIE_WAIT_S),
+        _ => wait,
+    };
     if let Some(host) = t.hooks_of {
         let done = install(host, program, file, data_dir, wait)?;
         return Ok(Installed {
@@ -942,6 +951,10 @@ pub fn note_of(agent: &str) -> Option<&'static str> {
             "Cline runs a hook for at most 30 s and then lets the call run, so a person has 15 s \
              to decide; a call no one decided, or declined, stops Cline's task (its hooks cannot \
              refuse one call alone). Hooks are on in Cline's settings (Hooks)"
+        }
+        "auggie" => {
+            "Auggie gives a hook 60 s unless told more, up to a limit it does not state, so a \
+             person has 45 s to decide; a call no one decided by then is blocked"
         }
         "amp" => {
             "Amp asks the rules in amp.permissions in order: Countersign's is first, so every \

@@ -295,13 +295,7 @@ fn install_then_remove_leaves_each_file_as_it_was() {
             _ => unreachable!(),
         }
         let listed = run_as(&home, &["agents"]).unwrap();
-        let row = listed["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["agent"] == agent)
-            .unwrap()
-            .clone();
+        let row = super::doors::row_of(&listed, agent);
         if agent != "kiro" {
             assert_eq!(row["hook_installed"], true, "{case}: {row}");
         }

@@ -12,7 +12,6 @@ use countersign_domain::call::{CallView, ResultView};
 use serde_json::{Value, json};
 
 use super::{hook, result_of};
-use crate::restart::BIN;
 use crate::support::{decide, next_pending, started};
 
 /// A payload fixture, as its agent sends it.
@@ -317,19 +316,7 @@ async fn vscode_through_copilot_clis_hook_file_is_asked_as_vscode() {
 
 /// `countersign <args>` with `HOME` at `home`, no agent's home override set.
 fn run_as(home: &Path, args: &[&str]) -> Value {
-    let out = Command::new(BIN)
-        .args(args)
-        .env("HOME", home)
-        .env_remove("COUNTERSIGN_DATA_DIR")
-        .env_remove("COPILOT_HOME")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    super::doors::run_as(home, &[], args)
 }
 
 /// `hook install` then `hook remove` leaves each agent's file byte for byte as it was, or not
@@ -381,12 +368,7 @@ fn install_then_remove_leaves_each_file_as_it_was() {
         assert_eq!(done["settings"], json!(file), "{case}");
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let listed = run_as(&home, &["agents"]);
-        let row = listed["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["agent"] == agent)
-            .unwrap_or_else(|| panic!("{case}: no row"));
+        let row = super::doors::row_of(&listed, agent);
         assert_eq!(row["hook_installed"], true, "{case}: {row}");
         match agent {
             "qwen" => {
@@ -513,13 +495,7 @@ fn droid_installs_into_the_persons_own_hooks_json_in_its_shape() {
     let cmd = v["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
     assert!(cmd.contains("hook droid --event PreToolUse"), "{cmd}");
     let listed = run_as(home, &["agents"]);
-    let row = listed["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["agent"] == "droid")
-        .unwrap()
-        .clone();
+    let row = super::doors::row_of(&listed, "droid");
     assert_eq!(row["hook_installed"], true, "{row}");
     run_as(home, &["hook", "remove", "droid"]);
     assert_eq!(std::fs::read_to_string(&hooks).unwrap(), text);

@@ -14,7 +14,7 @@ use crate::restart::BIN;
 use crate::support::{decide, next_pending, started};
 
 /// `countersign <args>` with `HOME` at `home` and the agents' overrides set as given.
-fn run_as(home: &Path, vars: &[(&str, &Path)], args: &[&str]) -> Value {
+pub(super) fn run_as(home: &Path, vars: &[(&str, &Path)], args: &[&str]) -> Value {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
         .env("HOME", home)
@@ -385,7 +385,7 @@ fn codex_is_silent_only_where_a_person_is_shown_to_review() {
 }
 
 /// The row `countersign agents` printed for `agent`.
-fn row_of(listed: &Value, agent: &str) -> Value {
+pub(super) fn row_of(listed: &Value, agent: &str) -> Value {
     let rows = listed["agents"].as_array().unwrap();
     rows.iter().find(|r| r["agent"] == agent).unwrap().clone()
 }
