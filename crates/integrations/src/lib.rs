@@ -67,17 +67,17 @@ pub fn guest_of(
     if !hosts.contains(&host.name()) {
         return None;
     }
+    let claude_codes = host.name() == claude_code::ClaudeCode.name();
+    // Cursor's payloads name themselves (`cursor_version`, `conversation_id`): read first, so a
+    // call id and a timestamp of Cursor's are never taken for VS Code's.
+    if claude_codes && cursor::sent_this(payload) {
+        return Some(&cursor::Cursor);
+    }
     if vscode::sent_this(payload) {
         return Some(&vscode::VSCODE_AS_GUEST);
     }
-    if host.name() != claude_code::ClaudeCode.name() {
-        return None;
-    }
-    if copilot::sent_this(payload) {
+    if claude_codes && copilot::sent_this(payload) {
         return Some(&copilot::Copilot);
-    }
-    if cursor::sent_this(payload) {
-        return Some(&cursor::Cursor);
     }
     None
 }

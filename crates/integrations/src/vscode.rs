@@ -67,6 +67,9 @@ pub static VSCODE_AS_GUEST: ClaudeShaped = ClaudeShaped {
 /// text `timestamp` and a `tool_use_id`, which Copilot CLI's payloads (no call id) and Claude
 /// Code's (no timestamp) do not.
 pub fn sent_this(payload: &Value) -> bool {
+    if crate::cursor::sent_this(payload) {
+        return false;
+    }
     payload.get("hookEventName").is_some()
         || (payload.get("timestamp").is_some_and(Value::is_string)
             && payload.get("tool_use_id").is_some()
@@ -76,4 +79,28 @@ pub fn sent_this(payload: &Value) -> bool {
 /// `run_in_terminal` runs in the terminal's default profile, which the hook cannot see.
 fn shell(var: &dyn Fn(&str) -> Option<String>) -> String {
     login_shell_as_named(var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// VS Code's payloads are told from the other agents' that run the same hook files: a
+    /// Cursor payload with a call id and a timestamp is still Cursor's, Copilot CLI's VS Code
+    /// compatible one (no call id) still Copilot CLI's.
+    #[test]
+    fn vs_codes_payloads_are_told_apart() {
+        let core = json!({ "hookEventName": "PreToolUse", "sessionId": "s", "tool_name": "x" });
+        assert!(sent_this(&core));
+        let ext = json!({ "hook_event_name": "PreToolUse", "timestamp": "2026-10-01T10:30:00Z",
+            "tool_use_id": "call_1", "tool_name": "x" });
+        assert!(sent_this(&ext));
+        let cursor = json!({ "hook_event_name": "preToolUse", "timestamp": "2026-10-01",
+            "tool_use_id": "t1", "cursor_version": "2.0", "conversation_id": "c" });
+        assert!(!sent_this(&cursor));
+        let copilot = json!({ "hook_event_name": "PreToolUse", "timestamp": "2026-10-01",
+            "session_id": "s", "tool_name": "Bash", "tool_input": {} });
+        assert!(!sent_this(&copilot));
+    }
 }
