@@ -11,7 +11,7 @@ use super::CliError;
 use countersign_domain::history::{Decider, HistoryQuery, Outcome};
 use countersign_domain::ids::GrantId;
 use countersign_engine::data_dir::DataDir;
-use countersign_engine::export::{Format, History};
+use countersign_engine::export::{Anchor, Format, History};
 
 #[derive(Debug, Subcommand)]
 pub enum HistoryCommand {
@@ -19,6 +19,21 @@ pub enum HistoryCommand {
     /// standard output or --output: its card, digest, decision, who decided (you, a rule by
     /// id, expiry, its requester), the reason, the times, and the result with who reported it.
     Export(ExportArgs),
+    /// Prove History untouched: walk the audit chain (each decision and each result holds the
+    /// hash of the one before) against the records as they are now, and say what was changed,
+    /// removed, added or reordered. Prints the chain's head; exits 1 when anything is found.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// An entry copied elsewhere earlier (`<entry>:<hash>`, as this command prints the head):
+    /// the chain must still hold it, or it was rewritten from there on. May be given again.
+    #[arg(long = "expect", value_name = "ENTRY:HASH")]
+    expect: Vec<Anchor>,
+    /// An export made earlier (JSON Lines): the chain must still hold every record's entry.
+    #[arg(long, value_name = "FILE")]
+    against: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -114,7 +129,112 @@ fn decider(s: &str) -> Result<Decider, String> {
 }
 
 pub async fn run(dir: &DataDir, cmd: HistoryCommand) -> Result<ExitCode, CliError> {
-    let HistoryCommand::Export(a) = cmd;
+    match cmd {
+        HistoryCommand::Export(a) => export(dir, a).await,
+        HistoryCommand::Verify(a) => verify(dir, a).await,
+    }
+}
+
+/// The entries an earlier JSON Lines export names, each record's `chain`.
+fn anchors_of(path: &std::path::Path) -> Result<Vec<Anchor>, CliError> {
+    use std::io::BufRead as _;
+    let usage =
+        |line: usize, why: &str| CliError::Usage(format!("{}, line {line}: {why}", path.display()));
+    let file = std::fs::File::open(path).map_err(|source| CliError::Io {
+        what: format!("cannot read {}", path.display()),
+        source,
+    })?;
+    let mut anchors = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| CliError::Io {
+            what: format!("cannot read {}", path.display()),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| usage(i + 1, &format!("not a JSON Lines export ({e})")))?;
+        match record.get("chain") {
+            Some(serde_json::Value::String(entry)) => {
+                anchors.push(entry.parse().map_err(|e: String| usage(i + 1, &e))?);
+            }
+            // A call decided before its console chained it, or exported by an older one.
+            Some(serde_json::Value::Null) => {}
+            _ => return Err(usage(i + 1, "a record without its chain entry")),
+        }
+    }
+    if anchors.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{} names no chain entry: export it again with this Countersign",
+            path.display()
+        )));
+    }
+    Ok(anchors)
+}
+
+async fn verify(dir: &DataDir, a: VerifyArgs) -> Result<ExitCode, CliError> {
+    let mut anchors = a.expect;
+    if let Some(path) = &a.against {
+        anchors.extend(anchors_of(path)?);
+    }
+    let mut history = History::open(&dir.db_path()).await?;
+    let v = history.verify(&anchors).await?;
+    let mut out = std::io::stdout().lock();
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if v.found == 0 {
+        let _ = writeln!(
+            out,
+            "The audit chain holds: {} and {}, in {}.",
+            plural(v.decisions, "decision", "decisions"),
+            plural(v.results, "result", "results"),
+            plural(v.head.seq.unsigned_abs(), "entry", "entries"),
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "The audit chain does not hold: {} over {} and {}.",
+            plural(v.found, "finding", "findings"),
+            plural(v.decisions, "decision", "decisions"),
+            plural(v.results, "result", "results"),
+        );
+        for f in &v.findings {
+            let at = match (&f.entry, &f.call) {
+                (Some(e), Some(c)) => format!("entry {e}, {c}"),
+                (Some(e), None) => format!("entry {e}"),
+                (None, Some(c)) => c.clone(),
+                (None, None) => "the chain".into(),
+            };
+            let _ = writeln!(out, "  {at}: {}", f.what);
+        }
+        if v.found > v.findings.len() as u64 {
+            let _ = writeln!(out, "  … and {} more", v.found - v.findings.len() as u64);
+        }
+    }
+    if v.unchained_before {
+        let _ = writeln!(
+            out,
+            "Decisions made before the chain existed are not in it yet: the next console to \
+             start chains them."
+        );
+    }
+    if v.head.seq > 0 {
+        let _ = writeln!(
+            out,
+            "Head: {}\nKeep it apart from this machine: `countersign history verify --expect {}` \
+             proves later that nothing up to it changed.",
+            v.head.anchor(),
+            v.head.anchor()
+        );
+    }
+    Ok(if v.found == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
     let q = HistoryQuery {
         text: a.text,
         agent: a.agent,

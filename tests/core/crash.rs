@@ -121,6 +121,18 @@ async fn check(dir: &Path, acked: &Acknowledged) {
         store.integrity_ok().await.unwrap(),
         "integrity_check after SIGKILL"
     );
+    // The audit chain holds every decision the console made before it was killed: none
+    // written without its entry, no entry without its decision.
+    let mut conn = store.read().await.unwrap();
+    let chain = countersign_store::audit::verify(&mut conn, &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        chain.found, 0,
+        "the audit chain after SIGKILL: {:?}",
+        chain.findings
+    );
+    drop(conn);
     let console = Console::new(store.clone());
     let kept = |id: &ApprovalId, sent: &Sent, a: &countersign_domain::approval::Approval| {
         assert_eq!(a.digest, sent.digest, "{id}: its digest");

@@ -38,7 +38,7 @@ async fn ask(c: &Console, s: Submission) -> ApprovalId {
     c.submit(s).await.unwrap().id
 }
 
-fn output(exit_code: i32, text: &str) -> ResultView {
+pub(crate) fn output(exit_code: i32, text: &str) -> ResultView {
     ResultView::Terminal(TerminalResult {
         title: None,
         output: Some(text.to_owned()),
@@ -49,7 +49,7 @@ fn output(exit_code: i32, text: &str) -> ResultView {
     })
 }
 
-fn hook() -> Reporter {
+pub(crate) fn hook() -> Reporter {
     Reporter {
         name: Some("codex".into()),
         session: Some("codex-1".into()),
@@ -58,16 +58,16 @@ fn hook() -> Reporter {
 }
 
 /// The History every test here searches: three agents, two projects, each way a call ends.
-struct Seeded {
-    approved: ApprovalId,
-    declined: ApprovalId,
-    by_rule: ApprovalId,
-    expired: ApprovalId,
-    withdrawn: ApprovalId,
-    pending: ApprovalId,
+pub(crate) struct Seeded {
+    pub(crate) approved: ApprovalId,
+    pub(crate) declined: ApprovalId,
+    pub(crate) by_rule: ApprovalId,
+    pub(crate) expired: ApprovalId,
+    pub(crate) withdrawn: ApprovalId,
+    pub(crate) pending: ApprovalId,
 }
 
-async fn seed(c: &Console) -> Seeded {
+pub(crate) async fn seed(c: &Console) -> Seeded {
     let approved = ask(c, call("codex", "/p/api", "cargo test --workspace")).await;
     c.decide_seen(&approved, Decision::Approve).await.unwrap();
     c.attach_result(
@@ -109,7 +109,7 @@ async fn seed(c: &Console) -> Seeded {
 }
 
 /// Expires what `seed` left waiting (`expired` and `pending` both run out).
-async fn expire(c: &Console) {
+pub(crate) async fn expire(c: &Console) {
     c.clock().advance(Duration::from_secs(3_601));
     c.sweep_expired().await.unwrap();
 }

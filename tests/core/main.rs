@@ -13,6 +13,7 @@ mod agents;
 mod api_guard;
 mod artifact_grants;
 mod artifacts;
+mod audit;
 mod bad_input;
 mod cli;
 mod crash;

@@ -13,6 +13,8 @@ use countersign_domain::limits::FieldError;
 use countersign_domain::report::Door;
 use countersign_store::StoreError;
 use countersign_store::approvals::history;
+use countersign_store::audit;
+pub use countersign_store::audit::{Anchor, Verified};
 
 /// Calls read per page.
 const PAGE: u32 = 1_000;
@@ -86,6 +88,10 @@ pub struct Record {
     pub result_door: Option<&'static str>,
     /// Reports of the result after the first, kept beside it (they disagreed).
     pub conflicting_reports: u32,
+    /// The audit chain's entry for this decision, `<entry>:<hash>`: kept apart from the
+    /// database, `countersign history verify --expect` proves the chain still holds it, so
+    /// neither this record nor any decided before it was changed since the export.
+    pub chain: Option<String>,
 }
 
 impl Record {
@@ -141,6 +147,7 @@ impl Record {
             result_reporter_session: a.result_by.as_ref().and_then(|r| r.session.clone()),
             result_door: a.result_by.as_ref().map(|r| door(r.door)),
             conflicting_reports: a.result_conflicts,
+            chain: None,
         })
     }
 }
@@ -180,6 +187,14 @@ impl History {
             .await
             .map_err(StoreError::from)?;
         Ok(Self { conn })
+    }
+
+    /// Walks the audit chain against the records: see [`audit::verify`].
+    pub async fn verify(
+        &mut self,
+        anchors: &[audit::Anchor],
+    ) -> Result<audit::Verified, ExportError> {
+        Ok(audit::verify(&mut self.conn, anchors).await?)
     }
 
     /// How many calls an export of `q` writes.
@@ -227,8 +242,13 @@ pub async fn write(
             id: last.id.clone(),
         });
         let full = page.len() == PAGE as usize;
+        let ids: Vec<&str> = page.iter().map(|a| a.id.as_str()).collect();
+        let mut chain: std::collections::HashMap<String, String> =
+            audit::entries_of(conn, &ids).await?.into_iter().collect();
         for a in page {
-            out.record(Record::of(a)?)?;
+            let mut record = Record::of(a)?;
+            record.chain = chain.remove(&record.id);
+            out.record(record)?;
             written += 1;
         }
         progress(written);

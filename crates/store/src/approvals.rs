@@ -4,7 +4,7 @@ pub mod history;
 
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
-use super::{StoreError, from_json, to_json};
+use super::{StoreError, audit, from_json, to_json};
 use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign_domain::report::{Door, Reporter, ResultReport};
@@ -153,7 +153,12 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
     let mut q = QueryBuilder::new("");
     push_insert_many(&mut q, all)?;
     q.build().execute(&mut *conn).await?;
-    Ok(())
+    let decided: Vec<ApprovalId> = all
+        .iter()
+        .filter(|a| a.status != Status::Pending)
+        .map(|a| a.id.clone())
+        .collect();
+    audit::decided(conn, &decided).await
 }
 
 /// How many bytes of rows one `INSERT` of [`push_insert_many`] takes at most: SQLite refuses a
@@ -295,9 +300,13 @@ pub async fn finish_on(
     .bind(now)
     .bind(id.as_str())
     .bind(now)
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    audit::decided(conn, std::slice::from_ref(id)).await?;
+    Ok(true)
 }
 
 /// Marks every pending approval whose time has run out as expired, returning their ids.
@@ -310,9 +319,19 @@ pub async fn expire_due(
          WHERE status = 'pending' AND expires_at <= ? RETURNING id",
     )
     .bind(now)
-    .fetch_all(conn)
+    .fetch_all(&mut *conn)
     .await?;
-    super::parse_ids(ids, ApprovalId::parse)
+    chained(conn, ids).await
+}
+
+/// The ids of calls a statement just decided, once their decisions are chained.
+async fn chained(
+    conn: &mut SqliteConnection,
+    ids: Vec<(String,)>,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids = super::parse_ids(ids, ApprovalId::parse)?;
+    audit::decided(conn, &ids).await?;
+    Ok(ids)
 }
 
 /// Whether any pending approval's time has run out.
@@ -341,9 +360,9 @@ pub async fn cancel_for_artifact(
     .bind(now)
     .bind(artifact.as_str())
     .bind(now)
-    .fetch_all(conn)
+    .fetch_all(&mut *conn)
     .await?;
-    super::parse_ids(ids, ApprovalId::parse)
+    chained(conn, ids).await
 }
 
 /// Withdraws every pending call of `requester`'s `session` that came through `integration`.
@@ -366,9 +385,9 @@ pub async fn cancel_session(
     .bind(requester)
     .bind(session)
     .bind(integration)
-    .fetch_all(conn)
+    .fetch_all(&mut *conn)
     .await?;
-    super::parse_ids(ids, ApprovalId::parse)
+    chained(conn, ids).await
 }
 
 /// Attaches the result of an approved call, once, with who reported it. `false` when it was
@@ -391,9 +410,25 @@ pub async fn attach_result(
     .bind(&by.session)
     .bind(by.door.as_str())
     .bind(id.as_str())
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    audit::reported(conn, &report(id, result_json, by, now)).await?;
+    Ok(true)
+}
+
+/// A report as the audit chain attests it.
+fn report(id: &ApprovalId, result_json: &str, by: &Reporter, now: i64) -> audit::Reported {
+    audit::Reported {
+        approval_id: id.as_str().to_owned(),
+        reported_at: now,
+        reporter_name: by.name.clone(),
+        reporter_session: by.session.clone(),
+        door: by.door.as_str().to_owned(),
+        result_view: result_json.to_owned(),
+    }
 }
 
 /// Moves a call's result into its kept reports, leaving it without one, so a report that
@@ -461,9 +496,9 @@ pub async fn add_report(
     .bind(&by.session)
     .bind(by.door.as_str())
     .bind(result_json)
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(())
+    audit::reported(conn, &report(id, result_json, by, now)).await
 }
 
 #[derive(sqlx::FromRow)]

@@ -2,6 +2,7 @@
 
 pub mod approvals;
 pub mod artifacts;
+pub mod audit;
 pub mod grants;
 pub mod phones;
 pub mod push;
@@ -214,6 +215,16 @@ impl Store {
             .busy_timeout(BUSY_TIMEOUT);
         let mut conn = SqliteConnection::connect_with(&options).await?;
         MIGRATOR.run(&mut conn).await?;
+        // Decisions made before the audit chain existed join it once, all or none.
+        let mut tx = conn.begin().await?;
+        let chained = audit::backfill(&mut tx).await?;
+        tx.commit().await?;
+        if chained > 0 {
+            tracing::info!(
+                decisions = chained,
+                "chained the decisions made before the audit chain"
+            );
+        }
         let reader = SqlitePoolOptions::new()
             .max_connections(READERS)
             // A ping before each use would be one more round trip to SQLite's thread.

@@ -17,7 +17,7 @@ use countersign_domain::tool::ToolAddress;
 use countersign_port::Record;
 use countersign_store::grants::Lookup;
 use countersign_store::records::{self, NewRecord};
-use countersign_store::{Store, StoreError, WriteTx, approvals, artifacts, grants};
+use countersign_store::{Store, StoreError, WriteTx, approvals, artifacts, audit, grants};
 
 /// Submissions waiting beyond this many start the next batch.
 pub const DEFAULT_MAX_BATCH: usize = 256;
@@ -281,6 +281,24 @@ async fn insert_all(
         .into_iter()
         .map(|(id, (n, last))| (id, n, last))
         .collect();
+    // A rule's decisions join the audit chain in the same transaction, after its last entry.
+    let mut entries = audit::Appending::default();
+    if approvals
+        .iter()
+        .zip(&refused)
+        .any(|(a, refused)| !refused && a.status != Status::Pending)
+    {
+        let lead = tx.lead();
+        let mut head = audit::head_after(&mut tx, lead).await?;
+        for (a, _) in approvals
+            .iter()
+            .zip(&refused)
+            .filter(|(a, r)| !**r && a.status != Status::Pending)
+        {
+            let facts = audit::Decided::inserted(a)?;
+            entries.add(&mut head, a.id.as_str(), audit::Event::Decided, &facts)?;
+        }
+    }
     let mut q = tx.closing();
     grants::push_record_uses(&mut q, &uses)?;
 
@@ -291,6 +309,7 @@ async fn insert_all(
         .map(|(a, _)| a)
         .collect();
     approvals::push_insert_many(&mut q, &written)?;
+    entries.push(&mut q);
     let kept: Vec<NewRecord<'_>> = news
         .iter()
         .zip(&refused)
