@@ -6,7 +6,8 @@ use countersign_domain::artifact::{Artifact, ArtifactVersion};
 use countersign_domain::grant::{Effect, Scope, Verdict};
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::history::{HistoryCount, HistoryFacets, HistoryPage, HistoryQuery};
-use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId, ImportId};
+use countersign_domain::import::{Format, Placing};
 use countersign_domain::limits::FieldError;
 use countersign_domain::on_screen::{
     Presented, ShownArtifact, ShownDiff, ShownSummary, show_summary,
@@ -14,7 +15,7 @@ use countersign_domain::on_screen::{
 use countersign_domain::report::PresentedReport;
 use countersign_engine::agent_setup::{self, AgentStatus, SetupError};
 use countersign_engine::check::CallToCheck;
-use countersign_engine::console::{GrantPreview, InboxPage, MAX_DECLINED_AT_ONCE};
+use countersign_engine::console::{GrantPreview, InboxPage, MAX_DECLINED_AT_ONCE, RuleImport};
 use countersign_engine::error::Error;
 use tauri::{AppHandle, State};
 
@@ -405,4 +406,90 @@ pub async fn remove_agent_hook(
 ) -> CommandResult<Vec<AgentStatus>> {
     agent_setup::uninstall(&agent, None).map_err(setup_error)?;
     agents(d).await
+}
+
+fn import_id(id: &str) -> Result<ImportId, Error> {
+    ImportId::parse(id).map_err(|_| Error::ImportNotFound(id.to_owned()))
+}
+
+/// The proposals to bring in an agent's rules that wait for the person.
+#[tauri::command]
+pub async fn rule_imports(d: State<'_, Desktop>) -> CommandResult<Vec<RuleImport>> {
+    Ok(d.server.console.pending_imports().await?)
+}
+
+/// The window's Import…: reads the file at `path` (an agent's own settings by default) and
+/// keeps its proposal for the person to look at; nothing is made yet.
+#[tauri::command]
+pub async fn propose_import(
+    d: State<'_, Desktop>,
+    path: String,
+    format: Format,
+    project: Option<String>,
+) -> CommandResult<RuleImport> {
+    let home = dirs::home_dir().map(|h| h.display().to_string());
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => match &home {
+            Some(h) => format!("{h}/{rest}"),
+            None => path,
+        },
+        None => path,
+    };
+    let invalid = |why: String| Error::Invalid(FieldError::new("path", why));
+    if !path.starts_with('/') {
+        return Err(invalid("name the file by its full path (or from ~/)".into()).into());
+    }
+    let limit = u64::try_from(countersign_domain::import::MAX_FILE_BYTES).unwrap_or(u64::MAX);
+    let read = {
+        let path = path.clone();
+        tokio::task::spawn_blocking(move || {
+            use std::io::Read as _;
+            let mut text = String::new();
+            std::fs::File::open(&path)?
+                .take(limit + 1)
+                .read_to_string(&mut text)
+                .map(|_| text)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("reading the file: {e}")))?
+    };
+    let text = read.map_err(|e| invalid(format!("cannot read {path}: {e}")))?;
+    let project = match project.filter(|p| !p.trim().is_empty()) {
+        Some(p) => Some(p.trim().trim_end_matches('/').to_owned()),
+        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere.
+        None => std::path::Path::new(&path)
+            .parent()
+            .filter(|d| d.file_name().is_some_and(|n| n == ".claude"))
+            .and_then(|d| d.parent())
+            .map(|p| p.display().to_string())
+            .filter(|p| home.as_deref() != Some(p.as_str())),
+    };
+    let placing = Placing { project, home };
+    Ok(d.server
+        .console
+        .propose_import(format, &path, &text, &placing, "you, in the window")
+        .await?)
+}
+
+/// The person takes a proposal (its rules acting, or watching first) or declines it.
+#[tauri::command]
+pub async fn decide_import(
+    d: State<'_, Desktop>,
+    id: String,
+    take: bool,
+    watch: bool,
+) -> CommandResult<RuleImport> {
+    Ok(d.server
+        .console
+        .decide_import(&import_id(&id)?, take.then_some(watch))
+        .await?)
+}
+
+/// A rule starts acting, or goes back to watching.
+#[tauri::command]
+pub async fn set_grant_watch(d: State<'_, Desktop>, id: String, watch: bool) -> CommandResult<()> {
+    Ok(d.server
+        .console
+        .set_grant_watch(&grant_id(&id)?, watch)
+        .await?)
 }

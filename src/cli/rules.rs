@@ -7,8 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 
 use super::CliError;
+use super::client::Client;
 use countersign_domain::grant::{RuleOutcome, Verdict};
+use countersign_domain::import::{Format, Outcome, Placing, Said};
 use countersign_engine::check::{CallToCheck, check_database};
+use countersign_engine::console::RuleImport;
 use countersign_engine::data_dir::DataDir;
 use countersign_engine::error::Error;
 use countersign_engine::places;
@@ -19,6 +22,35 @@ pub enum RulesCommand {
     /// changed. Exit status: 0 a rule approves it, 3 a rule declines it, 4 it goes to a
     /// person, 2 usage, 1 other errors.
     Check(CheckArgs),
+    /// Bring in the rules you already keep for an agent: prints each rule beside the
+    /// Countersign rule it becomes (or why it is refused or left to the agent) and what it
+    /// would have decided among your last calls, then waits for you to take or decline the
+    /// proposal in Countersign's window (Grants). Nothing is made before you do. Exit status:
+    /// 0 taken, 3 declined, 2 usage or a file that cannot be read, 1 other errors.
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// A rules file, or an agent's name for its own settings (`claude`: ~/.claude/settings.json).
+    source: String,
+    /// The file's format; by default guessed from its name.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+    /// The project whose calls the rules serve. By default, the folder a project's own
+    /// settings file belongs to (`<project>/.claude/settings.json`); the person's own settings
+    /// serve every project.
+    #[arg(long)]
+    project: Option<String>,
+    /// Print the proposal and leave it waiting in the window.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    /// Claude Code's settings.json / settings.local.json `permissions`.
+    Claude,
 }
 
 #[derive(Debug, Args)]
@@ -49,7 +81,180 @@ pub struct CheckArgs {
 }
 
 pub async fn run(dir: &DataDir, cmd: RulesCommand) -> Result<ExitCode, CliError> {
-    let RulesCommand::Check(a) = cmd;
+    match cmd {
+        RulesCommand::Check(a) => check(dir, a).await,
+        RulesCommand::Import(a) => import(dir, a).await,
+    }
+}
+
+/// The file, format and project an import names.
+fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>), CliError> {
+    let home = dirs::home_dir();
+    let (file, format) = match (a.source.as_str(), a.format) {
+        ("claude" | "claude-code", None) => match &home {
+            Some(h) => (h.join(".claude").join("settings.json"), Format::Claude),
+            None => {
+                return Err(CliError::Usage(
+                    "no home folder to find ~/.claude in".into(),
+                ));
+            }
+        },
+        (path, Some(FormatArg::Claude)) => (std::path::PathBuf::from(path), Format::Claude),
+        (path, None) => {
+            let p = std::path::PathBuf::from(path);
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let in_claude = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|d| d == ".claude");
+            if in_claude && name.starts_with("settings") && name.ends_with(".json") {
+                (p, Format::Claude)
+            } else {
+                return Err(CliError::Usage(format!(
+                    "cannot tell the format of {path}: give --format (claude)"
+                )));
+            }
+        }
+    };
+    let file = std::path::absolute(&file).unwrap_or(file);
+    let project = match &a.project {
+        Some(p) if p.starts_with('/') => Some(p.trim_end_matches('/').to_owned()),
+        Some(p) => {
+            return Err(CliError::Usage(format!(
+                "--project {p}: name the project by its full path"
+            )));
+        }
+        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere.
+        None => file
+            .parent()
+            .filter(|d| d.file_name().is_some_and(|n| n == ".claude"))
+            .and_then(|d| d.parent())
+            .filter(|p| home.as_deref() != Some(*p))
+            .map(|p| p.display().to_string()),
+    };
+    Ok((file, format, project))
+}
+
+async fn import(dir: &DataDir, a: ImportArgs) -> Result<ExitCode, CliError> {
+    use std::io::Read as _;
+    let (file, format, project) = placed(&a)?;
+    let cannot = |source: std::io::Error| CliError::Io {
+        what: format!("cannot read {}", file.display()),
+        source,
+    };
+    let mut text = String::new();
+    std::fs::File::open(&file)
+        .map_err(cannot)?
+        .take(u64::try_from(countersign_domain::import::MAX_FILE_BYTES).unwrap_or(u64::MAX) + 1)
+        .read_to_string(&mut text)
+        .map_err(cannot)?;
+    let placing = Placing {
+        project: project.clone(),
+        home: dirs::home_dir().map(|h| h.display().to_string()),
+    };
+    // The proposal is read here first, so a file that cannot be read says so without a
+    // console; the console reads it again and keeps what it reads.
+    countersign_domain::import::read(format, &file.display().to_string(), &text, &placing)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let client = Client::connect(dir).await?;
+    let body = serde_json::json!({
+        "format": format,
+        "file": file.display().to_string(),
+        "text": text,
+        "project": placing.project,
+        "home": placing.home,
+    });
+    let shown = client.post("/v1/rules/imports", &body).await?;
+    let proposal: RuleImport = serde_json::from_value(shown).map_err(|e| CliError::Io {
+        what: "the console's proposal".into(),
+        source: std::io::Error::other(e),
+    })?;
+    print!("{}", in_words(&proposal));
+    if a.no_wait {
+        println!("It waits for you in Countersign's window (Grants).");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("Take it or decline it in Countersign's window (Grants); waiting…");
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let now = client
+            .get(&format!("/v1/rules/imports/{}", proposal.id))
+            .await?;
+        match now["status"].as_str() {
+            Some("accepted") => {
+                let watching = now["watch"].as_bool() == Some(true);
+                println!(
+                    "Taken: {} made{}.",
+                    plural(proposal.rule_count(), "rule", "rules"),
+                    if watching { ", watching" } else { "" }
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some("declined") => {
+                println!("Declined: nothing was made.");
+                return Ok(ExitCode::from(3));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A proposal as a person reads it.
+fn in_words(p: &RuleImport) -> String {
+    let place = match &p.project {
+        Some(project) => format!("for calls from {project}"),
+        None => "for calls from every project".into(),
+    };
+    let mut out = format!("{} rules in {}, {place}:\n", p.agent, p.file);
+    let (mut kept, mut refused, mut left) = (0, 0, 0);
+    for r in &p.rules {
+        let said = match r.proposed.said {
+            Said::Allow => "allow",
+            Said::Ask => "ask",
+            Said::Deny => "deny",
+        };
+        out.push_str(&format!(
+            "  line {:<4} {said} {:?}\n",
+            r.proposed.source.line, r.proposed.source.text
+        ));
+        match &r.proposed.outcome {
+            Outcome::Kept { .. } => {
+                kept += r.words.len();
+                for w in &r.words {
+                    out.push_str(&format!("             \u{2192} {w}\n"));
+                }
+                if r.scanned > 0 {
+                    out.push_str(&format!(
+                        "               would have decided {} of your last {} calls to it ({} you approved)\n",
+                        r.covered, r.scanned, r.approved
+                    ));
+                }
+            }
+            Outcome::Refused { why } => {
+                refused += 1;
+                out.push_str(&format!("             refused: {why}\n"));
+            }
+            Outcome::Left { why } => {
+                left += 1;
+                out.push_str(&format!("             left to {}: {why}\n", p.agent));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "{} to make, {} refused, {} left to {}.\n",
+        plural(kept, "rule", "rules"),
+        refused,
+        left,
+        p.agent
+    ));
+    out
+}
+
+async fn check(dir: &DataDir, a: CheckArgs) -> Result<ExitCode, CliError> {
     let cwd = match a.cwd {
         Some(c) => c,
         None => std::env::current_dir()

@@ -24,6 +24,7 @@ mod grants;
 mod history;
 mod hook;
 mod hostile;
+mod imports;
 mod layers;
 mod lifecycle;
 mod load;

@@ -400,6 +400,10 @@ pub struct Approval {
     pub given: Option<Given>,
     /// The grant this approval created ("don't ask again"), if any.
     pub granted: Option<GrantId>,
+    /// What a watching rule would have done with the call when it came, had it acted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub watched: Option<Watched>,
     /// UTC unix milliseconds.
     #[ts(type = "number")]
     pub created_at: i64,
@@ -419,6 +423,14 @@ pub struct Approval {
     pub call_id: Option<String>,
     /// The outer run this call is part of: a code-mode run's approval.
     pub parent: Option<ApprovalId>,
+}
+
+/// A watching rule's verdict on a call: what it would have done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Watched {
+    pub grant: GrantId,
+    pub effect: crate::scope::Effect,
 }
 
 /// Why no grant may cover a call: "don't ask again" is off for it, and a live grant for its
@@ -475,6 +487,7 @@ impl Approval {
             reason: None,
             given: None,
             granted: None,
+            watched: None,
             created_at: now,
             expires_at: now,
             decided_at: None,

@@ -36,8 +36,15 @@ pub struct Grant {
     pub id: GrantId,
     pub artifact_id: Option<ArtifactId>,
     pub tool: ToolAddress,
-    /// The approval whose decision created it.
-    pub approval_id: ApprovalId,
+    /// The approval whose decision created it; `None` for a rule brought in from a file
+    /// (see `source`).
+    pub approval_id: Option<ApprovalId>,
+    /// Where a rule brought in from a file was read: the agent's format, the file, the line and
+    /// the rule as written there.
+    pub source: Option<crate::import::Source>,
+    /// A rule that watches rather than acts: it decides nothing, and History says what it
+    /// would have done.
+    pub watch: bool,
     pub effect: Effect,
     pub reach: Reach,
     /// For an artifact's grant: the version whose code it holds for.
@@ -62,6 +69,32 @@ pub struct Grant {
     pub last_used_at: Option<i64>,
     #[ts(type = "number | null")]
     pub revoked_at: Option<i64>,
+}
+
+impl Grant {
+    /// The rule `d` an import would make, as a grant made at `now` (no approval made it).
+    pub fn drafted(d: &crate::import::Draft, id: GrantId, now: i64) -> Grant {
+        Grant {
+            id,
+            artifact_id: None,
+            serves: serves(&d.tool),
+            tool: d.tool.clone(),
+            approval_id: None,
+            source: None,
+            watch: false,
+            effect: d.effect,
+            reach: d.reach.clone(),
+            artifact_version: None,
+            paused: false,
+            project: d.project.clone(),
+            reason: d.reason.clone(),
+            created_at: now,
+            expires_at: None,
+            uses: 0,
+            last_used_at: None,
+            revoked_at: None,
+        }
+    }
 }
 
 /// The grants page: live grants, then the revoke list.
@@ -616,6 +649,20 @@ fn declines(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
 /// and one that may cover it (but cannot tell) leaves it to a person, unless another deny rule
 /// covers it for sure (whichever of them comes first).
 pub fn deciding<'g>(grants: &'g [Grant], call: &CallFacts<'_>, now: i64) -> Option<&'g Grant> {
+    decided_among(grants.iter().filter(|g| !g.watch), call, now)
+}
+
+/// The watching rule that would decide a call if watching rules acted (among them only, as
+/// [`deciding`] chooses): what History shows a person trying a rule before trusting it.
+pub fn watching<'g>(grants: &'g [Grant], call: &CallFacts<'_>, now: i64) -> Option<&'g Grant> {
+    decided_among(grants.iter().filter(|g| g.watch), call, now)
+}
+
+fn decided_among<'g>(
+    grants: impl Iterator<Item = &'g Grant>,
+    call: &CallFacts<'_>,
+    now: i64,
+) -> Option<&'g Grant> {
     let mut approve = None;
     let mut unsure = false;
     for g in grants {
@@ -657,7 +704,9 @@ pub fn rule(a: &Approval, effect: Effect, scope: &Scope, reason: Option<&str>, n
         artifact_id: a.artifact_id.clone(),
         tool: tool.clone(),
         serves: serves(&tool),
-        approval_id: a.id.clone(),
+        approval_id: Some(a.id.clone()),
+        source: None,
+        watch: false,
         effect,
         reach: scope.reach.clone(),
         artifact_version: a.artifact_version,

@@ -98,6 +98,12 @@ define_id!(
     "grt_"
 );
 
+define_id!(
+    /// Identifies one proposal to bring in rules from an agent's file.
+    ImportId,
+    "imp_"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

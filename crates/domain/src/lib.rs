@@ -12,6 +12,7 @@ pub mod edit;
 pub mod grant;
 pub mod history;
 pub mod ids;
+pub mod import;
 pub mod limits;
 pub mod on_screen;
 pub(crate) mod paths;

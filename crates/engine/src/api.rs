@@ -67,6 +67,8 @@ pub fn router(state: ApiState) -> Router {
             post(routes::save_artifact).get(routes::artifacts),
         )
         .route("/v1/artifacts/{id}", get(routes::artifact))
+        .route("/v1/rules/imports", post(routes::propose_import))
+        .route("/v1/rules/imports/{id}", get(routes::rule_import))
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .with_state(state.clone())

@@ -19,6 +19,13 @@ pub enum Error {
     VersionNotFound(String, u32),
     #[error("no grant {0}")]
     GrantNotFound(String),
+    /// A rules file that cannot be read: nothing of it was kept.
+    #[error("{0}")]
+    Import(countersign_domain::import::ImportError),
+    #[error("no rules import {0}")]
+    ImportNotFound(String),
+    #[error("the rules import is already {0}")]
+    ImportDecided(String),
     #[error("no paired phone {0}: it was revoked or never paired")]
     PhoneNotFound(String),
     /// A phone that was proposed by its pairing code and not kept at the desk, or whose
@@ -112,6 +119,9 @@ impl Error {
             Error::ArtifactNotFound(_) => ErrorCode::ArtifactNotFound,
             Error::VersionNotFound(..) => ErrorCode::VersionNotFound,
             Error::GrantNotFound(_) => ErrorCode::GrantNotFound,
+            Error::Import(_) => ErrorCode::InvalidRequest,
+            Error::ImportNotFound(_) => ErrorCode::NotFound,
+            Error::ImportDecided(_) => ErrorCode::AlreadyDecided,
             Error::PhoneNotFound(_) => ErrorCode::NotFound,
             Error::PhoneRefused(_) => ErrorCode::Forbidden,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,

@@ -5,9 +5,10 @@ pub mod history;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::{StoreError, audit, from_json, to_json};
-use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status};
+use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status, Watched};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign_domain::report::{Door, Reporter, ResultReport};
+use countersign_domain::scope::Effect;
 use countersign_domain::tool::ToolAddress;
 
 #[derive(sqlx::FromRow)]
@@ -30,6 +31,8 @@ struct Row {
     reason: Option<String>,
     given: Option<String>,
     granted: Option<String>,
+    watched_by: Option<String>,
+    watched: Option<String>,
     created_at: i64,
     expires_at: i64,
     decided_at: Option<i64>,
@@ -45,7 +48,7 @@ struct Row {
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
     a.requester_cwd, a.call_view, a.raw_input, a.digest, a.hidden_marks, a.status, a.decided_by, a.decided_on, a.decided_from, a.reason,
-    a.given, g.id AS granted, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
+    a.given, g.id AS granted, a.watched_by, a.watched, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.result_reporter_name, a.result_reporter_session, a.result_door,
     (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
     a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
@@ -103,6 +106,13 @@ impl TryFrom<Row> for Approval {
                 .map(GrantId::parse)
                 .transpose()
                 .map_err(|_| bad("granted"))?,
+            watched: match (r.watched_by.as_deref(), r.watched.as_deref()) {
+                (Some(grant), Some(effect)) => Some(Watched {
+                    grant: GrantId::parse(grant).map_err(|_| bad("watched_by"))?,
+                    effect: Effect::parse(effect).ok_or_else(|| bad("watched"))?,
+                }),
+                _ => None,
+            },
             created_at: r.created_at,
             expires_at: r.expires_at,
             decided_at: r.decided_at,
@@ -197,6 +207,8 @@ pub fn push_insert_many(
             a.decided_at,
             a.call_id,
             a.parent.as_ref().map(ApprovalId::as_str),
+            a.watched.as_ref().map(|w| w.grant.as_str()),
+            a.watched.as_ref().map(|w| w.effect.as_str()),
         ]);
         rows.push(to_json(id, &row)?);
     }
@@ -219,10 +231,11 @@ pub fn push_insert_many(
             "))
              INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
                 requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks,
-                status, decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id)
+                status, decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id,
+                watched_by, watched)
              SELECT r ->> 0, r ->> 1, r ->> 2, r ->> 3, r ->> 4, r ->> 5, r ->> 6, r ->> 7,
                 r ->> 8, r ->> 9, r ->> 10, r ->> 11, r ->> 12, r ->> 13, r ->> 14, r ->> 15,
-                r ->> 16, r ->> 17, r ->> 18
+                r ->> 16, r ->> 17, r ->> 18, r ->> 19, r ->> 20
              FROM rows; ",
         );
     }

@@ -119,12 +119,14 @@ pub struct Decided {
     decided_at: Option<i64>,
     call_id: Option<String>,
     parent_id: Option<String>,
+    watched_by: Option<String>,
+    watched: Option<String>,
 }
 
 const DECIDED: &str = "SELECT id, tool, artifact_id, artifact_version, requester_name,
     requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks, status,
     decided_by, decided_on, decided_from, reason, given, created_at, expires_at, decided_at,
-    call_id, parent_id FROM approvals";
+    call_id, parent_id, watched_by, watched FROM approvals";
 
 impl Decided {
     /// The row [`crate::approvals::push_insert_many`] writes for `a` (decided by a rule as it
@@ -157,6 +159,8 @@ impl Decided {
             decided_at: a.decided_at,
             call_id: a.call_id.clone(),
             parent_id: a.parent.as_ref().map(|p| p.as_str().to_owned()),
+            watched_by: a.watched.as_ref().map(|w| w.grant.as_str().to_owned()),
+            watched: a.watched.as_ref().map(|w| w.effect.as_str().to_owned()),
         })
     }
 }

@@ -5,7 +5,7 @@ use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use super::{StoreError, from_json, to_json};
 use countersign_domain::grant::Effect;
 use countersign_domain::grant::{Grant, serves};
-use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId, ImportId};
 use countersign_domain::tool::ToolAddress;
 
 #[derive(sqlx::FromRow)]
@@ -13,7 +13,9 @@ struct Row {
     id: String,
     artifact_id: Option<String>,
     tool: String,
-    approval_id: String,
+    approval_id: Option<String>,
+    source: Option<String>,
+    watch: bool,
     effect: String,
     reach: String,
     artifact_version: Option<i64>,
@@ -30,7 +32,8 @@ struct Row {
 /// A grant row; `paused` is derived: an artifact's approve grant whose artifact's code is not
 /// the code of the version it holds for (compared by content, so a re-save of the same code or
 /// a restore of that version leaves it live).
-const SELECT: &str = "SELECT g.id, g.artifact_id, g.tool, g.approval_id, g.effect, g.reach,
+const SELECT: &str = "SELECT g.id, g.artifact_id, g.tool, g.approval_id, g.source, g.watch,
+    g.effect, g.reach,
     g.artifact_version,
     g.artifact_id IS NOT NULL AND g.effect = 'approve' AND NOT EXISTS (
         SELECT 1 FROM artifacts ar JOIN artifact_versions v
@@ -54,7 +57,18 @@ impl TryFrom<Row> for Grant {
                 .map_err(|_| bad("artifact_id"))?,
             tool: tool.clone(),
             serves: serves(&tool),
-            approval_id: ApprovalId::parse(&r.approval_id).map_err(|_| bad("approval_id"))?,
+            approval_id: r
+                .approval_id
+                .as_deref()
+                .map(ApprovalId::parse)
+                .transpose()
+                .map_err(|_| bad("approval_id"))?,
+            source: r
+                .source
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?,
+            watch: r.watch,
             effect: Effect::parse(&r.effect).ok_or_else(|| bad("effect"))?,
             reach: from_json(&r.id, &r.reach)?,
             artifact_version: r
@@ -157,19 +171,29 @@ pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Gra
     row.map(Grant::try_from).transpose()
 }
 
-/// Stores a new live grant or deny rule.
+/// Stores a new live grant or deny rule, made by a decision (`import`: `None`) or brought in
+/// by the person's confirmed import.
 pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreError> {
+    insert_from(conn, g, None).await
+}
+
+/// [`insert`] for a rule of the import `import`.
+pub async fn insert_from(
+    conn: &mut SqliteConnection,
+    g: &Grant,
+    import: Option<&ImportId>,
+) -> Result<(), StoreError> {
     let (kind, key) = g.reach.index();
     sqlx::query(
         "INSERT INTO grants (id, artifact_id, tool, approval_id, effect, reach, reach_kind,
             reach_key, artifact_version, project, reason, created_at, expires_at, uses,
-            last_used_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            last_used_at, import_id, source, watch)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(g.id.as_str())
     .bind(g.artifact_id.as_ref().map(ArtifactId::as_str))
     .bind(g.tool.as_str())
-    .bind(g.approval_id.as_str())
+    .bind(g.approval_id.as_ref().map(ApprovalId::as_str))
     .bind(g.effect.as_str())
     .bind(to_json(g.id.as_str(), &g.reach)?)
     .bind(kind)
@@ -181,9 +205,35 @@ pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreE
     .bind(g.expires_at)
     .bind(g.uses)
     .bind(g.last_used_at)
+    .bind(import.map(ImportId::as_str))
+    .bind(
+        g.source
+            .as_ref()
+            .map(|s| to_json(g.id.as_str(), s))
+            .transpose()?,
+    )
+    .bind(g.watch)
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// Makes a watching rule act (`watch` false) or an acting one watch; `false` when it is not
+/// live or already so.
+pub async fn set_watch(
+    conn: &mut SqliteConnection,
+    id: &GrantId,
+    watch: bool,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE grants SET watch = ? WHERE id = ? AND revoked_at IS NULL AND watch <> ?",
+    )
+    .bind(watch)
+    .bind(id.as_str())
+    .bind(watch)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// Counts `uses` more uses of a grant, the last at `last_used_at`.
@@ -246,7 +296,7 @@ pub async fn revoke_identical(
     let ids: Vec<(String,)> = sqlx::query_as(
         "UPDATE grants SET revoked_at = ?
           WHERE revoked_at IS NULL AND tool = ? AND ifnull(artifact_id, '') = ?
-            AND effect = ? AND reach = ? AND ifnull(project, '') = ?
+            AND effect = ? AND reach = ? AND ifnull(project, '') = ? AND watch = ?
          RETURNING id",
     )
     .bind(now)
@@ -255,6 +305,7 @@ pub async fn revoke_identical(
     .bind(g.effect.as_str())
     .bind(to_json(g.id.as_str(), &g.reach)?)
     .bind(g.project.as_deref().unwrap_or(""))
+    .bind(g.watch)
     .fetch_all(conn)
     .await?;
     super::parse_ids(ids, GrantId::parse)

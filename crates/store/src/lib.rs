@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod artifacts;
 pub mod audit;
 pub mod grants;
+pub mod imports;
 pub mod phones;
 pub mod push;
 pub mod records;

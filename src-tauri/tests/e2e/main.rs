@@ -20,5 +20,6 @@ mod phone;
 mod promise;
 mod quiet;
 mod results;
+mod rule_imports;
 mod scale;
 mod scenarios;

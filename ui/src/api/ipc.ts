@@ -12,7 +12,9 @@ import type { PresentedReport } from "./types/PresentedReport";
 import type { CallToCheck } from "./types/CallToCheck";
 import type { Effect } from "./types/Effect";
 import type { ErrorBody } from "./types/ErrorBody";
+import type { Format } from "./types/Format";
 import type { Grant } from "./types/Grant";
+import type { RuleImport } from "./types/RuleImport";
 import type { GrantPreview } from "./types/GrantPreview";
 import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
@@ -119,6 +121,15 @@ export const api = {
   grants: () => call<GrantLists>("grants"),
   artifactGrants: (id: string) => call<Grant[]>("artifact_grants", { id }),
   revokeGrant: (id: string) => call<Grant>("revoke_grant", { id }),
+  /** The proposals to bring in an agent's rules that wait for the person. */
+  ruleImports: () => call<RuleImport[]>("rule_imports"),
+  /** Reads an agent's rules file into a proposal; nothing is made yet. */
+  proposeImport: (path: string, format: Format, project: string | null) =>
+    call<RuleImport>("propose_import", { path, format, project }),
+  /** Takes a proposal (its rules acting, or watching) or declines it. */
+  decideImport: (id: string, take: boolean, watch: boolean) => call<RuleImport>("decide_import", { id, take, watch }),
+  /** A watching rule starts acting, or an acting one goes back to watching. */
+  setGrantWatch: (id: string, watch: boolean) => call<void>("set_grant_watch", { id, watch }),
   revokeArtifactGrants: (id: string) => call<number>("revoke_artifact_grants", { id }),
   /** The later reports of a call's result, kept beside the first. */
   resultReports: (id: string) => call<PresentedReport[]>("result_reports", { id }),

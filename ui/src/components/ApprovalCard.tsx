@@ -517,6 +517,9 @@ function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
   }[a.status];
   return (
     <footer className="outcome">
+      {a.watched && <p className="muted" data-testid="card-watched">A rule you are trying out would have{" "}
+        {a.watched.effect === "approve" ? "approved" : "declined"} this call (<code className="mono">{a.watched.grant}</code>,
+        on the Grants page); it decided nothing.</p>}
       <p><span className={`badge badge-${a.status}`} data-testid="outcome">{text}</span>
         {a.decided_at !== null && <span className="muted"> · {stamp(a.decided_at)}</span>}
         {a.granted && <span className="muted"> · made grant {a.granted}</span>}</p>

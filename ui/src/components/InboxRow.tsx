@@ -213,7 +213,9 @@ export const HistoryRow = memo(function HistoryRow({ p, selected, onSelect }: {
       <span className={`outcome-word status-${a.status}`} title={by}>{OUTCOME[a.status] ?? a.status}</span>
       <span className="who"><Who group={group} /></span>
       <span className="what" data-testid="row-what">
-        {failed(p) && <span className="failed" data-testid="row-failed">failed · </span>}<WhatItDoes p={p} /></span>
+        {failed(p) && <span className="failed" data-testid="row-failed">failed · </span>}
+        {a.watched && <span className="pill" data-testid="row-watched" title="A rule you are trying out decided nothing: this is what it would have done">
+          rule would have {a.watched.effect === "approve" ? "approved" : "declined"}</span>}{a.watched && " "}<WhatItDoes p={p} /></span>
       <span className="age muted">{a.decided_at !== null && <Age at={a.decided_at} />}</span>
     </div>
   );

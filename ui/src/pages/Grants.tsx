@@ -4,8 +4,10 @@ import { api } from "../api/ipc";
 import type { Grant } from "../api/types/Grant";
 import type { GrantLists } from "../api/types/GrantLists";
 import type { HistoryQuery } from "../api/types/HistoryQuery";
+import type { RuleImport } from "../api/types/RuleImport";
 import type { ArtifactTitle } from "../components/ApprovalCard";
 import { CheckCall } from "../components/CheckCall";
+import { ImportRules, RuleImportCard } from "../components/RuleImports";
 import { GrantUntil } from "../components/Clock";
 import { Verbatim } from "../components/Verbatim";
 import { neverUsed, reachWords, untilWords, whereWords } from "../lib/grants";
@@ -21,11 +23,14 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
   openHistory: (q: HistoryQuery) => void;
 }) {
   const [lists, setLists] = useState<GrantLists | null>(null);
+  const [imports, setImports] = useState<RuleImport[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
+  const reload = () => {
     api.grants().then((l) => { setLists(l); setNow(Date.now()); }).catch((e: Error) => setError(e.message));
-  }, [version]);
+    api.ruleImports().then(setImports).catch((e: Error) => setError(e.message));
+  };
+  useEffect(reload, [version]);
   // Woken once, when the next live grant expires, rather than every second.
   useEffect(() => {
     const next = Math.min(...(lists?.live ?? []).map((g) => g.expires_at ?? Infinity).filter((t) => t > now));
@@ -41,6 +46,14 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
       setError(e instanceof Error ? e.message : String(e));
     }
   };
+  const setWatch = async (g: Grant, watch: boolean) => {
+    try {
+      await api.setGrantWatch(g.id, watch);
+      setLists(await api.grants());
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
   if (lists === null) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
   // A grant that expires while the page is open moves to the revoke list at once.
   const expired = (g: Grant) => g.expires_at !== null && g.expires_at <= now;
@@ -48,7 +61,7 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
   const ended = [...lists.live.filter(expired), ...lists.revoked];
   const table = (grants: Grant[], onRevoke?: (g: Grant) => Promise<void>) => (
     <GrantTable grants={grants} now={now} artifactTitle={artifactTitle} openArtifact={openArtifact}
-      openApproval={openApproval} revoke={onRevoke} openHistory={openHistory} />
+      openApproval={openApproval} revoke={onRevoke} openHistory={openHistory} setWatch={onRevoke ? setWatch : undefined} />
   );
   return (
     <div className="page grants">
@@ -57,6 +70,8 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
         artifact, or for calls that name none) or, for commands and folders, every agent's, narrowed to what you
         chose. A deny rule beats any approval.</p>
       {error && <p className="error">{error}</p>}
+      <ImportRules onProposed={reload} />
+      {imports.map((p) => <RuleImportCard key={p.id} p={p} onDecided={reload} />)}
       {live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : table(live, revoke)}
       <CheckCall />
       <h2>Revoked and expired</h2>
@@ -66,8 +81,10 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
 }
 
 /** Grants in a table: what each covers in plain words, its uses, and how long it lasts. */
-export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke, review, openHistory }: {
+export function GrantTable({ grants, now, artifactTitle, openArtifact, openApproval, revoke, review, openHistory, setWatch }: {
   grants: Grant[];
+  /** Starts a watching rule acting (or sets an acting one watching). */
+  setWatch?: (g: Grant, watch: boolean) => Promise<void>;
   now: number;
   /** Opens History on the calls a rule decided. */
   openHistory?: (q: HistoryQuery) => void;
@@ -85,17 +102,21 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
       </thead>
       <tbody>
         {grants.map((g) => (
-          <tr key={g.id} data-testid="grant-row" data-effect={g.effect}>
+          <tr key={g.id} data-testid="grant-row" data-effect={g.effect} data-watch={g.watch ? "yes" : "no"}>
             <td><span className={`badge ${g.effect === "deny" ? "badge-declined" : "badge-approved"}`}>
-              {g.effect === "deny" ? "Decline" : "Approve"}</span></td>
+              {g.effect === "deny" ? "Decline" : "Approve"}</span>
+              {g.watch && <div><span className="pill pill-warn" data-testid="grant-watching"
+                title="It decides nothing: History shows what it would have done">watching</span></div>}</td>
             <td data-testid="grant-covers">
-              {g.reach.kind === "exact" && openApproval
-                ? <button className="link" onClick={() => openApproval(g.approval_id)}>this exact call</button>
+              {g.reach.kind === "exact" && openApproval && g.approval_id !== null
+                ? <button className="link" onClick={() => openApproval(g.approval_id as string)}>this exact call</button>
                 : reachWords(g.reach, g.effect)}
               {g.serves !== null
                 ? <> from <strong data-testid="grant-serves">any agent</strong> <span className="muted">({g.serves})</span></>
                 : <>{" "}to <code className="mono">{g.tool}</code></>}
               {g.reason && <div className="muted">Reason: {g.reason}</div>}
+              {g.source && <div className="muted" data-testid="grant-source">from {g.source.file}, line {g.source.line}:{" "}
+                <code className="mono"><Verbatim text={g.source.text} /></code></div>}
               {g.paused && g.revoked_at === null && g.artifact_id && (
                 <div className="paused" data-testid="grant-paused">
                   <span className="pill pill-warn">paused</span> the artifact's code changed since
@@ -115,7 +136,9 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
                 onClick={() => openHistory({ decider: { kind: "rule", id: g.id } })}>calls it decided</button></div>}</td>
             <td className="when">{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
             {revoke ? (
-              <td><button className="danger small" onClick={() => void revoke(g)} data-testid="revoke">Revoke</button></td>
+              <td>{g.watch && setWatch && <button className="small" onClick={() => void setWatch(g, false)}
+                data-testid="grant-act">Start acting</button>}{" "}
+                <button className="danger small" onClick={() => void revoke(g)} data-testid="revoke">Revoke</button></td>
             ) : <td className="when" data-testid="ended">{g.revoked_at !== null
               ? `revoked ${stamp(g.revoked_at)}`
               : g.expires_at !== null ? `expired ${stamp(g.expires_at)}` : ""}</td>}

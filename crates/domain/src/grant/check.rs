@@ -77,7 +77,12 @@ pub fn describe(g: &Grant) -> String {
         (None, Some(p)) => format!(" from {p}"),
         (None, None) => " everywhere".to_owned(),
     };
-    format!("{effect} {what}{across}{place}")
+    let watching = if g.watch {
+        " (watching: it decides nothing)"
+    } else {
+        ""
+    };
+    format!("{effect} {what}{across}{place}{watching}")
 }
 
 /// What a rule that may cover a call but cannot tell leaves unseen.

@@ -377,3 +377,58 @@ pub async fn method_not_allowed() -> ApiError {
         "method not allowed on this route",
     )
 }
+
+/// A rules file sent for the person to look at.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportBody {
+    format: countersign_domain::import::Format,
+    /// The file's path, as the sender read it.
+    file: String,
+    /// The file's text.
+    text: String,
+    /// The project its rules serve (a project's own settings); absent: everywhere.
+    #[serde(default)]
+    project: Option<String>,
+    /// The person's home folder, for `~/` paths.
+    #[serde(default)]
+    home: Option<String>,
+}
+
+/// `POST /v1/rules/imports`: a proposal to bring in an agent's rules, kept for the person to
+/// take or decline in the window (201); nothing is made here. A file that cannot be read is a
+/// 400 naming file and line.
+pub async fn propose_import(
+    State(s): State<ApiState>,
+    JsonBody(body): JsonBody<ImportBody, MAX_SUBMISSION_BYTES>,
+) -> Result<(StatusCode, Json<crate::console::RuleImport>), ApiError> {
+    let placing = countersign_domain::import::Placing {
+        project: body.project,
+        home: body.home,
+    };
+    let proposal = s
+        .console
+        .propose_import(
+            body.format,
+            &body.file,
+            &body.text,
+            &placing,
+            "countersign rules import, or another holder of the API token",
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(proposal)))
+}
+
+/// `GET /v1/rules/imports/{id}`: a proposal and whether the person took it.
+pub async fn rule_import(
+    State(s): State<ApiState>,
+    Path(id): Path<String>,
+) -> Result<Json<crate::console::RuleImport>, ApiError> {
+    let id = countersign_domain::ids::ImportId::parse(&id).map_err(|e| {
+        Error::from(countersign_domain::limits::FieldError::new(
+            "id",
+            e.to_string(),
+        ))
+    })?;
+    Ok(Json(s.console.rule_import(&id).await?))
+}

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::Error;
-use countersign_domain::approval::{Approval, DecidedBy, Status};
+use countersign_domain::approval::{Approval, DecidedBy, Status, Watched};
 use countersign_domain::grant::Grant;
 use countersign_domain::grant::{
-    CallFacts, Effect, OnDiskFacts, any_agent_address, command_segments, deciding,
+    CallFacts, Effect, OnDiskFacts, any_agent_address, command_segments, deciding, watching,
 };
 use countersign_domain::ids::{ArtifactId, GrantId};
 use countersign_domain::tool::ToolAddress;
@@ -261,6 +261,26 @@ async fn insert_all(
                 .flatten()
         })
         .collect();
+    // What a watching rule would have done, kept on the call for History.
+    let watched: Vec<Option<Watched>> = (0..approvals.len())
+        .map(|i| {
+            let a = &approvals[i];
+            let facts = CallFacts::new(a, segments[i].as_deref())
+                .protecting(&news[i].protected)
+                .on_disk(&news[i].disk)
+                .linked(&news[i].linked);
+            (!refused[i])
+                .then(|| watching(&live, &facts, a.created_at))
+                .flatten()
+                .map(|g| Watched {
+                    grant: g.id.clone(),
+                    effect: g.effect,
+                })
+        })
+        .collect();
+    for (a, w) in approvals.iter_mut().zip(watched) {
+        a.watched = w;
+    }
     let mut uses: BTreeMap<&GrantId, (i64, i64)> = BTreeMap::new();
     for (a, g) in approvals.iter_mut().zip(&matched) {
         let Some(g) = g else { continue };

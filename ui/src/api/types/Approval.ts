@@ -11,6 +11,7 @@ import type { Requester } from "./Requester";
 import type { ResultView } from "./ResultView";
 import type { Status } from "./Status";
 import type { ToolAddress } from "./ToolAddress";
+import type { Watched } from "./Watched";
 
 /**
  * One approval request and everything that happened to it.
@@ -46,6 +47,10 @@ given?: Given,
  * The grant this approval created ("don't ask again"), if any.
  */
 granted: GrantId | null, 
+/**
+ * What a watching rule would have done with the call when it came, had it acted.
+ */
+watched?: Watched, 
 /**
  * UTC unix milliseconds.
  */

@@ -4,6 +4,7 @@ import type { ArtifactId } from "./ArtifactId";
 import type { Effect } from "./Effect";
 import type { GrantId } from "./GrantId";
 import type { Reach } from "./Reach";
+import type { Source } from "./Source";
 import type { ToolAddress } from "./ToolAddress";
 
 /**
@@ -12,9 +13,20 @@ import type { ToolAddress } from "./ToolAddress";
  */
 export type Grant = { id: GrantId, artifact_id: ArtifactId | null, tool: ToolAddress, 
 /**
- * The approval whose decision created it.
+ * The approval whose decision created it; `None` for a rule brought in from a file
+ * (see `source`).
  */
-approval_id: ApprovalId, effect: Effect, reach: Reach, 
+approval_id: ApprovalId | null, 
+/**
+ * Where a rule brought in from a file was read: the agent's format, the file, the line and
+ * the rule as written there.
+ */
+source: Source | null, 
+/**
+ * A rule that watches rather than acts: it decides nothing, and History says what it
+ * would have done.
+ */
+watch: boolean, effect: Effect, reach: Reach, 
 /**
  * For an artifact's grant: the version whose code it holds for.
  */

@@ -1,0 +1,424 @@
+//! Rules people already keep for their agents, read as data and set beside the Countersign
+//! rules they would become. A foreign rule becomes a Countersign rule only when that rule
+//! reaches no further than its source: an approve rule Countersign would read wider (a glob
+//! inside a command, a pattern of files, an interpreter's prefix, every call of a tool that
+//! reaches Countersign's own files) is refused with the reason, never widened. A decline may
+//! reach further than its source (it costs the agent a retry); a foreign decline Countersign
+//! cannot express is left to the agent, which still applies it itself. Nothing here keeps
+//! anything: the console shows the proposal and the person confirms it.
+
+pub mod claude;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::scope::{Effect, Reach};
+use crate::shell::prefix_refusal;
+use crate::shell::segments;
+use crate::tool::ToolAddress;
+
+/// The largest rules file read: larger is refused whole.
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+/// The most rules one file may propose.
+pub const MAX_RULES: usize = 1_000;
+/// The longest foreign rule read.
+pub const MAX_RULE_BYTES: usize = 4_096;
+
+/// The agents' rule formats Countersign reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum Format {
+    /// Claude Code's `permissions` in its settings files.
+    Claude,
+}
+
+impl Format {
+    /// The agent, in words.
+    pub fn agent(self) -> &'static str {
+        match self {
+            Format::Claude => "Claude Code",
+        }
+    }
+}
+
+/// Where a foreign rule was read: the file and the line it starts on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Source {
+    pub format: Format,
+    pub file: String,
+    pub line: u32,
+    /// The rule as its file writes it.
+    pub text: String,
+}
+
+/// What the foreign rule says to do with the calls it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Said {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// A Countersign rule an import would make.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Draft {
+    pub tool: ToolAddress,
+    pub effect: Effect,
+    pub reach: Reach,
+    /// Only calls from this project; `None`: everywhere.
+    pub project: Option<String>,
+    /// The reason a decline gives the agent.
+    pub reason: Option<String>,
+}
+
+impl Draft {
+    /// The rule in the Grants page's words.
+    pub fn words(&self) -> String {
+        let effect = match self.effect {
+            Effect::Approve => "approve",
+            Effect::Deny => "decline",
+        };
+        let what = match &self.reach {
+            Reach::Any => format!("any {} call", self.tool),
+            Reach::Exact { .. } => format!("one exact {} call", self.tool),
+            Reach::Command { words } => {
+                format!(
+                    "commands starting with `{}` ({})",
+                    words.join(" "),
+                    self.tool
+                )
+            }
+            Reach::Path { prefix } => format!("files under {prefix} ({})", self.tool),
+        };
+        let place = match &self.project {
+            Some(p) => format!(" from {p}"),
+            None => " everywhere".into(),
+        };
+        format!("{effect} {what}{place}")
+    }
+}
+
+/// What becomes of one foreign rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export, rename = "ImportOutcome")]
+pub enum Outcome {
+    /// These Countersign rules, reaching no further than the source (a decline may reach
+    /// further: it costs a retry).
+    Kept { rules: Vec<Draft> },
+    /// Countersign would read it wider than its source: refused, never widened.
+    Refused { why: String },
+    /// Nothing to make: Countersign already does it (it asks for any call no rule decides), or
+    /// it is about what Countersign does not see; the agent goes on applying it itself.
+    Left { why: String },
+}
+
+/// One foreign rule beside what it would become.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Proposed {
+    pub source: Source,
+    pub said: Said,
+    pub outcome: Outcome,
+}
+
+/// A rules file that cannot be read: nothing of it is proposed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {why}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
+pub struct ImportError {
+    pub file: String,
+    pub line: Option<u32>,
+    pub why: String,
+}
+
+/// Where a file's rules apply, and what its relative paths are relative to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placing {
+    /// The project whose calls the rules serve (a project's own settings); `None`: the
+    /// person's settings, everywhere.
+    pub project: Option<String>,
+    /// The person's home folder, for `~/` paths.
+    pub home: Option<String>,
+}
+
+/// Reads `text`, the file `file` in `format`, into its proposal: each rule beside what it
+/// would become. A file that does not parse, is too large, holds too many rules or a rule
+/// with hidden characters, is an error naming the file and line, and nothing is proposed.
+pub fn read(
+    format: Format,
+    file: &str,
+    text: &str,
+    placing: &Placing,
+) -> Result<Vec<Proposed>, ImportError> {
+    let fail = |line: Option<u32>, why: String| ImportError {
+        file: file.to_owned(),
+        line,
+        why,
+    };
+    if text.len() > MAX_FILE_BYTES {
+        return Err(fail(
+            None,
+            format!(
+                "{} bytes, more than a rules file holds (at most {MAX_FILE_BYTES})",
+                text.len()
+            ),
+        ));
+    }
+    let proposed = match format {
+        Format::Claude => claude::read(file, text, placing)?,
+    };
+    if proposed.len() > MAX_RULES {
+        return Err(fail(
+            None,
+            format!(
+                "{} rules, more than one import takes (at most {MAX_RULES})",
+                proposed.len()
+            ),
+        ));
+    }
+    for p in &proposed {
+        if p.source.text.len() > MAX_RULE_BYTES {
+            return Err(fail(
+                Some(p.source.line),
+                format!(
+                    "a rule of {} bytes (at most {MAX_RULE_BYTES})",
+                    p.source.text.len()
+                ),
+            ));
+        }
+        let found = crate::verbatim::scan(&p.source.text);
+        if !found.is_empty() {
+            return Err(fail(
+                Some(p.source.line),
+                format!(
+                    "the rule {:?} carries hidden characters ({}): it may not say what it \
+                     seems to",
+                    crate::verbatim::reveal(&p.source.text),
+                    found.total()
+                ),
+            ));
+        }
+    }
+    Ok(proposed)
+}
+
+/// The line `needle` (a string as the file writes it, quoted) is on, looked for from `from`
+/// (a byte offset, moved past it): rules are met in the order they are written.
+pub(crate) fn line_of(text: &str, needle: &str, from: &mut usize) -> u32 {
+    let at = text
+        .get(*from..)
+        .and_then(|rest| rest.find(needle))
+        .map(|i| i + *from)
+        .or_else(|| text.find(needle));
+    match at {
+        Some(i) => {
+            *from = i + needle.len();
+            u32::try_from(text[..i].matches('\n').count() + 1).unwrap_or(u32::MAX)
+        }
+        None => 1,
+    }
+}
+
+/// What a foreign shell rule names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Command {
+    /// Every command.
+    Any,
+    /// Exactly these words.
+    Exact(String),
+    /// These words, then anything.
+    Prefix(String),
+    /// A pattern with a wildcard inside it.
+    Glob(String),
+}
+
+/// The Countersign rules of a foreign shell rule, for `tools` (the agent's shell tools):
+/// an allow becomes an approve prefix only when its words are a prefix the chooser would
+/// make (Countersign then covers only what is known to be harmless after them, which is no
+/// further); a deny becomes a decline of its words, found anywhere in the line.
+pub(crate) fn shell_outcome(
+    tools: &[&str],
+    said: Said,
+    command: &Command,
+    project: Option<&str>,
+    reason: Option<&str>,
+) -> Outcome {
+    let drafts = |effect: Effect, words: Vec<String>| Outcome::Kept {
+        rules: tools
+            .iter()
+            .filter_map(|t| ToolAddress::from_canonical(t).ok())
+            .map(|tool| Draft {
+                tool,
+                effect,
+                reach: Reach::Command {
+                    words: words.clone(),
+                },
+                project: project.map(str::to_owned),
+                reason: reason.map(str::to_owned),
+            })
+            .collect(),
+    };
+    let words_of = |line: &str| -> Result<Vec<String>, String> {
+        let segs = segments(line).map_err(|e| format!("its command {e}"))?;
+        match <[Vec<String>; 1]>::try_from(segs) {
+            Ok([words]) if !words.is_empty() => Ok(words),
+            _ => Err("it is not the words of one command".into()),
+        }
+    };
+    match (said, command) {
+        (Said::Ask, _) => Outcome::Left {
+            why: "Countersign asks about any call no rule decides".into(),
+        },
+        (Said::Allow, Command::Any) => Outcome::Refused {
+            why: "it allows every command, which reaches everything (Countersign's own files \
+                  among them): name a command prefix instead"
+                .into(),
+        },
+        (Said::Allow, Command::Exact(line)) => match words_of(line) {
+            Ok(_) => Outcome::Refused {
+                why: "it allows this exact command only, and a Countersign command rule is a \
+                      prefix (it would also cover options known to be harmless after it): \
+                      approve the call itself with \u{201c}this exact call\u{201d} when it comes"
+                    .into(),
+            },
+            Err(why) => Outcome::Refused { why },
+        },
+        (Said::Allow, Command::Glob(_)) => Outcome::Refused {
+            why: "it has a wildcard inside the command, and a Countersign command rule is a \
+                  prefix of whole words: it would reach further"
+                .into(),
+        },
+        (Said::Allow, Command::Prefix(line)) => match words_of(line) {
+            Ok(words) => match prefix_refusal(&words) {
+                Some(why) => Outcome::Refused { why },
+                None => drafts(Effect::Approve, words),
+            },
+            Err(why) => Outcome::Refused { why },
+        },
+        (Said::Deny, Command::Any) => Outcome::Kept {
+            rules: tools
+                .iter()
+                .filter_map(|t| ToolAddress::from_canonical(t).ok())
+                .map(|tool| Draft {
+                    tool,
+                    effect: Effect::Deny,
+                    reach: Reach::Any,
+                    project: project.map(str::to_owned),
+                    reason: reason.map(str::to_owned),
+                })
+                .collect(),
+        },
+        (Said::Deny, Command::Exact(line) | Command::Prefix(line)) => match words_of(line) {
+            Ok(words) => drafts(Effect::Deny, words),
+            Err(why) => Outcome::Left {
+                why: format!("{why}; the agent still declines it itself"),
+            },
+        },
+        (Said::Deny, Command::Glob(pattern)) => match glob_words(pattern) {
+            // Its leading words, each found anywhere in the line: a decline that reaches
+            // further than its source, which a decline may.
+            Some(words) => drafts(Effect::Deny, words),
+            None => Outcome::Left {
+                why: "it names no whole word Countersign could look for; the agent still \
+                      declines it itself"
+                    .into(),
+            },
+        },
+    }
+}
+
+/// The words a decline glob starts with, up to its first wildcard: `git push * --force*` is
+/// `git push`, `*| bash*` (whatever is piped to bash) is `bash`, `rm -rf /*` is `rm -rf /`.
+/// A word's trailing `*` is dropped (`--hard*` is `--hard`); a word with a wildcard elsewhere
+/// ends the words.
+pub(crate) fn glob_words(pattern: &str) -> Option<Vec<String>> {
+    const OPERATORS: &[&str] = &["|", "||", "&&", ";", "&", "|&"];
+    let mut rest = pattern.trim_start_matches(['*', ' ']);
+    while let Some(op) = OPERATORS
+        .iter()
+        .filter(|op| rest.starts_with(**op))
+        .max_by_key(|op| op.len())
+    {
+        rest = rest[op.len()..].trim_start();
+    }
+    let mut words = Vec::new();
+    for word in rest.split_whitespace() {
+        let plain = word.trim_end_matches('*');
+        if plain.is_empty() || plain.contains(['*', '?', '[']) || OPERATORS.contains(&plain) {
+            break;
+        }
+        words.push(plain.to_owned());
+        if plain.len() != word.len() {
+            break;
+        }
+    }
+    (!words.is_empty()).then_some(words)
+}
+
+/// The Countersign rules of a foreign rule about files written under `folder` (a full path,
+/// or why there is none): an approve folder rule, which never covers a hidden file, settings,
+/// a link or Countersign's own files; a decline of everything written under it.
+pub(crate) fn folder_outcome(
+    tools: &[&str],
+    said: Said,
+    folder: Result<String, String>,
+    project: Option<&str>,
+    reason: Option<&str>,
+) -> Outcome {
+    let folder = match (said, folder) {
+        (Said::Ask, _) => {
+            return Outcome::Left {
+                why: "Countersign asks about any call no rule decides".into(),
+            };
+        }
+        (Said::Allow, Err(why)) => return Outcome::Refused { why },
+        (Said::Deny, Err(why)) => {
+            return Outcome::Left {
+                why: format!("{why}; the agent still declines it itself"),
+            };
+        }
+        (_, Ok(folder)) => folder,
+    };
+    let trimmed = folder.trim_end_matches('/');
+    if !folder.starts_with('/') || trimmed.is_empty() {
+        let why = "a folder rule names a folder by its full path, and not the root".to_owned();
+        return if said == Said::Allow {
+            Outcome::Refused { why }
+        } else {
+            Outcome::Left { why }
+        };
+    }
+    if said == Said::Allow && crate::paths::is_hidden(trimmed) {
+        return Outcome::Refused {
+            why: "a folder rule never covers a hidden folder (a name starting with `.`)".into(),
+        };
+    }
+    let effect = if said == Said::Allow {
+        Effect::Approve
+    } else {
+        Effect::Deny
+    };
+    Outcome::Kept {
+        rules: tools
+            .iter()
+            .filter_map(|t| ToolAddress::from_canonical(t).ok())
+            .map(|tool| Draft {
+                tool,
+                effect,
+                reach: Reach::Path {
+                    prefix: trimmed.to_owned(),
+                },
+                project: project.map(str::to_owned),
+                reason: reason.map(str::to_owned),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

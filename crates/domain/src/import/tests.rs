@@ -1,0 +1,224 @@
+use super::*;
+
+fn project() -> Placing {
+    Placing {
+        project: Some("/home/me/app".into()),
+        home: Some("/home/me".into()),
+    }
+}
+
+fn claude(text: &str) -> Vec<Proposed> {
+    read(
+        Format::Claude,
+        "/home/me/app/.claude/settings.json",
+        text,
+        &project(),
+    )
+    .unwrap()
+}
+
+fn kept(p: &Proposed) -> Vec<String> {
+    match &p.outcome {
+        Outcome::Kept { rules } => rules.iter().map(Draft::words).collect(),
+        other => panic!("{} was not kept: {other:?}", p.source.text),
+    }
+}
+
+fn refused(p: &Proposed) -> String {
+    match &p.outcome {
+        Outcome::Refused { why } => why.clone(),
+        other => panic!("{} was not refused: {other:?}", p.source.text),
+    }
+}
+
+#[test]
+fn a_prefix_allow_becomes_an_approve_prefix_from_its_project() {
+    let p = claude(
+        r#"{
+  "permissions": {
+    "allow": [
+      "Bash(npm run test:*)",
+      "Bash(cargo test *)"
+    ]
+  }
+}"#,
+    );
+    assert_eq!(p.len(), 2);
+    assert_eq!(
+        kept(&p[0]),
+        ["approve commands starting with `npm run test` (claude-code.Bash) from /home/me/app"]
+    );
+    assert_eq!(p[0].source.line, 4);
+    assert_eq!(p[1].source.line, 5);
+    assert_eq!(kept(&p[1]).len(), 1);
+}
+
+#[test]
+fn allows_that_would_reach_further_are_refused_never_widened() {
+    let p = claude(
+        r#"{"permissions": {"allow": [
+            "Bash",
+            "Bash(*)",
+            "Bash(git * main)",
+            "Bash(npm run build)",
+            "Bash(python3:*)",
+            "Bash(npx:*)",
+            "Edit",
+            "Edit(src/**/*.ts)",
+            "Edit(../other/**)",
+            "Edit(.github/**)",
+            "WebFetch(domain:example.com)",
+            "mcp__github"
+        ]}}"#,
+    );
+    for rule in &p {
+        let why = refused(rule);
+        assert!(!why.is_empty(), "{}", rule.source.text);
+    }
+    assert!(refused(&p[3]).contains("exact command"));
+    assert!(refused(&p[4]).contains("python"), "{}", refused(&p[4]));
+}
+
+#[test]
+fn an_ask_or_an_unbrought_deny_inside_an_allow_refuses_the_allow() {
+    let p = claude(
+        r#"{"permissions": {
+            "allow": ["Bash(git log:*)", "Bash(ls:*)", "Edit(src/**)", "Bash(cargo build:*)"],
+            "ask": ["Bash(git push:*)"],
+            "deny": ["Edit(src/**/*.env)", "Bash(cargo build --release)"]
+        }}"#,
+    );
+    assert!(refused(&p[0]).contains("git push"), "{:?}", p[0].outcome);
+    assert_eq!(kept(&p[1]).len(), 1, "another program is untouched");
+    assert!(refused(&p[2]).contains("src/**/*.env"));
+    // A deny Countersign brings along as a decline keeps the allow: a decline beats it.
+    assert_eq!(kept(&p[3]).len(), 1);
+    assert!(matches!(p[4].outcome, Outcome::Left { .. }));
+    assert!(
+        matches!(p[5].outcome, Outcome::Left { .. }),
+        "{:?}",
+        p[5].outcome
+    );
+    assert_eq!(
+        kept(&p[6]),
+        [
+            "decline commands starting with `cargo build --release` (claude-code.Bash) from /home/me/app"
+        ]
+    );
+}
+
+#[test]
+fn folders_resolve_from_where_their_kind_of_path_starts() {
+    let p = claude(
+        r#"{"permissions": {"allow": ["Edit(//srv/www/**)", "Edit(~/notes/**)", "Edit(/docs/**)", "Edit(./src/**)"]}}"#,
+    );
+    let prefixes: Vec<String> = p
+        .iter()
+        .map(|r| match &r.outcome {
+            Outcome::Kept { rules } => match &rules[0].reach {
+                Reach::Path { prefix } => prefix.clone(),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        prefixes,
+        [
+            "/srv/www",
+            "/home/me/notes",
+            "/home/me/app/docs",
+            "/home/me/app/src"
+        ]
+    );
+    // An Edit rule is about every tool that writes files.
+    assert_eq!(kept(&p[0]).len(), 3);
+
+    // The person's own settings apply everywhere: a path relative to a project means nothing.
+    let everywhere = Placing {
+        project: None,
+        home: Some("/home/me".into()),
+    };
+    let p = read(
+        Format::Claude,
+        "/home/me/.claude/settings.json",
+        r#"{"permissions": {"allow": ["Edit(src/**)", "Bash(git status:*)", "Edit(/docs/**)", "Edit(src)", "Write(//srv/**)"]}}"#,
+        &everywhere,
+    )
+    .unwrap();
+    assert!(refused(&p[0]).contains("cannot know"));
+    // `/` starts at the settings file's own folder, `~/.claude`: hidden, never a folder rule.
+    assert!(refused(&p[2]).contains("hidden"), "{:?}", p[2].outcome);
+    // A name alone matches at any depth.
+    assert!(refused(&p[3]).contains("any depth"));
+    // Claude Code never reads a Write path rule: nothing to bring along.
+    assert!(matches!(p[4].outcome, Outcome::Left { .. }));
+    assert_eq!(
+        kept(&p[1]),
+        ["approve commands starting with `git status` (claude-code.Bash) everywhere"]
+    );
+}
+
+#[test]
+fn denies_become_declines_and_asks_are_left() {
+    let p = claude(
+        r#"{"permissions": {"ask": ["Bash(git push:*)"], "deny": ["Bash(rm -rf:*)", "Bash(curl * | sh)", "WebFetch", "Read(./.env)", "Edit"]}}"#,
+    );
+    assert!(matches!(p[0].outcome, Outcome::Left { .. }));
+    assert_eq!(
+        kept(&p[1]),
+        ["decline commands starting with `rm -rf` (claude-code.Bash) from /home/me/app"]
+    );
+    // A glob's words, each found anywhere: wider than its source, which a decline may be.
+    assert!(matches!(
+        p[2].outcome,
+        Outcome::Kept { .. } | Outcome::Left { .. }
+    ));
+    assert_eq!(
+        kept(&p[3]),
+        ["decline any claude-code.WebFetch call from /home/me/app"]
+    );
+    assert!(matches!(p[4].outcome, Outcome::Left { .. }));
+    assert_eq!(kept(&p[5]).len(), 3);
+}
+
+#[test]
+fn bad_files_are_errors_naming_file_and_line() {
+    let bad = |text: &str| {
+        read(Format::Claude, "/p/.claude/settings.json", text, &project()).unwrap_err()
+    };
+    let e = bad("{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls:*)\",]\n  }\n}");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("/p/.claude/settings.json, line 3: not JSON"),
+        "{e}"
+    );
+    let e = bad("{\"permissions\": {\"alow\": []}}");
+    assert!(e.why.contains("permissions.alow"), "{e}");
+    let e = bad("{\"permissions\": {\"allow\": [42]}}");
+    assert!(e.why.contains("not a rule string"), "{e}");
+    let e = bad("{\"permissions\": {\"allow\": \"Bash(ls:*)\"}}");
+    assert!(e.why.contains("not a list"), "{e}");
+    let e = bad("[]");
+    assert!(e.why.contains("JSON object"), "{e}");
+    // Hidden characters: a rule that may not say what it seems to.
+    let e = bad("{\"permissions\": {\"allow\": [\"Bash(git status\u{202e}:*)\"]}}");
+    assert!(e.why.contains("hidden characters"), "{e}");
+    // Too large, too many.
+    let big = format!(
+        "{{\"permissions\": {{\"allow\": [\"{}\"]}}}}",
+        "a".repeat(MAX_FILE_BYTES)
+    );
+    assert!(bad(&big).why.contains("more than a rules file holds"));
+    let many: Vec<String> = (0..=MAX_RULES)
+        .map(|i| format!("\"Bash(echo{i}:*)\""))
+        .collect();
+    let e = bad(&format!(
+        "{{\"permissions\": {{\"allow\": [{}]}}}}",
+        many.join(",")
+    ));
+    assert!(e.why.contains("more than one import takes"), "{e}");
+    // No permissions: nothing to propose, and no error.
+    assert!(claude("{\"model\": \"opus\"}").is_empty());
+}

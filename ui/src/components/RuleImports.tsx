@@ -1,0 +1,136 @@
+import { useState } from "react";
+
+import { api } from "../api/ipc";
+import type { Format } from "../api/types/Format";
+import type { ProposedRule } from "../api/types/ProposedRule";
+import type { RuleImport } from "../api/types/RuleImport";
+import { stamp } from "../lib/time";
+import { Verbatim } from "./Verbatim";
+
+/** Where each agent keeps the rules a person wrote for it, offered first. */
+const FILES: Record<Format, { agent: string; path: string }> = {
+  claude: { agent: "Claude Code", path: "~/.claude/settings.json" },
+};
+
+/** "Import rules…": read an agent's rules file into a proposal the person looks at before
+ * anything is made (the same proposal `countersign rules import` prints). */
+export function ImportRules({ onProposed }: { onProposed: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [format, setFormat] = useState<Format>("claude");
+  const [path, setPath] = useState(FILES.claude.path);
+  const [project, setProject] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (!open) {
+    return <button onClick={() => setOpen(true)} data-testid="import-open">Import rules…</button>;
+  }
+  const read = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.proposeImport(path.trim(), format, project.trim() || null);
+      setOpen(false);
+      onProposed();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="import-form" data-testid="import-form" onSubmit={(e) => { e.preventDefault(); void read(); }}>
+      <h2>Import rules from an agent</h2>
+      <p className="muted">Countersign reads the file and shows each rule beside the rule it would become here, and what
+        it would have decided among your last calls. Nothing is made until you take it.</p>
+      <label className="field">Format
+        <select value={format} data-testid="import-format" onChange={(e) => {
+          const f = e.target.value as Format;
+          setFormat(f);
+          setPath(FILES[f].path);
+        }}>
+          {(Object.keys(FILES) as Format[]).map((f) => <option key={f} value={f}>{FILES[f].agent}</option>)}
+        </select>
+      </label>
+      <label className="field">File (its full path, or from ~/)
+        <input className="mono" value={path} onChange={(e) => setPath(e.target.value)} data-testid="import-path"
+          autoFocus placeholder={FILES[format].path} />
+      </label>
+      <label className="field">Project its rules serve <span className="muted">(a project's own settings file names its
+        project by itself; empty: the folder the file's <code>.claude</code> is in, or every project)</span>
+        <input className="mono" value={project} onChange={(e) => setProject(e.target.value)} data-testid="import-project"
+          placeholder="/home/me/app" />
+      </label>
+      {error && <p className="error" role="alert" data-testid="import-error">{error}</p>}
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy || path.trim() === ""} data-testid="import-read">
+          {busy ? "Reading…" : "Read the file"}</button>
+        <button type="button" onClick={() => { setOpen(false); setError(null); }}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+const SAID = { allow: "allow", ask: "ask", deny: "deny" } as const;
+
+/** A proposal to bring in an agent's rules: each foreign rule beside what it becomes, then
+ * Take, Take watching, or Decline. */
+export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const made = p.rules.reduce((n, r) => n + (r.outcome.kind === "kept" ? r.outcome.rules.length : 0), 0);
+  const decide = async (take: boolean, watch: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.decideImport(p.id, take, watch);
+      onDecided();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fromApi = p.requested_by !== "you, in the window";
+  return (
+    <section className="rule-import" data-testid="rule-import" data-id={p.id}>
+      <h2>{p.agent} proposes {made === 1 ? "1 rule" : `${made} rules`}</h2>
+      <p>From <code className="mono" data-testid="import-file">{p.file}</code>, for calls
+        {p.project ? <> from <code className="mono">{p.project}</code></> : " from every project"}. Asked by {p.requested_by},{" "}
+        {stamp(p.created_at)}.</p>
+      {fromApi && <p className="notice">Agents hold the API token too: take it only if you asked for it yourself.</p>}
+      <table className="grid">
+        <thead><tr><th>Line</th><th>{p.agent}'s rule</th><th>Here it becomes</th><th>Among your last calls</th></tr></thead>
+        <tbody>
+          {p.rules.map((r, i) => <ProposedRow key={i} r={r} agent={p.agent} />)}
+        </tbody>
+      </table>
+      {error && <p className="error" role="alert">{error}</p>}
+      <div className="row">
+        <button className="primary" disabled={busy || made === 0} onClick={() => void decide(true, false)}
+          data-testid="import-take">Take {made === 1 ? "the rule" : `the ${made} rules`}</button>
+        <button disabled={busy || made === 0} onClick={() => void decide(true, true)} data-testid="import-watch"
+          title="The rules decide nothing yet: History shows what each would have done, and you start them when you trust them">
+          Take them watching</button>
+        <button className="danger" disabled={busy} onClick={() => void decide(false, false)} data-testid="import-decline">
+          Decline</button>
+      </div>
+    </section>
+  );
+}
+
+function ProposedRow({ r, agent }: { r: ProposedRule; agent: string }) {
+  return (
+    <tr data-testid="proposed-rule" data-kind={r.outcome.kind}>
+      <td className="when">{r.source.line}</td>
+      <td><span className="muted">{SAID[r.said]}</span> <code className="mono"><Verbatim text={r.source.text} /></code></td>
+      <td>
+        {r.outcome.kind === "kept" && r.words.map((w, i) => <div key={i} data-testid="proposed-words">{w}</div>)}
+        {r.outcome.kind === "refused" && <div><span className="pill pill-warn">refused</span> {r.outcome.why}</div>}
+        {r.outcome.kind === "left" && <div className="muted"><span className="pill">left to {agent}</span> {r.outcome.why}</div>}
+      </td>
+      <td className="when">{r.outcome.kind === "kept" && r.scanned > 0
+        ? `would have decided ${r.covered} of ${r.scanned} (${r.approved} you approved)`
+        : r.outcome.kind === "kept" ? "no calls to it yet" : ""}</td>
+    </tr>
+  );
+}
