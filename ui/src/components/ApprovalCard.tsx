@@ -86,6 +86,9 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
         </div>
       )}
       {!covered && <NotOnCard p={p} />}
+      {a.watched && <p className="watched" data-testid="card-watched">A rule you are trying out would have{" "}
+        <strong>{a.watched.effect === "approve" ? "approved" : "declined"}</strong> this call; it is watching, so it
+        decided nothing (<code className="mono">{a.watched.grant}</code> on the Grants page).</p>}
       <h3 className="card-title"><Verbatim text={a.call.title} marks={p.marks["call.title"]} /></h3>
       <CallBody p={p} reading={reading.refs} answering={answering?.state} />
       {pending && answering ? (
@@ -517,9 +520,6 @@ function Outcome({ p, actions }: { p: Presented; actions: CardActions }) {
   }[a.status];
   return (
     <footer className="outcome">
-      {a.watched && <p className="muted" data-testid="card-watched">A rule you are trying out would have{" "}
-        {a.watched.effect === "approve" ? "approved" : "declined"} this call (<code className="mono">{a.watched.grant}</code>,
-        on the Grants page); it decided nothing.</p>}
       <p><span className={`badge badge-${a.status}`} data-testid="outcome">{text}</span>
         {a.decided_at !== null && <span className="muted"> · {stamp(a.decided_at)}</span>}
         {a.granted && <span className="muted"> · made grant {a.granted}</span>}</p>

@@ -22,7 +22,12 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   if (!open) {
-    return <button onClick={() => setOpen(true)} data-testid="import-open">Import rules…</button>;
+    return (
+      <p className="import-open">
+        <button onClick={() => setOpen(true)} data-testid="import-open">Import rules…</button>{" "}
+        <span className="muted">the rules you already keep for an agent (Claude Code)</span>
+      </p>
+    );
   }
   const read = async () => {
     setBusy(true);
