@@ -6,6 +6,8 @@ CREATE TABLE rule_imports (
     id           TEXT PRIMARY KEY,
     format       TEXT NOT NULL,
     file         TEXT NOT NULL CHECK (length(file) BETWEEN 1 AND 4096),
+    -- SHA-256 of the file's text as read: a repository's rules hold for that file only.
+    digest       TEXT NOT NULL CHECK (length(digest) = 64),
     project      TEXT,
     -- The proposal as the person saw it: each foreign rule beside what it becomes.
     proposal     TEXT NOT NULL,
@@ -18,6 +20,7 @@ CREATE TABLE rule_imports (
 ) STRICT;
 
 CREATE INDEX rule_imports_pending ON rule_imports (created_at) WHERE status = 'pending';
+CREATE INDEX rule_imports_by_file ON rule_imports (file, digest);
 
 CREATE TABLE grants_new (
     id               TEXT PRIMARY KEY,

@@ -15,7 +15,9 @@ use countersign_domain::on_screen::{
 use countersign_domain::report::PresentedReport;
 use countersign_engine::agent_setup::{self, AgentStatus, SetupError};
 use countersign_engine::check::CallToCheck;
-use countersign_engine::console::{GrantPreview, InboxPage, MAX_DECLINED_AT_ONCE, RuleImport};
+use countersign_engine::console::{
+    GrantPreview, InboxPage, MAX_DECLINED_AT_ONCE, RuleImport, Taking,
+};
 use countersign_engine::error::Error;
 use tauri::{AppHandle, State};
 
@@ -456,10 +458,14 @@ pub async fn propose_import(
     let text = read.map_err(|e| invalid(format!("cannot read {path}: {e}")))?;
     let project = match project.filter(|p| !p.trim().is_empty()) {
         Some(p) => Some(p.trim().trim_end_matches('/').to_owned()),
-        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere.
+        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere; a
+        // repository's `.countersign/rules.toml` its own.
         None => std::path::Path::new(&path)
             .parent()
-            .filter(|d| d.file_name().is_some_and(|n| n == ".claude"))
+            .filter(|d| {
+                d.file_name()
+                    .is_some_and(|n| n == ".claude" || n == ".countersign")
+            })
             .and_then(|d| d.parent())
             .map(|p| p.display().to_string())
             .filter(|p| home.as_deref() != Some(p.as_str())),
@@ -471,17 +477,17 @@ pub async fn propose_import(
         .await?)
 }
 
-/// The person takes a proposal (its rules acting, or watching first) or declines it.
+/// The person takes a proposal (its rules acting, or watching first; a repository's approve
+/// rules deciding only when they say so) or declines it (`taking` absent).
 #[tauri::command]
 pub async fn decide_import(
     d: State<'_, Desktop>,
     id: String,
-    take: bool,
-    watch: bool,
+    taking: Option<Taking>,
 ) -> CommandResult<RuleImport> {
     Ok(d.server
         .console
-        .decide_import(&import_id(&id)?, take.then_some(watch))
+        .decide_import(&import_id(&id)?, taking)
         .await?)
 }
 

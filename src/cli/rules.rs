@@ -51,6 +51,8 @@ pub struct ImportArgs {
 enum FormatArg {
     /// Claude Code's settings.json / settings.local.json `permissions`.
     Claude,
+    /// Countersign's own rules file, as a repository keeps it (.countersign/rules.toml).
+    Countersign,
 }
 
 #[derive(Debug, Args)]
@@ -100,6 +102,9 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
             }
         },
         (path, Some(FormatArg::Claude)) => (std::path::PathBuf::from(path), Format::Claude),
+        (path, Some(FormatArg::Countersign)) => {
+            (std::path::PathBuf::from(path), Format::Countersign)
+        }
         (path, None) => {
             let p = std::path::PathBuf::from(path);
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -107,11 +112,17 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 .parent()
                 .and_then(|d| d.file_name())
                 .is_some_and(|d| d == ".claude");
+            let in_countersign = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|d| d == ".countersign");
             if in_claude && name.starts_with("settings") && name.ends_with(".json") {
                 (p, Format::Claude)
+            } else if in_countersign && name == "rules.toml" {
+                (p, Format::Countersign)
             } else {
                 return Err(CliError::Usage(format!(
-                    "cannot tell the format of {path}: give --format (claude)"
+                    "cannot tell the format of {path}: give --format (claude, countersign)"
                 )));
             }
         }
@@ -124,10 +135,14 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 "--project {p}: name the project by its full path"
             )));
         }
-        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere.
+        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere; a
+        // repository's `.countersign/rules.toml` its own.
         None => file
             .parent()
-            .filter(|d| d.file_name().is_some_and(|n| n == ".claude"))
+            .filter(|d| {
+                d.file_name()
+                    .is_some_and(|n| n == ".claude" || n == ".countersign")
+            })
             .and_then(|d| d.parent())
             .filter(|p| home.as_deref() != Some(*p))
             .map(|p| p.display().to_string()),
@@ -154,7 +169,7 @@ async fn import(dir: &DataDir, a: ImportArgs) -> Result<ExitCode, CliError> {
     };
     // The proposal is read here first, so a file that cannot be read says so without a
     // console; the console reads it again and keeps what it reads.
-    countersign_domain::import::read(format, &file.display().to_string(), &text, &placing)
+    countersign_domain::grant::read_rules(format, &file.display().to_string(), &text, &placing)
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let client = Client::connect(dir).await?;
     let body = serde_json::json!({

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use countersign_domain::approval::Status;
 use countersign_domain::ids::ImportId;
+use countersign_engine::console::Taking;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -52,6 +53,22 @@ async fn propose(s: &TestServer, name: &str) -> (StatusCode, Value) {
         }),
     )
     .await
+}
+
+/// Taken, its rules acting.
+fn act() -> Taking {
+    Taking {
+        watch: false,
+        repository_approvals: false,
+    }
+}
+
+/// Taken, its rules watching.
+fn watching() -> Taking {
+    Taking {
+        watch: true,
+        repository_approvals: false,
+    }
 }
 
 fn kinds(p: &Value) -> Vec<(String, String)> {
@@ -134,7 +151,7 @@ async fn a_proposal_makes_nothing_until_the_person_takes_it() {
 
     // The person takes it in the window: the rules it keeps, with where each was read.
     let id = ImportId::parse(id).unwrap();
-    let taken = s.console.decide_import(&id, Some(false)).await.unwrap();
+    let taken = s.console.decide_import(&id, Some(act())).await.unwrap();
     assert_eq!(taken.status, "accepted");
     let grants = s.console.grants().await.unwrap();
     assert_eq!(grants.len(), 2, "{grants:?}");
@@ -187,7 +204,10 @@ async fn rules_taken_watching_decide_nothing_and_say_what_they_would_have_done()
     let s = server().await;
     let (_, p) = propose(&s, "settings-recommended.json").await;
     let id = ImportId::parse(p["id"].as_str().unwrap()).unwrap();
-    s.console.decide_import(&id, Some(true)).await.unwrap();
+    s.console
+        .decide_import(&id, Some(watching()))
+        .await
+        .unwrap();
     let grants = s.console.grants().await.unwrap();
     assert!(!grants.is_empty());
     assert!(grants.iter().all(|g| g.watch));
@@ -392,4 +412,136 @@ async fn the_command_line_prints_the_proposal_and_waits_for_the_window() {
     assert_eq!(out.status.code(), Some(2), "no format to guess");
     assert_eq!(server.console.pending_imports().await.unwrap().len(), 1);
     server.stop().await;
+}
+
+/// A repository's rules file: proposed to the person the first time a call comes from its
+/// project (that call is not decided by it), taken with its approvals watching, and paused the
+/// moment an agent changes the file, until the person takes the new version.
+#[tokio::test]
+async fn a_repositorys_rules_are_proposed_taken_and_paused_when_changed() {
+    let s = server().await;
+    // Not under a hidden folder (`/tmp/.tmpXYZ`), which no folder rule covers.
+    let repo = crate::support::workdir();
+    let project = repo.path().display().to_string();
+    std::fs::create_dir_all(repo.path().join(".countersign")).unwrap();
+    let file = repo.path().join(".countersign/rules.toml");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules/countersign/rules.toml");
+    std::fs::copy(&fixture, &file).unwrap();
+    let ask_in = |command: &str| {
+        let mut body = bash(command);
+        body["requester"]["cwd"] = json!(project);
+        body
+    };
+    let status = |a: &Value| a["status"].as_str().unwrap_or_default().to_owned();
+
+    // The first call from the project: asked, and the file proposed beside it.
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("git push --force origin main"))
+        .await;
+    assert_eq!(status(&a), "pending");
+    let proposal = wait_for_proposal(&s, None).await;
+    assert_eq!(
+        proposal.format,
+        countersign_domain::import::Format::Countersign
+    );
+    assert!(
+        proposal.requested_by.contains("the repository at"),
+        "{}",
+        proposal.requested_by
+    );
+    assert_eq!(proposal.rule_count(), 3);
+
+    // Taken with its approvals watching: the decline acts, the approvals watch.
+    s.console
+        .decide_import(&proposal.id, Some(act()))
+        .await
+        .unwrap();
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("git push --force origin main"))
+        .await;
+    assert_eq!(status(&a), "declined", "{a}");
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("cargo test --workspace"))
+        .await;
+    assert_eq!(
+        status(&a),
+        "pending",
+        "a repository's approval watches: {a}"
+    );
+    // Another project's calls: none of its business.
+    let (_, a) = s
+        .post("/v1/approvals", &bash("git push --force origin main"))
+        .await;
+    assert_eq!(status(&a), "pending", "{a}");
+
+    // An agent rewrites the file: every rule from it pauses at once (the decline leaves the
+    // call to the person), and the new version waits for the person.
+    let changed = format!(
+        "{}\n[[rule]]\ndecide = \"approve\"\ncommand = \"rm -rf\"\n",
+        std::fs::read_to_string(&file).unwrap()
+    );
+    std::fs::write(&file, &changed).unwrap();
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("git push --force origin main"))
+        .await;
+    assert_eq!(status(&a), "pending", "paused, not declined: {a}");
+    let lists = s.console.grant_lists().await.unwrap();
+    assert!(lists.live.iter().all(|g| g.paused), "{:?}", lists.live);
+    let newer = wait_for_proposal(&s, Some(&proposal.id)).await;
+    // The agent's new rule is in the card, in words, for the person to see.
+    assert_eq!(newer.rule_count(), 4);
+    assert!(
+        newer.rules[3].words[0].starts_with("approve commands starting with `rm -rf`"),
+        "{:?}",
+        newer.rules[3]
+    );
+
+    // Taken, approvals deciding too: the earlier version's rules go, the new ones act.
+    s.console
+        .decide_import(
+            &newer.id,
+            Some(Taking {
+                watch: false,
+                repository_approvals: true,
+            }),
+        )
+        .await
+        .unwrap();
+    let live = s.console.grants().await.unwrap();
+    assert_eq!(live.len(), 4, "{live:?}");
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("cargo test --workspace"))
+        .await;
+    assert_eq!(status(&a), "approved", "{a}");
+
+    // The file gone: paused again, and nothing proposed.
+    std::fs::remove_file(&file).unwrap();
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("cargo test --workspace"))
+        .await;
+    assert_eq!(status(&a), "pending", "{a}");
+    // A file that does not read is never proposed, and pauses the rules too.
+    std::fs::write(&file, "[[rule]\n").unwrap();
+    let (_, a) = s
+        .post("/v1/approvals", &ask_in("cargo test --workspace"))
+        .await;
+    assert_eq!(status(&a), "pending", "{a}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(s.console.pending_imports().await.unwrap().is_empty());
+}
+
+/// Waits for a pending proposal other than `not`.
+async fn wait_for_proposal(
+    s: &TestServer,
+    not: Option<&ImportId>,
+) -> countersign_engine::console::RuleImport {
+    for _ in 0..200 {
+        let pending = s.console.pending_imports().await.unwrap();
+        if let Some(p) = pending.into_iter().find(|p| Some(&p.id) != not) {
+            return p;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("no proposal came");
 }

@@ -21,10 +21,12 @@ use super::shell::{
 use super::tool::ToolAddress;
 
 mod check;
+mod examples;
 mod offers;
 mod phrase;
 
 pub use check::{RuleOutcome, RuleSeen, Verdict, describe, explain, probe};
+pub use examples::{check_examples, read_rules};
 pub use offers::{Offers, offers};
 pub use phrase::{PhraseError, read_rule};
 
@@ -115,13 +117,7 @@ pub fn plain_option(name: &str, value: &serde_json::Value) -> bool {
         || (name == "shell" && value.as_str().is_some_and(|sh| READ_SHELLS.contains(&sh)))
 }
 
-/// The address of rules that serve every agent's shell commands.
-pub const ANY_AGENT_SHELL: &str = "any-agent.shell";
-/// The address of rules that serve every agent's file edits.
-pub const ANY_AGENT_FILES: &str = "any-agent.files";
-/// Addresses beginning with this are Countersign's own, for rules across agents: no call may
-/// ask under one.
-pub const ANY_AGENT_PREFIX: &str = "any-agent.";
+pub use super::tool::{ANY_AGENT_FILES, ANY_AGENT_PREFIX, ANY_AGENT_SHELL};
 
 /// The supported agents' shell tools: a rule "from any agent" about commands serves these.
 const SHELL_TOOLS: &[&str] = &[
@@ -270,6 +266,10 @@ pub struct CallFacts<'a> {
     /// The words of a terminal call that the console found to be paths through a symbolic
     /// link, from the call's working directory.
     pub linked: &'a [String],
+    /// The SHA-256 of the rules file the call's project keeps (`.countersign/rules.toml`), as
+    /// the console read it when the call came; `None` when there is none. A repository's
+    /// rules apply only while it is the file the person took.
+    pub repository: Option<&'a str>,
 }
 
 /// What the console itself found at a diff's path, where it runs (an agent's account of the
@@ -298,7 +298,14 @@ impl<'a> CallFacts<'a> {
             protected: &[],
             disk: None,
             linked: &[],
+            repository: None,
         }
+    }
+
+    /// The same, with the digest of the project's rules file as found when the call came.
+    #[must_use]
+    pub fn repository(self, repository: Option<&'a str>) -> Self {
+        Self { repository, ..self }
     }
 
     /// The same, with the words the console found to be paths through a symbolic link.
@@ -419,6 +426,10 @@ pub enum Miss {
     /// The artifact's code changed since the grant was made: it waits for the person.
     #[error("the artifact's code changed since the grant was made")]
     Paused,
+    /// A repository's rule whose rules file is not the one the person took (changed, or gone):
+    /// it waits until they take the file again.
+    #[error("the repository's rules file changed since you took it")]
+    RepositoryChanged,
     /// A deny rule that may cover the call but cannot tell (a command line that does not
     /// split, a path that is not plain): a person decides.
     #[error("a call a decline rule may cover")]
@@ -447,6 +458,16 @@ pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss>
     }
     if grant.expires_at.is_some_and(|t| t <= now) {
         return Err(Miss::Expired);
+    }
+    // A repository's rule holds for the file the person took, which an agent can rewrite: any
+    // other file pauses it (a decline then leaves the call to a person).
+    if let Some(bound) = grant.source.as_ref().and_then(|s| s.digest.as_deref())
+        && call.repository != Some(bound)
+    {
+        return Err(match grant.effect {
+            Effect::Approve => Miss::RepositoryChanged,
+            Effect::Deny => Miss::Unsure,
+        });
     }
     match grant.effect {
         Effect::Approve => approves(grant, call),

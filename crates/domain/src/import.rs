@@ -8,6 +8,7 @@
 //! anything: the console shows the proposal and the person confirms it.
 
 pub mod claude;
+pub mod countersign;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -31,13 +32,19 @@ pub const MAX_RULE_BYTES: usize = 4_096;
 pub enum Format {
     /// Claude Code's `permissions` in its settings files.
     Claude,
+    /// Countersign's own rules file, as a repository keeps it: [`REPOSITORY_RULES`].
+    Countersign,
 }
+
+/// Where a repository keeps the rules it proposes, from its root.
+pub const REPOSITORY_RULES: &str = ".countersign/rules.toml";
 
 impl Format {
     /// The agent, in words.
     pub fn agent(self) -> &'static str {
         match self {
             Format::Claude => "Claude Code",
+            Format::Countersign => "This repository",
         }
     }
 }
@@ -51,6 +58,11 @@ pub struct Source {
     pub line: u32,
     /// The rule as its file writes it.
     pub text: String,
+    /// For a repository's rules: the SHA-256 of the file they were read from. Such a rule
+    /// applies only while the file is still exactly that one (an agent can write the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub digest: Option<String>,
 }
 
 /// What the foreign rule says to do with the calls it matches.
@@ -125,6 +137,20 @@ pub struct Proposed {
     pub source: Source,
     pub said: Said,
     pub outcome: Outcome,
+    /// Calls the file says the rule must decide (`match`) or leave alone (`not_match`),
+    /// checked when it is read.
+    #[serde(default)]
+    pub examples: Vec<Example>,
+}
+
+/// A call a rules file gives as an example of what one of its rules covers, or does not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Example {
+    /// A command, or a file's path (from the project for a relative one).
+    pub text: String,
+    /// Whether the rule must cover it.
+    pub covered: bool,
 }
 
 /// A rules file that cannot be read: nothing of it is proposed.
@@ -171,6 +197,7 @@ pub fn read(
     }
     let proposed = match format {
         Format::Claude => claude::read(file, text, placing)?,
+        Format::Countersign => countersign::read(file, text, placing)?,
     };
     if proposed.len() > MAX_RULES {
         return Err(fail(

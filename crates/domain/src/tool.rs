@@ -120,6 +120,14 @@ impl fmt::Display for ToolAddress {
     }
 }
 
+/// The address of rules that serve every agent's shell commands.
+pub const ANY_AGENT_SHELL: &str = "any-agent.shell";
+/// The address of rules that serve every agent's file edits.
+pub const ANY_AGENT_FILES: &str = "any-agent.files";
+/// Addresses beginning with this are Countersign's own, for rules across agents: no call may
+/// ask under one.
+pub const ANY_AGENT_PREFIX: &str = "any-agent.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

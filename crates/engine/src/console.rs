@@ -24,7 +24,7 @@ pub use self::batch::{BatchProbe, DEFAULT_MAX_BATCH};
 pub use self::clock::Clock;
 pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 pub use self::grants::{GrantPreview, PreviewCall};
-pub use self::imports::{ProposedRule, RuleImport};
+pub use self::imports::{ProposedRule, RuleImport, Taking, text_digest};
 pub use self::phones::{
     KEEP_WITHIN_MS, MAX_NAME_CHARS, NOT_KEPT, PairedPhone, Phone, PhoneProof, Proposal,
     Subscription, UNPAIRED_AFTER_MS, browser_text, phone_name,

@@ -387,3 +387,25 @@ pub async fn list_for_artifact(
     .await?;
     all(rows)
 }
+
+/// Revokes the live rules earlier imports of `file` made (a later version of it was taken),
+/// returning their ids.
+pub async fn revoke_of_file(
+    conn: &mut SqliteConnection,
+    file: &str,
+    keep: &ImportId,
+    now: i64,
+) -> Result<Vec<GrantId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "UPDATE grants SET revoked_at = ?
+          WHERE revoked_at IS NULL AND import_id IN
+                (SELECT id FROM rule_imports WHERE file = ? AND id <> ?)
+         RETURNING id",
+    )
+    .bind(now)
+    .bind(file)
+    .bind(keep.as_str())
+    .fetch_all(conn)
+    .await?;
+    super::parse_ids(ids, GrantId::parse)
+}

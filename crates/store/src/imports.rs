@@ -13,6 +13,8 @@ pub struct Stored {
     pub id: ImportId,
     pub format: Format,
     pub file: String,
+    /// SHA-256 (hex) of the file's text as read.
+    pub digest: String,
     pub project: Option<String>,
     pub proposal: serde_json::Value,
     pub requested_by: String,
@@ -28,6 +30,7 @@ struct Row {
     id: String,
     format: String,
     file: String,
+    digest: String,
     project: Option<String>,
     proposal: String,
     requested_by: String,
@@ -37,7 +40,7 @@ struct Row {
     watch: Option<bool>,
 }
 
-const SELECT: &str = "SELECT id, format, file, project, proposal, requested_by, created_at,
+const SELECT: &str = "SELECT id, format, file, digest, project, proposal, requested_by, created_at,
     status, decided_at, watch FROM rule_imports";
 
 impl TryFrom<Row> for Stored {
@@ -50,6 +53,7 @@ impl TryFrom<Row> for Stored {
                 .map_err(|_| bad("format"))?,
             proposal: from_json(&r.id, &r.proposal)?,
             file: r.file,
+            digest: r.digest,
             project: r.project,
             requested_by: r.requested_by,
             created_at: r.created_at,
@@ -67,12 +71,13 @@ pub async fn insert(conn: &mut SqliteConnection, s: &Stored) -> Result<(), Store
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
     sqlx::query(
-        "INSERT INTO rule_imports (id, format, file, project, proposal, requested_by, created_at,
-            status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
+        "INSERT INTO rule_imports (id, format, file, digest, project, proposal, requested_by,
+            created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
     )
     .bind(s.id.as_str())
     .bind(format)
     .bind(&s.file)
+    .bind(&s.digest)
     .bind(&s.project)
     .bind(to_json(s.id.as_str(), &s.proposal)?)
     .bind(&s.requested_by)
@@ -124,4 +129,46 @@ pub async fn decide(
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Whether this very file (its path and its text's digest) was already proposed, whatever the
+/// person answered.
+pub async fn known(
+    conn: &mut SqliteConnection,
+    file: &str,
+    digest: &str,
+) -> Result<bool, StoreError> {
+    let found: Option<(i64,)> =
+        sqlx::query_as("SELECT 1 FROM rule_imports WHERE file = ? AND digest = ? LIMIT 1")
+            .bind(file)
+            .bind(digest)
+            .fetch_optional(conn)
+            .await?;
+    Ok(found.is_some())
+}
+
+/// Declines the proposals of `file` that still wait (a newer version of it is proposed);
+/// how many.
+pub async fn supersede(
+    conn: &mut SqliteConnection,
+    file: &str,
+    now: i64,
+) -> Result<u64, StoreError> {
+    let done = sqlx::query(
+        "UPDATE rule_imports SET status = 'declined', decided_at = ?
+          WHERE file = ? AND status = 'pending'",
+    )
+    .bind(now)
+    .bind(file)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// How many proposals wait for the person.
+pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM rule_imports WHERE status = 'pending'")
+        .fetch_one(conn)
+        .await?;
+    Ok(n)
 }

@@ -15,6 +15,7 @@ import type { ErrorBody } from "./types/ErrorBody";
 import type { Format } from "./types/Format";
 import type { Grant } from "./types/Grant";
 import type { RuleImport } from "./types/RuleImport";
+import type { Taking } from "./types/Taking";
 import type { GrantPreview } from "./types/GrantPreview";
 import type { GrantLists } from "./types/GrantLists";
 import type { HistoryCursor } from "./types/HistoryCursor";
@@ -126,8 +127,8 @@ export const api = {
   /** Reads an agent's rules file into a proposal; nothing is made yet. */
   proposeImport: (path: string, format: Format, project: string | null) =>
     call<RuleImport>("propose_import", { path, format, project }),
-  /** Takes a proposal (its rules acting, or watching) or declines it. */
-  decideImport: (id: string, take: boolean, watch: boolean) => call<RuleImport>("decide_import", { id, take, watch }),
+  /** Takes a proposal (`taking`: how) or declines it (`null`). */
+  decideImport: (id: string, taking: Taking | null) => call<RuleImport>("decide_import", { id, taking }),
   /** A watching rule starts acting, or an acting one goes back to watching. */
   setGrantWatch: (id: string, watch: boolean) => call<void>("set_grant_watch", { id, watch }),
   revokeArtifactGrants: (id: string) => call<number>("revoke_artifact_grants", { id }),

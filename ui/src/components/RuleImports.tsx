@@ -4,12 +4,14 @@ import { api } from "../api/ipc";
 import type { Format } from "../api/types/Format";
 import type { ProposedRule } from "../api/types/ProposedRule";
 import type { RuleImport } from "../api/types/RuleImport";
+import type { Taking } from "../api/types/Taking";
 import { stamp } from "../lib/time";
 import { Verbatim } from "./Verbatim";
 
 /** Where each agent keeps the rules a person wrote for it, offered first. */
 const FILES: Record<Format, { agent: string; path: string }> = {
   claude: { agent: "Claude Code", path: "~/.claude/settings.json" },
+  countersign: { agent: "A repository's .countersign/rules.toml", path: "~/app/.countersign/rules.toml" },
 };
 
 /** "Import rules…": read an agent's rules file into a proposal the person looks at before
@@ -83,11 +85,12 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const made = p.rules.reduce((n, r) => n + (r.outcome.kind === "kept" ? r.outcome.rules.length : 0), 0);
-  const decide = async (take: boolean, watch: boolean) => {
+  const repository = p.format === "countersign";
+  const decide = async (taking: Taking | null) => {
     setBusy(true);
     setError(null);
     try {
-      await api.decideImport(p.id, take, watch);
+      await api.decideImport(p.id, taking);
       onDecided();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -95,14 +98,18 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
       setBusy(false);
     }
   };
-  const fromApi = p.requested_by !== "you, in the window";
+  const fromApi = p.requested_by.startsWith("countersign rules import");
+  const approvals = p.rules.some((r) => r.outcome.kind === "kept" && r.outcome.rules.some((d) => d.effect === "approve"));
   return (
-    <section className="rule-import" data-testid="rule-import" data-id={p.id}>
+    <section className="rule-import" data-testid="rule-import" data-id={p.id} data-format={p.format}>
       <h2>{p.agent} proposes {made === 1 ? "1 rule" : `${made} rules`}</h2>
       <p>From <code className="mono" data-testid="import-file">{p.file}</code>, for calls
         {p.project ? <> from <code className="mono">{p.project}</code></> : " from every project"}. Asked by {p.requested_by},{" "}
         {stamp(p.created_at)}.</p>
       {fromApi && <p className="notice">Agents hold the API token too: take it only if you asked for it yourself.</p>}
+      {repository && <p className="notice" data-testid="repository-notice">An agent working in this repository can write
+        this file. Its rules apply to the repository's calls only while the file stays exactly as it is now: any change
+        pauses them until you take it again. Its approve rules watch unless you let them decide.</p>}
       <table className="grid">
         <thead><tr><th>Line</th><th>{p.agent}'s rule</th><th>Here it becomes</th><th>Among your last calls</th></tr></thead>
         <tbody>
@@ -111,12 +118,20 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
       </table>
       {error && <p className="error" role="alert">{error}</p>}
       <div className="row">
-        <button className="primary" disabled={busy || made === 0} onClick={() => void decide(true, false)}
-          data-testid="import-take">Take {made === 1 ? "the rule" : `the ${made} rules`}</button>
-        <button disabled={busy || made === 0} onClick={() => void decide(true, true)} data-testid="import-watch"
+        {repository ? <>
+          <button className="primary" disabled={busy || made === 0} data-testid="import-take"
+            onClick={() => void decide({ watch: false, repository_approvals: false })}>
+            {approvals ? "Take it, its approvals watching" : `Take ${made === 1 ? "the rule" : `the ${made} rules`}`}</button>
+          {approvals && <button disabled={busy} data-testid="import-take-approvals"
+            onClick={() => void decide({ watch: false, repository_approvals: true })}>Take it, its approvals deciding too</button>}
+        </> : (
+          <button className="primary" disabled={busy || made === 0} onClick={() => void decide({ watch: false, repository_approvals: false })}
+            data-testid="import-take">Take {made === 1 ? "the rule" : `the ${made} rules`}</button>
+        )}
+        <button disabled={busy || made === 0} onClick={() => void decide({ watch: true, repository_approvals: false })} data-testid="import-watch"
           title="The rules decide nothing yet: History shows what each would have done, and you start them when you trust them">
           Take them watching</button>
-        <button className="danger" disabled={busy} onClick={() => void decide(false, false)} data-testid="import-decline">
+        <button className="danger" disabled={busy} onClick={() => void decide(null)} data-testid="import-decline">
           Decline</button>
       </div>
     </section>

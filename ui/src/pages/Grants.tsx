@@ -115,6 +115,12 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
                 ? <> from <strong data-testid="grant-serves">any agent</strong> <span className="muted">({g.serves})</span></>
                 : <>{" "}to <code className="mono">{g.tool}</code></>}
               {g.reason && <div className="muted">Reason: {g.reason}</div>}
+              {g.paused && g.revoked_at === null && g.source?.digest && (
+                <div className="paused" data-testid="grant-paused">
+                  <span className="pill pill-warn">paused</span> the repository's rules file changed since you took it:
+                  this rule decides nothing until you take the file again (its new version waits above).
+                </div>
+              )}
               {g.source && <div className="muted" data-testid="grant-source">from {g.source.file}, line {g.source.line}:{" "}
                 <code className="mono"><Verbatim text={g.source.text} /></code></div>}
               {g.paused && g.revoked_at === null && g.artifact_id && (

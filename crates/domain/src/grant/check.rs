@@ -120,6 +120,7 @@ fn missed(miss: &Miss) -> String {
         Miss::Blocked => "the call carries hidden characters or fields not on its card".into(),
         Miss::Answered => "a question or a plan is answered by the person, never by a rule".into(),
         Miss::Paused => "its artifact's code changed since it was made".into(),
+        Miss::RepositoryChanged => "its repository's rules file changed since you took it".into(),
         Miss::Unsure => format!("it may cover this call but cannot tell ({UNSEEN})"),
     }
 }

@@ -107,9 +107,11 @@ pub(super) fn read(
                     file: file.to_owned(),
                     line,
                     text: rule.clone(),
+                    digest: None,
                 },
                 said,
                 outcome: Outcome::Left { why: ASKS.into() },
+                examples: Vec::new(),
             });
         }
     }

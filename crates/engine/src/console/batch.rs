@@ -37,6 +37,9 @@ pub struct NewApproval {
     pub linked: Vec<String>,
     /// The directories no approve rule reaches.
     pub protected: std::sync::Arc<[String]>,
+    /// The digest of the project's rules file as found when the call came (or why it could
+    /// not be read); `None` when the project keeps none.
+    pub repository: Option<String>,
 }
 
 struct Job {
@@ -255,7 +258,8 @@ async fn insert_all(
             let facts = CallFacts::new(a, segments[i].as_deref())
                 .protecting(&news[i].protected)
                 .on_disk(&news[i].disk)
-                .linked(&news[i].linked);
+                .linked(&news[i].linked)
+                .repository(news[i].repository.as_deref());
             (!refused[i])
                 .then(|| deciding(&live, &facts, a.created_at).cloned())
                 .flatten()
@@ -268,7 +272,8 @@ async fn insert_all(
             let facts = CallFacts::new(a, segments[i].as_deref())
                 .protecting(&news[i].protected)
                 .on_disk(&news[i].disk)
-                .linked(&news[i].linked);
+                .linked(&news[i].linked)
+                .repository(news[i].repository.as_deref());
             (!refused[i])
                 .then(|| watching(&live, &facts, a.created_at))
                 .flatten()

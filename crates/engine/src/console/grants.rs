@@ -172,8 +172,35 @@ impl Console {
     pub async fn grant_lists(&self) -> Result<GrantLists, Error> {
         let now = self.now();
         let mut conn = self.inner.store.read().await?;
-        let live = grants::list_live(&mut conn, now).await?;
+        let mut live = grants::list_live(&mut conn, now).await?;
         let revoked = grants::list_ended(&mut conn, now).await?;
+        drop(conn);
+        // A repository's rule is paused while its file is not the one the person took.
+        let bound: Vec<(usize, Option<String>, String)> = live
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| {
+                let digest = g.source.as_ref()?.digest.clone()?;
+                Some((i, g.project.clone(), digest))
+            })
+            .collect();
+        if !bound.is_empty() {
+            let changed: Vec<usize> = tokio::task::spawn_blocking(move || {
+                bound
+                    .into_iter()
+                    .filter(|(_, project, digest)| {
+                        super::approvals::repository_of(project.as_deref())
+                            .is_none_or(|r| r.digest != *digest)
+                    })
+                    .map(|(i, _, _)| i)
+                    .collect()
+            })
+            .await
+            .map_err(|e| Error::Internal(format!("reading a repository's rules: {e}")))?;
+            for i in changed {
+                live[i].paused = true;
+            }
+        }
         Ok(GrantLists { live, revoked })
     }
 

@@ -9,11 +9,34 @@ use ts_rs::TS;
 
 use super::{ChangeEvent, Console};
 use crate::error::Error;
-use countersign_domain::grant::{CallFacts, Grant, command_segments, covers};
+use countersign_domain::grant::{CallFacts, Grant, command_segments, covers, read_rules};
 use countersign_domain::ids::{GrantId, ImportId};
 use countersign_domain::import::{self, Format, Outcome, Placing, Proposed};
 use countersign_domain::tool::ToolAddress;
 use countersign_store::{approvals, grants, imports};
+
+/// How the person takes a proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, TS)]
+#[ts(export)]
+pub struct Taking {
+    /// Every rule watches first.
+    pub watch: bool,
+    /// A repository's approve rules decide too; otherwise they watch (a repository's rules
+    /// narrow what the person allows, or decline, unless the person says so).
+    pub repository_approvals: bool,
+}
+
+/// SHA-256 of a rules file's text, as hex.
+pub fn text_digest(text: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The most proposals that may wait for the person at once.
+const MAX_PENDING: i64 = 50;
 
 /// How many of the last calls to each tool a proposal looks through.
 const SCAN: u32 = 500;
@@ -27,6 +50,8 @@ pub struct RuleImport {
     /// The agent whose format it is, in words.
     pub agent: String,
     pub file: String,
+    /// SHA-256 (hex) of the file's text as read.
+    pub digest: String,
     /// The project its rules serve; `None`: everywhere.
     pub project: Option<String>,
     /// Who asked: the command line, the window.
@@ -79,6 +104,7 @@ fn shown(s: imports::Stored) -> Result<RuleImport, Error> {
         id: s.id,
         format: s.format,
         file: s.file,
+        digest: s.digest,
         project: s.project,
         requested_by: s.requested_by,
         created_at: s.created_at,
@@ -115,7 +141,14 @@ impl Console {
         {
             return Err(invalid("project", "must be a full path"));
         }
-        let proposed = import::read(format, file, text, placing).map_err(Error::Import)?;
+        let mut proposed = read_rules(format, file, text, placing).map_err(Error::Import)?;
+        let digest = text_digest(text);
+        // A repository's rules hold for this very file: any other pauses them.
+        if format == Format::Countersign {
+            for p in &mut proposed {
+                p.source.digest = Some(digest.clone());
+            }
+        }
         let now = self.now();
         // The last calls to each tool a kept rule is about, read once.
         let mut recent: HashMap<ToolAddress, Vec<countersign_domain::approval::Approval>> =
@@ -168,6 +201,7 @@ impl Console {
             id: ImportId::generate(),
             format,
             file: file.to_owned(),
+            digest,
             project: placing.project.clone(),
             proposal: serde_json::to_value(&rules).map_err(|e| Error::Encoding {
                 what: "a proposal",
@@ -180,6 +214,15 @@ impl Console {
             watch: None,
         };
         let mut tx = self.inner.store.write().await?;
+        if format == Format::Countersign {
+            imports::supersede(&mut tx, file, now).await?;
+        }
+        if imports::count_pending(&mut tx).await? >= MAX_PENDING {
+            return Err(invalid(
+                "file",
+                "50 proposals already wait for the person: answer those first",
+            ));
+        }
         imports::insert(&mut tx, &stored).await?;
         tx.commit().await?;
         self.emit(ChangeEvent::GrantsChanged);
@@ -206,24 +249,30 @@ impl Console {
             .collect()
     }
 
-    /// The person takes a proposal (`watch`: its rules watch first) or declines it (`None`):
-    /// every rule it keeps is made at once, with where it was read, or none is. Only the window
-    /// calls this; the agents' API has no door to it.
+    /// The person takes a proposal or declines it (`None`): every rule it keeps is made at
+    /// once, with where it was read, or none is. A repository's approve rules watch unless the
+    /// person let them decide ([`Taking::repository_approvals`]); taking a repository's file
+    /// revokes what earlier versions of it made. Only the window calls this; the agents' API
+    /// has no door to it.
     pub async fn decide_import(
         &self,
         id: &ImportId,
-        watch: Option<bool>,
+        taking: Option<Taking>,
     ) -> Result<RuleImport, Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let stored = imports::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ImportNotFound(id.to_string()))?;
-        if !imports::decide(&mut tx, id, watch, now).await? {
+        if !imports::decide(&mut tx, id, taking.map(|t| t.watch), now).await? {
             return Err(Error::ImportDecided(stored.status));
         }
         let taken = shown(stored)?;
-        if let Some(watch) = watch {
+        if let Some(t) = taking {
+            let repository = taken.format == Format::Countersign;
+            if repository {
+                grants::revoke_of_file(&mut tx, &taken.file, id, now).await?;
+            }
             for r in &taken.rules {
                 let Outcome::Kept { rules } = &r.proposed.outcome else {
                     continue;
@@ -231,7 +280,10 @@ impl Console {
                 for d in rules {
                     let mut g = Grant::drafted(d, GrantId::generate(), now);
                     g.source = Some(r.proposed.source.clone());
-                    g.watch = watch;
+                    g.watch = t.watch
+                        || (repository
+                            && d.effect == countersign_domain::grant::Effect::Approve
+                            && !t.repository_approvals);
                     grants::insert_from(&mut tx, &g, Some(id)).await?;
                 }
             }
@@ -239,6 +291,43 @@ impl Console {
         tx.commit().await?;
         self.emit(ChangeEvent::GrantsChanged);
         self.rule_import(id).await
+    }
+
+    /// A repository's rules file, as a call from its project found it: proposed to the person
+    /// once per version of the file (whatever they answered before), never applied unseen.
+    /// A file that cannot be read is logged and not proposed.
+    pub(crate) async fn discover_repository(&self, project: &str, text: &str, digest: &str) {
+        let file = format!(
+            "{}/{}",
+            project.trim_end_matches('/'),
+            import::REPOSITORY_RULES
+        );
+        let known = async {
+            let mut conn = self.inner.store.read().await?;
+            Ok::<_, Error>(imports::known(&mut conn, &file, digest).await?)
+        };
+        match known.await {
+            Ok(false) => {}
+            Ok(true) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, file, "looking up a repository's rules");
+                return;
+            }
+        }
+        let placing = Placing {
+            project: Some(project.to_owned()),
+            home: None,
+        };
+        let requested_by = format!(
+            "the repository at {project} (its {})",
+            import::REPOSITORY_RULES
+        );
+        if let Err(e) = self
+            .propose_import(Format::Countersign, &file, text, &placing, &requested_by)
+            .await
+        {
+            tracing::warn!(error = %e, file, "a repository's rules file that cannot be proposed");
+        }
     }
 
     /// Makes a watching rule act, or an acting one watch (a window's action).

@@ -12,6 +12,10 @@ export type RuleImport = { id: ImportId, format: Format,
  */
 agent: string, file: string, 
 /**
+ * SHA-256 (hex) of the file's text as read.
+ */
+digest: string, 
+/**
  * The project its rules serve; `None`: everywhere.
  */
 project: string | null, 

