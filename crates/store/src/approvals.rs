@@ -760,6 +760,23 @@ pub async fn recent_for(
     all(rows)
 }
 
+/// The latest calls to any of `tools` that name no artifact, newest first.
+pub async fn recent_for_tools(
+    conn: &mut SqliteConnection,
+    tools: &[&str],
+    limit: u32,
+) -> Result<Vec<Approval>, StoreError> {
+    let rows = sqlx::query_as(&format!(
+        "{SELECT} WHERE a.tool IN (SELECT value FROM json_each(?)) AND a.artifact_id IS NULL
+         ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
+    ))
+    .bind(to_json("tools", &tools)?)
+    .bind(limit)
+    .fetch_all(conn)
+    .await?;
+    all(rows)
+}
+
 /// Decided approvals in `order`, `limit` at a time; a run's nested calls are in its card.
 pub async fn list_history(
     conn: &mut SqliteConnection,

@@ -142,3 +142,74 @@ async fn r2_an_import_sent_through_the_api_is_declined() {
     assert_eq!(now["status"], "declined");
     app.quit().await;
 }
+
+/// r3. A repository's rules file: proposed by the first call from its project, taken in the
+/// window (its approvals watching), then changed by an agent — its rules pause, say so, and the
+/// new version waits to be taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r3_a_repositorys_rules_taken_then_changed_and_paused() {
+    let tmp = tempfile::Builder::new()
+        .prefix("countersign-e2e-")
+        .tempdir()
+        .unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join(".countersign")).unwrap();
+    let file = repo.join(".countersign/rules.toml");
+    std::fs::write(
+        &file,
+        include_str!("../../../tests/fixtures/rules/countersign/rules.toml"),
+    )
+    .unwrap();
+    let project = repo.display().to_string();
+    let app = App::launch(tmp.path()).await;
+
+    let (code, a) = app
+        .submit(&bash(&project, "git push --force origin main"))
+        .await;
+    assert_eq!(
+        code,
+        StatusCode::ACCEPTED,
+        "the file never decides unseen: {a}"
+    );
+    app.click("[data-testid=nav-grants]").await;
+    let card = "[data-testid=rule-import][data-format=countersign]";
+    app.text_contains(card, "This repository proposes 3 rules")
+        .await;
+    app.text_contains(
+        &format!("{card} [data-testid=repository-notice]"),
+        "any change pauses them",
+    )
+    .await;
+    app.screenshot("r3-repository-proposal").await;
+    app.click(&format!("{card} [data-testid=import-take]"))
+        .await;
+    app.gone(card).await;
+    let (code, a) = app
+        .submit(&bash(&project, "git push --force origin main"))
+        .await;
+    assert_eq!(code, StatusCode::OK, "{a}");
+    assert_eq!(a["status"], "declined");
+
+    // An agent writes the file: its rules pause, and the new version waits.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("\n[[rule]]\ndecide = \"approve\"\ncommand = \"rm -rf\"\n");
+    std::fs::write(&file, text).unwrap();
+    let (code, a) = app
+        .submit(&bash(&project, "git push --force origin main"))
+        .await;
+    assert_eq!(
+        code,
+        StatusCode::ACCEPTED,
+        "paused: the person decides: {a}"
+    );
+    app.click("[data-testid=nav-inbox]").await;
+    app.click("[data-testid=nav-grants]").await;
+    app.text_contains(card, "This repository proposes 4 rules")
+        .await;
+    app.text_contains(card, "approve commands starting with `rm -rf`")
+        .await;
+    app.text_contains("[data-testid=grant-paused]", "rules file changed")
+        .await;
+    app.screenshot("r3-repository-changed-paused").await;
+    app.quit().await;
+}

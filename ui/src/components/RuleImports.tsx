@@ -78,6 +78,8 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
 }
 
 const SAID = { allow: "allow", ask: "ask", deny: "deny" } as const;
+/** A repository's file says `decide = "approve"` or `"decline"`. */
+const DECIDE = { allow: "approve", ask: "ask", deny: "decline" } as const;
 
 /** A proposal to bring in an agent's rules: each foreign rule beside what it becomes, then
  * Take, Take watching, or Decline. */
@@ -113,7 +115,7 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
       <table className="grid">
         <thead><tr><th>Line</th><th>{p.agent}'s rule</th><th>Here it becomes</th><th>Among your last calls</th></tr></thead>
         <tbody>
-          {p.rules.map((r, i) => <ProposedRow key={i} r={r} agent={p.agent} />)}
+          {p.rules.map((r, i) => <ProposedRow key={i} r={r} agent={p.agent} said={repository ? DECIDE : SAID} />)}
         </tbody>
       </table>
       {error && <p className="error" role="alert">{error}</p>}
@@ -138,11 +140,11 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
   );
 }
 
-function ProposedRow({ r, agent }: { r: ProposedRule; agent: string }) {
+function ProposedRow({ r, agent, said }: { r: ProposedRule; agent: string; said: typeof SAID | typeof DECIDE }) {
   return (
     <tr data-testid="proposed-rule" data-kind={r.outcome.kind}>
       <td className="when">{r.source.line}</td>
-      <td><span className="muted">{SAID[r.said]}</span> <code className="mono"><Verbatim text={r.source.text} /></code></td>
+      <td><span className="muted">{said[r.said]}</span> <code className="mono"><Verbatim text={r.source.text} /></code></td>
       <td>
         {r.outcome.kind === "kept" && r.words.map((w, i) => <div key={i} data-testid="proposed-words">{w}</div>)}
         {r.outcome.kind === "refused" && <div><span className="pill pill-warn">refused</span> {r.outcome.why}</div>}

@@ -138,10 +138,6 @@ pub(super) fn read(
         {
             return Err(fail(Some(line), format!("`{t}` is not a tool address")));
         }
-        let decide = match e.decide {
-            Decide::Approve => "approve",
-            Decide::Decline => "decline",
-        };
         let examples = e
             .matches
             .iter()
@@ -159,7 +155,7 @@ pub(super) fn read(
                 format: Format::Countersign,
                 file: file.to_owned(),
                 line,
-                text: format!("decide = {decide:?}, {written}"),
+                text: written,
                 digest: None,
             },
             said,

@@ -9,7 +9,9 @@ use ts_rs::TS;
 
 use super::{ChangeEvent, Console};
 use crate::error::Error;
-use countersign_domain::grant::{CallFacts, Grant, command_segments, covers, read_rules};
+use countersign_domain::grant::{
+    CallFacts, Grant, command_segments, covers, read_rules, served_tools,
+};
 use countersign_domain::ids::{GrantId, ImportId};
 use countersign_domain::import::{self, Format, Outcome, Placing, Proposed};
 use countersign_domain::tool::ToolAddress;
@@ -158,7 +160,13 @@ impl Console {
             if let Outcome::Kept { rules } = &p.outcome {
                 for d in rules {
                     if !recent.contains_key(&d.tool) {
-                        let calls = approvals::recent_for(&mut conn, &d.tool, None, SCAN).await?;
+                        // A rule across agents: the last calls to each agent's tool it serves.
+                        let served = served_tools(&d.tool);
+                        let calls = if served.is_empty() {
+                            approvals::recent_for(&mut conn, &d.tool, None, SCAN).await?
+                        } else {
+                            approvals::recent_for_tools(&mut conn, &served, SCAN).await?
+                        };
                         recent.insert(d.tool.clone(), calls);
                     }
                 }
