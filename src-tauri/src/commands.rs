@@ -458,17 +458,7 @@ pub async fn propose_import(
     let text = read.map_err(|e| invalid(format!("cannot read {path}: {e}")))?;
     let project = match project.filter(|p| !p.trim().is_empty()) {
         Some(p) => Some(p.trim().trim_end_matches('/').to_owned()),
-        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere; a
-        // repository's `.countersign/rules.toml` its own.
-        None => std::path::Path::new(&path)
-            .parent()
-            .filter(|d| {
-                d.file_name()
-                    .is_some_and(|n| n == ".claude" || n == ".countersign")
-            })
-            .and_then(|d| d.parent())
-            .map(|p| p.display().to_string())
-            .filter(|p| home.as_deref() != Some(p.as_str())),
+        None => countersign_domain::import::project_of(&path, format, home.as_deref()),
     };
     let placing = Placing { project, home };
     Ok(d.server

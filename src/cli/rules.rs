@@ -32,7 +32,8 @@ pub enum RulesCommand {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// A rules file, or an agent's name for its own settings (`claude`: ~/.claude/settings.json).
+    /// A rules file, or an agent's name for its own (`claude`: ~/.claude/settings.json,
+    /// `codex`: ~/.codex/rules/default.rules, `gemini`: ~/.gemini/policies/auto-saved.toml).
     source: String,
     /// The file's format; by default guessed from its name.
     #[arg(long, value_enum)]
@@ -51,6 +52,10 @@ pub struct ImportArgs {
 enum FormatArg {
     /// Claude Code's settings.json / settings.local.json `permissions`.
     Claude,
+    /// Codex's .rules files (prefix_rule calls), read as data.
+    Codex,
+    /// Gemini CLI's policy files (TOML [[rule]] tables).
+    Gemini,
     /// Countersign's own rules file, as a repository keeps it (.countersign/rules.toml).
     Countersign,
 }
@@ -93,14 +98,20 @@ pub async fn run(dir: &DataDir, cmd: RulesCommand) -> Result<ExitCode, CliError>
 fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>), CliError> {
     let home = dirs::home_dir();
     let (file, format) = match (a.source.as_str(), a.format) {
-        ("claude" | "claude-code", None) => match &home {
-            Some(h) => (h.join(".claude").join("settings.json"), Format::Claude),
-            None => {
-                return Err(CliError::Usage(
-                    "no home folder to find ~/.claude in".into(),
-                ));
+        (agent @ ("claude" | "claude-code" | "codex" | "gemini"), None) => {
+            let Some(h) = &home else {
+                return Err(CliError::Usage(format!(
+                    "no home folder to find {agent}'s rules in"
+                )));
+            };
+            match agent {
+                "codex" => (h.join(".codex/rules/default.rules"), Format::Codex),
+                "gemini" => (h.join(".gemini/policies/auto-saved.toml"), Format::Gemini),
+                _ => (h.join(".claude/settings.json"), Format::Claude),
             }
-        },
+        }
+        (path, Some(FormatArg::Codex)) => (std::path::PathBuf::from(path), Format::Codex),
+        (path, Some(FormatArg::Gemini)) => (std::path::PathBuf::from(path), Format::Gemini),
         (path, Some(FormatArg::Claude)) => (std::path::PathBuf::from(path), Format::Claude),
         (path, Some(FormatArg::Countersign)) => {
             (std::path::PathBuf::from(path), Format::Countersign)
@@ -120,9 +131,17 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 (p, Format::Claude)
             } else if in_countersign && name == "rules.toml" {
                 (p, Format::Countersign)
+            } else if name.ends_with(".rules") {
+                (p, Format::Codex)
+            } else if name.ends_with(".toml")
+                && p.parent()
+                    .and_then(|d| d.file_name())
+                    .is_some_and(|d| d == "policies")
+            {
+                (p, Format::Gemini)
             } else {
                 return Err(CliError::Usage(format!(
-                    "cannot tell the format of {path}: give --format (claude, countersign)"
+                    "cannot tell the format of {path}: give --format (claude, codex, gemini, countersign)"
                 )));
             }
         }
@@ -135,17 +154,11 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 "--project {p}: name the project by its full path"
             )));
         }
-        // `<project>/.claude/settings*.json` serves that project; `~/.claude` everywhere; a
-        // repository's `.countersign/rules.toml` its own.
-        None => file
-            .parent()
-            .filter(|d| {
-                d.file_name()
-                    .is_some_and(|n| n == ".claude" || n == ".countersign")
-            })
-            .and_then(|d| d.parent())
-            .filter(|p| home.as_deref() != Some(*p))
-            .map(|p| p.display().to_string()),
+        None => countersign_domain::import::project_of(
+            &file.display().to_string(),
+            format,
+            home.as_ref().map(|h| h.display().to_string()).as_deref(),
+        ),
     };
     Ok((file, format, project))
 }
@@ -231,6 +244,7 @@ fn in_words(p: &RuleImport) -> String {
             Said::Allow => "allow",
             Said::Ask => "ask",
             Said::Deny => "deny",
+            Said::Other => "",
         };
         out.push_str(&format!(
             "  line {:<4} {said} {:?}\n",

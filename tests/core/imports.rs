@@ -545,3 +545,47 @@ async fn wait_for_proposal(
     }
     panic!("no proposal came");
 }
+
+/// Codex's and Gemini CLI's own files, taken: their rules decide those agents' calls.
+#[tokio::test]
+async fn codex_and_gemini_rules_decide_their_agents_calls() {
+    let s = server().await;
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules");
+    for (format, file) in [
+        ("codex", "codex/basic-tests.rules"),
+        ("gemini", "gemini/policy-engine.toml"),
+    ] {
+        let (code, p) = s
+            .post(
+                "/v1/rules/imports",
+                &json!({
+                    "format": format,
+                    "file": format!("/home/me/{file}"),
+                    "text": std::fs::read_to_string(fixtures.join(file)).unwrap(),
+                }),
+            )
+            .await;
+        assert_eq!(code, StatusCode::CREATED, "{p}");
+        let id = ImportId::parse(p["id"].as_str().unwrap()).unwrap();
+        s.console.decide_import(&id, Some(act())).await.unwrap();
+    }
+    let call = |tool: &str, command: &str| {
+        json!({
+            "tool": tool,
+            "requester": { "name": "agent", "session": "s1", "cwd": APP },
+            "call": { "card": "terminal", "title": "Run", "command": command,
+                "options": { "shell": "bash" } },
+            "raw_input": { "command": command },
+        })
+    };
+    for (tool, command, want) in [
+        ("codex.Bash", "git status", "approved"),
+        ("codex.Bash", "rm -rf build", "declined"),
+        ("codex.Bash", "bash -c 'rm -rf /'", "declined"),
+        ("gemini.run_shell_command", "rm -rf build", "declined"),
+        ("gemini.run_shell_command", "git status", "pending"),
+    ] {
+        let (_, a) = s.post("/v1/approvals", &call(tool, command)).await;
+        assert_eq!(a["status"], want, "{tool} {command}: {a}");
+    }
+}

@@ -8,7 +8,9 @@
 //! anything: the console shows the proposal and the person confirms it.
 
 pub mod claude;
+pub mod codex;
 pub mod countersign;
+pub mod gemini;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -32,6 +34,10 @@ pub const MAX_RULE_BYTES: usize = 4_096;
 pub enum Format {
     /// Claude Code's `permissions` in its settings files.
     Claude,
+    /// Codex's `.rules` files (Starlark `prefix_rule` calls).
+    Codex,
+    /// Gemini CLI's policy files (TOML `[[rule]]` tables).
+    Gemini,
     /// Countersign's own rules file, as a repository keeps it: [`REPOSITORY_RULES`].
     Countersign,
 }
@@ -44,6 +50,8 @@ impl Format {
     pub fn agent(self) -> &'static str {
         match self {
             Format::Claude => "Claude Code",
+            Format::Codex => "Codex",
+            Format::Gemini => "Gemini CLI",
             Format::Countersign => "This repository",
         }
     }
@@ -73,6 +81,8 @@ pub enum Said {
     Allow,
     Ask,
     Deny,
+    /// Something other than a decision about calls (where a program lives, a network host).
+    Other,
 }
 
 /// A Countersign rule an import would make.
@@ -172,6 +182,27 @@ pub struct Placing {
     pub home: Option<String>,
 }
 
+/// The project a rules file serves by where it lies: `<project>/.claude/settings*.json`,
+/// `<project>/.codex/rules/*.rules`, `<project>/.countersign/rules.toml`. The person's own
+/// (their home folder's) and Gemini CLI's (whose project policies Gemini does not read) serve
+/// every project.
+pub fn project_of(file: &str, format: Format, home: Option<&str>) -> Option<String> {
+    let path = std::path::Path::new(file);
+    let folder = match format {
+        Format::Claude => path.parent().filter(|d| d.ends_with(".claude")),
+        Format::Countersign => path.parent().filter(|d| d.ends_with(".countersign")),
+        Format::Codex => path
+            .parent()
+            .filter(|d| d.ends_with(".codex/rules"))
+            .and_then(std::path::Path::parent),
+        Format::Gemini => None,
+    }?;
+    folder
+        .parent()
+        .filter(|p| home.map(std::path::Path::new) != Some(*p))
+        .map(|p| p.display().to_string())
+}
+
 /// Reads `text`, the file `file` in `format`, into its proposal: each rule beside what it
 /// would become. A file that does not parse, is too large, holds too many rules or a rule
 /// with hidden characters, is an error naming the file and line, and nothing is proposed.
@@ -197,6 +228,8 @@ pub fn read(
     }
     let proposed = match format {
         Format::Claude => claude::read(file, text, placing)?,
+        Format::Codex => codex::read(file, text, placing)?,
+        Format::Gemini => gemini::read(file, text, placing)?,
         Format::Countersign => countersign::read(file, text, placing)?,
     };
     if proposed.len() > MAX_RULES {
@@ -298,7 +331,7 @@ pub(crate) fn shell_outcome(
         }
     };
     match (said, command) {
-        (Said::Ask, _) => Outcome::Left {
+        (Said::Ask | Said::Other, _) => Outcome::Left {
             why: "Countersign asks about any call no rule decides".into(),
         },
         (Said::Allow, Command::Any) => Outcome::Refused {
@@ -398,7 +431,7 @@ pub(crate) fn folder_outcome(
     reason: Option<&str>,
 ) -> Outcome {
     let folder = match (said, folder) {
-        (Said::Ask, _) => {
+        (Said::Ask | Said::Other, _) => {
             return Outcome::Left {
                 why: "Countersign asks about any call no rule decides".into(),
             };

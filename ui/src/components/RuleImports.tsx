@@ -11,6 +11,8 @@ import { Verbatim } from "./Verbatim";
 /** Where each agent keeps the rules a person wrote for it, offered first. */
 const FILES: Record<Format, { agent: string; path: string }> = {
   claude: { agent: "Claude Code", path: "~/.claude/settings.json" },
+  codex: { agent: "Codex", path: "~/.codex/rules/default.rules" },
+  gemini: { agent: "Gemini CLI", path: "~/.gemini/policies/auto-saved.toml" },
   countersign: { agent: "A repository's .countersign/rules.toml", path: "~/app/.countersign/rules.toml" },
 };
 
@@ -27,7 +29,7 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
     return (
       <p className="import-open">
         <button onClick={() => setOpen(true)} data-testid="import-open">Import rules…</button>{" "}
-        <span className="muted">the rules you already keep for an agent (Claude Code)</span>
+        <span className="muted">the rules you already keep for an agent (Claude Code, Codex, Gemini CLI)</span>
       </p>
     );
   }
@@ -62,8 +64,8 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
         <input className="mono" value={path} onChange={(e) => setPath(e.target.value)} data-testid="import-path"
           autoFocus placeholder={FILES[format].path} />
       </label>
-      <label className="field">Project its rules serve <span className="muted">(a project's own settings file names its
-        project by itself; empty: the folder the file's <code>.claude</code> is in, or every project)</span>
+      <label className="field">Project its rules serve <span className="muted">(empty: the project whose
+        <code>.claude</code>, <code>.codex/rules</code> or <code>.countersign</code> holds the file, or every project)</span>
         <input className="mono" value={project} onChange={(e) => setProject(e.target.value)} data-testid="import-project"
           placeholder="/home/me/app" />
       </label>
@@ -77,9 +79,9 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
   );
 }
 
-const SAID = { allow: "allow", ask: "ask", deny: "deny" } as const;
+const SAID = { allow: "allow", ask: "ask", deny: "deny", other: "" } as const;
 /** A repository's file says `decide = "approve"` or `"decline"`. */
-const DECIDE = { allow: "approve", ask: "ask", deny: "decline" } as const;
+const DECIDE = { allow: "approve", ask: "ask", deny: "decline", other: "" } as const;
 
 /** A proposal to bring in an agent's rules: each foreign rule beside what it becomes, then
  * Take, Take watching, or Decline. */

@@ -257,7 +257,7 @@ fn outcome(rule: &Rule, said: Said, placing: &Placing) -> Outcome {
                       among them): name a folder instead"
                     .into(),
             },
-            Said::Ask => Outcome::Left { why: ASKS.into() },
+            Said::Ask | Said::Other => Outcome::Left { why: ASKS.into() },
             Said::Deny => Outcome::Kept {
                 rules: tools_of(&rule.tool)
                     .iter()
@@ -299,7 +299,7 @@ fn outcome(rule: &Rule, said: Said, placing: &Placing) -> Outcome {
                       tool: allow each tool instead"
                     .into(),
             },
-            Said::Ask => Outcome::Left { why: ASKS.into() },
+            Said::Ask | Said::Other => Outcome::Left { why: ASKS.into() },
             Said::Deny => Outcome::Left {
                 why: "a Countersign rule names one tool of a server; Claude Code still declines \
                       them itself"
@@ -314,7 +314,7 @@ fn outcome(rule: &Rule, said: Said, placing: &Placing) -> Outcome {
                     rule.tool, rule.tool
                 ),
             },
-            Said::Ask => Outcome::Left { why: ASKS.into() },
+            Said::Ask | Said::Other => Outcome::Left { why: ASKS.into() },
             Said::Deny => Outcome::Left {
                 why: format!(
                     "Countersign cannot narrow {} calls by what its parentheses say; Claude \
@@ -335,7 +335,7 @@ fn any_call(tool: &str, said: Said, project: Option<&str>) -> Outcome {
         };
     };
     let effect = match said {
-        Said::Ask => return Outcome::Left { why: ASKS.into() },
+        Said::Ask | Said::Other => return Outcome::Left { why: ASKS.into() },
         Said::Allow => Effect::Approve,
         Said::Deny => Effect::Deny,
     };

@@ -222,3 +222,261 @@ fn bad_files_are_errors_naming_file_and_line() {
     // No permissions: nothing to propose, and no error.
     assert!(claude("{\"model\": \"opus\"}").is_empty());
 }
+
+fn fixture(path: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/../../tests/fixtures/rules/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn everywhere() -> Placing {
+    Placing {
+        project: None,
+        home: Some("/home/me".into()),
+    }
+}
+
+fn kinds(p: &[Proposed]) -> Vec<&'static str> {
+    p.iter()
+        .map(|r| match r.outcome {
+            Outcome::Kept { .. } => "kept",
+            Outcome::Refused { .. } => "refused",
+            Outcome::Left { .. } => "left",
+        })
+        .collect()
+}
+
+#[test]
+fn codexs_own_rules_files_are_read_as_data() {
+    let file = "/home/me/.codex/rules/default.rules";
+    let p = read(
+        Format::Codex,
+        file,
+        &fixture("codex/create-a-rules-file.rules"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        ["left"],
+        "a prompt is what Countersign does anyway"
+    );
+    assert_eq!(p[0].source.line, 2);
+    assert!(p[0].source.text.starts_with("prefix_rule("));
+
+    let p = read(
+        Format::Codex,
+        file,
+        &fixture("codex/policy-shapes.rules"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(kinds(&p), ["left", "left"]);
+    assert_eq!(p[1].said, Said::Other);
+
+    let p = read(
+        Format::Codex,
+        file,
+        &fixture("codex/basic-tests.rules"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        ["kept", "kept", "refused", "kept", "left"],
+        "{p:#?}"
+    );
+    assert_eq!(
+        kept(&p[0]),
+        ["approve commands starting with `git status` (codex.Bash) everywhere"]
+    );
+    // Alternatives after the first word: each command they spell.
+    assert_eq!(kept(&p[1]).len(), 4);
+    assert!(refused(&p[2]).contains("bash"), "{}", refused(&p[2]));
+    let Outcome::Kept { rules } = &p[3].outcome else {
+        unreachable!()
+    };
+    assert_eq!(rules[0].reason.as_deref(), Some("destructive command"));
+}
+
+#[test]
+fn a_codex_prompt_beside_an_allow_of_the_same_program_refuses_the_allow() {
+    let p = read(
+        Format::Codex,
+        "/r.rules",
+        "prefix_rule(pattern = [\"git\", \"log\"])\nprefix_rule(pattern = [\"git\"], decision = \"prompt\")\n",
+        &everywhere(),
+    )
+    .unwrap();
+    assert!(refused(&p[0]).contains("strictest"), "{:?}", p[0].outcome);
+}
+
+#[test]
+fn a_codex_file_that_is_code_is_refused_with_its_line() {
+    for (text, says, line) in [
+        ("load(\"x.star\", \"y\")\n", "load", 1),
+        ("\nrules = [\"git\"]\n", "not called", 2),
+        ("prefix_rule(pattern = RULES)\n", "RULES", 1),
+        ("prefix_rule(pattern = [])\n", "non-empty", 1),
+        (
+            "prefix_rule(pattern = [\"x\"], decision = \"maybe\")\n",
+            "decision",
+            1,
+        ),
+        (
+            "prefix_rule(pattern = [\"x\"], justification = \"  \")\n",
+            "cannot be empty",
+            1,
+        ),
+        (
+            "prefix_rule(pattern = [\"x\"], reviewer = \"user\")\n",
+            "reviewer",
+            1,
+        ),
+        ("prefix_rule(pattern = [\"x\"\n", "commas", 1),
+        ("prefix_rule(pattern = [\"x]\n)\n", "not closed", 1),
+        (
+            "for x in y:\n  prefix_rule(pattern = [x])\n",
+            "not called",
+            1,
+        ),
+        (
+            &format!(
+                "prefix_rule(pattern = {}\"x\"{})\n",
+                "[".repeat(20),
+                "]".repeat(20)
+            ),
+            "nested too deep",
+            1,
+        ),
+    ] {
+        let e = read(Format::Codex, "/r.rules", text, &everywhere()).unwrap_err();
+        assert!(e.why.contains(says), "{text}: {e}");
+        assert_eq!(e.line, Some(line), "{text}: {e}");
+    }
+}
+
+#[test]
+fn gemini_policies_are_read_by_priority_and_never_by_regex() {
+    let file = "/home/me/.gemini/policies/mine.toml";
+    let p = read(
+        Format::Gemini,
+        file,
+        &fixture("gemini/policy-engine.toml"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        ["kept", "left", "left", "refused", "kept"],
+        "{p:#?}"
+    );
+    assert_eq!(p[0].source.line, 1);
+    assert_eq!(
+        kept(&p[0]),
+        ["decline commands starting with `rm -rf` (gemini.run_shell_command) everywhere"]
+    );
+    assert!(refused(&p[3]).contains("MCP server"));
+    let Outcome::Kept { rules } = &p[4].outcome else {
+        unreachable!()
+    };
+    assert_eq!(
+        rules[0].reason.as_deref(),
+        Some("Deep codebase analysis is restricted for this session.")
+    );
+
+    let p = read(
+        Format::Gemini,
+        file,
+        r#"
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["git status", "git diff"]
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "git (commit|push)"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "npm test"
+decision = "allow"
+priority = 10
+modes = ["yolo"]
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "cargo build"
+decision = "allow"
+priority = 10
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "cargo"
+decision = "ask_user"
+priority = 50
+"#,
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        ["kept", "refused", "refused", "refused", "left"],
+        "{p:#?}"
+    );
+    assert_eq!(kept(&p[0]).len(), 2);
+    assert!(refused(&p[1]).contains("regular expression"));
+    assert!(refused(&p[2]).contains("modes"));
+    assert!(refused(&p[3]).contains("priority"), "{}", refused(&p[3]));
+}
+
+#[test]
+fn malformed_gemini_policies_name_their_line() {
+    for (text, says, line) in [
+        (
+            "[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\npriority = 1000\n",
+            "0 to 999",
+            1,
+        ),
+        (
+            "[[rule]]\ndecision = \"allow\"\npriority = 1\n",
+            "toolName",
+            1,
+        ),
+        (
+            "[[rule]]\ntoolName = \"x\"\ndecision = \"yes\"\npriority = 1\n",
+            "yes",
+            3,
+        ),
+        (
+            "[[rule]]\ntoolName = \"x\"\ncommandPrefix = \"git\"\ndecision = \"allow\"\npriority = 1\n",
+            "run_shell_command",
+            1,
+        ),
+        (
+            "[[rule]]\ntoolName = \"x\"\ndecisionn = \"allow\"\npriority = 1\n",
+            "decisionn",
+            3,
+        ),
+        ("[[rule]\n", "not a policy file", 1),
+    ] {
+        let e = read(Format::Gemini, "/p.toml", text, &everywhere()).unwrap_err();
+        assert!(e.to_string().contains(says), "{text}: {e}");
+        assert_eq!(e.line, Some(line), "{text}: {e}");
+    }
+    // A pattern that would backtrack for ever is never run: its allow is refused.
+    let p = read(
+        Format::Gemini,
+        "/p.toml",
+        "[[rule]]\ntoolName = \"run_shell_command\"\nargsPattern = \"(a+)+$\"\ndecision = \"allow\"\npriority = 1\n",
+        &everywhere(),
+    )
+    .unwrap();
+    assert!(refused(&p[0]).contains("regular expression"));
+}

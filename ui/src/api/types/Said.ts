@@ -3,4 +3,4 @@
 /**
  * What the foreign rule says to do with the calls it matches.
  */
-export type Said = "allow" | "ask" | "deny";
+export type Said = "allow" | "ask" | "deny" | "other";
