@@ -21,7 +21,9 @@ pub enum HistoryCommand {
     Export(ExportArgs),
     /// Prove History untouched: walk the audit chain (each decision and each result holds the
     /// hash of the one before) against the records as they are now, and say what was changed,
-    /// removed, added or reordered. Prints the chain's head; exits 1 when anything is found.
+    /// removed, added or reordered. Prints the chain's head when it holds. Exit status: 0 it
+    /// holds, 3 something was found, 4 older decisions are not chained yet (start the console
+    /// once), 2 usage, 1 other errors.
     Verify(VerifyArgs),
 }
 
@@ -211,14 +213,14 @@ async fn verify(dir: &DataDir, a: VerifyArgs) -> Result<ExitCode, CliError> {
             let _ = writeln!(out, "  … and {} more", v.found - v.findings.len() as u64);
         }
     }
-    if v.unchained_before {
+    if v.unchained_before && v.found == 0 {
         let _ = writeln!(
             out,
-            "Decisions made before the chain existed are not in it yet: the next console to \
-             start chains them."
+            "Decisions made before the chain existed are not in it yet: start this version's \
+             console once, which chains them, then verify again."
         );
     }
-    if v.head.seq > 0 {
+    if v.found == 0 && !v.unchained_before && v.head.seq > 0 {
         let _ = writeln!(
             out,
             "Head: {}\nKeep it apart from this machine: `countersign history verify --expect {}` \
@@ -227,11 +229,13 @@ async fn verify(dir: &DataDir, a: VerifyArgs) -> Result<ExitCode, CliError> {
             v.head.anchor()
         );
     }
-    Ok(if v.found == 0 {
-        ExitCode::SUCCESS
+    Ok(ExitCode::from(if v.found > 0 {
+        3
+    } else if v.unchained_before {
+        4
     } else {
-        ExitCode::FAILURE
-    })
+        0
+    }))
 }
 
 async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {

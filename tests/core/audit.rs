@@ -212,7 +212,7 @@ async fn verify_finds_what_sqlite3_changed() {
         let copy = copy_of(&data, &format!("changed-{i}"));
         sqlite3(&copy.join("countersign.db"), sql).await;
         let (code, said, err) = history(&copy, &["verify"]);
-        assert_eq!(code, Some(1), "{what}: {said}{err}");
+        assert_eq!(code, Some(3), "{what}: {said}{err}");
         assert!(
             said.starts_with("The audit chain does not hold"),
             "{what}: {said}"
@@ -234,7 +234,7 @@ async fn verify_finds_what_sqlite3_changed() {
     let (code, said, _) = history(&copy, &["verify"]);
     assert_eq!(code, Some(0), "{said}");
     let (code, said, _) = history(&copy, &["verify", "--expect", &head]);
-    assert_eq!(code, Some(1), "{said}");
+    assert_eq!(code, Some(3), "{said}");
     assert!(said.contains("has no entry 10 any more"), "{said}");
 
     // A chain rewritten from a change on, hashes and all, still differs from the head kept.
@@ -245,7 +245,7 @@ async fn verify_finds_what_sqlite3_changed() {
     )
     .await;
     let (code, said, _) = history(&copy, &["verify", "--expect", &head]);
-    assert_eq!(code, Some(1), "{said}");
+    assert_eq!(code, Some(3), "{said}");
     assert!(
         said.contains("the chain was rewritten from here on"),
         "{said}"
@@ -256,36 +256,74 @@ async fn verify_finds_what_sqlite3_changed() {
     assert_eq!(code, Some(0), "{said}");
 }
 
-/// Decisions made before the chain existed are chained once, by the first console to open
-/// the database; after that, a decision with no entry is one written behind its back.
+/// Decisions made before the chain existed are chained once, by the first console to open the
+/// database after the migration; the mark that allows it, put back by hand beside the chain or
+/// after emptying it, excuses nothing decided since.
 #[tokio::test]
 async fn decisions_from_before_the_chain_are_chained_once() {
-    let (_tmp, data, _) = seeded().await;
+    let tmp = crate::support::workdir();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
     let db = data.join("countersign.db");
-    // As a database migrated from before the chain: decisions, no entries, the mark.
-    sqlite3(
-        &db,
-        "DELETE FROM audit_chain; INSERT INTO audit_backfill VALUES (1)",
+    // A database of the schema before the chain, with History in it.
+    let mut old = crate::support::database_before(&db, 16).await;
+    sqlx::raw_sql(
+        "INSERT INTO approvals (id, tool, requester_name, call_view, digest, hidden_marks, status,
+             decided_by, reason, created_at, expires_at, decided_at, result_view, result_at)
+         VALUES
+         ('apr_01JD0000000000000000000001', 'shell.exec', 'codex', '{\"card\":\"terminal\"}',
+          'sha256:01', 0, 'approved', 'person', NULL, 1000, 601000, 2000, '{\"card\":\"terminal\"}', 2500),
+         ('apr_01JD0000000000000000000002', 'shell.exec', 'codex', '{\"card\":\"terminal\"}',
+          'sha256:02', 0, 'declined', 'person', 'no', 3000, 603000, 4000, NULL, NULL)",
     )
-    .await;
-    let (code, said, _) = history(&data, &["verify"]);
-    assert_eq!(code, Some(0), "{said}");
-    assert!(said.contains("not in it yet"), "{said}");
-
+    .execute(&mut old)
+    .await
+    .unwrap();
+    drop(old);
     let store = Store::open(&db).await.unwrap();
     store.close().await;
-    let (code, said, _) = history(&data, &["verify"]);
-    assert_eq!(code, Some(0), "{said}");
+    let (code, said, err) = history(&data, &["verify"]);
+    assert_eq!(code, Some(0), "{said}{err}");
     assert!(
-        said.starts_with("The audit chain holds: 8 decisions and 2 results"),
+        said.starts_with("The audit chain holds: 2 decisions and 1 result"),
         "{said}"
     );
-
     // Once only: opening again chains nothing a second time.
     let store = Store::open(&db).await.unwrap();
     store.close().await;
     let (_, again, _) = history(&data, &["verify"]);
     assert_eq!(head_of(&again), head_of(&said));
+
+    // Put back beside the chain, the mark is itself a finding, and chains nothing.
+    sqlite3(&db, "INSERT INTO audit_backfill VALUES (1)").await;
+    let (code, said, _) = history(&data, &["verify"]);
+    assert_eq!(code, Some(3), "{said}");
+    assert!(said.contains("put back by hand"), "{said}");
+    sqlite3(&db, "DELETE FROM audit_backfill").await;
+
+    // The chain emptied and the mark put back, to launder a changed History: what was decided
+    // since the chain began is not excused, nor chained by the next console.
+    let (_tmp2, seeded, s) = seeded().await;
+    let db = seeded.join("countersign.db");
+    sqlite3(
+        &db,
+        &format!(
+            "UPDATE approvals SET status = 'approved', reason = NULL WHERE id = '{}'; \
+             DELETE FROM audit_chain; INSERT INTO audit_backfill VALUES (1)",
+            s.declined
+        ),
+    )
+    .await;
+    let (code, said, _) = history(&seeded, &["verify"]);
+    assert_eq!(code, Some(3), "{said}");
+    assert!(
+        said.contains("not in the chain: written outside Countersign"),
+        "{said}"
+    );
+    let store = Store::open(&db).await.unwrap();
+    store.close().await;
+    let (code, said, _) = history(&seeded, &["verify"]);
+    assert_eq!(code, Some(3), "still found after a console started: {said}");
 }
 
 #[test]

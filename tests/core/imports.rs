@@ -469,11 +469,38 @@ async fn a_repositorys_rules_are_proposed_taken_and_paused_when_changed() {
         "pending",
         "a repository's approval watches: {a}"
     );
-    // Another project's calls: none of its business.
+    // Another project's calls: none of its business, whatever the person's rules there say.
     let (_, a) = s
         .post("/v1/approvals", &bash("git push --force origin main"))
         .await;
     assert_eq!(status(&a), "pending", "{a}");
+    let (_, a) = s.post("/v1/approvals", &bash("cargo test")).await;
+    let id = countersign_domain::ids::ApprovalId::parse(a["id"].as_str().unwrap()).unwrap();
+    s.console
+        .decide(
+            &id,
+            a["digest"].as_str().unwrap(),
+            countersign_domain::approval::Decision::ApproveAlways {
+                scope: Some(countersign_domain::grant::Scope {
+                    reach: countersign_domain::grant::Reach::Command {
+                        words: vec!["cargo".into(), "test".into()],
+                    },
+                    project: Some(APP.into()),
+                    expires_at: None,
+                    any_agent: false,
+                }),
+            },
+        )
+        .await
+        .unwrap();
+    let (_, a) = s
+        .post("/v1/approvals", &bash("cargo test --workspace"))
+        .await;
+    assert_eq!(
+        status(&a),
+        "approved",
+        "the repository's decline stays in its project: {a}"
+    );
 
     // An agent rewrites the file: every rule from it pauses at once (the decline leaves the
     // call to the person), and the new version waits for the person.
@@ -487,7 +514,11 @@ async fn a_repositorys_rules_are_proposed_taken_and_paused_when_changed() {
         .await;
     assert_eq!(status(&a), "pending", "paused, not declined: {a}");
     let lists = s.console.grant_lists().await.unwrap();
-    assert!(lists.live.iter().all(|g| g.paused), "{:?}", lists.live);
+    assert!(
+        lists.live.iter().all(|g| g.paused == g.source.is_some()),
+        "{:?}",
+        lists.live
+    );
     let newer = wait_for_proposal(&s, Some(&proposal.id)).await;
     // The agent's new rule is in the card, in words, for the person to see.
     assert_eq!(newer.rule_count(), 4);
@@ -509,7 +540,11 @@ async fn a_repositorys_rules_are_proposed_taken_and_paused_when_changed() {
         .await
         .unwrap();
     let live = s.console.grants().await.unwrap();
-    assert_eq!(live.len(), 4, "{live:?}");
+    assert_eq!(
+        live.len(),
+        5,
+        "the repository's four and the person's own: {live:?}"
+    );
     let (_, a) = s
         .post("/v1/approvals", &ask_in("cargo test --workspace"))
         .await;

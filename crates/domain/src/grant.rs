@@ -459,11 +459,26 @@ pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss>
     if grant.expires_at.is_some_and(|t| t <= now) {
         return Err(Miss::Expired);
     }
-    // A repository's rule holds for the file the person took, which an agent can rewrite: any
-    // other file pauses it (a decline then leaves the call to a person).
-    if let Some(bound) = grant.source.as_ref().and_then(|s| s.digest.as_deref())
-        && call.repository != Some(bound)
-    {
+    // A repository's rule holds for its own project's calls only, whatever its effect, and
+    // for the file the person took, which an agent can rewrite: any other file pauses it (a
+    // decline then leaves the call to a person).
+    if let Some(bound) = grant.source.as_ref().and_then(|s| s.digest.as_deref()) {
+        let card_cwd = match &a.call {
+            CallView::Terminal(t) => t.cwd.as_ref(),
+            _ => None,
+        };
+        if grant.project.is_none()
+            || a.requester.cwd != grant.project
+            || card_cwd.is_some_and(|c| Some(c) != grant.project.as_ref())
+        {
+            return Err(Miss::Project);
+        }
+        if call.repository == Some(bound) {
+            return match grant.effect {
+                Effect::Approve => approves(grant, call),
+                Effect::Deny => declines(grant, call),
+            };
+        }
         return Err(match grant.effect {
             Effect::Approve => Miss::RepositoryChanged,
             Effect::Deny => Miss::Unsure,

@@ -243,7 +243,9 @@ impl Appending {
         facts: &impl Serialize,
     ) -> Result<(), StoreError> {
         let hash = link(&head.hash, event, facts)?;
-        let seq = head.seq + 1;
+        let seq = head.seq.checked_add(1).ok_or_else(|| {
+            StoreError::corrupt("audit chain", "its last entry has no place after it")
+        })?;
         self.rows
             .push((seq, approval_id.to_owned(), event, head.hash, hash));
         *head = Head { seq, hash };
@@ -307,6 +309,21 @@ pub async fn reported(conn: &mut SqliteConnection, report: &Reported) -> Result<
     entries.run(conn).await
 }
 
+/// When the chain began: the moment the migration that made it was applied (UTC ms); the
+/// mark that chains older decisions excuses none decided since.
+async fn began(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
+    let began: Option<(Option<i64>,)> = sqlx::query_as(
+        "SELECT CAST(strftime('%s', installed_on) AS INTEGER) * 1000
+           FROM _sqlx_migrations WHERE version = 16",
+    )
+    .fetch_optional(conn)
+    .await?;
+    // Whole seconds: a decision of that very second counts as before it.
+    Ok(began
+        .and_then(|(t,)| t)
+        .map_or(i64::MIN, |t| t.saturating_add(1_000)))
+}
+
 /// Decisions read per page while chaining or verifying.
 const PAGE: i64 = 1_000;
 
@@ -322,15 +339,25 @@ pub async fn backfill(conn: &mut SqliteConnection) -> Result<u64, StoreError> {
         return Ok(0);
     }
     let mut head = head(conn).await?;
+    // A mark found beside a chain was put back by hand: chaining now would take in whatever
+    // the rows say. It stays, and `verify` reports it.
+    if head.seq != 0 {
+        tracing::warn!("the audit chain's backfill mark is set beside a chain: nothing chained");
+        return Ok(0);
+    }
     let mut done = 0u64;
     let mut after: (i64, String) = (i64::MIN, String::new());
+    // Decisions from before the chain only: one dated since is not excused by the mark.
+    let until = began(conn).await?;
     loop {
         let rows: Vec<Decided> = sqlx::query_as(&format!(
             "{DECIDED} WHERE status <> 'pending' AND (decided_at, id) > (?, ?)
+               AND decided_at < ?
              ORDER BY decided_at, id LIMIT ?"
         ))
         .bind(after.0)
         .bind(&after.1)
+        .bind(until)
         .bind(PAGE)
         .fetch_all(&mut *conn)
         .await?;
@@ -472,14 +499,14 @@ pub async fn verify(
                 );
                 continue;
             };
-            if e.seq != prev.seq + 1 {
+            if Some(e.seq) != prev.seq.checked_add(1) {
                 found.add(
                     at,
                     None,
                     format!(
                         "entries {} to {} are missing: removed from the chain",
-                        prev.seq + 1,
-                        e.seq - 1
+                        prev.seq.saturating_add(1),
+                        e.seq.saturating_sub(1)
                     ),
                 );
             }
@@ -572,8 +599,9 @@ pub async fn verify(
         );
     }
     // Records with no entry: written behind Countersign's back.
-    let unchained: Vec<(String,)> = sqlx::query_as(
-        "SELECT a.id FROM approvals a WHERE a.status <> 'pending' AND NOT EXISTS
+    let unchained: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT a.id, ifnull(a.decided_at, 0) FROM approvals a
+          WHERE a.status <> 'pending' AND NOT EXISTS
            (SELECT 1 FROM audit_chain c WHERE c.approval_id = a.id AND c.event = 'decided')
          ORDER BY a.decided_at, a.id",
     )
@@ -583,8 +611,19 @@ pub async fn verify(
         sqlx::query_as("SELECT EXISTS (SELECT 1 FROM audit_backfill)")
             .fetch_one(&mut *conn)
             .await?;
-    if !unchained_before {
-        for (id,) in &unchained {
+    // The mark excuses only decisions made before the chain began.
+    let began = began(conn).await?;
+    if unchained_before && prev.seq != 0 {
+        found.add(
+            None,
+            None,
+            "the mark that lets decisions from before the chain join it is set beside a chain: \
+             it was put back by hand"
+                .into(),
+        );
+    }
+    for (id, decided_at) in &unchained {
+        if !unchained_before || *decided_at >= began {
             found.add(
                 None,
                 Some(id),
