@@ -13,7 +13,7 @@ CREATE TABLE rule_imports (
     proposal     TEXT NOT NULL,
     requested_by TEXT NOT NULL CHECK (length(requested_by) BETWEEN 1 AND 200),
     created_at   INTEGER NOT NULL,
-    status       TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined')),
+    status       TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined', 'superseded')),
     decided_at   INTEGER,
     watch        INTEGER CHECK (watch IN (0, 1)),
     CHECK ((status = 'pending') = (decided_at IS NULL))

@@ -222,6 +222,12 @@ async fn import(dir: &DataDir, a: ImportArgs) -> Result<ExitCode, CliError> {
                 println!("Declined: nothing was made.");
                 return Ok(ExitCode::from(3));
             }
+            Some("superseded") => {
+                println!(
+                    "Replaced by a newer version of the file before you answered: nothing was made."
+                );
+                return Ok(ExitCode::from(3));
+            }
             _ => {}
         }
     }

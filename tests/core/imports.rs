@@ -446,7 +446,7 @@ async fn a_repositorys_rules_are_proposed_taken_and_paused_when_changed() {
         countersign_domain::import::Format::Countersign
     );
     assert!(
-        proposal.requested_by.contains("the repository at"),
+        proposal.requested_by.contains("the repository's own"),
         "{}",
         proposal.requested_by
     );

@@ -427,7 +427,8 @@ pub enum Miss {
     #[error("the artifact's code changed since the grant was made")]
     Paused,
     /// A repository's rule whose rules file is not the one the person took (changed, or gone):
-    /// it waits until they take the file again.
+    /// it waits until they take the file again. A decline so paused leaves its calls to a
+    /// person.
     #[error("the repository's rules file changed since you took it")]
     RepositoryChanged,
     /// A deny rule that may cover the call but cannot tell (a command line that does not
@@ -479,10 +480,7 @@ pub fn covers(grant: &Grant, call: &CallFacts<'_>, now: i64) -> Result<(), Miss>
                 Effect::Deny => declines(grant, call),
             };
         }
-        return Err(match grant.effect {
-            Effect::Approve => Miss::RepositoryChanged,
-            Effect::Deny => Miss::Unsure,
-        });
+        return Err(Miss::RepositoryChanged);
     }
     match grant.effect {
         Effect::Approve => approves(grant, call),
@@ -704,7 +702,9 @@ fn decided_among<'g>(
     for g in grants {
         match (g.effect, covers(g, call, now)) {
             (Effect::Deny, Ok(())) => return Some(g),
-            (Effect::Deny, Err(Miss::Unsure)) => unsure = true,
+            // A paused repository decline leaves the call to a person, as one that cannot
+            // tell does: no other rule approves what it might have declined.
+            (Effect::Deny, Err(Miss::Unsure | Miss::RepositoryChanged)) => unsure = true,
             (Effect::Approve, Ok(())) if approve.is_none() => approve = Some(g),
             _ => {}
         }

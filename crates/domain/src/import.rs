@@ -24,6 +24,21 @@ use crate::tool::ToolAddress;
 pub const MAX_FILE_BYTES: usize = 1 << 20;
 /// The most rules one file may propose.
 pub const MAX_RULES: usize = 1_000;
+/// The most `match`/`not_match` examples one rule may give, and one file.
+pub const MAX_EXAMPLES_PER_RULE: usize = 32;
+pub const MAX_EXAMPLES: usize = 1_000;
+
+/// Refuses a file of more than [`MAX_RULES`] rules before any is read.
+pub(crate) fn count_rules(file: &str, n: usize) -> Result<(), ImportError> {
+    if n > MAX_RULES {
+        return Err(ImportError {
+            file: file.to_owned(),
+            line: None,
+            why: format!("{n} rules, more than one import takes (at most {MAX_RULES})"),
+        });
+    }
+    Ok(())
+}
 /// The longest foreign rule read.
 pub const MAX_RULE_BYTES: usize = 4_096;
 
@@ -241,25 +256,40 @@ pub fn read(
             ),
         ));
     }
+    let mut proposed = proposed;
+    for p in &mut proposed {
+        // A decline holds wherever the call says it runs (a call cannot escape one by naming
+        // another project); only a repository's rules keep to their project.
+        if format != Format::Countersign
+            && let Outcome::Kept { rules } = &mut p.outcome
+        {
+            for d in rules.iter_mut().filter(|d| d.effect == Effect::Deny) {
+                d.project = None;
+            }
+        }
+    }
     for p in &proposed {
+        // Hidden characters anywhere in what the rule becomes or shows: its words, its
+        // reason, its examples.
+        let hidden = serde_json::to_value(p)
+            .map(|v| crate::verbatim::count_in_json(&v))
+            .unwrap_or(0);
+        if hidden > 0 {
+            return Err(fail(
+                Some(p.source.line),
+                format!(
+                    "the rule {:?} carries hidden characters ({hidden}): it may not say what it \
+                     seems to",
+                    crate::verbatim::reveal(&p.source.text)
+                ),
+            ));
+        }
         if p.source.text.len() > MAX_RULE_BYTES {
             return Err(fail(
                 Some(p.source.line),
                 format!(
                     "a rule of {} bytes (at most {MAX_RULE_BYTES})",
                     p.source.text.len()
-                ),
-            ));
-        }
-        let found = crate::verbatim::scan(&p.source.text);
-        if !found.is_empty() {
-            return Err(fail(
-                Some(p.source.line),
-                format!(
-                    "the rule {:?} carries hidden characters ({}): it may not say what it \
-                     seems to",
-                    crate::verbatim::reveal(&p.source.text),
-                    found.total()
                 ),
             ));
         }
@@ -392,10 +422,10 @@ pub(crate) fn shell_outcome(
     }
 }
 
-/// The words a decline glob starts with, up to its first wildcard: `git push * --force*` is
-/// `git push`, `*| bash*` (whatever is piped to bash) is `bash`, `rm -rf /*` is `rm -rf /`.
-/// A word's trailing `*` is dropped (`--hard*` is `--hard`); a word with a wildcard elsewhere
-/// ends the words.
+/// The whole words a decline glob starts with, up to the first word a wildcard touches:
+/// `git push * --force*` is `git push`, `rm -rf /*` is `rm -rf`, `git reset --hard*` is
+/// `git reset`; a leading wildcard and shell operators are skipped (`*| sudo rm *` is `sudo
+/// rm`).
 pub(crate) fn glob_words(pattern: &str) -> Option<Vec<String>> {
     const OPERATORS: &[&str] = &["|", "||", "&&", ";", "&", "|&"];
     let mut rest = pattern.trim_start_matches(['*', ' ']);
@@ -408,14 +438,11 @@ pub(crate) fn glob_words(pattern: &str) -> Option<Vec<String>> {
     }
     let mut words = Vec::new();
     for word in rest.split_whitespace() {
-        let plain = word.trim_end_matches('*');
-        if plain.is_empty() || plain.contains(['*', '?', '[']) || OPERATORS.contains(&plain) {
+        // A word a wildcard touches (`re*`, `/*`) is no whole word: the words end before it.
+        if word.contains(['*', '?', '[']) || OPERATORS.contains(&word) {
             break;
         }
-        words.push(plain.to_owned());
-        if plain.len() != word.len() {
-            break;
-        }
+        words.push(word.to_owned());
     }
     (!words.is_empty()).then_some(words)
 }

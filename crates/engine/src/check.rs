@@ -124,10 +124,11 @@ pub async fn check(
     // The disk is read off the runtime: a path on a hung network mount must not stall it.
     let call = a.call.clone();
     let cwd = a.requester.cwd.clone();
-    let (disk, linked) = tokio::task::spawn_blocking(move || {
+    let (disk, linked, repository) = tokio::task::spawn_blocking(move || {
         (
             crate::places::disk_facts(&call),
             crate::places::linked_words(&call, cwd.as_deref()),
+            crate::places::repository(cwd.as_deref()).map(|r| r.digest),
         )
     })
     .await
@@ -135,7 +136,8 @@ pub async fn check(
     let facts = CallFacts::new(&a, segments.as_deref())
         .protecting(protected)
         .on_disk(&disk)
-        .linked(&linked);
+        .linked(&linked)
+        .repository(repository.as_deref());
     Ok(explain(&rules, &facts, now))
 }
 

@@ -23,13 +23,15 @@ use self::batch::Batcher;
 pub use self::batch::{BatchProbe, DEFAULT_MAX_BATCH};
 pub use self::clock::Clock;
 pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
+
 pub use self::grants::{GrantPreview, PreviewCall};
-pub use self::imports::{ProposedRule, RuleImport, Taking, text_digest};
+pub use self::imports::{ProposedRule, RuleImport, Taking};
 pub use self::phones::{
     KEEP_WITHIN_MS, MAX_NAME_CHARS, NOT_KEPT, PairedPhone, Phone, PhoneProof, Proposal,
     Subscription, UNPAIRED_AFTER_MS, browser_text, phone_name,
 };
 use self::watchers::Watchers;
+pub use crate::places::text_digest;
 pub use countersign_domain::approval::{InboxEntry, Waiting};
 pub use countersign_domain::submission::Submission;
 use countersign_store::Store;
@@ -54,6 +56,10 @@ struct Inner {
     closing: tokio::sync::watch::Sender<bool>,
     /// The directories no approve rule reaches: the data directory, the home's `bin`.
     protected: Arc<[String]>,
+    /// The versions of repositories' rules files (file, digest) already looked at since the
+    /// console started, proposed or not: a file that cannot be proposed is not read into a
+    /// proposal again with every call.
+    repositories_seen: std::sync::Mutex<std::collections::HashSet<(String, String)>>,
 }
 
 impl Console {
@@ -96,6 +102,7 @@ impl Console {
                 changes: std::sync::atomic::AtomicU64::new(0),
                 closing,
                 protected,
+                repositories_seen: std::sync::Mutex::default(),
             }),
         }
     }

@@ -233,3 +233,68 @@ mod tests {
         assert!(linked.windows(2).all(|w| w[0] < w[1]), "sorted");
     }
 }
+
+/// A project's rules file as a call from it found it: its text, or why it could not be read
+/// (which no repository rule matches), and its digest.
+#[derive(Debug, Clone)]
+pub struct Repository {
+    pub text: Option<String>,
+    pub digest: String,
+}
+
+/// The rules file of `project`, when it keeps one.
+pub fn repository(project: Option<&str>) -> Option<Repository> {
+    use std::io::Read as _;
+    let project = project.filter(|p| p.starts_with('/'))?;
+    let path = std::path::Path::new(project).join(countersign_domain::import::REPOSITORY_RULES);
+    let unreadable = |why: String| {
+        Some(Repository {
+            text: None,
+            digest: format!("unreadable: {why}"),
+        })
+    };
+    // Opened without waiting (a FIFO put there would hold the thread until a writer came),
+    // then read only if it is a plain file.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = match options.open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return unreadable(e.to_string()),
+    };
+    match file.metadata() {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return unreadable("not a plain file".into()),
+        Err(e) => return unreadable(e.to_string()),
+    }
+    let limit = u64::try_from(countersign_domain::import::MAX_FILE_BYTES).unwrap_or(u64::MAX);
+    let mut text = String::new();
+    match file.take(limit + 1).read_to_string(&mut text) {
+        Ok(n) if u64::try_from(n).unwrap_or(u64::MAX) <= limit => Some(Repository {
+            digest: text_digest(&text),
+            text: Some(text),
+        }),
+        Ok(_) => Some(Repository {
+            text: None,
+            digest: "unreadable: too large".into(),
+        }),
+        Err(e) => Some(Repository {
+            text: None,
+            digest: format!("unreadable: {e}"),
+        }),
+    }
+}
+
+/// SHA-256 of a rules file's text, as hex.
+pub fn text_digest(text: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -19,7 +19,7 @@ pub struct Stored {
     pub proposal: serde_json::Value,
     pub requested_by: String,
     pub created_at: i64,
-    /// `pending`, `accepted` or `declined`.
+    /// `pending`, `accepted`, `declined` or `superseded` (a newer version of its file came).
     pub status: String,
     pub decided_at: Option<i64>,
     pub watch: Option<bool>,
@@ -155,7 +155,7 @@ pub async fn supersede(
     now: i64,
 ) -> Result<u64, StoreError> {
     let done = sqlx::query(
-        "UPDATE rule_imports SET status = 'declined', decided_at = ?
+        "UPDATE rule_imports SET status = 'superseded', decided_at = ?
           WHERE file = ? AND status = 'pending'",
     )
     .bind(now)

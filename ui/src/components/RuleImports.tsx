@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 
 import { api } from "../api/ipc";
 import type { Format } from "../api/types/Format";
@@ -88,6 +88,14 @@ const DECIDE = { allow: "approve", ask: "ask", deny: "decline", other: "" } as c
 export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Inert for a moment after it appears: a proposal that lands where the person was about to
+  // click is not taken by that click.
+  const [armed, setArmed] = useState(false);
+  useEffect(() => {
+    setArmed(false);
+    const t = window.setTimeout(() => setArmed(true), 1000);
+    return () => window.clearTimeout(t);
+  }, [p.id]);
   const made = p.rules.reduce((n, r) => n + (r.outcome.kind === "kept" ? r.outcome.rules.length : 0), 0);
   const repository = p.format === "countersign";
   const decide = async (taking: Taking | null) => {
@@ -107,9 +115,11 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
   return (
     <section className="rule-import" data-testid="rule-import" data-id={p.id} data-format={p.format}>
       <h2>{p.agent} proposes {made === 1 ? "1 rule" : `${made} rules`}</h2>
-      <p>From <code className="mono" data-testid="import-file">{p.file}</code>, for calls
-        {p.project ? <> from <code className="mono">{p.project}</code></> : " from every project"}. Asked by {p.requested_by},{" "}
-        {stamp(p.created_at)}.</p>
+      <p>From <code className="mono" data-testid="import-file"><Verbatim text={p.file} /></code>, for calls
+        {p.project ? <> from <code className="mono"><Verbatim text={p.project} /></code></> : " from every project"}. Asked
+        by <Verbatim text={p.requested_by} />, {stamp(p.created_at)}.</p>
+      {p.format === "claude" && <p className="muted">Only this file is read: ask and deny rules Claude Code merges in
+        from its other settings files are not weighed against these allows.</p>}
       {fromApi && <p className="notice">Agents hold the API token too: take it only if you asked for it yourself.</p>}
       {repository && <p className="notice" data-testid="repository-notice">An agent working in this repository can write
         this file. Its rules apply to the repository's calls only while the file stays exactly as it is now: any change
@@ -123,19 +133,19 @@ export function RuleImportCard({ p, onDecided }: { p: RuleImport; onDecided: () 
       {error && <p className="error" role="alert">{error}</p>}
       <div className="row">
         {repository ? <>
-          <button className="primary" disabled={busy || made === 0} data-testid="import-take"
+          <button className="primary" disabled={busy || !armed || made === 0} data-testid="import-take"
             onClick={() => void decide({ watch: false, repository_approvals: false })}>
             {approvals ? "Take it, its approvals watching" : `Take ${made === 1 ? "the rule" : `the ${made} rules`}`}</button>
-          {approvals && <button disabled={busy} data-testid="import-take-approvals"
+          {approvals && <button disabled={busy || !armed} data-testid="import-take-approvals"
             onClick={() => void decide({ watch: false, repository_approvals: true })}>Take it, its approvals deciding too</button>}
         </> : (
-          <button className="primary" disabled={busy || made === 0} onClick={() => void decide({ watch: false, repository_approvals: false })}
+          <button className="primary" disabled={busy || !armed || made === 0} onClick={() => void decide({ watch: false, repository_approvals: false })}
             data-testid="import-take">Take {made === 1 ? "the rule" : `the ${made} rules`}</button>
         )}
-        <button disabled={busy || made === 0} onClick={() => void decide({ watch: true, repository_approvals: false })} data-testid="import-watch"
+        <button disabled={busy || !armed || made === 0} onClick={() => void decide({ watch: true, repository_approvals: false })} data-testid="import-watch"
           title="The rules decide nothing yet: History shows what each would have done, and you start them when you trust them">
           Take them watching</button>
-        <button className="danger" disabled={busy} onClick={() => void decide(null)} data-testid="import-decline">
+        <button className="danger" disabled={busy || !armed} onClick={() => void decide(null)} data-testid="import-decline">
           Decline</button>
       </div>
     </section>
@@ -148,7 +158,9 @@ function ProposedRow({ r, agent, said }: { r: ProposedRule; agent: string; said:
       <td className="when">{r.source.line}</td>
       <td><span className="muted">{said[r.said]}</span> <code className="mono"><Verbatim text={r.source.text} /></code></td>
       <td>
-        {r.outcome.kind === "kept" && r.words.map((w, i) => <div key={i} data-testid="proposed-words">{w}</div>)}
+        {r.outcome.kind === "kept" && r.words.map((w, i) => <div key={i} data-testid="proposed-words"><Verbatim text={w} /></div>)}
+        {r.outcome.kind === "kept" && r.outcome.rules[0]?.reason && <div className="muted">It tells the agent:{" "}
+          <Verbatim text={r.outcome.rules[0].reason} /></div>}
         {r.outcome.kind === "refused" && <div><span className="pill pill-warn">refused</span> {r.outcome.why}</div>}
         {r.outcome.kind === "left" && <div className="muted"><span className="pill">left to {agent}</span> {r.outcome.why}</div>}
       </td>

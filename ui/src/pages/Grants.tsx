@@ -71,8 +71,12 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
         chose. A deny rule beats any approval.</p>
       {error && <p className="error">{error}</p>}
       <ImportRules onProposed={reload} />
-      {imports.map((p) => <RuleImportCard key={p.id} p={p} onDecided={reload} />)}
+      {imports.length > 0 && <p className="notice" data-testid="imports-waiting">
+        {imports.length === 1 ? "A proposal to bring in rules waits" : `${imports.length} proposals to bring in rules wait`} below
+        the rules you have.</p>}
       {live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : table(live, revoke)}
+      {/* Below the table: a proposal an agent sends never moves the rules under the cursor. */}
+      {imports.map((p) => <RuleImportCard key={p.id} p={p} onDecided={reload} />)}
       <CheckCall />
       <h2>Revoked and expired</h2>
       {ended.length === 0 ? <p className="muted">Nothing revoked or expired yet.</p> : table(ended)}
@@ -118,7 +122,7 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
               {g.paused && g.revoked_at === null && g.source?.digest && (
                 <div className="paused" data-testid="grant-paused">
                   <span className="pill pill-warn">paused</span> the repository's rules file changed since you took it:
-                  this rule decides nothing until you take the file again (its new version waits above).
+                  this rule decides nothing until you take the file as it is now (proposed below when it reads).
                 </div>
               )}
               {g.source && <div className="muted" data-testid="grant-source">from {g.source.file}, line {g.source.line}:{" "}

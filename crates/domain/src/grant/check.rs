@@ -172,10 +172,22 @@ pub fn explain(grants: &[Grant], facts: &CallFacts<'_>, now: i64) -> Verdict {
             format!("by the rule \u{201c}{}\u{201d}.", describe(g)),
         ),
         None => {
+            // A watching decline keeps nothing from an approve rule.
             let unsure = seen
                 .iter()
-                .find(|(r, res)| r.effect == Effect::Deny && res == &Err(Miss::Unsure));
+                .zip(&about)
+                .find(|((r, res), g)| {
+                    !g.watch
+                        && r.effect == Effect::Deny
+                        && matches!(res, Err(Miss::Unsure | Miss::RepositoryChanged))
+                })
+                .map(|(seen, _)| seen);
             let why = match (unsure, seen.is_empty()) {
+                (Some((r, Err(Miss::RepositoryChanged))), _) => format!(
+                    "the decline rule \u{201c}{}\u{201d} is paused (its repository's rules \
+                     file changed since you took it), so no approve rule approves it.",
+                    r.words,
+                ),
                 (Some((r, _)), _) => format!(
                     "the decline rule \u{201c}{}\u{201d} may cover this call but \
                      cannot tell ({UNSEEN}), so no approve rule approves it.",

@@ -75,6 +75,14 @@ pub(super) fn read(
             ));
         }
     }
+    super::count_rules(
+        file,
+        ["allow", "ask", "deny"]
+            .iter()
+            .filter_map(|k| permissions.get(*k).and_then(Value::as_array))
+            .map(Vec::len)
+            .sum(),
+    )?;
     let mut proposed = Vec::new();
     for (key, said) in [
         ("allow", Said::Allow),
@@ -117,19 +125,23 @@ pub(super) fn read(
     }
     // Each rule's outcome, once every rule is known: an allow that an ask or a deny carves
     // something out of, which Countersign does not bring along, would reach further.
-    let carving: Vec<(Said, Rule)> = proposed
+    let carving: Vec<(Said, Rule, bool)> = proposed
         .iter()
         .filter(|p| p.said != Said::Allow)
-        .map(|p| (p.said, parse(&p.source.text)))
+        .map(|p| {
+            let rule = parse(&p.source.text);
+            let kept = kept_as_decline(p.said, &rule, placing);
+            (p.said, rule, kept)
+        })
         .collect();
     for p in &mut proposed {
         let rule = parse(&p.source.text);
         let mut outcome = outcome(&rule, p.said, placing);
         if p.said == Said::Allow
             && matches!(outcome, Outcome::Kept { .. })
-            && let Some((said, other)) = carving.iter().find(|(said, other)| {
-                overlaps(&rule, other) && !kept_as_decline(*said, other, placing)
-            })
+            && let Some((said, other, _)) = carving
+                .iter()
+                .find(|(_, other, kept)| !kept && overlaps(&rule, other))
         {
             outcome = Outcome::Refused {
                 why: format!(
@@ -359,11 +371,19 @@ fn tools_of(tool: &str) -> &'static [&'static str] {
     }
 }
 
-/// Whether an ask or deny rule may take calls out of an allow rule: the same tool (an edit
-/// rule meets every edit rule), and for commands the same first word.
+/// Whether an ask or deny rule may take calls out of an allow rule: one about every tool or
+/// tools by a pattern (`*`, `mcp__*`), a whole MCP server beside one of its tools, a Read deny
+/// beside an edit (Claude Code's Read deny blocks writing there too), the same tool, and for
+/// commands one whose first word may be the allow's (the same word, or a pattern).
 fn overlaps(allow: &Rule, other: &Rule) -> bool {
     let edits = |t: &str| matches!(t, "Edit" | "Write" | "MultiEdit");
-    if edits(&allow.tool) && edits(&other.tool) {
+    if other.tool.contains('*') {
+        return true;
+    }
+    if allow.tool.starts_with(&format!("{}__", other.tool)) && other.tool.starts_with("mcp__") {
+        return true;
+    }
+    if edits(&allow.tool) && (edits(&other.tool) || other.tool == "Read") {
         return true;
     }
     if allow.tool != other.tool {
@@ -372,14 +392,23 @@ fn overlaps(allow: &Rule, other: &Rule) -> bool {
     if allow.tool != "Bash" {
         return true;
     }
+    // Claude Code splits a command at `|`, `;` and `&` before matching each part, so a
+    // pattern holding one never matches (CC-perm, "compound commands").
+    if other
+        .specifier
+        .as_deref()
+        .is_some_and(|s| s.contains(['|', ';', '&']))
+    {
+        return false;
+    }
     let first = |r: &Rule| {
         r.specifier
             .as_deref()
             .and_then(|s| s.split_whitespace().next())
-            .map(|w| w.split([':', '*']).next().unwrap_or("").to_owned())
+            .map(|w| w.trim_end_matches(":*").to_owned())
     };
     match (first(allow), first(other)) {
-        (Some(a), Some(o)) => a == o || o.is_empty(),
+        (Some(a), Some(o)) => a == o || o.contains('*') || a.contains('*'),
         _ => true,
     }
 }

@@ -350,7 +350,10 @@ pub(super) fn read(
             reader.line()
         };
         match reader.call() {
-            Ok(Some(c)) => calls.push(c),
+            Ok(Some(c)) => {
+                calls.push(c);
+                super::count_rules(file, calls.len())?;
+            }
             Ok(None) => break,
             Err(why) => {
                 return Err(ImportError {

@@ -16,8 +16,8 @@
 use serde::Deserialize;
 
 use super::{
-    Command, Example, Format, ImportError, Placing, Proposed, Said, Source, folder_outcome,
-    shell_outcome,
+    Command, Example, Format, ImportError, MAX_EXAMPLES, MAX_EXAMPLES_PER_RULE, Placing, Proposed,
+    Said, Source, folder_outcome, shell_outcome,
 };
 use crate::tool::{ANY_AGENT_FILES, ANY_AGENT_SHELL};
 
@@ -86,10 +86,28 @@ pub(super) fn read(
             "a repository's rules serve its own calls: name the repository".into(),
         ));
     };
+    super::count_rules(file, parsed.rule.len())?;
+    let examples: usize = parsed
+        .rule
+        .iter()
+        .map(|r| r.get_ref().matches.len() + r.get_ref().not_match.len())
+        .sum();
+    if examples > MAX_EXAMPLES {
+        return Err(fail(
+            None,
+            format!("{examples} examples, more than a file gives (at most {MAX_EXAMPLES})"),
+        ));
+    }
     let mut proposed = Vec::new();
     for spanned in parsed.rule {
         let line = line_at(text, spanned.span().start);
         let e = spanned.into_inner();
+        if e.matches.len() + e.not_match.len() > MAX_EXAMPLES_PER_RULE {
+            return Err(fail(
+                Some(line),
+                format!("more than {MAX_EXAMPLES_PER_RULE} examples for one rule"),
+            ));
+        }
         let said = match e.decide {
             Decide::Approve => Said::Allow,
             Decide::Decline => Said::Deny,
@@ -108,7 +126,7 @@ pub(super) fn read(
                     Some(project),
                     reason,
                 );
-                (format!("command = {command:?}"), outcome)
+                (format!("command = \"{command}\""), outcome)
             }
             (None, Some(folder)) => {
                 let tool = e.tool.as_deref().unwrap_or(ANY_AGENT_FILES);
@@ -124,7 +142,7 @@ pub(super) fn read(
                     ))
                 };
                 let outcome = folder_outcome(&[tool], said, path, Some(project), reason);
-                (format!("folder = {folder:?}"), outcome)
+                (format!("folder = \"{folder}\""), outcome)
             }
             _ => {
                 return Err(fail(

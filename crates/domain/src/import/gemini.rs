@@ -98,6 +98,7 @@ pub(super) fn read(
         let line = e.span().map(|s| line_at(text, s.start));
         fail(line, format!("not a policy file: {}", e.message()))
     })?;
+    super::count_rules(file, parsed.rule.len())?;
     let project = placing.project.as_deref();
     let mut read: Vec<(u32, Entry, String)> = Vec::new();
     for spanned in parsed.rule {

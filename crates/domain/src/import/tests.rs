@@ -101,9 +101,7 @@ fn an_ask_or_an_unbrought_deny_inside_an_allow_refuses_the_allow() {
     );
     assert_eq!(
         kept(&p[6]),
-        [
-            "decline commands starting with `cargo build --release` (claude-code.Bash) from /home/me/app"
-        ]
+        ["decline commands starting with `cargo build --release` (claude-code.Bash) everywhere"]
     );
 }
 
@@ -167,7 +165,7 @@ fn denies_become_declines_and_asks_are_left() {
     assert!(matches!(p[0].outcome, Outcome::Left { .. }));
     assert_eq!(
         kept(&p[1]),
-        ["decline commands starting with `rm -rf` (claude-code.Bash) from /home/me/app"]
+        ["decline commands starting with `rm -rf` (claude-code.Bash) everywhere"]
     );
     // A glob's words, each found anywhere: wider than its source, which a decline may be.
     assert!(matches!(
@@ -176,7 +174,7 @@ fn denies_become_declines_and_asks_are_left() {
     ));
     assert_eq!(
         kept(&p[3]),
-        ["decline any claude-code.WebFetch call from /home/me/app"]
+        ["decline any claude-code.WebFetch call everywhere"]
     );
     assert!(matches!(p[4].outcome, Outcome::Left { .. }));
     assert_eq!(kept(&p[5]).len(), 3);
@@ -479,4 +477,37 @@ fn malformed_gemini_policies_name_their_line() {
     )
     .unwrap();
     assert!(refused(&p[0]).contains("regular expression"));
+}
+
+#[test]
+fn asks_and_denies_claude_code_applies_more_widely_carve_out_of_allows() {
+    // A tool-wide ask, a whole MCP server, a Read deny over an edit folder, a first word by a
+    // pattern: each takes calls out of the allow in Claude Code, and none comes along.
+    for (allow, other) in [
+        ("Bash(git status:*)", r#""ask": ["*"]"#),
+        ("mcp__github__create_issue", r#""deny": ["mcp__github"]"#),
+        ("mcp__github__create_issue", r#""ask": ["mcp__*"]"#),
+        ("Edit(src/**)", r#""deny": ["Read(src/secrets/**)"]"#),
+        ("Bash(git status:*)", r#""ask": ["Bash(gi*)"]"#),
+        ("Bash(git status:*)", r#""ask": ["Bash(g* status)"]"#),
+    ] {
+        let text = format!(r#"{{"permissions": {{"allow": ["{allow}"], {other}}}}}"#);
+        let p = claude(&text);
+        assert!(
+            matches!(p[0].outcome, Outcome::Refused { .. }),
+            "{allow} beside {other}: {:?}",
+            p[0].outcome
+        );
+    }
+    // A deny glob's words end before the first word a wildcard touches: `git re*` declines
+    // `git`, wider than its source, so the allow it would carve is declined with it.
+    let p = claude(r#"{"permissions": {"allow": ["Bash(git log:*)"], "deny": ["Bash(git re*)"]}}"#);
+    assert_eq!(
+        kept(&p[1]),
+        ["decline commands starting with `git` (claude-code.Bash) everywhere"]
+    );
+    // A pattern holding `|` never matches in Claude Code, which splits the command first.
+    let p =
+        claude(r#"{"permissions": {"allow": ["Bash(git log:*)"], "deny": ["Bash(*| bash*)"]}}"#);
+    assert_eq!(kept(&p[0]).len(), 1);
 }

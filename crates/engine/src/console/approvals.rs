@@ -887,48 +887,11 @@ impl Console {
 /// A submission checked, with its hidden-character count and its digest.
 /// What the console found on disk for a call: at a diff's paths, and the words of a command
 /// that go through a link.
-type Looked = (Vec<OnDiskFacts>, Vec<String>, Option<Repository>);
-
-/// A project's rules file as a call from it found it: its text, or why it could not be read
-/// (which no repository rule matches), and its digest.
-#[derive(Debug, Clone)]
-pub(crate) struct Repository {
-    pub text: Option<String>,
-    pub digest: String,
-}
-
-/// The rules file of `project`, when it keeps one.
-pub(crate) fn repository_of(project: Option<&str>) -> Option<Repository> {
-    use std::io::Read as _;
-    let project = project.filter(|p| p.starts_with('/'))?;
-    let path = std::path::Path::new(project).join(countersign_domain::import::REPOSITORY_RULES);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => {
-            return Some(Repository {
-                text: None,
-                digest: format!("unreadable: {e}"),
-            });
-        }
-    };
-    let limit = u64::try_from(countersign_domain::import::MAX_FILE_BYTES).unwrap_or(u64::MAX);
-    let mut text = String::new();
-    match file.take(limit + 1).read_to_string(&mut text) {
-        Ok(n) if u64::try_from(n).unwrap_or(u64::MAX) <= limit => Some(Repository {
-            digest: super::text_digest(&text),
-            text: Some(text),
-        }),
-        Ok(_) => Some(Repository {
-            text: None,
-            digest: "unreadable: too large".into(),
-        }),
-        Err(e) => Some(Repository {
-            text: None,
-            digest: format!("unreadable: {e}"),
-        }),
-    }
-}
+type Looked = (
+    Vec<OnDiskFacts>,
+    Vec<String>,
+    Option<crate::places::Repository>,
+);
 
 /// A submission checked, its hidden marks counted, its digest, and what is on disk at its
 /// paths (off the runtime: it reads files).
@@ -950,7 +913,7 @@ fn examine(s: Submission) -> Result<(Submission, u32, String, Looked), Error> {
     .map_err(encoding)?;
     let disk = crate::places::disk_facts(&s.call);
     let linked = crate::places::linked_words(&s.call, s.requester.cwd.as_deref());
-    let repository = repository_of(s.requester.cwd.as_deref());
+    let repository = crate::places::repository(s.requester.cwd.as_deref());
     Ok((s, hidden_marks, digest, (disk, linked, repository)))
 }
 

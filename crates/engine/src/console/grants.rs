@@ -1,5 +1,7 @@
 //! Grants and deny rules: the lists, a preview of what a scope would cover, revoking.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -186,11 +188,15 @@ impl Console {
             .collect();
         if !bound.is_empty() {
             let changed: Vec<usize> = tokio::task::spawn_blocking(move || {
+                // Each project's file read once, however many of its rules are listed.
+                let mut found: HashMap<Option<String>, Option<String>> = HashMap::new();
                 bound
                     .into_iter()
                     .filter(|(_, project, digest)| {
-                        super::approvals::repository_of(project.as_deref())
-                            .is_none_or(|r| r.digest != *digest)
+                        let now = found.entry(project.clone()).or_insert_with(|| {
+                            crate::places::repository(project.as_deref()).map(|r| r.digest)
+                        });
+                        now.as_deref() != Some(digest.as_str())
                     })
                     .map(|(i, _, _)| i)
                     .collect()

@@ -28,12 +28,48 @@ pub struct Taking {
     pub repository_approvals: bool,
 }
 
-/// SHA-256 of a rules file's text, as hex.
-pub fn text_digest(text: &str) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
+/// Each foreign rule beside what it would have decided among the last calls to its tools
+/// (`recent`), each call's command read once.
+fn scan(
+    proposed: Vec<Proposed>,
+    recent: &HashMap<ToolAddress, Vec<countersign_domain::approval::Approval>>,
+    protected: &[String],
+    now: i64,
+) -> Vec<ProposedRule> {
+    let segments: HashMap<&countersign_domain::ids::ApprovalId, Option<Vec<Vec<String>>>> = recent
+        .values()
+        .flatten()
+        .map(|a| (&a.id, command_segments(&a.call)))
+        .collect();
+    proposed
+        .into_iter()
+        .map(|p| {
+            let drafts = match &p.outcome {
+                Outcome::Kept { rules } => rules.clone(),
+                _ => Vec::new(),
+            };
+            let (mut covered, mut approved, mut scanned) = (0, 0, 0);
+            for d in &drafts {
+                let g = Grant::drafted(d, GrantId::generate(), now);
+                for a in recent.get(&d.tool).into_iter().flatten() {
+                    scanned += 1;
+                    let segs = segments.get(&a.id).and_then(Option::as_deref);
+                    let facts = CallFacts::new(a, segs).protecting(protected);
+                    if covers(&g, &facts, now).is_ok() {
+                        covered += 1;
+                        approved +=
+                            u32::from(a.status == countersign_domain::approval::Status::Approved);
+                    }
+                }
+            }
+            ProposedRule {
+                words: drafts.iter().map(import::Draft::words).collect(),
+                proposed: p,
+                covered,
+                approved,
+                scanned,
+            }
+        })
         .collect()
 }
 
@@ -138,13 +174,45 @@ impl Console {
         if requested_by.is_empty() || requested_by.len() > 200 {
             return Err(invalid("requested_by", "must be 1 to 200 bytes"));
         }
-        if let Some(p) = &placing.project
-            && !p.starts_with('/')
-        {
-            return Err(invalid("project", "must be a full path"));
+        for (field, value) in [("project", &placing.project), ("home", &placing.home)] {
+            if let Some(p) = value
+                && (!p.starts_with('/') || p.len() > 4_096)
+            {
+                return Err(invalid(field, "must be a full path of at most 4096 bytes"));
+            }
         }
-        let mut proposed = read_rules(format, file, text, placing).map_err(Error::Import)?;
-        let digest = text_digest(text);
+        // A repository's own file only: its rules are bound to the file its calls find, or they
+        // would be paused for ever.
+        if format == Format::Countersign
+            && placing
+                .project
+                .as_deref()
+                .map(|p| format!("{}/{}", p.trim_end_matches('/'), import::REPOSITORY_RULES))
+                != Some(file.to_owned())
+        {
+            return Err(invalid(
+                "file",
+                "a repository's rules are its own .countersign/rules.toml, for its own calls",
+            ));
+        }
+        {
+            let mut conn = self.inner.store.read().await?;
+            if imports::count_pending(&mut conn).await? >= MAX_PENDING {
+                return Err(invalid(
+                    "file",
+                    "50 proposals already wait for the person: answer those first",
+                ));
+            }
+        }
+        // Reading and checking a file of up to 1 MiB is work for a blocking thread.
+        let read = {
+            let (file, text, placing) = (file.to_owned(), text.to_owned(), placing.clone());
+            tokio::task::spawn_blocking(move || read_rules(format, &file, &text, &placing))
+                .await
+                .map_err(|e| Error::Internal(format!("reading a rules file: {e}")))?
+        };
+        let mut proposed = read.map_err(Error::Import)?;
+        let digest = crate::places::text_digest(text);
         // A repository's rules hold for this very file: any other pauses them.
         if format == Format::Countersign {
             for p in &mut proposed {
@@ -173,38 +241,10 @@ impl Console {
             }
         }
         drop(conn);
-        let rules: Vec<ProposedRule> = proposed
-            .into_iter()
-            .map(|p| {
-                let drafts = match &p.outcome {
-                    Outcome::Kept { rules } => rules.clone(),
-                    _ => Vec::new(),
-                };
-                let (mut covered, mut approved, mut scanned) = (0, 0, 0);
-                for d in &drafts {
-                    let g = Grant::drafted(d, GrantId::generate(), now);
-                    for a in recent.get(&d.tool).into_iter().flatten() {
-                        scanned += 1;
-                        let segs = command_segments(&a.call);
-                        let facts =
-                            CallFacts::new(a, segs.as_deref()).protecting(&self.inner.protected);
-                        if covers(&g, &facts, now).is_ok() {
-                            covered += 1;
-                            approved += u32::from(
-                                a.status == countersign_domain::approval::Status::Approved,
-                            );
-                        }
-                    }
-                }
-                ProposedRule {
-                    words: drafts.iter().map(import::Draft::words).collect(),
-                    proposed: p,
-                    covered,
-                    approved,
-                    scanned,
-                }
-            })
-            .collect();
+        let protected = self.inner.protected.clone();
+        let rules = tokio::task::spawn_blocking(move || scan(proposed, &recent, &protected, now))
+            .await
+            .map_err(|e| Error::Internal(format!("looking at the last calls: {e}")))?;
         let stored = imports::Stored {
             id: ImportId::generate(),
             format,
@@ -223,6 +263,13 @@ impl Console {
         };
         let mut tx = self.inner.store.write().await?;
         if format == Format::Countersign {
+            // Proposed already (a burst of calls found the same version): nothing more.
+            if imports::known(&mut tx, file, &stored.digest).await? {
+                return Err(invalid(
+                    "file",
+                    "this version of the file was proposed already",
+                ));
+            }
             imports::supersede(&mut tx, file, now).await?;
         }
         if imports::count_pending(&mut tx).await? >= MAX_PENDING {
@@ -305,11 +352,26 @@ impl Console {
     /// once per version of the file (whatever they answered before), never applied unseen.
     /// A file that cannot be read is logged and not proposed.
     pub(crate) async fn discover_repository(&self, project: &str, text: &str, digest: &str) {
-        let file = format!(
-            "{}/{}",
-            project.trim_end_matches('/'),
-            import::REPOSITORY_RULES
-        );
+        // A project named plainly only: `/p/`, `/p/.` or `/q/../p` would be the same file
+        // under other names, each proposed apart.
+        let plain = project.starts_with('/')
+            && !project.ends_with('/')
+            && !project.contains("//")
+            && project.split('/').all(|c| c != "." && c != "..");
+        if !plain {
+            return;
+        }
+        let file = format!("{project}/{}", import::REPOSITORY_RULES);
+        // Each version once since the console started, whatever came of it.
+        let first = self
+            .inner
+            .repositories_seen
+            .lock()
+            .map(|mut seen| seen.insert((file.clone(), digest.to_owned())))
+            .unwrap_or(false);
+        if !first {
+            return;
+        }
         let known = async {
             let mut conn = self.inner.store.read().await?;
             Ok::<_, Error>(imports::known(&mut conn, &file, digest).await?)
@@ -326,10 +388,7 @@ impl Console {
             project: Some(project.to_owned()),
             home: None,
         };
-        let requested_by = format!(
-            "the repository at {project} (its {})",
-            import::REPOSITORY_RULES
-        );
+        let requested_by = format!("the repository's own {}", import::REPOSITORY_RULES);
         if let Err(e) = self
             .propose_import(Format::Countersign, &file, text, &placing, &requested_by)
             .await
