@@ -33,7 +33,8 @@ pub enum RulesCommand {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// A rules file, or an agent's name for its own (`claude`: ~/.claude/settings.json,
-    /// `codex`: ~/.codex/rules/default.rules, `gemini`: ~/.gemini/policies/auto-saved.toml).
+    /// `codex`: ~/.codex/rules/default.rules, `gemini`: ~/.gemini/policies/auto-saved.toml,
+    /// `amp`: ~/.config/amp/settings.json, `cursor`: ~/.cursor/cli-config.json).
     source: String,
     /// The file's format; by default guessed from its name.
     #[arg(long, value_enum)]
@@ -56,6 +57,10 @@ enum FormatArg {
     Codex,
     /// Gemini CLI's policy files (TOML [[rule]] tables).
     Gemini,
+    /// Amp's amp.permissions in its settings.json.
+    Amp,
+    /// Cursor CLI's permissions (cli-config.json, a project's .cursor/cli.json).
+    Cursor,
     /// Countersign's own rules file, as a repository keeps it (.countersign/rules.toml).
     Countersign,
 }
@@ -98,7 +103,7 @@ pub async fn run(dir: &DataDir, cmd: RulesCommand) -> Result<ExitCode, CliError>
 fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>), CliError> {
     let home = dirs::home_dir();
     let (file, format) = match (a.source.as_str(), a.format) {
-        (agent @ ("claude" | "claude-code" | "codex" | "gemini"), None) => {
+        (agent @ ("claude" | "claude-code" | "codex" | "gemini" | "amp" | "cursor"), None) => {
             let Some(h) = &home else {
                 return Err(CliError::Usage(format!(
                     "no home folder to find {agent}'s rules in"
@@ -107,11 +112,15 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
             match agent {
                 "codex" => (h.join(".codex/rules/default.rules"), Format::Codex),
                 "gemini" => (h.join(".gemini/policies/auto-saved.toml"), Format::Gemini),
+                "amp" => (h.join(".config/amp/settings.json"), Format::Amp),
+                "cursor" => (h.join(".cursor/cli-config.json"), Format::Cursor),
                 _ => (h.join(".claude/settings.json"), Format::Claude),
             }
         }
         (path, Some(FormatArg::Codex)) => (std::path::PathBuf::from(path), Format::Codex),
         (path, Some(FormatArg::Gemini)) => (std::path::PathBuf::from(path), Format::Gemini),
+        (path, Some(FormatArg::Amp)) => (std::path::PathBuf::from(path), Format::Amp),
+        (path, Some(FormatArg::Cursor)) => (std::path::PathBuf::from(path), Format::Cursor),
         (path, Some(FormatArg::Claude)) => (std::path::PathBuf::from(path), Format::Claude),
         (path, Some(FormatArg::Countersign)) => {
             (std::path::PathBuf::from(path), Format::Countersign)
@@ -131,6 +140,19 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 (p, Format::Claude)
             } else if in_countersign && name == "rules.toml" {
                 (p, Format::Countersign)
+            } else if name == "cli-config.json"
+                || (name == "cli.json"
+                    && p.parent()
+                        .and_then(|d| d.file_name())
+                        .is_some_and(|d| d == ".cursor"))
+            {
+                (p, Format::Cursor)
+            } else if name == "settings.json"
+                && p.parent()
+                    .and_then(|d| d.file_name())
+                    .is_some_and(|d| d == ".amp" || d == "amp")
+            {
+                (p, Format::Amp)
             } else if name.ends_with(".rules") {
                 (p, Format::Codex)
             } else if name.ends_with(".toml")
@@ -141,7 +163,7 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 (p, Format::Gemini)
             } else {
                 return Err(CliError::Usage(format!(
-                    "cannot tell the format of {path}: give --format (claude, codex, gemini, countersign)"
+                    "cannot tell the format of {path}: give --format (claude, codex, gemini, amp, cursor, countersign)"
                 )));
             }
         }

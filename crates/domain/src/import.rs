@@ -7,9 +7,11 @@
 //! cannot express is left to the agent, which still applies it itself. Nothing here keeps
 //! anything: the console shows the proposal and the person confirms it.
 
+pub mod amp;
 pub mod claude;
 pub mod codex;
 pub mod countersign;
+pub mod cursor;
 pub mod gemini;
 
 use serde::{Deserialize, Serialize};
@@ -53,6 +55,10 @@ pub enum Format {
     Codex,
     /// Gemini CLI's policy files (TOML `[[rule]]` tables).
     Gemini,
+    /// Amp's `amp.permissions` in its settings.
+    Amp,
+    /// Cursor CLI's `permissions` in `cli-config.json` or a project's `.cursor/cli.json`.
+    Cursor,
     /// Countersign's own rules file, as a repository keeps it: [`REPOSITORY_RULES`].
     Countersign,
 }
@@ -67,6 +73,8 @@ impl Format {
             Format::Claude => "Claude Code",
             Format::Codex => "Codex",
             Format::Gemini => "Gemini CLI",
+            Format::Amp => "Amp",
+            Format::Cursor => "Cursor CLI",
             Format::Countersign => "This repository",
         }
     }
@@ -203,13 +211,17 @@ pub struct Placing {
 /// every project.
 pub fn project_of(file: &str, format: Format, home: Option<&str>) -> Option<String> {
     let path = std::path::Path::new(file);
+    let named = |d: &&std::path::Path, name: &str| d.file_name().is_some_and(|n| n == name);
     let folder = match format {
-        Format::Claude => path.parent().filter(|d| d.ends_with(".claude")),
-        Format::Countersign => path.parent().filter(|d| d.ends_with(".countersign")),
+        Format::Claude => path.parent().filter(|d| named(d, ".claude")),
+        Format::Countersign => path.parent().filter(|d| named(d, ".countersign")),
         Format::Codex => path
             .parent()
-            .filter(|d| d.ends_with(".codex/rules"))
-            .and_then(std::path::Path::parent),
+            .filter(|d| named(d, "rules"))
+            .and_then(std::path::Path::parent)
+            .filter(|d| named(d, ".codex")),
+        Format::Cursor => path.parent().filter(|d| named(d, ".cursor")),
+        Format::Amp => path.parent().filter(|d| named(d, ".amp")),
         Format::Gemini => None,
     }?;
     folder
@@ -245,6 +257,8 @@ pub fn read(
         Format::Claude => claude::read(file, text, placing)?,
         Format::Codex => codex::read(file, text, placing)?,
         Format::Gemini => gemini::read(file, text, placing)?,
+        Format::Amp => amp::read(file, text, placing)?,
+        Format::Cursor => cursor::read(file, text, placing)?,
         Format::Countersign => countersign::read(file, text, placing)?,
     };
     if proposed.len() > MAX_RULES {
@@ -314,6 +328,42 @@ pub(crate) fn line_of(text: &str, needle: &str, from: &mut usize) -> u32 {
     }
 }
 
+/// The same rule (`effect`, `reach`, where, why) for each of `tools`.
+pub(crate) fn kept(
+    tools: &[&str],
+    effect: Effect,
+    reach: &Reach,
+    project: Option<&str>,
+    reason: Option<&str>,
+) -> Outcome {
+    Outcome::Kept {
+        rules: tools
+            .iter()
+            .filter_map(|t| ToolAddress::from_canonical(t).ok())
+            .map(|tool| Draft {
+                tool,
+                effect,
+                reach: reach.clone(),
+                project: project.map(str::to_owned),
+                reason: reason.map(str::to_owned),
+            })
+            .collect(),
+    }
+}
+
+/// The line of byte `at` in `text`.
+pub(crate) fn line_at(text: &str, at: usize) -> u32 {
+    let at = at.min(text.len());
+    u32::try_from(
+        text.as_bytes()[..at]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1,
+    )
+    .unwrap_or(u32::MAX)
+}
+
 /// What a foreign shell rule names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -338,20 +388,8 @@ pub(crate) fn shell_outcome(
     project: Option<&str>,
     reason: Option<&str>,
 ) -> Outcome {
-    let drafts = |effect: Effect, words: Vec<String>| Outcome::Kept {
-        rules: tools
-            .iter()
-            .filter_map(|t| ToolAddress::from_canonical(t).ok())
-            .map(|tool| Draft {
-                tool,
-                effect,
-                reach: Reach::Command {
-                    words: words.clone(),
-                },
-                project: project.map(str::to_owned),
-                reason: reason.map(str::to_owned),
-            })
-            .collect(),
+    let drafts = |effect: Effect, words: Vec<String>| {
+        kept(tools, effect, &Reach::Command { words }, project, reason)
     };
     let words_of = |line: &str| -> Result<Vec<String>, String> {
         let segs = segments(line).map_err(|e| format!("its command {e}"))?;
@@ -390,19 +428,7 @@ pub(crate) fn shell_outcome(
             },
             Err(why) => Outcome::Refused { why },
         },
-        (Said::Deny, Command::Any) => Outcome::Kept {
-            rules: tools
-                .iter()
-                .filter_map(|t| ToolAddress::from_canonical(t).ok())
-                .map(|tool| Draft {
-                    tool,
-                    effect: Effect::Deny,
-                    reach: Reach::Any,
-                    project: project.map(str::to_owned),
-                    reason: reason.map(str::to_owned),
-                })
-                .collect(),
-        },
+        (Said::Deny, Command::Any) => kept(tools, Effect::Deny, &Reach::Any, project, reason),
         (Said::Deny, Command::Exact(line) | Command::Prefix(line)) => match words_of(line) {
             Ok(words) => drafts(Effect::Deny, words),
             Err(why) => Outcome::Left {
@@ -490,21 +516,10 @@ pub(crate) fn folder_outcome(
     } else {
         Effect::Deny
     };
-    Outcome::Kept {
-        rules: tools
-            .iter()
-            .filter_map(|t| ToolAddress::from_canonical(t).ok())
-            .map(|tool| Draft {
-                tool,
-                effect,
-                reach: Reach::Path {
-                    prefix: trimmed.to_owned(),
-                },
-                project: project.map(str::to_owned),
-                reason: reason.map(str::to_owned),
-            })
-            .collect(),
-    }
+    let reach = Reach::Path {
+        prefix: trimmed.to_owned(),
+    };
+    kept(tools, effect, &reach, project, reason)
 }
 
 #[cfg(test)]

@@ -34,7 +34,10 @@ async fn a_grant_then_revoke() {
     assert_eq!(decided["digest"], first["digest"]);
     app.el("[data-testid=empty-inbox]").await;
     // The empty inbox's "try it" names the CLI that sits beside the app, runnable as shown.
-    let try_it = app.text("[data-testid=try-it]").await;
+    // The command is filled in once the window has read its settings.
+    let try_it = app
+        .text_contains("[data-testid=try-it]", &crate::app::cli_bin())
+        .await;
     assert!(try_it.starts_with(&crate::app::cli_bin()), "{try_it}");
 
     let (code, second) = app.submit(&call).await;

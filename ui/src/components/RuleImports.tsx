@@ -13,6 +13,8 @@ const FILES: Record<Format, { agent: string; path: string }> = {
   claude: { agent: "Claude Code", path: "~/.claude/settings.json" },
   codex: { agent: "Codex", path: "~/.codex/rules/default.rules" },
   gemini: { agent: "Gemini CLI", path: "~/.gemini/policies/auto-saved.toml" },
+  amp: { agent: "Amp", path: "~/.config/amp/settings.json" },
+  cursor: { agent: "Cursor CLI", path: "~/.cursor/cli-config.json" },
   countersign: { agent: "A repository's .countersign/rules.toml", path: "~/app/.countersign/rules.toml" },
 };
 
@@ -29,7 +31,7 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
     return (
       <p className="import-open">
         <button onClick={() => setOpen(true)} data-testid="import-open">Import rules…</button>{" "}
-        <span className="muted">the rules you already keep for an agent (Claude Code, Codex, Gemini CLI)</span>
+        <span className="muted">the rules you already keep for an agent (Claude Code, Codex, Gemini CLI, Amp, Cursor CLI)</span>
       </p>
     );
   }
@@ -65,7 +67,7 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
           autoFocus placeholder={FILES[format].path} />
       </label>
       <label className="field">Project its rules serve <span className="muted">(empty: the project whose
-        <code>.claude</code>, <code>.codex/rules</code> or <code>.countersign</code> holds the file, or every project)</span>
+        <code>.claude</code>, <code>.codex/rules</code>, <code>.amp</code>, <code>.cursor</code> or <code>.countersign</code> holds the file, or every project)</span>
         <input className="mono" value={project} onChange={(e) => setProject(e.target.value)} data-testid="import-project"
           placeholder="/home/me/app" />
       </label>

@@ -270,19 +270,13 @@ fn outcome(rule: &Rule, said: Said, placing: &Placing) -> Outcome {
                     .into(),
             },
             Said::Ask | Said::Other => Outcome::Left { why: ASKS.into() },
-            Said::Deny => Outcome::Kept {
-                rules: tools_of(&rule.tool)
-                    .iter()
-                    .filter_map(|t| ToolAddress::from_canonical(t).ok())
-                    .map(|tool| Draft {
-                        tool,
-                        effect: Effect::Deny,
-                        reach: Reach::Any,
-                        project: project.map(str::to_owned),
-                        reason: None,
-                    })
-                    .collect(),
-            },
+            Said::Deny => super::kept(
+                tools_of(&rule.tool),
+                Effect::Deny,
+                &Reach::Any,
+                project,
+                None,
+            ),
         },
         // Claude Code consults path rules of Edit only (and Read): a Write or MultiEdit path
         // rule allows and denies nothing (CC-perm, "Read and Edit").

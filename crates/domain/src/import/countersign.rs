@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::{
     Command, Example, Format, ImportError, MAX_EXAMPLES, MAX_EXAMPLES_PER_RULE, Placing, Proposed,
-    Said, Source, folder_outcome, shell_outcome,
+    Said, Source, folder_outcome, line_at, shell_outcome,
 };
 use crate::tool::{ANY_AGENT_FILES, ANY_AGENT_SHELL};
 
@@ -51,19 +51,6 @@ struct Entry {
 enum Decide {
     Approve,
     Decline,
-}
-
-/// The line of byte `at` in `text`.
-fn line_at(text: &str, at: usize) -> u32 {
-    let at = at.min(text.len());
-    u32::try_from(
-        text.as_bytes()[..at]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1,
-    )
-    .unwrap_or(u32::MAX)
 }
 
 pub(super) fn read(

@@ -11,7 +11,7 @@
 use serde::Deserialize;
 
 use super::{
-    Command, Format, ImportError, Outcome, Placing, Proposed, Said, Source, shell_outcome,
+    Command, Format, ImportError, Outcome, Placing, Proposed, Said, Source, line_at, shell_outcome,
 };
 
 #[derive(Deserialize)]
@@ -71,18 +71,6 @@ enum Decision {
 /// Gemini CLI's tools that write files: an allow on every call of one would approve writing
 /// any file.
 const WRITE_TOOLS: &[&str] = &["write_file", "replace"];
-
-fn line_at(text: &str, at: usize) -> u32 {
-    let at = at.min(text.len());
-    u32::try_from(
-        text.as_bytes()[..at]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1,
-    )
-    .unwrap_or(u32::MAX)
-}
 
 pub(super) fn read(
     file: &str,

@@ -511,3 +511,125 @@ fn asks_and_denies_claude_code_applies_more_widely_carve_out_of_allows() {
         claude(r#"{"permissions": {"allow": ["Bash(git log:*)"], "deny": ["Bash(*| bash*)"]}}"#);
     assert_eq!(kept(&p[0]).len(), 1);
 }
+
+#[test]
+fn amps_permissions_are_read_first_match_first() {
+    let file = "/home/me/.config/amp/settings.json";
+    let p = read(
+        Format::Amp,
+        file,
+        &fixture("amp/manual.json"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        ["refused", "refused", "kept", "kept", "left"],
+        "{p:#?}"
+    );
+    assert!(refused(&p[0]).contains("regular expression"));
+    assert!(refused(&p[1]).contains("subagents"));
+    assert_eq!(
+        kept(&p[2]),
+        [
+            "decline commands starting with `rm -rf` (amp.Bash) everywhere",
+            "decline commands starting with `find` (amp.Bash) everywhere",
+            "decline commands starting with `git commit` (amp.Bash) everywhere"
+        ]
+    );
+    let Outcome::Kept { rules } = &p[3].outcome else {
+        unreachable!()
+    };
+    assert!(
+        rules[0]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("Do not use git checkout"))
+    );
+    assert_eq!(p[4].said, Said::Other);
+    assert_eq!(p[4].source.line, 26);
+
+    // An allow after an ask about the same program: the ask wins in Amp.
+    let p = read(
+        Format::Amp,
+        file,
+        r#"{"amp.permissions": [
+            {"tool": "Bash", "matches": {"cmd": "git push *"}, "action": "ask"},
+            {"tool": "Bash", "matches": {"cmd": "git log *"}, "action": "allow"},
+            {"tool": "Bash", "matches": {"cmd": "cargo test *"}, "action": "allow"}
+        ]}"#,
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(kinds(&p), ["left", "refused", "kept"], "{p:#?}");
+    let e = read(
+        Format::Amp,
+        file,
+        r#"{"amp.permissions": [{"tool": "Bash", "action": "yes"}]}"#,
+        &everywhere(),
+    )
+    .unwrap_err();
+    assert!(e.why.contains("action"), "{e}");
+    let e = read(
+        Format::Amp,
+        file,
+        r#"{"amp.permissions": [{"tool": "Bash", "action": "allow", "when": 1}]}"#,
+        &everywhere(),
+    )
+    .unwrap_err();
+    assert!(e.why.contains("when"), "{e}");
+}
+
+#[test]
+fn cursors_permissions_are_read_by_first_word() {
+    let file = "/home/me/.cursor/cli-config.json";
+    let p = read(
+        Format::Cursor,
+        file,
+        &fixture("cursor/configuration.json"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        [
+            "kept", "refused", "refused", "refused", "refused", "refused", "refused", "kept",
+            "left", "left", "left"
+        ],
+        "{p:#?}"
+    );
+    assert_eq!(
+        kept(&p[0]),
+        ["approve commands starting with `ls` (cursor.shell) everywhere"]
+    );
+    // `Shell(git)` is every git command: no prefix the chooser would make.
+    assert!(refused(&p[1]).contains("git"), "{}", refused(&p[1]));
+    assert_eq!(p[7].source.line, 13);
+    let p = read(
+        Format::Cursor,
+        file,
+        &fixture("cursor/cli-config.json"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(kinds(&p), ["kept", "kept", "kept"]);
+    let e = read(
+        Format::Cursor,
+        file,
+        r#"{"permissions": {"allow": ["Shell ls"]}}"#,
+        &everywhere(),
+    )
+    .unwrap_err();
+    assert!(e.why.contains("Kind(argument)"), "{e}");
+    // The project's own file serves the project.
+    assert_eq!(
+        project_of(
+            "/home/me/app/.cursor/cli.json",
+            Format::Cursor,
+            Some("/home/me")
+        )
+        .as_deref(),
+        Some("/home/me/app")
+    );
+    assert_eq!(project_of(file, Format::Cursor, Some("/home/me")), None);
+}

@@ -251,38 +251,26 @@ async fn insert_all(
         grants::candidates_after(&mut tx, lead, &lookups, now).await?
     };
 
-    // Which grant decides which submission; how often each grant was used, and when last.
-    let matched: Vec<Option<Grant>> = (0..approvals.len())
+    // Which grant decides which submission (how often each grant was used, and when last,
+    // follows), and what a watching rule would have done, kept on the call for History.
+    let (matched, watched): (Vec<Option<Grant>>, Vec<Option<Watched>>) = (0..approvals.len())
         .map(|i| {
             let a = &approvals[i];
+            if refused[i] {
+                return (None, None);
+            }
             let facts = CallFacts::new(a, segments[i].as_deref())
                 .protecting(&news[i].protected)
                 .on_disk(&news[i].disk)
                 .linked(&news[i].linked)
                 .repository(news[i].repository.as_deref());
-            (!refused[i])
-                .then(|| deciding(&live, &facts, a.created_at).cloned())
-                .flatten()
+            let watched = watching(&live, &facts, a.created_at).map(|g| Watched {
+                grant: g.id.clone(),
+                effect: g.effect,
+            });
+            (deciding(&live, &facts, a.created_at).cloned(), watched)
         })
-        .collect();
-    // What a watching rule would have done, kept on the call for History.
-    let watched: Vec<Option<Watched>> = (0..approvals.len())
-        .map(|i| {
-            let a = &approvals[i];
-            let facts = CallFacts::new(a, segments[i].as_deref())
-                .protecting(&news[i].protected)
-                .on_disk(&news[i].disk)
-                .linked(&news[i].linked)
-                .repository(news[i].repository.as_deref());
-            (!refused[i])
-                .then(|| watching(&live, &facts, a.created_at))
-                .flatten()
-                .map(|g| Watched {
-                    grant: g.id.clone(),
-                    effect: g.effect,
-                })
-        })
-        .collect();
+        .unzip();
     for (a, w) in approvals.iter_mut().zip(watched) {
         a.watched = w;
     }
