@@ -351,6 +351,63 @@ pub(crate) fn kept(
     }
 }
 
+/// A JSON settings file, read: one that does not parse is an error naming its line.
+pub(crate) fn json_file(file: &str, text: &str) -> Result<serde_json::Value, ImportError> {
+    serde_json::from_str(text).map_err(|e| ImportError {
+        file: file.to_owned(),
+        line: u32::try_from(e.line()).ok().filter(|l| *l > 0),
+        why: format!("not JSON: {e}"),
+    })
+}
+
+/// The rule strings of the lists `keys` of `permissions` (`allow`, `deny`…), in the order
+/// written, each with its line and what its list says; counted before any is read.
+pub(crate) fn string_lists(
+    file: &str,
+    text: &str,
+    permissions: &serde_json::Map<String, serde_json::Value>,
+    keys: &[(&str, Said)],
+) -> Result<Vec<(u32, Said, String)>, ImportError> {
+    use serde_json::Value;
+    count_rules(
+        file,
+        keys.iter()
+            .filter_map(|(k, _)| permissions.get(*k).and_then(Value::as_array))
+            .map(Vec::len)
+            .sum(),
+    )?;
+    let fail = |line: u32, why: String| ImportError {
+        file: file.to_owned(),
+        line: Some(line),
+        why,
+    };
+    let mut out = Vec::new();
+    for (key, said) in keys {
+        let Some(list) = permissions.get(*key) else {
+            continue;
+        };
+        let list_line = line_of(text, &format!("\"{key}\""), &mut 0);
+        let Value::Array(list) = list else {
+            return Err(fail(
+                list_line,
+                format!("`permissions.{key}` is not a list"),
+            ));
+        };
+        let mut from = text.find(&format!("\"{key}\"")).unwrap_or(0);
+        for rule in list {
+            let Value::String(rule) = rule else {
+                return Err(fail(
+                    list_line,
+                    format!("`permissions.{key}` holds {rule}, which is not a rule string"),
+                ));
+            };
+            let quoted = serde_json::to_string(rule).unwrap_or_default();
+            out.push((line_of(text, &quoted, &mut from), *said, rule.clone()));
+        }
+    }
+    Ok(out)
+}
+
 /// The line of byte `at` in `text`.
 pub(crate) fn line_at(text: &str, at: usize) -> u32 {
     let at = at.min(text.len());

@@ -36,12 +36,7 @@ pub(super) fn read(
         line,
         why,
     };
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        fail(
-            u32::try_from(e.line()).ok().filter(|l| *l > 0),
-            format!("not JSON: {e}"),
-        )
-    })?;
+    let root = super::json_file(file, text)?;
     let Some(list) = root.get("amp.permissions") else {
         return Ok(Vec::new());
     };

@@ -45,12 +45,7 @@ pub(super) fn read(
         line,
         why,
     };
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        fail(
-            u32::try_from(e.line()).ok().filter(|l| *l > 0),
-            format!("not JSON: {e}"),
-        )
-    })?;
+    let root = super::json_file(file, text)?;
     let Value::Object(root) = root else {
         return Err(fail(Some(1), "a settings file is a JSON object".into()));
     };
@@ -75,54 +70,30 @@ pub(super) fn read(
             ));
         }
     }
-    super::count_rules(
+    let mut proposed: Vec<Proposed> = super::string_lists(
         file,
-        ["allow", "ask", "deny"]
-            .iter()
-            .filter_map(|k| permissions.get(*k).and_then(Value::as_array))
-            .map(Vec::len)
-            .sum(),
-    )?;
-    let mut proposed = Vec::new();
-    for (key, said) in [
-        ("allow", Said::Allow),
-        ("ask", Said::Ask),
-        ("deny", Said::Deny),
-    ] {
-        let Some(list) = permissions.get(key) else {
-            continue;
-        };
-        let list_line = line_of_key(key);
-        let Value::Array(list) = list else {
-            return Err(fail(
-                Some(list_line),
-                format!("`permissions.{key}` is not a list"),
-            ));
-        };
-        let mut from = text.find(&format!("\"{key}\"")).unwrap_or(0);
-        for rule in list {
-            let Value::String(rule) = rule else {
-                return Err(fail(
-                    Some(list_line),
-                    format!("`permissions.{key}` holds {rule}, which is not a rule string"),
-                ));
-            };
-            let quoted = serde_json::to_string(rule).unwrap_or_default();
-            let line = line_of(text, &quoted, &mut from);
-            proposed.push(Proposed {
-                source: Source {
-                    format: Format::Claude,
-                    file: file.to_owned(),
-                    line,
-                    text: rule.clone(),
-                    digest: None,
-                },
-                said,
-                outcome: Outcome::Left { why: ASKS.into() },
-                examples: Vec::new(),
-            });
-        }
-    }
+        text,
+        permissions,
+        &[
+            ("allow", Said::Allow),
+            ("ask", Said::Ask),
+            ("deny", Said::Deny),
+        ],
+    )?
+    .into_iter()
+    .map(|(line, said, rule)| Proposed {
+        source: Source {
+            format: Format::Claude,
+            file: file.to_owned(),
+            line,
+            text: rule,
+            digest: None,
+        },
+        said,
+        outcome: Outcome::Left { why: ASKS.into() },
+        examples: Vec::new(),
+    })
+    .collect();
     // Each rule's outcome, once every rule is known: an allow that an ask or a deny carves
     // something out of, which Countersign does not bring along, would reach further.
     let carving: Vec<(Said, Rule, bool)> = proposed

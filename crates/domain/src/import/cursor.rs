@@ -19,12 +19,7 @@ pub(super) fn read(
         line,
         why,
     };
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        fail(
-            u32::try_from(e.line()).ok().filter(|l| *l > 0),
-            format!("not JSON: {e}"),
-        )
-    })?;
+    let root = super::json_file(file, text)?;
     let Some(permissions) = root.get("permissions") else {
         return Ok(Vec::new());
     };
@@ -41,44 +36,20 @@ pub(super) fn read(
             format!("`permissions.{k}` is not a key Cursor documents (allow, deny)"),
         ));
     }
-    super::count_rules(
-        file,
-        ["allow", "deny"]
-            .iter()
-            .filter_map(|k| permissions.get(*k).and_then(Value::as_array))
-            .map(Vec::len)
-            .sum(),
-    )?;
     let mut read = Vec::new();
-    for (key, said) in [("allow", Said::Allow), ("deny", Said::Deny)] {
-        let Some(list) = permissions.get(key) else {
-            continue;
-        };
-        let list_line = line_of_key(key);
-        let Value::Array(list) = list else {
+    for (line, said, entry) in super::string_lists(
+        file,
+        text,
+        permissions,
+        &[("allow", Said::Allow), ("deny", Said::Deny)],
+    )? {
+        let Some((kind, arg)) = entry.strip_suffix(')').and_then(|e| e.split_once('(')) else {
             return Err(fail(
-                Some(list_line),
-                format!("`permissions.{key}` is not a list"),
+                Some(line),
+                format!("{entry:?} is not Kind(argument), as Cursor writes permissions"),
             ));
         };
-        let mut from = text.find(&format!("\"{key}\"")).unwrap_or(0);
-        for entry in list {
-            let Value::String(entry) = entry else {
-                return Err(fail(
-                    Some(list_line),
-                    format!("`permissions.{key}` holds {entry}, which is not a permission"),
-                ));
-            };
-            let quoted = serde_json::to_string(entry).unwrap_or_default();
-            let line = line_of(text, &quoted, &mut from);
-            let Some((kind, arg)) = entry.strip_suffix(')').and_then(|e| e.split_once('(')) else {
-                return Err(fail(
-                    Some(line),
-                    format!("{entry:?} is not Kind(argument), as Cursor writes permissions"),
-                ));
-            };
-            read.push((line, entry.clone(), said, kind.to_owned(), arg.to_owned()));
-        }
+        read.push((line, entry.clone(), said, kind.to_owned(), arg.to_owned()));
     }
     let project = placing.project.as_deref();
     // Denies Countersign cannot bring along, by kind: an allow of that kind beside one would
