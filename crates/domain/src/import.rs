@@ -360,6 +360,20 @@ pub(crate) fn json_file(file: &str, text: &str) -> Result<serde_json::Value, Imp
     })
 }
 
+/// A TOML file of `what` (a rules file, a policy file), read into `T`: one that does not parse
+/// is an error naming its line.
+pub(crate) fn toml_file<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    what: &str,
+) -> Result<T, ImportError> {
+    toml::from_str(text).map_err(|e| ImportError {
+        file: file.to_owned(),
+        line: e.span().map(|s| line_at(text, s.start)),
+        why: format!("not {what}: {}", e.message()),
+    })
+}
+
 /// The rule strings of the lists `keys` of `permissions` (`allow`, `deny`…), in the order
 /// written, each with its line and what its list says; counted before any is read.
 pub(crate) fn string_lists(

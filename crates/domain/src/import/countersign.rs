@@ -63,10 +63,7 @@ pub(super) fn read(
         line,
         why,
     };
-    let parsed: File = toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| line_at(text, s.start));
-        fail(line, format!("not a rules file: {}", e.message()))
-    })?;
+    let parsed: File = super::toml_file(file, text, "a rules file")?;
     let Some(project) = placing.project.as_deref() else {
         return Err(fail(
             None,

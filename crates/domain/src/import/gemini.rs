@@ -82,10 +82,7 @@ pub(super) fn read(
         line,
         why,
     };
-    let parsed: File = toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| line_at(text, s.start));
-        fail(line, format!("not a policy file: {}", e.message()))
-    })?;
+    let parsed: File = super::toml_file(file, text, "a policy file")?;
     super::count_rules(file, parsed.rule.len())?;
     let project = placing.project.as_deref();
     let mut read: Vec<(u32, Entry, String)> = Vec::new();
