@@ -17,18 +17,18 @@ fn call(tool: &str, agent: &str, project: &str, command: &str) -> serde_json::Va
     })
 }
 
-/// How many cards History lists now, once it has read them.
-async fn listed(app: &App) -> u64 {
-    app.el("[data-testid=history-list]").await;
+/// How many cards History lists now, or `None` while the list is not on screen (it is
+/// replaced while a filter is read, so it is looked up and counted in one script).
+async fn listed(app: &App) -> Option<u64> {
     app.client
         .execute(
-            "return document.querySelector('[data-testid=history-list]').dataset.count|0;",
+            "const l = document.querySelector('[data-testid=history-list]'); \
+             return l ? (l.dataset.count|0) : null;",
             vec![],
         )
         .await
         .unwrap()
         .as_u64()
-        .unwrap()
 }
 
 /// Waits until History lists `n` calls and says `words` above them.
@@ -40,9 +40,7 @@ async fn shows(app: &App, n: u64, words: &str) {
         } else {
             String::new()
         };
-        if app.present("[data-testid=history-list]").await
-            && listed(app).await == n
-            && summary.contains(words)
+        if listed(app).await == Some(n) && summary.contains(words)
         {
             return;
         }
