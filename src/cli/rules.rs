@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::CliError;
 use super::client::Client;
+use countersign_domain::export::{Export, Target};
 use countersign_domain::grant::{RuleOutcome, Verdict};
 use countersign_domain::import::{Format, Outcome, Placing, Said};
 use countersign_engine::check::{CallToCheck, check_database};
@@ -28,6 +29,65 @@ pub enum RulesCommand {
     /// proposal in Countersign's window (Grants). Nothing is made before you do. Exit status:
     /// 0 taken, 3 declined, 2 usage or a file that cannot be read, 1 other errors.
     Import(ImportArgs),
+    /// Write your rules in an agent's own format, so the agent applies them itself: declines
+    /// as the agent's nearest deny, approvals only as exact commands where the agent matches
+    /// the whole command (every agent's prefix or folder rule allows more than Countersign's).
+    /// The file goes to standard output (or --out); what was written and what was left out,
+    /// with why, to standard error. Nothing is changed. Exit status: 0 written, 2 usage, 1
+    /// other errors.
+    Export(ExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The agent whose format to write.
+    #[arg(long, value_enum)]
+    to: TargetArg,
+    /// Also the rules that hold in this project only (and exact approvals of commands run
+    /// there), for the project's own file; by default only the rules that hold everywhere.
+    #[arg(long)]
+    project: Option<String>,
+    /// Write the file here (a new file; an existing one is never overwritten).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Print the export as JSON: the file's text, each rule written and each left out.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum TargetArg {
+    /// Claude Code's settings.json `permissions` (deny rules).
+    Claude,
+    /// Codex's .rules file (prefix_rule, forbidden, with match/not_match examples).
+    Codex,
+    /// Gemini CLI's policy TOML (priority 999 deny rules).
+    Gemini,
+    /// OpenCode's opencode.json `permission` (its first format; the last match wins).
+    Opencode,
+    /// OpenCode's opencode.jsonc `permissions` array (its second format).
+    OpencodeV2,
+    /// Amp's amp.permissions (the first match wins).
+    Amp,
+    /// Cursor CLI's cli-config.json `permissions` (one-word Shell denies).
+    Cursor,
+    /// Copilot CLI's --deny-tool flags, in a script that starts it.
+    Copilot,
+}
+
+impl From<TargetArg> for Target {
+    fn from(t: TargetArg) -> Target {
+        match t {
+            TargetArg::Claude => Target::Claude,
+            TargetArg::Codex => Target::Codex,
+            TargetArg::Gemini => Target::Gemini,
+            TargetArg::Opencode => Target::Opencode,
+            TargetArg::OpencodeV2 => Target::OpencodeV2,
+            TargetArg::Amp => Target::Amp,
+            TargetArg::Cursor => Target::Cursor,
+            TargetArg::Copilot => Target::Copilot,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -96,6 +156,7 @@ pub async fn run(dir: &DataDir, cmd: RulesCommand) -> Result<ExitCode, CliError>
     match cmd {
         RulesCommand::Check(a) => check(dir, a).await,
         RulesCommand::Import(a) => import(dir, a).await,
+        RulesCommand::Export(a) => export(dir, a).await,
     }
 }
 
@@ -388,4 +449,106 @@ fn said(v: &Verdict, given: bool) -> String {
         }
     }
     out
+}
+
+async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
+    let project = match &a.project {
+        Some(p) if p.starts_with('/') => Some(p.trim_end_matches('/').to_owned()),
+        Some(p) => {
+            return Err(CliError::Usage(format!(
+                "--project {p}: name the project by its full path"
+            )));
+        }
+        None => None,
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let protected = places::protected(Some(dir.root()));
+    let out = countersign_engine::rules_export::export_database(
+        &dir.db_path(),
+        a.to.into(),
+        project.as_deref(),
+        &protected,
+        now,
+    )
+    .await
+    .map_err(|e| CliError::Io {
+        what: "reading the rules".into(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let text = if a.json {
+        let mut j = serde_json::to_string_pretty(&out).map_err(|e| CliError::Io {
+            what: "the export".into(),
+            source: std::io::Error::other(e),
+        })?;
+        j.push('\n');
+        j
+    } else {
+        out.text.clone()
+    };
+    match &a.out {
+        Some(path) => {
+            use std::io::Write as _;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(|source| CliError::Io {
+                    what: format!(
+                        "cannot write {} (an existing file is never overwritten)",
+                        path.display()
+                    ),
+                    source,
+                })?;
+            f.write_all(text.as_bytes())
+                .map_err(|source| CliError::Io {
+                    what: format!("cannot write {}", path.display()),
+                    source,
+                })?;
+        }
+        None => print!("{text}"),
+    }
+    if !a.json {
+        eprint!("{}", export_in_words(&out, a.out.as_deref()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What an export wrote and left out, as a person reads it.
+fn export_in_words(e: &Export, out: Option<&std::path::Path>) -> String {
+    let mut s = format!(
+        "{} written for {}{}; it goes in {}.\n",
+        plural(e.written.len(), "rule", "rules"),
+        e.agent,
+        out.map(|p| format!(" to {}", p.display()))
+            .unwrap_or_default(),
+        e.place
+    );
+    for w in &e.written {
+        s.push_str(&format!("  written: {}\n", w.words));
+        if let Some(n) = &w.note {
+            s.push_str(&format!("           {n}\n"));
+        }
+    }
+    if !e.left.is_empty() {
+        s.push_str(&format!(
+            "{} left out:\n",
+            plural(e.left.len(), "rule", "rules")
+        ));
+        for l in &e.left {
+            s.push_str(&format!("  left out: {}\n            {}\n", l.words, l.why));
+        }
+    }
+    if e.elsewhere > 0 {
+        s.push_str(&format!(
+            "{} about other agents' tools not written.\n",
+            plural(
+                usize::try_from(e.elsewhere).unwrap_or(usize::MAX),
+                "rule",
+                "rules"
+            )
+        ));
+    }
+    s
 }

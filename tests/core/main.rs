@@ -39,6 +39,7 @@ mod render_check;
 mod reports;
 mod restart;
 mod rules;
+mod rules_export;
 mod runs;
 mod store;
 mod support;

@@ -272,6 +272,15 @@ pub fn read(
     }
     let mut proposed = proposed;
     for p in &mut proposed {
+        // One foreign rule that says the same thing twice (`["find", "find *"]`) makes one rule.
+        if let Outcome::Kept { rules } = &mut p.outcome {
+            let mut seen: Vec<Draft> = Vec::new();
+            rules.retain(|d| {
+                let first = !seen.contains(d);
+                seen.push(d.clone());
+                first
+            });
+        }
         // A decline holds wherever the call says it runs (a call cannot escape one by naming
         // another project); only a repository's rules keep to their project.
         if format != Format::Countersign

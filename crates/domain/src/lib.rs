@@ -9,6 +9,7 @@ pub mod deeplink;
 pub mod diff;
 pub mod digest;
 pub mod edit;
+pub mod export;
 pub mod grant;
 pub mod history;
 pub mod ids;

@@ -14,5 +14,6 @@ pub mod places;
 pub mod preview_page;
 pub mod private_file;
 pub mod render_check;
+pub mod rules_export;
 pub mod server;
 pub mod token;

@@ -40,8 +40,7 @@ async fn shows(app: &App, n: u64, words: &str) {
         } else {
             String::new()
         };
-        if listed(app).await == Some(n) && summary.contains(words)
-        {
+        if listed(app).await == Some(n) && summary.contains(words) {
             return;
         }
         assert!(

@@ -1,0 +1,75 @@
+//! Claude Code's `permissions`: `deny` rule strings (a deny beats any allow or ask in every
+//! mode). `Bash(git push *)` matches `git push` and `git push …` in each command of a line,
+//! past the wrappers Claude Code strips; `Edit(//abs/**)` every built-in edit under the folder;
+//! a bare tool name the whole tool (code.claude.com/docs/en/permissions, "Permission rule
+//! syntax", "Read and Edit"). No rule of Claude Code's approves a command exactly: it strips
+//! wrappers such as `xargs` first.
+
+use serde_json::json;
+
+use super::{Entry, Shape, unplain};
+
+const AGENT: &str = "Claude Code";
+
+pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+    let (rule, reason) = match &shape {
+        Shape::DeclineCommand { words, reason } => {
+            if let Some(why) = unplain(words, AGENT) {
+                return Err(why);
+            }
+            (format!("Bash({} *)", words.join(" ")), reason)
+        }
+        Shape::DeclineTool {
+            shell: true,
+            reason,
+            ..
+        } => ("Bash".to_owned(), reason),
+        Shape::DeclineTool { name, reason, .. } => {
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                return Err(format!(
+                    "`{}` is not a tool name {AGENT} reads",
+                    name.escape_default()
+                ));
+            }
+            (name.clone(), reason)
+        }
+        Shape::DeclineFolder { folder, reason } => {
+            let Some(rest) = folder.strip_prefix('/') else {
+                return Err(format!("{folder} is not a full path"));
+            };
+            let parts: Vec<String> = rest
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+            if parts.is_empty() {
+                return Err("a decline of every file: write it in Claude Code as `Edit`".into());
+            }
+            if let Some(why) = unplain(&parts, AGENT) {
+                return Err(why);
+            }
+            // `//` starts a path from the root; `/` alone would be the settings file's folder.
+            (format!("Edit(//{}/**)", parts.join("/")), reason)
+        }
+        Shape::ApproveCommand { .. } => {
+            return Err(format!(
+                "{AGENT} strips wrappers such as `xargs` and `timeout` before it matches an exact \
+                 command, so its rule would approve more than this one call"
+            ));
+        }
+    };
+    Ok(Entry {
+        note: reason.as_ref().map(|_| {
+            format!("{AGENT}'s rules carry no reason: the agent is told only that it is denied")
+        }),
+        entries: vec![rule],
+        shape,
+    })
+}
+
+pub(super) fn file(entries: &[&Entry]) -> String {
+    let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
+    let text = serde_json::to_string_pretty(&json!({ "permissions": { "deny": deny } }))
+        .unwrap_or_default();
+    format!("{text}\n")
+}

@@ -1,0 +1,69 @@
+//! Cursor CLI's `permissions.deny`: `Shell(commandBase)` matches a command by its first word
+//! ("The `commandBase` is the first token in the command line"), and a deny beats an allow
+//! (cursor.com/docs/cli/reference/permissions). How its `command:args` glob reads the rest is
+//! not documented, so only a one-word decline is written.
+
+use serde_json::json;
+
+use super::{Entry, Shape, unplain};
+
+const AGENT: &str = "Cursor CLI";
+
+pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+    let rule = match &shape {
+        Shape::DeclineCommand { words, .. } if words.len() == 1 => {
+            if let Some(why) = unplain(words, AGENT) {
+                return Err(why);
+            }
+            if words[0].contains(':') {
+                return Err(format!(
+                    "`{}` holds `:`, which {AGENT} reads as the start of its arguments",
+                    words[0]
+                ));
+            }
+            format!("Shell({})", words[0])
+        }
+        Shape::DeclineCommand { words, .. } => {
+            return Err(format!(
+                "{AGENT} matches a command by its first word; how `Shell({}:…)` reads the rest \
+                 is not documented, and `Shell({})` would decline every `{}` command",
+                words[0], words[0], words[0]
+            ));
+        }
+        Shape::DeclineTool { shell: true, .. } => "Shell(*)".to_owned(),
+        Shape::DeclineTool { .. } | Shape::DeclineFolder { .. } => {
+            return Err(format!(
+                "{AGENT}'s calls reach Countersign as commands only"
+            ));
+        }
+        Shape::ApproveCommand { .. } => {
+            return Err(format!(
+                "{AGENT} matches a command by its first word, so its rule would approve more \
+                 than this one call"
+            ));
+        }
+    };
+    let reason = matches!(
+        &shape,
+        Shape::DeclineCommand {
+            reason: Some(_),
+            ..
+        } | Shape::DeclineTool {
+            reason: Some(_),
+            ..
+        }
+    );
+    Ok(Entry {
+        note: reason.then(|| format!("{AGENT}'s rules carry no reason")),
+        entries: vec![rule],
+        shape,
+    })
+}
+
+pub(super) fn file(entries: &[&Entry]) -> String {
+    let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
+    let text =
+        serde_json::to_string_pretty(&json!({ "permissions": { "allow": [], "deny": deny } }))
+            .unwrap_or_default();
+    format!("{text}\n")
+}

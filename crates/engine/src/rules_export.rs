@@ -1,0 +1,104 @@
+//! The person's rules written in an agent's format, read from the database file (a console need
+//! not run): each live rule with the call an exact rule was made from, and, for Codex's
+//! examples, what it made of the last calls to its tools. It writes nothing to the database.
+
+use std::collections::HashMap;
+
+use crate::error::Error;
+use countersign_domain::approval::Approval;
+use countersign_domain::call::CallView;
+use countersign_domain::export::{ExactCall, Export, Exportable, SeenCall, Target, export};
+use countersign_domain::grant::{CallFacts, command_segments, covers, plain_option, served_tools};
+use countersign_domain::scope::{Effect, Reach};
+use countersign_store::{approvals, grants};
+
+/// How many of the last calls to a rule's tools its examples are looked for among.
+const SCAN: u32 = 500;
+
+/// The call an exact rule was made from, when it is a command.
+fn exact_call(a: &Approval) -> Option<ExactCall> {
+    let CallView::Terminal(t) = &a.call else {
+        return None;
+    };
+    let plain = t.args.is_none()
+        && t.env.as_ref().is_none_or(Vec::is_empty)
+        && t.options
+            .iter()
+            .flatten()
+            .all(|(name, value)| plain_option(name, value));
+    Some(ExactCall {
+        command: t.command.clone(),
+        cwd: t.cwd.clone().or_else(|| a.requester.cwd.clone()),
+        plain,
+    })
+}
+
+/// The rules in the database file at `db` in `target`'s format, for `project`'s own file
+/// (`None`: the rules that hold everywhere). No database yet: no rules.
+pub async fn export_database(
+    db: &std::path::Path,
+    target: Target,
+    project: Option<&str>,
+    protected: &[String],
+    now: i64,
+) -> Result<Export, Error> {
+    if !db.exists() {
+        return Ok(export(target, &[], project, now));
+    }
+    let mut conn = countersign_store::Store::read_only(db).await?;
+    let live = grants::list_live(&mut conn, now).await?;
+    // A repository's rules hold only while its file is the one the person took.
+    let repository = match project {
+        Some(p) => {
+            let p = p.to_owned();
+            tokio::task::spawn_blocking(move || crate::places::repository(Some(&p)))
+                .await
+                .map_err(|e| Error::Internal(format!("reading the repository's rules: {e}")))?
+                .map(|r| r.digest)
+        }
+        None => None,
+    };
+    let mut recent: HashMap<String, Vec<Approval>> = HashMap::new();
+    let mut rules = Vec::with_capacity(live.len());
+    for mut grant in live {
+        if let Some(bound) = grant.source.as_ref().and_then(|s| s.digest.as_deref()) {
+            grant.paused |= repository.as_deref() != Some(bound);
+        }
+        let exact = match (&grant.reach, &grant.approval_id) {
+            (Reach::Exact { .. }, Some(id)) => approvals::get(&mut conn, id)
+                .await?
+                .as_ref()
+                .and_then(exact_call),
+            _ => None,
+        };
+        // Codex's examples: what this decline made of the last calls to its tools.
+        let mut seen = Vec::new();
+        if target == Target::Codex
+            && grant.effect == Effect::Deny
+            && matches!(grant.reach, Reach::Command { .. })
+        {
+            let key = grant.tool.as_str().to_owned();
+            if !recent.contains_key(&key) {
+                let served = served_tools(&grant.tool);
+                let calls = if served.is_empty() {
+                    approvals::recent_for(&mut conn, &grant.tool, None, SCAN).await?
+                } else {
+                    approvals::recent_for_tools(&mut conn, &served, SCAN).await?
+                };
+                recent.insert(key.clone(), calls);
+            }
+            for a in recent.get(&key).into_iter().flatten() {
+                let Some(segments) = command_segments(&a.call) else {
+                    continue;
+                };
+                let facts = CallFacts::new(a, Some(&segments)).protecting(protected);
+                let covered = covers(&grant, &facts, now).is_ok();
+                seen.push(SeenCall { segments, covered });
+            }
+        }
+        rules.push(Exportable { grant, exact, seen });
+    }
+    // Oldest first, as the Grants page lists them from the bottom.
+    rules.reverse();
+    Ok(export(target, &rules, project, now))
+}
