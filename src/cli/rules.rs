@@ -94,7 +94,8 @@ impl From<TargetArg> for Target {
 pub struct ImportArgs {
     /// A rules file, or an agent's name for its own (`claude`: ~/.claude/settings.json,
     /// `codex`: ~/.codex/rules/default.rules, `gemini`: ~/.gemini/policies/auto-saved.toml,
-    /// `amp`: ~/.config/amp/settings.json, `cursor`: ~/.cursor/cli-config.json).
+    /// `amp`: ~/.config/amp/settings.json, `cursor`: ~/.cursor/cli-config.json, `opencode`:
+    /// ~/.config/opencode/opencode.json, `copilot`: ~/.copilot/permissions-config.json).
     source: String,
     /// The file's format; by default guessed from its name.
     #[arg(long, value_enum)]
@@ -121,6 +122,11 @@ enum FormatArg {
     Amp,
     /// Cursor CLI's permissions (cli-config.json, a project's .cursor/cli.json).
     Cursor,
+    /// OpenCode's permission (opencode.json) or permissions (opencode.jsonc).
+    Opencode,
+    /// Copilot CLI's saved approvals (permissions-config.json), or a script passing its
+    /// --allow-tool/--deny-tool flags.
+    Copilot,
     /// Countersign's own rules file, as a repository keeps it (.countersign/rules.toml).
     Countersign,
 }
@@ -164,7 +170,11 @@ pub async fn run(dir: &DataDir, cmd: RulesCommand) -> Result<ExitCode, CliError>
 fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>), CliError> {
     let home = dirs::home_dir();
     let (file, format) = match (a.source.as_str(), a.format) {
-        (agent @ ("claude" | "claude-code" | "codex" | "gemini" | "amp" | "cursor"), None) => {
+        (
+            agent @ ("claude" | "claude-code" | "codex" | "gemini" | "amp" | "cursor" | "opencode"
+            | "copilot"),
+            None,
+        ) => {
             let Some(h) = &home else {
                 return Err(CliError::Usage(format!(
                     "no home folder to find {agent}'s rules in"
@@ -175,6 +185,8 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 "gemini" => (h.join(".gemini/policies/auto-saved.toml"), Format::Gemini),
                 "amp" => (h.join(".config/amp/settings.json"), Format::Amp),
                 "cursor" => (h.join(".cursor/cli-config.json"), Format::Cursor),
+                "opencode" => (h.join(".config/opencode/opencode.json"), Format::Opencode),
+                "copilot" => (h.join(".copilot/permissions-config.json"), Format::Copilot),
                 _ => (h.join(".claude/settings.json"), Format::Claude),
             }
         }
@@ -182,6 +194,8 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
         (path, Some(FormatArg::Gemini)) => (std::path::PathBuf::from(path), Format::Gemini),
         (path, Some(FormatArg::Amp)) => (std::path::PathBuf::from(path), Format::Amp),
         (path, Some(FormatArg::Cursor)) => (std::path::PathBuf::from(path), Format::Cursor),
+        (path, Some(FormatArg::Opencode)) => (std::path::PathBuf::from(path), Format::Opencode),
+        (path, Some(FormatArg::Copilot)) => (std::path::PathBuf::from(path), Format::Copilot),
         (path, Some(FormatArg::Claude)) => (std::path::PathBuf::from(path), Format::Claude),
         (path, Some(FormatArg::Countersign)) => {
             (std::path::PathBuf::from(path), Format::Countersign)
@@ -214,6 +228,10 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                     .is_some_and(|d| d == ".amp" || d == "amp")
             {
                 (p, Format::Amp)
+            } else if name == "opencode.json" || name == "opencode.jsonc" {
+                (p, Format::Opencode)
+            } else if name == "permissions-config.json" || name == "permissions-config" {
+                (p, Format::Copilot)
             } else if name.ends_with(".rules") {
                 (p, Format::Codex)
             } else if name.ends_with(".toml")
@@ -224,7 +242,7 @@ fn placed(a: &ImportArgs) -> Result<(std::path::PathBuf, Format, Option<String>)
                 (p, Format::Gemini)
             } else {
                 return Err(CliError::Usage(format!(
-                    "cannot tell the format of {path}: give --format (claude, codex, gemini, amp, cursor, countersign)"
+                    "cannot tell the format of {path}: give --format (claude, codex, gemini, amp, cursor, opencode, copilot, countersign)"
                 )));
             }
         }

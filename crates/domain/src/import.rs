@@ -10,9 +10,11 @@
 pub mod amp;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod countersign;
 pub mod cursor;
 pub mod gemini;
+pub mod opencode;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -59,6 +61,11 @@ pub enum Format {
     Amp,
     /// Cursor CLI's `permissions` in `cli-config.json` or a project's `.cursor/cli.json`.
     Cursor,
+    /// OpenCode's `permission` (opencode.json) or `permissions` (opencode.jsonc).
+    Opencode,
+    /// Copilot CLI's saved approvals (`permissions-config.json`), or a script passing its
+    /// `--allow-tool`/`--deny-tool` flags.
+    Copilot,
     /// Countersign's own rules file, as a repository keeps it: [`REPOSITORY_RULES`].
     Countersign,
 }
@@ -75,6 +82,8 @@ impl Format {
             Format::Gemini => "Gemini CLI",
             Format::Amp => "Amp",
             Format::Cursor => "Cursor CLI",
+            Format::Opencode => "OpenCode",
+            Format::Copilot => "Copilot CLI",
             Format::Countersign => "This repository",
         }
     }
@@ -222,7 +231,14 @@ pub fn project_of(file: &str, format: Format, home: Option<&str>) -> Option<Stri
             .filter(|d| named(d, ".codex")),
         Format::Cursor => path.parent().filter(|d| named(d, ".cursor")),
         Format::Amp => path.parent().filter(|d| named(d, ".amp")),
-        Format::Gemini => None,
+        // A project's opencode.json lies in its root; the person's in ~/.config/opencode.
+        Format::Opencode => Some(path).filter(|_| {
+            path.parent().is_some_and(|d| {
+                !(named(&d, "opencode") && d.parent().is_some_and(|c| named(&c, ".config")))
+            })
+        }),
+        // Copilot CLI keeps each approval under the folder it serves.
+        Format::Gemini | Format::Copilot => None,
     }?;
     folder
         .parent()
@@ -259,6 +275,8 @@ pub fn read(
         Format::Gemini => gemini::read(file, text, placing)?,
         Format::Amp => amp::read(file, text, placing)?,
         Format::Cursor => cursor::read(file, text, placing)?,
+        Format::Opencode => opencode::read(file, text, placing)?,
+        Format::Copilot => copilot::read(file, text, placing)?,
         Format::Countersign => countersign::read(file, text, placing)?,
     };
     if proposed.len() > MAX_RULES {

@@ -15,6 +15,8 @@ const FILES: Record<Format, { agent: string; path: string }> = {
   gemini: { agent: "Gemini CLI", path: "~/.gemini/policies/auto-saved.toml" },
   amp: { agent: "Amp", path: "~/.config/amp/settings.json" },
   cursor: { agent: "Cursor CLI", path: "~/.cursor/cli-config.json" },
+  opencode: { agent: "OpenCode", path: "~/.config/opencode/opencode.json" },
+  copilot: { agent: "Copilot CLI", path: "~/.copilot/permissions-config.json" },
   countersign: { agent: "A repository's .countersign/rules.toml", path: "~/app/.countersign/rules.toml" },
 };
 
@@ -31,7 +33,7 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
     return (
       <p className="import-open">
         <button onClick={() => setOpen(true)} data-testid="import-open">Import rules…</button>{" "}
-        <span className="muted">the rules you already keep for an agent (Claude Code, Codex, Gemini CLI, Amp, Cursor CLI)</span>
+        <span className="muted">the rules you already keep for an agent (Claude Code, Codex, Gemini CLI, Amp, Cursor CLI, OpenCode, Copilot CLI)</span>
       </p>
     );
   }
@@ -67,7 +69,7 @@ export function ImportRules({ onProposed }: { onProposed: () => void }) {
           autoFocus placeholder={FILES[format].path} />
       </label>
       <label className="field">Project its rules serve <span className="muted">(empty: the project whose
-        <code>.claude</code>, <code>.codex/rules</code>, <code>.amp</code>, <code>.cursor</code> or <code>.countersign</code> holds the file, or every project)</span>
+        <code>.claude</code>, <code>.codex/rules</code>, <code>.amp</code>, <code>.cursor</code> or <code>.countersign</code> holds the file, whose root holds <code>opencode.json</code>, or every project)</span>
         <input className="mono" value={project} onChange={(e) => setProject(e.target.value)} data-testid="import-project"
           placeholder="/home/me/app" />
       </label>

@@ -55,6 +55,7 @@ fn imported(format: Format, file: &str, text: &str) -> Vec<Draft> {
         })
         .collect();
     drafts.sort_by_key(Draft::words);
+    drafts.dedup();
     drafts
 }
 
@@ -413,4 +414,33 @@ fn codex_examples_are_checked_as_codex_reads_them() {
         Outcome::Kept { rules } => assert_eq!(rules[0].reach, words("git push")),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn opencodes_and_copilots_declines_come_back() {
+    for (fixture_path, target) in [
+        ("opencode/bash-patterns.json", Target::Opencode),
+        ("opencode/agents.json", Target::Opencode),
+        ("opencode/v2.jsonc", Target::OpencodeV2),
+        ("opencode/v2-mixed.jsonc", Target::OpencodeV2),
+    ] {
+        let out = round_trip(
+            Format::Opencode,
+            target,
+            fixture_path,
+            "/home/me/.config/opencode/opencode.json",
+        );
+        assert!(!out.written.is_empty(), "{}", out.text);
+    }
+    let out = round_trip(
+        Format::Copilot,
+        Target::Copilot,
+        "copilot/flags.sh",
+        "/home/me/bin/copilot.sh",
+    );
+    assert!(
+        out.text.contains("'--deny-tool=shell(rm:*)'"),
+        "{}",
+        out.text
+    );
 }

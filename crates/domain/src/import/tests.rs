@@ -633,3 +633,184 @@ fn cursors_permissions_are_read_by_first_word() {
     );
     assert_eq!(project_of(file, Format::Cursor, Some("/home/me")), None);
 }
+
+fn outcomes(p: &[Proposed]) -> Vec<(String, &'static str)> {
+    p.iter()
+        .map(|r| {
+            let kind = match r.outcome {
+                Outcome::Kept { .. } => "kept",
+                Outcome::Refused { .. } => "refused",
+                Outcome::Left { .. } => "left",
+            };
+            (r.source.text.clone(), kind)
+        })
+        .collect()
+}
+
+#[test]
+fn opencodes_rules_bring_their_command_denies_along() {
+    let file = "/home/me/.config/opencode/opencode.json";
+    let p = read(
+        Format::Opencode,
+        file,
+        &fixture("opencode/bash-patterns.json"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&p),
+        ["left", "left", "left", "kept", "left", "left", "left"]
+    );
+    assert_eq!(p[3].source.text, r#""bash": { "rm *": "deny" }"#);
+    assert_eq!(p[3].source.line, 8);
+    assert_eq!(
+        kept(&p[3]),
+        ["decline commands starting with `rm` (acp.execute) everywhere"]
+    );
+    // Its allows: ACP's calls do not say their shell, so no approve prefix would cover them.
+    match &p[1].outcome {
+        Outcome::Left { why } => assert!(why.contains("ACP"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // The second format, JSON with trailing commas.
+    let p = read(
+        Format::Opencode,
+        "/home/me/app/opencode.jsonc",
+        &fixture("opencode/v2-mixed.jsonc"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(kinds(&p), ["left", "left", "left", "left", "kept", "left"]);
+    assert_eq!(p[4].source.line, 8);
+    assert_eq!(
+        kept(&p[4]),
+        ["decline commands starting with `git push` (acp.execute) everywhere"]
+    );
+    for name in ["simple.json", "agents.json", "v2.jsonc"] {
+        read(
+            Format::Opencode,
+            file,
+            &fixture(&format!("opencode/{name}")),
+            &everywhere(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    // A project's own file serves that project.
+    assert_eq!(
+        project_of(
+            "/home/me/app/opencode.json",
+            Format::Opencode,
+            Some("/home/me")
+        ),
+        Some("/home/me/app".into())
+    );
+    assert_eq!(project_of(file, Format::Opencode, Some("/home/me")), None);
+}
+
+#[test]
+fn bad_opencode_files_name_their_line() {
+    let bad =
+        |text: &str| read(Format::Opencode, "/p/opencode.json", text, &everywhere()).unwrap_err();
+    let e = bad("{\n \"permission\": {\n  \"bash\": {\"rm *\": \"never\"}\n }\n}");
+    assert_eq!(e.line, Some(3), "{e}");
+    let e = bad(
+        "{\"permissions\": [\n {\"action\": \"shell\", \"resource\": \"*\", \"effect\": \"deny\", \"when\": 1}\n]}",
+    );
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.why.contains("`when`"), "{e}");
+    // JSON with comments, nothing looser: a single-quoted string is not OpenCode's JSON.
+    let e = bad("{\n // a comment\n 'permission': 'deny'\n}");
+    assert_eq!(e.line, Some(3), "{e}");
+}
+
+#[test]
+fn copilots_saved_approvals_and_flags() {
+    let p = read(
+        Format::Copilot,
+        "/home/me/.copilot/permissions-config.json",
+        &fixture("copilot/permissions-config.json"),
+        &everywhere(),
+    )
+    .unwrap();
+    // Literal commands: Countersign's command rules are prefixes, so each is refused.
+    assert_eq!(kinds(&p), ["refused"; 5]);
+    assert_eq!(p[0].source.line, 8);
+    let p = read(
+        Format::Copilot,
+        "/home/me/.copilot/permissions-config.json",
+        &fixture("copilot/permissions-config-kinds.json"),
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(kinds(&p), ["refused", "left"]);
+    // A saved `:*` approval serves its own folder.
+    let p = read(
+        Format::Copilot,
+        "/home/me/.copilot/permissions-config.json",
+        r#"{"locations": {"/home/me/app": {"tool_approvals": [
+            {"kind": "commands", "commandIdentifiers": ["cargo test:*"]}]}}}"#,
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(
+        kept(&p[0]),
+        ["approve commands starting with `cargo test` (copilot.bash) from /home/me/app"]
+    );
+
+    let p = read(
+        Format::Copilot,
+        "/home/me/bin/copilot.sh",
+        &fixture("copilot/flags.sh"),
+        &everywhere(),
+    )
+    .unwrap();
+    let o = outcomes(&p);
+    assert_eq!(o[1], ("--deny-tool=shell(git push)".into(), "kept"));
+    assert_eq!(o[2], ("--allow-all-tools".into(), "refused"));
+    assert_eq!(o[3], ("--deny-tool=shell(rm)".into(), "kept"));
+    assert_eq!(p[3].source.line, 2);
+    assert_eq!(
+        kept(&p[3]),
+        ["decline commands starting with `rm` (copilot.bash) everywhere"]
+    );
+    assert_eq!(o[5].1, "left", "{o:?}");
+    assert_eq!(o[6].1, "left", "{o:?}");
+    // `read, write(…)`: two patterns of one flag.
+    assert_eq!(o[7], ("--allow-tool=read".into(), "left"));
+    assert_eq!(
+        o[8],
+        (
+            "--allow-tool=write(.github/copilot-instructions.md)".into(),
+            "refused"
+        )
+    );
+}
+
+#[test]
+fn a_copilot_allow_beside_a_deny_countersign_cannot_bring_is_refused() {
+    let p = read(
+        Format::Copilot,
+        "/p/copilot.sh",
+        "copilot --allow-tool='shell(cargo test:*)' --deny-tool='shell(cargo test --*release)'",
+        &everywhere(),
+    )
+    .unwrap();
+    // The deny's glob keeps its whole words: brought along, so the allow stands.
+    assert_eq!(kinds(&p), ["kept", "kept"]);
+    let p = read(
+        Format::Copilot,
+        "/p/copilot.sh",
+        "copilot --allow-tool='shell(cargo test:*)' --deny-tool='shell(?argo test)'",
+        &everywhere(),
+    )
+    .unwrap();
+    assert_eq!(kinds(&p), ["refused", "left"]);
+    let e = read(
+        Format::Copilot,
+        "/p/permissions-config.json",
+        r#"{"locations": {"relative/dir": {"tool_approvals": []}}}"#,
+        &everywhere(),
+    )
+    .unwrap_err();
+    assert!(e.why.contains("not a full path"), "{e}");
+}

@@ -3,4 +3,4 @@
 /**
  * The agents' rule formats Countersign reads.
  */
-export type Format = "claude" | "codex" | "gemini" | "amp" | "cursor" | "countersign";
+export type Format = "claude" | "codex" | "gemini" | "amp" | "cursor" | "opencode" | "copilot" | "countersign";

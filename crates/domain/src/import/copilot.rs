@@ -1,0 +1,340 @@
+//! Copilot CLI's rules, in the two places it keeps them: its saved approvals,
+//! `~/.copilot/permissions-config.json` (`locations` by folder, each with `tool_approvals`:
+//! `{"kind": "commands", "commandIdentifiers": ["git status", "git:*"]}` — literal, or the
+//! words and anything after them for `:*`), and its `--allow-tool`/`--deny-tool` flags as a
+//! script or alias passes them (`shell(git push)`, `shell(git:*)`, `shell`, `write(…)`, a
+//! server's name; a deny beats every allow). docs.github.com, "Copilot CLI configuration
+//! directory" (`permissions-config.json`), "Copilot CLI command reference" ("Tool permission
+//! patterns"), "Allowing and denying tool use".
+
+use serde_json::Value;
+
+use super::{
+    Command, Format, ImportError, Outcome, Placing, Proposed, Said, Source, count_rules, line_of,
+    shell_outcome,
+};
+
+/// Copilot CLI's shell tool, as Countersign addresses its calls.
+const SHELL: &str = "copilot.bash";
+
+pub(super) fn read(
+    file: &str,
+    text: &str,
+    placing: &Placing,
+) -> Result<Vec<Proposed>, ImportError> {
+    if text.trim_start().starts_with('{') {
+        saved(file, text)
+    } else {
+        flags(file, text, placing)
+    }
+}
+
+fn proposed(file: &str, line: u32, text: String, said: Said, outcome: Outcome) -> Proposed {
+    Proposed {
+        source: Source {
+            format: Format::Copilot,
+            file: file.to_owned(),
+            line,
+            text,
+            digest: None,
+        },
+        said,
+        outcome,
+        examples: Vec::new(),
+    }
+}
+
+/// `permissions-config.json`: approvals saved for each folder, which serve that folder's calls.
+fn saved(file: &str, text: &str) -> Result<Vec<Proposed>, ImportError> {
+    let fail = |line: u32, why: String| ImportError {
+        file: file.to_owned(),
+        line: Some(line),
+        why,
+    };
+    let root = super::json_file(file, text)?;
+    let Some(Value::Object(locations)) = root.get("locations") else {
+        return Err(fail(
+            1,
+            "no `locations` object, as Copilot CLI saves approvals".into(),
+        ));
+    };
+    let count = locations
+        .values()
+        .filter_map(|l| l.get("tool_approvals").and_then(Value::as_array))
+        .flatten()
+        .map(|a| {
+            a.get("commandIdentifiers")
+                .and_then(Value::as_array)
+                .map_or(1, Vec::len)
+        })
+        .sum();
+    count_rules(file, count)?;
+    let mut from = 0;
+    let mut out = Vec::new();
+    for (folder, location) in locations {
+        let at = line_of(text, &Value::String(folder.clone()).to_string(), &mut from);
+        if !folder.starts_with('/') {
+            return Err(fail(
+                at,
+                format!("{folder:?} is not a full path of a folder"),
+            ));
+        }
+        let Value::Object(location) = location else {
+            return Err(fail(
+                at,
+                format!("the location {folder:?} is not an object"),
+            ));
+        };
+        if let Some(k) = location
+            .keys()
+            .find(|k| !matches!(k.as_str(), "tool_approvals" | "allowed_directories"))
+        {
+            return Err(fail(
+                at,
+                format!(
+                    "`{k}` is not a key Copilot CLI documents (tool_approvals, allowed_directories)"
+                ),
+            ));
+        }
+        let project = Some(folder.trim_end_matches('/'));
+        for approval in location
+            .get("tool_approvals")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let kind = approval.get("kind").and_then(Value::as_str).unwrap_or("");
+            let line = line_of(text, &format!("\"{kind}\""), &mut from);
+            if kind != "commands" {
+                let outcome = match kind {
+                    "write" => Outcome::Refused {
+                        why: "it allows writing any file (Countersign's own and every agent's \
+                              settings among them)"
+                            .into(),
+                    },
+                    "" => return Err(fail(line, format!("{approval} has no `kind`"))),
+                    other => Outcome::Left {
+                        why: format!(
+                            "Countersign does not bring Copilot CLI's `{other}` approvals along; \
+                             Copilot CLI still applies it"
+                        ),
+                    },
+                };
+                out.push(proposed(
+                    file,
+                    line,
+                    approval.to_string(),
+                    Said::Allow,
+                    outcome,
+                ));
+                continue;
+            }
+            let Some(Value::Array(ids)) = approval.get("commandIdentifiers") else {
+                return Err(fail(
+                    line,
+                    "`commands` without a `commandIdentifiers` list".into(),
+                ));
+            };
+            for id in ids {
+                let Value::String(id) = id else {
+                    return Err(fail(line, format!("{id} is not a command")));
+                };
+                let line = line_of(text, &Value::String(id.clone()).to_string(), &mut from);
+                // Literal, except that `:*` at the end is the words and anything after them.
+                let command = match id.strip_suffix(":*") {
+                    Some(head) => Command::Prefix(head.to_owned()),
+                    None => Command::Exact(id.clone()),
+                };
+                let outcome = shell_outcome(&[SHELL], Said::Allow, &command, project, None);
+                out.push(proposed(file, line, id.clone(), Said::Allow, outcome));
+            }
+        }
+        if location.contains_key("allowed_directories") {
+            let line = line_of(text, "\"allowed_directories\"", &mut from);
+            out.push(proposed(
+                file,
+                line,
+                "allowed_directories".into(),
+                Said::Other,
+                Outcome::Left {
+                    why: "folders Copilot CLI may read and write besides the project: not a \
+                          decision about calls; Copilot CLI still applies it"
+                        .into(),
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// A script or alias that starts Copilot CLI with `--allow-tool`/`--deny-tool` flags.
+fn flags(file: &str, text: &str, placing: &Placing) -> Result<Vec<Proposed>, ImportError> {
+    // Its words as a shell splits them (quotes, comments, lines continued), each with its
+    // line; the flags are read wherever they stand, in a script or an alias.
+    let mut lexer = shlex::Shlex::new(text);
+    let mut words: Vec<String> = Vec::new();
+    let mut lines: Vec<u32> = Vec::new();
+    // Not a `for`: the lexer's line is read after each word.
+    while let Some(word) = lexer.next() {
+        words.push(word);
+        lines.push(u32::try_from(lexer.line_no).unwrap_or(u32::MAX));
+    }
+    if lexer.had_error {
+        return Err(ImportError {
+            file: file.to_owned(),
+            line: lines.last().copied().or(Some(1)),
+            why: "neither Copilot CLI's saved approvals (JSON) nor a command line: a quote is \
+                  not closed"
+                .into(),
+        });
+    }
+    // Each flag's value, in `--flag=value` or `--flag value` form.
+    let mut given: Vec<(Said, String, String, u32)> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let (said, name) = if w.starts_with("--allow-tool") {
+            (Said::Allow, "--allow-tool")
+        } else if w.starts_with("--deny-tool") {
+            (Said::Deny, "--deny-tool")
+        } else {
+            if matches!(w.as_str(), "--allow-all-tools" | "--allow-all" | "--yolo") {
+                given.push((Said::Allow, w.clone(), String::new(), lines[i]));
+            }
+            i += 1;
+            continue;
+        };
+        let value = match w.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
+            Some(v) => v.to_owned(),
+            None if w == name => {
+                i += 1;
+                words.get(i).cloned().unwrap_or_default()
+            }
+            None => {
+                i += 1;
+                continue;
+            }
+        };
+        given.push((said, w.clone(), value, lines[i.min(lines.len() - 1)]));
+        i += 1;
+    }
+    let patterns: Vec<(Said, String, String, u32)> = given
+        .into_iter()
+        .flat_map(|(said, flag, value, line)| {
+            if value.is_empty() {
+                return vec![(said, flag, String::new(), line)];
+            }
+            split(&value)
+                .into_iter()
+                .map(|p| (said, flag.clone(), p, line))
+                .collect()
+        })
+        .collect();
+    count_rules(file, patterns.len())?;
+    let project = placing.project.as_deref();
+    // A deny beats every allow in Copilot CLI: a shell deny Countersign cannot bring along
+    // takes calls out of every shell allow, which imported alone would reach further.
+    let unbrought = patterns.iter().find(|(said, _, p, _)| {
+        *said == Said::Deny
+            && p.starts_with("shell")
+            && !matches!(outcome(*said, p, project), Outcome::Kept { .. })
+    });
+    Ok(patterns
+        .iter()
+        .map(|(said, flag, pattern, line)| {
+            let shown = if pattern.is_empty() {
+                flag.clone()
+            } else {
+                format!(
+                    "--{}-tool={pattern}",
+                    if *said == Said::Allow {
+                        "allow"
+                    } else {
+                        "deny"
+                    }
+                )
+            };
+            let outcome = if pattern.is_empty() {
+                Outcome::Refused {
+                    why: "it allows every tool, which reaches everything (Countersign's own files \
+                          among them)"
+                        .into(),
+                }
+            } else {
+                match (outcome(*said, pattern, project), unbrought) {
+                    (Outcome::Kept { .. }, Some((_, _, deny, _)))
+                        if *said == Said::Allow && pattern.starts_with("shell") =>
+                    {
+                        Outcome::Refused {
+                            why: format!(
+                                "the deny `{deny}` takes calls out of it, which Countersign \
+                                 would not bring along: imported alone it would reach further"
+                            ),
+                        }
+                    }
+                    (o, _) => o,
+                }
+            };
+            proposed(file, *line, shown, *said, outcome)
+        })
+        .collect())
+}
+
+/// A flag's comma-separated patterns (a comma inside parentheses belongs to its pattern).
+fn split(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in value.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(value[start..i].trim().to_owned());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(value[start..].trim().to_owned());
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// What one `Kind(argument)` pattern becomes.
+fn outcome(said: Said, pattern: &str, project: Option<&str>) -> Outcome {
+    let (kind, arg) = match pattern.strip_suffix(')').and_then(|p| p.split_once('(')) {
+        Some((kind, arg)) => (kind, Some(arg)),
+        None => (pattern, None),
+    };
+    match (kind, arg) {
+        ("shell", None) => shell_outcome(&[SHELL], said, &Command::Any, project, None),
+        ("shell", Some(arg)) => {
+            // `git:*` is the words and anything after them; `git push` is documented as
+            // covering the command with any arguments too ("any `rm` command").
+            let head = arg.strip_suffix(":*").unwrap_or(arg);
+            let command = if head.contains(['*', '?']) {
+                Command::Glob(head.to_owned())
+            } else {
+                Command::Prefix(head.to_owned())
+            };
+            shell_outcome(&[SHELL], said, &command, project, None)
+        }
+        ("write", _) if said == Said::Allow => Outcome::Refused {
+            why: "it allows writing files by a pattern Countersign does not read".into(),
+        },
+        _ => match said {
+            Said::Allow => Outcome::Left {
+                why: format!(
+                    "Countersign does not bring Copilot CLI's `{kind}` rules along; Copilot CLI \
+                     still applies it"
+                ),
+            },
+            _ => Outcome::Left {
+                why: format!(
+                    "Countersign does not bring Copilot CLI's `{kind}` rules along; Copilot CLI \
+                     still declines it itself"
+                ),
+            },
+        },
+    }
+}
