@@ -252,6 +252,7 @@ async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
             OutcomeArg::Withdrawn => Outcome::Withdrawn,
         }),
         decider: a.decided_by,
+        watched_by: None,
         failed: a.failed,
         since: a.since,
         until: a.until,

@@ -239,6 +239,35 @@ async fn rules_taken_watching_decide_nothing_and_say_what_they_would_have_done()
     // A watching decline too: the call goes to the person.
     let b = ask(&s, "git reset --hard HEAD~1").await;
     assert_eq!(b["status"], "pending");
+    // Decided by the person, History finds the call by the rule that watched it.
+    {
+        use crate::support::DecideSeen as _;
+        s.console
+            .decide_seen(&a.id, countersign_domain::approval::Decision::Approve)
+            .await
+            .unwrap();
+        let q = countersign_domain::history::HistoryQuery {
+            watched_by: Some(watched.grant.clone()),
+            ..Default::default()
+        };
+        let page = s
+            .console
+            .history_search(
+                &q,
+                countersign_domain::approval::HistoryOrder::NewestFirst,
+                None,
+                10,
+            )
+            .await
+            .unwrap();
+        let found: Vec<_> = page.calls.iter().map(|p| p.approval.id.clone()).collect();
+        assert_eq!(found, [a.id.clone()]);
+        assert!(
+            page.in_words.contains("watching would have decided"),
+            "{}",
+            page.in_words
+        );
+    }
 
     // Started, the rule acts.
     s.console

@@ -46,6 +46,10 @@ pub struct HistoryQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub decider: Option<Decider>,
+    /// Only calls this watching rule would have decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub watched_by: Option<GrantId>,
     /// Only calls whose result says they failed (a non-zero exit, an error).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
@@ -225,6 +229,9 @@ impl HistoryQuery {
         }
         if let Some(tool) = &self.tool {
             parts.push(tool.clone());
+        }
+        if let Some(id) = &self.watched_by {
+            parts.push(format!("rule {id} watching would have decided"));
         }
         if self.failed {
             parts.push("failed".to_owned());

@@ -137,17 +137,19 @@ impl Draft {
             Effect::Approve => "approve",
             Effect::Deny => "decline",
         };
+        // A rule across agents says so, not its address.
+        let tool = match self.tool.as_str() {
+            crate::tool::ANY_AGENT_SHELL => "any agent's shell".to_owned(),
+            crate::tool::ANY_AGENT_FILES => "any agent's file edits".to_owned(),
+            other => other.to_owned(),
+        };
         let what = match &self.reach {
-            Reach::Any => format!("any {} call", self.tool),
-            Reach::Exact { .. } => format!("one exact {} call", self.tool),
+            Reach::Any => format!("any {tool} call"),
+            Reach::Exact { .. } => format!("one exact {tool} call"),
             Reach::Command { words } => {
-                format!(
-                    "commands starting with `{}` ({})",
-                    words.join(" "),
-                    self.tool
-                )
+                format!("commands starting with `{}` ({tool})", words.join(" "))
             }
-            Reach::Path { prefix } => format!("files under {prefix} ({})", self.tool),
+            Reach::Path { prefix } => format!("files under {prefix} ({tool})"),
         };
         let place = match &self.project {
             Some(p) => format!(" from {p}"),

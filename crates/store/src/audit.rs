@@ -324,8 +324,11 @@ async fn began(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
         .map_or(i64::MIN, |t| t.saturating_add(1_000)))
 }
 
-/// Decisions read per page while chaining or verifying.
+/// Decisions read per page while chaining.
 const PAGE: i64 = 1_000;
+/// Entries verified per page: each brings its call's card and raw input (up to 8 MiB each),
+/// so a History an agent filled with large calls is verified in little memory.
+const VERIFY_PAGE: i64 = 32;
 
 /// Chains the decisions made before the chain existed, once, in the order they were decided
 /// (then their results): the first open after the migration that made the chain does it, in
@@ -467,7 +470,7 @@ pub async fn verify(
              ORDER BY seq LIMIT ?",
         )
         .bind(prev.seq)
-        .bind(PAGE)
+        .bind(VERIFY_PAGE)
         .fetch_all(&mut *conn)
         .await?;
         if page.is_empty() {

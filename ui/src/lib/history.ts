@@ -53,6 +53,7 @@ export function chips(q: HistoryQuery): Chip[] {
   if (q.tool) out.push({ key: "tool", label: `tool: ${q.tool}` });
   if (q.outcome) out.push({ key: "outcome", label: OUTCOMES[q.outcome].toLowerCase() });
   if (q.decider) out.push({ key: "decider", label: deciderWords(q.decider) });
+  if (q.watched_by) out.push({ key: "watched_by", label: `rule ${q.watched_by} would have decided` });
   if (q.failed) out.push({ key: "failed", label: "failed results" });
   if (q.since !== undefined) out.push({ key: "since", label: `from ${day(q.since)}` });
   if (q.until !== undefined) out.push({ key: "until", label: `through ${day(q.until - 1)}` });

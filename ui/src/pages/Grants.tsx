@@ -54,6 +54,18 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
       setError(e instanceof Error ? e.message : String(e));
     }
   };
+  // Proposals nobody asked for (an agent can send them) go in one press; none is taken.
+  const declineAll = async () => {
+    for (const p of imports) {
+      try {
+        await api.decideImport(p.id, null);
+      } catch (e) {
+        setError(e instanceof Error ? e.message : String(e));
+        break;
+      }
+    }
+    reload();
+  };
   if (lists === null) return <div className="page"><p className="muted">{error ?? "Loading…"}</p></div>;
   // A grant that expires while the page is open moves to the revoke list at once.
   const expired = (g: Grant) => g.expires_at !== null && g.expires_at <= now;
@@ -73,7 +85,8 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
       <ImportRules onProposed={reload} />
       {imports.length > 0 && <p className="notice" data-testid="imports-waiting">
         {imports.length === 1 ? "A proposal to bring in rules waits" : `${imports.length} proposals to bring in rules wait`} below
-        the rules you have.</p>}
+        the rules you have.{imports.length > 1 && <>{" "}<button className="small danger" data-testid="imports-decline-all"
+          onClick={() => void declineAll()}>Decline all {imports.length}</button></>}</p>}
       {live.length === 0 ? <p className="muted" data-testid="no-grants">No live grants.</p> : table(live, revoke)}
       {/* Below the table: a proposal an agent sends never moves the rules under the cursor. */}
       {imports.map((p) => <RuleImportCard key={p.id} p={p} onDecided={reload} />)}
@@ -143,7 +156,9 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
               <GrantUntil at={g.expires_at} words={untilWords} /></td>
             <td>{g.uses}{neverUsed(g, now) && <span className="pill pill-warn" data-testid="never-used"> never used</span>}
               {g.uses > 0 && openHistory && <div><button className="link small" data-testid="grant-calls"
-                onClick={() => openHistory({ decider: { kind: "rule", id: g.id } })}>calls it decided</button></div>}</td>
+                onClick={() => openHistory({ decider: { kind: "rule", id: g.id } })}>calls it decided</button></div>}
+              {g.watch && openHistory && <div><button className="link small" data-testid="grant-would-have"
+                onClick={() => openHistory({ watched_by: g.id })}>calls it would have decided</button></div>}</td>
             <td className="when">{g.last_used_at !== null ? stamp(g.last_used_at) : <span className="muted">never</span>}</td>
             {revoke ? (
               <td>{g.watch && setWatch && <button className="small" onClick={() => void setWatch(g, false)}

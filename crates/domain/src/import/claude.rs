@@ -108,6 +108,23 @@ pub(super) fn read(
     for p in &mut proposed {
         let rule = parse(&p.source.text);
         let mut outcome = outcome(&rule, p.said, placing);
+        // An allow written with spaces around its tool's name (`Bash (ls *)`, ` Bash(ls *)`)
+        // may be read by Claude Code as no rule at all: here it would approve.
+        if p.said == Said::Allow
+            && matches!(outcome, Outcome::Kept { .. })
+            && (p.source.text != p.source.text.trim()
+                || rule.tool.contains(char::is_whitespace)
+                || p.source
+                    .text
+                    .split_once('(')
+                    .is_some_and(|(t, _)| t != t.trim()))
+        {
+            outcome = Outcome::Refused {
+                why: "it is written with spaces around its tool's name, which Claude Code may \
+                      not read as this rule"
+                    .into(),
+            };
+        }
         if p.said == Said::Allow
             && matches!(outcome, Outcome::Kept { .. })
             && let Some((said, other, _)) = carving

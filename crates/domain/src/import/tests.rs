@@ -814,3 +814,12 @@ fn a_copilot_allow_beside_a_deny_countersign_cannot_bring_is_refused() {
     .unwrap_err();
     assert!(e.why.contains("not a full path"), "{e}");
 }
+
+#[test]
+fn a_claude_allow_written_with_stray_spaces_is_refused() {
+    let p = claude(
+        r#"{"permissions": {"allow": ["Bash (git status *)", " Bash(git diff *)", "Bash(git log *)"]}}"#,
+    );
+    assert_eq!(kinds(&p), ["refused", "refused", "kept"]);
+    assert!(refused(&p[0]).contains("spaces"), "{}", refused(&p[0]));
+}

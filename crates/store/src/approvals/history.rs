@@ -173,6 +173,10 @@ fn matching(sql: &mut QueryBuilder<'_, Sqlite>, q: &HistoryQuery, top_only: bool
             sql.push(" AND a.status = 'expired'");
         }
     }
+    if let Some(id) = &q.watched_by {
+        sql.push(" AND a.watched_by = ")
+            .push_bind(id.as_str().to_owned());
+    }
     if q.failed {
         sql.push(
             " AND a.result_view IS NOT NULL AND (ifnull(json_extract(a.result_view, '$.exit_code'), 0) <> 0

@@ -31,7 +31,7 @@ fn a_repositorys_rules_are_read_with_their_examples_checked() {
     };
     assert_eq!(
         rules[0].words(),
-        "approve commands starting with `cargo test` (any-agent.shell) from /home/me/app"
+        "approve commands starting with `cargo test` (any agent's shell) from /home/me/app"
     );
     let Outcome::Kept { rules } = &p[1].outcome else {
         panic!("{:?}", p[1].outcome)
