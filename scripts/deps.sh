@@ -12,6 +12,7 @@ packages=(
   dbus gnome-keyring keyutils libsecret-tools  # a private session bus and a real keyring for the tests
   xvfb xauth webkit2gtk-driver dunst libnotify-bin xdg-utils desktop-file-utils
   chromium chromium-driver zbar-tools iproute2  # the phone in the end-to-end test (in a network namespace of its own), reading its QR code
+  sqlite3                      # the audit test changes a record with the shell anyone holding the file has
 )
 
 missing=()

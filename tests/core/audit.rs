@@ -208,6 +208,29 @@ async fn verify_finds_what_sqlite3_changed() {
             "a result reported for the call was changed or removed",
         ),
     ];
+    // And with the `sqlite3` shell itself, as a person or an agent holding the file would:
+    // the card's command changed where the full-text index does not look.
+    let copy = copy_of(&data, "changed-by-the-shell");
+    let out = std::process::Command::new("sqlite3")
+        .arg(copy.join("countersign.db"))
+        .arg(format!(
+            "UPDATE approvals SET call_view = replace(call_view, 'rm -rf', 'ls') \
+             WHERE id = '{declined}'; SELECT changes();"
+        ))
+        .output()
+        .expect("the sqlite3 shell (scripts/deps.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+    let (code, said, err) = history(&copy, &["verify"]);
+    assert_eq!(code, Some(3), "{said}{err}");
+    assert!(
+        said.contains(declined) && said.contains("was changed after it was decided"),
+        "{said}"
+    );
     for (i, (what, sql, found)) in cases.iter().enumerate() {
         let copy = copy_of(&data, &format!("changed-{i}"));
         sqlite3(&copy.join("countersign.db"), sql).await;
