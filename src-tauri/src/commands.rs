@@ -3,6 +3,7 @@
 use countersign_domain::approval::{Decision, Status};
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 use countersign_domain::artifact::{Artifact, ArtifactVersion};
+use countersign_domain::export::{Export, Target};
 use countersign_domain::grant::{Effect, Scope, Verdict};
 use countersign_domain::grant::{Grant, GrantLists};
 use countersign_domain::history::{HistoryCount, HistoryFacets, HistoryPage, HistoryQuery};
@@ -465,6 +466,73 @@ pub async fn propose_import(
         .console
         .propose_import(format, &path, &text, &placing, "you, in the window")
         .await?)
+}
+
+/// The window's Export…: the person's rules in an agent's format, for `project`'s own file
+/// (none: the rules that hold everywhere), with what was left out and why.
+#[tauri::command]
+pub async fn export_rules(
+    d: State<'_, Desktop>,
+    target: Target,
+    project: Option<String>,
+) -> CommandResult<Export> {
+    let project = project
+        .map(|p| p.trim().trim_end_matches('/').to_owned())
+        .filter(|p| !p.is_empty());
+    Ok(d.server
+        .console
+        .export_rules(target, project.as_deref())
+        .await?)
+}
+
+/// Writes an export to `path` (a new file: an existing one is never overwritten) and returns
+/// where it was written.
+#[tauri::command]
+pub async fn save_rules_export(
+    d: State<'_, Desktop>,
+    target: Target,
+    project: Option<String>,
+    path: String,
+) -> CommandResult<String> {
+    let project = project
+        .map(|p| p.trim().trim_end_matches('/').to_owned())
+        .filter(|p| !p.is_empty());
+    let out = d
+        .server
+        .console
+        .export_rules(target, project.as_deref())
+        .await?;
+    let path = match path.trim().strip_prefix("~/") {
+        Some(rest) => match dirs::home_dir() {
+            Some(h) => format!("{}/{rest}", h.display()),
+            None => path.trim().to_owned(),
+        },
+        None => path.trim().to_owned(),
+    };
+    let invalid = |why: String| Error::Invalid(FieldError::new("path", why));
+    if !path.starts_with('/') {
+        return Err(invalid("name the file by its full path (or from ~/)".into()).into());
+    }
+    let written = {
+        let path = path.clone();
+        tokio::task::spawn_blocking(move || {
+            use std::io::Write as _;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)?
+                .write_all(out.text.as_bytes())
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("writing the file: {e}")))?
+    };
+    written.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            invalid(format!("{path} exists: an export never overwrites a file"))
+        }
+        _ => invalid(format!("cannot write {path}: {e}")),
+    })?;
+    Ok(path)
 }
 
 /// The person takes a proposal (its rules acting, or watching first; a repository's approve

@@ -81,6 +81,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::revoke_grant,
         commands::rule_imports,
         commands::propose_import,
+        commands::export_rules,
+        commands::save_rules_export,
         commands::decide_import,
         commands::set_grant_watch,
         commands::revoke_artifact_grants,

@@ -11,6 +11,7 @@ use super::client::Client;
 use countersign_domain::export::{Export, Target};
 use countersign_domain::grant::{RuleOutcome, Verdict};
 use countersign_domain::import::{Format, Outcome, Placing, Said};
+use countersign_domain::verbatim::reveal;
 use countersign_engine::check::{CallToCheck, check_database};
 use countersign_engine::console::RuleImport;
 use countersign_engine::data_dir::DataDir;
@@ -29,9 +30,9 @@ pub enum RulesCommand {
     /// proposal in Countersign's window (Grants). Nothing is made before you do. Exit status:
     /// 0 taken, 3 declined, 2 usage or a file that cannot be read, 1 other errors.
     Import(ImportArgs),
-    /// Write your rules in an agent's own format, so the agent applies them itself: declines
-    /// as the agent's nearest deny, approvals only as exact commands where the agent matches
-    /// the whole command (every agent's prefix or folder rule allows more than Countersign's).
+    /// Write your declines in an agent's own format, so the agent applies them itself, as its
+    /// nearest deny; approve rules are listed, not written (every agent's prefix, folder, tool
+    /// or command rule allows more than Countersign's).
     /// The file goes to standard output (or --out); what was written and what was left out,
     /// with why, to standard error. Nothing is changed. Exit status: 0 written, 2 usage, 1
     /// other errors.
@@ -43,19 +44,21 @@ pub struct ExportArgs {
     /// The agent whose format to write.
     #[arg(long, value_enum)]
     to: TargetArg,
-    /// Also the rules that hold in this project only (and exact approvals of commands run
-    /// there), for the project's own file; by default only the rules that hold everywhere.
+    /// Also the rules that hold in this project only, for the project's own file; by default
+    /// only the rules that hold everywhere.
     #[arg(long)]
     project: Option<String>,
-    /// Write the file here (a new file; an existing one is never overwritten).
+    /// Write the file here (a new file; an existing one is never overwritten; a Copilot CLI
+    /// script is made executable).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
-    /// Print the export as JSON: the file's text, each rule written and each left out.
+    /// Print the export as JSON: the file's text, each rule written and each left out (with
+    /// --out, the file still gets the agent's own text).
     #[arg(long)]
     json: bool,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum TargetArg {
     /// Claude Code's settings.json `permissions` (deny rules).
     Claude,
@@ -495,48 +498,61 @@ async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
         what: "reading the rules".into(),
         source: std::io::Error::other(e.to_string()),
     })?;
-    let text = if a.json {
+    let json = if a.json {
         let mut j = serde_json::to_string_pretty(&out).map_err(|e| CliError::Io {
             what: "the export".into(),
             source: std::io::Error::other(e),
         })?;
         j.push('\n');
-        j
+        Some(j)
     } else {
-        out.text.clone()
+        None
     };
     match &a.out {
-        Some(path) => {
-            use std::io::Write as _;
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-                .map_err(|source| CliError::Io {
-                    what: format!(
-                        "cannot write {} (an existing file is never overwritten)",
-                        path.display()
-                    ),
-                    source,
-                })?;
-            f.write_all(text.as_bytes())
-                .map_err(|source| CliError::Io {
-                    what: format!("cannot write {}", path.display()),
-                    source,
-                })?;
-        }
-        None => print!("{text}"),
+        // The file always gets the agent's own text; --json's answer goes to standard output.
+        Some(path) => write_new(path, &out.text, a.to == TargetArg::Copilot)?,
+        None if json.is_none() => print!("{}", out.text),
+        None => {}
     }
-    if !a.json {
-        eprint!("{}", export_in_words(&out, a.out.as_deref()));
+    match json {
+        Some(j) => print!("{j}"),
+        None => eprint!("{}", export_in_words(&out, a.out.as_deref())),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to a new file at `path` (never over one), executable for a script.
+fn write_new(path: &std::path::Path, text: &str, script: bool) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if script {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o755);
+    }
+    #[cfg(not(unix))]
+    let _ = script;
+    let mut f = options.open(path).map_err(|source| CliError::Io {
+        what: match source.kind() {
+            std::io::ErrorKind::AlreadyExists => format!(
+                "{} exists: an export never overwrites a file (remove it, or name another)",
+                path.display()
+            ),
+            _ => format!("cannot write {}", path.display()),
+        },
+        source,
+    })?;
+    f.write_all(text.as_bytes()).map_err(|source| CliError::Io {
+        what: format!("cannot write {}", path.display()),
+        source,
+    })
 }
 
 /// What an export wrote and left out, as a person reads it.
 fn export_in_words(e: &Export, out: Option<&std::path::Path>) -> String {
     let mut s = format!(
-        "{} written for {}{}; it goes in {}.\n",
+        "{} written for {}{}; {}.\n",
         plural(e.written.len(), "rule", "rules"),
         e.agent,
         out.map(|p| format!(" to {}", p.display()))
@@ -544,9 +560,9 @@ fn export_in_words(e: &Export, out: Option<&std::path::Path>) -> String {
         e.place
     );
     for w in &e.written {
-        s.push_str(&format!("  written: {}\n", w.words));
+        s.push_str(&format!("  written: {}\n", reveal(&w.words)));
         if let Some(n) = &w.note {
-            s.push_str(&format!("           {n}\n"));
+            s.push_str(&format!("           {}\n", reveal(n)));
         }
     }
     if !e.left.is_empty() {
@@ -555,17 +571,22 @@ fn export_in_words(e: &Export, out: Option<&std::path::Path>) -> String {
             plural(e.left.len(), "rule", "rules")
         ));
         for l in &e.left {
-            s.push_str(&format!("  left out: {}\n            {}\n", l.words, l.why));
+            s.push_str(&format!(
+                "  left out: {}\n            {}\n",
+                reveal(&l.words),
+                reveal(&l.why)
+            ));
         }
     }
     if e.elsewhere > 0 {
         s.push_str(&format!(
-            "{} about other agents' tools not written.\n",
+            "{} about tools {} does not have, not written.\n",
             plural(
                 usize::try_from(e.elsewhere).unwrap_or(usize::MAX),
                 "rule",
                 "rules"
-            )
+            ),
+            e.agent
         ));
     }
     s

@@ -1,13 +1,12 @@
 //! The person's rules written in an agent's own format, so the agent applies them itself (or a
-//! team keeps them beside its code). A rule is written only where the agent's reading of it
-//! approves nothing Countersign's does not: Countersign approves a command prefix only where
-//! what follows is known harmless, a folder without its hidden files, settings and links, and a
-//! whole tool only for calls it can show in full, while every agent's prefix, folder or tool
-//! rule allows anything under it; so approve rules are written only as exact commands, where
-//! the agent matches the whole text. A decline is written as the agent's nearest deny, which
-//! catches fewer calls than Countersign's (it also declines a command mentioned anywhere in a
-//! line, and asks when it cannot tell); those calls then go to the agent's own default.
-//! Everything not written is listed with the reason.
+//! team keeps them beside its code). No agent's rule approves as little as Countersign's:
+//! Countersign approves a command prefix only where what follows is known harmless, a folder
+//! without its hidden files, settings and links, a whole tool only for calls it can show in
+//! full, and an exact call only in the folder it ran in, while every agent's prefix, folder,
+//! tool or command-text rule allows more. So approve rules are listed, never written. A decline
+//! is written as the agent's nearest deny, which catches fewer calls than Countersign's (it
+//! also declines a command mentioned anywhere in a line, and asks when it cannot tell); those
+//! calls then go to the agent's own default. Everything not written is listed with the reason.
 
 mod amp;
 mod claude;
@@ -73,27 +72,51 @@ impl Target {
         }
     }
 
-    /// Where the agent reads what is written, in its own documentation's words.
-    pub fn place(self) -> &'static str {
-        match self {
-            Target::Claude => {
-                "the `permissions` of ~/.claude/settings.json, or of a project's \
-                 .claude/settings.json"
+    /// Where the agent reads what is written, in its own documentation's words: the person's
+    /// own file, or `project`'s.
+    pub fn place(self, project: Option<&str>) -> String {
+        match (self, project) {
+            (Target::Claude, None) => {
+                "add them to the `permissions.deny` of ~/.claude/settings.json".into()
             }
-            Target::Codex => "~/.codex/rules/countersign.rules, or a project's .codex/rules/",
-            Target::Gemini => "~/.gemini/policies/countersign.toml",
-            Target::Opencode => {
-                "the `permission` of opencode.json (after your own rules: the last match wins)"
+            (Target::Claude, Some(p)) => {
+                format!("add them to the `permissions.deny` of {p}/.claude/settings.json")
             }
-            Target::OpencodeV2 => {
-                "the `permissions` of opencode.jsonc (after your own rules: the last match wins)"
-            }
-            Target::Amp => {
-                "the `amp.permissions` of Amp's settings.json (before your own rules: the first \
-                 match wins)"
-            }
-            Target::Cursor => "the `permissions` of ~/.cursor/cli-config.json, or .cursor/cli.json",
-            Target::Copilot => "a script that starts Copilot CLI with these flags",
+            (Target::Codex, None) => "~/.codex/rules/countersign.rules".into(),
+            (Target::Codex, Some(p)) => format!("{p}/.codex/rules/countersign.rules"),
+            (Target::Gemini, None) => "~/.gemini/policies/countersign.toml".into(),
+            (Target::Gemini, Some(p)) => format!(
+                "~/.gemini/policies/countersign.toml (Gemini CLI reads no project's policies: \
+                 the rules of {p} will hold everywhere)"
+            ),
+            (Target::Opencode, p) => format!(
+                "add them to the end of `permission.bash` in {}, with no key after `bash` (the \
+                 last match wins, and a later `\"*\"` would override them)",
+                p.map_or("~/.config/opencode/opencode.json".into(), |p| format!(
+                    "{p}/opencode.json"
+                ))
+            ),
+            (Target::OpencodeV2, p) => format!(
+                "add them to the end of the `permissions` list in {} (the last match wins)",
+                p.map_or("~/.config/opencode/opencode.jsonc".into(), |p| format!(
+                    "{p}/opencode.jsonc"
+                ))
+            ),
+            (Target::Amp, p) => format!(
+                "add them to the start of `amp.permissions` in {} (the first match wins)",
+                p.map_or("~/.config/amp/settings.json".into(), |p| format!(
+                    "{p}/.amp/settings.json"
+                ))
+            ),
+            (Target::Cursor, p) => format!(
+                "add them to the `permissions.deny` of {}",
+                p.map_or("~/.cursor/cli-config.json".into(), |p| format!(
+                    "{p}/.cursor/cli.json"
+                ))
+            ),
+            (Target::Copilot, _) => "a script that starts Copilot CLI with these flags (save it \
+                                     under another name than `copilot`, and make it executable)"
+                .into(),
         }
     }
 
@@ -184,37 +207,46 @@ pub struct Export {
     pub text: String,
     pub written: Vec<Written>,
     pub left: Vec<Left>,
-    /// Rules about other agents' tools, not this one's.
+    /// Rules about tools this agent does not have (another agent's, or one it cannot name).
     pub elsewhere: u32,
 }
 
 /// What a rule becomes before a target writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub(crate) enum Decline {
     /// Decline commands whose words start with these.
-    DeclineCommand {
+    Command {
         words: Vec<String>,
         reason: Option<String>,
     },
     /// Decline every call to the agent's tool of this name (`shell`: its shell tool).
-    DeclineTool {
+    Tool {
         name: String,
         shell: bool,
         reason: Option<String>,
     },
     /// Decline edits of files under this folder.
-    DeclineFolder {
+    Folder {
         folder: String,
         reason: Option<String>,
     },
-    /// Approve exactly this command, whole.
-    ApproveCommand { command: String },
+}
+
+impl Decline {
+    /// The reason the decline gives the agent.
+    pub(crate) fn reason(&self) -> Option<&str> {
+        match self {
+            Decline::Command { reason, .. }
+            | Decline::Tool { reason, .. }
+            | Decline::Folder { reason, .. } => reason.as_deref(),
+        }
+    }
 }
 
 /// A rule a target writes: its entries in the file, and what to say about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entry {
-    pub shape: Shape,
+    pub shape: Decline,
     /// The file's text for the rule, each entry as the format writes it.
     pub entries: Vec<String>,
     pub note: Option<String>,
@@ -231,7 +263,7 @@ pub fn export(target: Target, rules: &[Exportable], project: Option<&str>, now: 
         if g.revoked_at.is_some() || g.expires_at.is_some_and(|t| t <= now) {
             continue;
         }
-        let Some(shape) = shape(target, r, project) else {
+        let Some(shape) = shape(target, r) else {
             elsewhere += 1;
             continue;
         };
@@ -244,7 +276,11 @@ pub fn export(target: Target, rules: &[Exportable], project: Option<&str>, now: 
             words: words.clone(),
             why,
         };
-        let entry = match shape.and_then(|s| held(g, project).map(|()| s)) {
+        let shape = shape.and_then(|s| match hidden(&s) {
+            Some(why) => Err(why),
+            None => Ok(s),
+        });
+        let entry = match held(g, project).and(shape) {
             Ok(s) => match target {
                 Target::Claude => claude::entry(s),
                 Target::Codex => codex::entry(s, &r.seen),
@@ -284,7 +320,7 @@ pub fn export(target: Target, rules: &[Exportable], project: Option<&str>, now: 
     Export {
         target,
         agent: target.agent().to_owned(),
-        place: target.place().to_owned(),
+        place: target.place(project),
         text,
         written: written.into_iter().map(|(w, _)| w).collect(),
         left,
@@ -294,24 +330,27 @@ pub fn export(target: Target, rules: &[Exportable], project: Option<&str>, now: 
 
 /// Whether a rule holds where the export is for: everywhere, or in its project.
 fn held(g: &Grant, project: Option<&str>) -> Result<(), String> {
+    match (&g.project, project) {
+        (None, _) => {}
+        (Some(p), Some(q)) if p == q => {}
+        (Some(p), _) => {
+            return Err(format!(
+                "it holds only in {p}: export with --project {p} for that project's own file"
+            ));
+        }
+    }
     if g.watch {
         return Err("it watches: it decides nothing yet (start it acting first)".into());
     }
     if g.paused {
         return Err("it is paused".into());
     }
-    match (&g.project, project) {
-        (None, _) => Ok(()),
-        (Some(p), Some(q)) if p == q => Ok(()),
-        (Some(p), _) => Err(format!(
-            "it holds only in {p}: export with --project {p} for that project's own file"
-        )),
-    }
+    Ok(())
 }
 
 /// What `r` becomes for `target`: `None` when it is about another agent's tools; `Err` why it
 /// cannot be written at all.
-fn shape(target: Target, r: &Exportable, project: Option<&str>) -> Option<Result<Shape, String>> {
+fn shape(target: Target, r: &Exportable) -> Option<Result<Decline, String>> {
     let g = &r.grant;
     let address = g.tool.as_str();
     let shell = address == ANY_AGENT_SHELL || address == target.shell();
@@ -331,17 +370,17 @@ fn shape(target: Target, r: &Exportable, project: Option<&str>) -> Option<Result
     }
     let reason = g.reason.clone();
     Some(match (g.effect, &g.reach) {
-        (Effect::Deny, Reach::Command { words }) if shell => Ok(Shape::DeclineCommand {
+        (Effect::Deny, Reach::Command { words }) if shell => Ok(Decline::Command {
             words: words.clone(),
             reason,
         }),
-        (Effect::Deny, Reach::Any) if shell => Ok(Shape::DeclineTool {
+        (Effect::Deny, Reach::Any) if shell => Ok(Decline::Tool {
             name: String::new(),
             shell: true,
             reason,
         }),
         (Effect::Deny, Reach::Any) => match named {
-            Some(name) => Ok(Shape::DeclineTool {
+            Some(name) => Ok(Decline::Tool {
                 name: name.to_owned(),
                 shell: false,
                 reason,
@@ -350,11 +389,15 @@ fn shape(target: Target, r: &Exportable, project: Option<&str>) -> Option<Result
                 "{agent} names no one tool for every agent's file edits"
             )),
         },
-        (Effect::Deny, Reach::Path { prefix }) => Ok(Shape::DeclineFolder {
+        (Effect::Deny, Reach::Path { prefix }) => Ok(Decline::Folder {
             folder: prefix.clone(),
             reason,
         }),
-        (Effect::Deny, _) => Err(format!(
+        (Effect::Deny, Reach::Command { .. }) => Err(format!(
+            "a command rule about {}, which is not {agent}'s shell",
+            g.tool
+        )),
+        (Effect::Deny, Reach::Exact { .. }) => Err(format!(
             "a decline of one exact call: {agent} matches a command's text, not the whole call"
         )),
         (Effect::Approve, Reach::Command { words }) => Err(format!(
@@ -370,32 +413,40 @@ fn shape(target: Target, r: &Exportable, project: Option<&str>) -> Option<Result
             "Countersign keeps hidden files, settings, protected folders and links out of a \
              folder rule; {agent}'s pattern of files would not"
         )),
-        (Effect::Approve, Reach::Exact { .. }) => exact(r, shell, project),
+        (Effect::Approve, Reach::Exact { .. }) => Err(exact(target, r)),
     })
 }
 
-/// An exact approve rule as the command it approves: only a command that is all its call says,
-/// run in the project whose own file the export is for.
-fn exact(r: &Exportable, shell: bool, project: Option<&str>) -> Result<Shape, String> {
-    let Some(call) = r.exact.as_ref().filter(|_| shell) else {
-        return Err("an exact call that is not a command: the agents' files match commands".into());
+/// Why an exact approve rule is not written: no agent matches one call only.
+fn exact(target: Target, r: &Exportable) -> String {
+    let agent = target.agent();
+    let Some(call) = &r.exact else {
+        return "the call it was made from is no command Countersign can read (or no longer in \
+                History)"
+            .into();
     };
-    if !call.plain {
-        return Err(
-            "the call has settings, arguments or environment beside its command, which the \
-             agents' files cannot say"
-                .into(),
-        );
+    let folder = call
+        .cwd
+        .as_deref()
+        .map_or_else(String::new, |c| format!(" in {c}"));
+    match target {
+        Target::Claude => format!(
+            "it approves one call{folder}; {agent} matches a command's text in any folder, after \
+             stripping wrappers such as `xargs`"
+        ),
+        Target::Codex | Target::Gemini => format!(
+            "it approves one call{folder}; {agent}'s rules are prefixes, which would allow \
+             anything after it"
+        ),
+        Target::Cursor | Target::Copilot => format!(
+            "it approves one call{folder}; {agent} matches a command by its first words, with any \
+             arguments"
+        ),
+        Target::Opencode | Target::OpencodeV2 | Target::Amp => format!(
+            "it approves one call{folder}; {agent} matches a command's text in any folder (and \
+             the agent can run it elsewhere)"
+        ),
     }
-    if let Some(cwd) = call.cwd.as_deref().filter(|c| Some(*c) != project) {
-        return Err(format!(
-            "it approves the command in {cwd} only: export with --project {cwd} for that \
-             project's own file"
-        ));
-    }
-    Ok(Shape::ApproveCommand {
-        command: call.command.clone(),
-    })
 }
 
 /// Whether `word` can be written in a pattern of an agent's that reads `*`, `?`, brackets,
@@ -440,14 +491,23 @@ pub(crate) fn unplain(words: &[String], agent: &str) -> Option<String> {
     })
 }
 
-/// A command approved exactly, as a pattern that matches its whole text: one line of printable
-/// ASCII words, single-spaced, none of which a pattern reads as more than itself.
-pub(crate) fn whole_command(command: &str, agent: &str) -> Result<String, String> {
-    let words: Vec<String> = command.split(' ').map(str::to_owned).collect();
-    match unplain(&words, agent) {
-        Some(why) => Err(why),
-        None => Ok(words.join(" ")),
-    }
+/// Why a rule's words or reason cannot be written because they carry hidden characters
+/// (zero-width, bidirectional, line separators): a file would not say what it seems to, and
+/// reading it back refuses it.
+pub(crate) fn hidden(shape: &Decline) -> Option<String> {
+    let texts: Vec<&str> = match shape {
+        Decline::Command { words, .. } => words.iter().map(String::as_str).collect(),
+        Decline::Tool { name, .. } => vec![name.as_str()],
+        Decline::Folder { folder, .. } => vec![folder.as_str()],
+    };
+    texts
+        .into_iter()
+        .chain(shape.reason())
+        .any(|t| crate::verbatim::count(t) > 0)
+        .then(|| {
+            "its words or reason carry hidden characters: a file would not say what it seems to"
+                .into()
+        })
 }
 
 /// A reason as one line the agent shows, without control characters.
@@ -469,8 +529,8 @@ pub(crate) fn quoted(s: &str) -> String {
 pub(crate) fn header(comment: &str, target: Target) -> String {
     format!(
         "{comment} Written by `countersign rules export --to {}`: the rules the agent can apply \
-         as Countersign does.\n{comment} Approve rules are written only as exact commands; \
-         declines catch fewer calls than Countersign's.\n",
+         as Countersign does.\n{comment} Its declines only: no agent's rule approves as little \
+         as Countersign's, and these catch fewer calls than Countersign's declines.\n",
         serde_json::to_value(target)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))

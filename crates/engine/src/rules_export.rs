@@ -46,7 +46,18 @@ pub async fn export_database(
         return Ok(export(target, &[], project, now));
     }
     let mut conn = countersign_store::Store::read_only(db).await?;
-    let live = grants::list_live(&mut conn, now).await?;
+    export_rules(&mut conn, target, project, protected, now).await
+}
+
+/// The rules read over `conn` in `target`'s format, for `project`'s own file.
+pub async fn export_rules(
+    conn: &mut sqlx::SqliteConnection,
+    target: Target,
+    project: Option<&str>,
+    protected: &[String],
+    now: i64,
+) -> Result<Export, Error> {
+    let live = grants::list_live(conn, now).await?;
     // A repository's rules hold only while its file is the one the person took.
     let repository = match project {
         Some(p) => {
@@ -65,7 +76,7 @@ pub async fn export_database(
             grant.paused |= repository.as_deref() != Some(bound);
         }
         let exact = match (&grant.reach, &grant.approval_id) {
-            (Reach::Exact { .. }, Some(id)) => approvals::get(&mut conn, id)
+            (Reach::Exact { .. }, Some(id)) => approvals::get(conn, id)
                 .await?
                 .as_ref()
                 .and_then(exact_call),
@@ -81,9 +92,9 @@ pub async fn export_database(
             if !recent.contains_key(&key) {
                 let served = served_tools(&grant.tool);
                 let calls = if served.is_empty() {
-                    approvals::recent_for(&mut conn, &grant.tool, None, SCAN).await?
+                    approvals::recent_for(conn, &grant.tool, None, SCAN).await?
                 } else {
-                    approvals::recent_for_tools(&mut conn, &served, SCAN).await?
+                    approvals::recent_for_tools(conn, &served, SCAN).await?
                 };
                 recent.insert(key.clone(), calls);
             }

@@ -1,7 +1,8 @@
 //! Rules brought in from an agent's file through the window: the proposal shown rule by rule
 //! (what each becomes, what is refused and why), taken watching, a watching rule's verdict on
-//! a call, the rule started; a proposal that came through the API (as an agent holding the
-//! token could send) declined, making nothing.
+//! a call, the calls it would have decided found from the Grants page, the rule started and
+//! the rules exported; a proposal that came through the API (as an agent holding the token
+//! could send) declined, making nothing.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -96,6 +97,14 @@ async fn r_import_a_projects_rules_watch_then_act() {
     app.text_contains("[data-testid=row-watched]", "rule would have approved")
         .await;
     app.screenshot("r-history-would-have").await;
+    // From the rule on the Grants page: the calls it would have decided.
+    app.click("[data-testid=nav-grants]").await;
+    app.click("[data-testid=grant-row][data-effect=approve] [data-testid=grant-would-have]")
+        .await;
+    app.text_contains("[data-testid=history-chips]", "would have decided")
+        .await;
+    app.text_contains("[data-testid=history-list]", "git commit -m one")
+        .await;
 
     // Started: the rule decides.
     app.click("[data-testid=nav-grants]").await;
@@ -106,6 +115,42 @@ async fn r_import_a_projects_rules_watch_then_act() {
     let (code, a) = app.submit(&bash(&project, "git commit -m two")).await;
     assert_eq!(code, StatusCode::OK, "{a}");
     assert_eq!(a["status"], "approved");
+
+    // Export…: the decline written as Claude Code's deny, the approval listed with why, and
+    // the file saved new (never over one).
+    app.click("[data-testid=export-open]").await;
+    app.type_into("[data-testid=export-project]", &project)
+        .await;
+    app.click("[data-testid=export-write]").await;
+    app.text_contains("[data-testid=export-text]", "\"Bash(git push *)\"")
+        .await;
+    app.text_contains("[data-testid=export-count]", "1 rule")
+        .await;
+    app.text_contains("[data-testid=export-left]", "`git commit`")
+        .await;
+    app.text_contains("[data-testid=export-left]", "known to be harmless")
+        .await;
+    assert!(
+        !app.text("[data-testid=export-text]")
+            .await
+            .contains("allow")
+    );
+    app.screenshot("r-export").await;
+    let out = tmp.path().join("claude-denies.json");
+    app.clear("[data-testid=export-path]").await;
+    app.type_into("[data-testid=export-path]", &out.display().to_string())
+        .await;
+    app.click("[data-testid=export-save]").await;
+    app.text_contains("[data-testid=export-saved]", "Saved to")
+        .await;
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        written,
+        json!({ "permissions": { "deny": ["Bash(git push *)"] } })
+    );
+    app.click("[data-testid=export-save]").await;
+    app.text_contains("[data-testid=export-error]", "never overwrites")
+        .await;
     app.quit().await;
 }
 

@@ -14,6 +14,8 @@ import type { Effect } from "./types/Effect";
 import type { ErrorBody } from "./types/ErrorBody";
 import type { Format } from "./types/Format";
 import type { Grant } from "./types/Grant";
+import type { ExportTarget } from "./types/ExportTarget";
+import type { RuleExport } from "./types/RuleExport";
 import type { RuleImport } from "./types/RuleImport";
 import type { Taking } from "./types/Taking";
 import type { GrantPreview } from "./types/GrantPreview";
@@ -127,6 +129,12 @@ export const api = {
   /** Reads an agent's rules file into a proposal; nothing is made yet. */
   proposeImport: (path: string, format: Format, project: string | null) =>
     call<RuleImport>("propose_import", { path, format, project }),
+  /** The person's declines in an agent's format, with what was left out and why. */
+  exportRules: (target: ExportTarget, project: string | null) =>
+    call<RuleExport>("export_rules", { target, project }),
+  /** Writes that export to a new file (never over one); the path written. */
+  saveRulesExport: (target: ExportTarget, project: string | null, path: string) =>
+    call<string>("save_rules_export", { target, project, path }),
   /** Takes a proposal (`taking`: how) or declines it (`null`). */
   decideImport: (id: string, taking: Taking | null) => call<RuleImport>("decide_import", { id, taking }),
   /** A watching rule starts acting, or an acting one goes back to watching. */

@@ -7,6 +7,7 @@ import type { HistoryQuery } from "../api/types/HistoryQuery";
 import type { RuleImport } from "../api/types/RuleImport";
 import type { ArtifactTitle } from "../components/ApprovalCard";
 import { CheckCall } from "../components/CheckCall";
+import { ExportRules } from "../components/RuleExports";
 import { ImportRules, RuleImportCard } from "../components/RuleImports";
 import { GrantUntil } from "../components/Clock";
 import { Verbatim } from "../components/Verbatim";
@@ -83,6 +84,7 @@ export function Grants({ version, artifactTitle, openArtifact, openApproval, ope
         chose. A deny rule beats any approval.</p>
       {error && <p className="error">{error}</p>}
       <ImportRules onProposed={reload} />
+      <ExportRules />
       {imports.length > 0 && <p className="notice" data-testid="imports-waiting">
         {imports.length === 1 ? "A proposal to bring in rules waits" : `${imports.length} proposals to bring in rules wait`} below
         the rules you have.{imports.length > 1 && <>{" "}<button className="small danger" data-testid="imports-decline-all"

@@ -1,13 +1,13 @@
 //! Amp's `amp.permissions`: rules tried in order until the first whose tool and arguments
-//! match, so declines are written before approvals. A string condition is a glob over the whole
+//! match, so the declines go before the person's own rules. A string condition is a glob over the whole
 //! argument (`*` any characters), or a regular expression when it starts and ends with `/`
 //! (ampcode.com/manual/appendix, "Permissions"); a command's argument is `cmd`. A decline
 //! matches the words alone, at the start, or after a space anywhere in the line (so also
-//! `sudo git push`, and the words mentioned in a message); an approval, the whole command.
+//! `sudo git push`, and the words mentioned in a message).
 
 use serde_json::{Value, json};
 
-use super::{Entry, Shape, one_line, unplain, whole_command};
+use super::{Decline, Entry, one_line, unplain};
 
 const AGENT: &str = "Amp";
 
@@ -16,9 +16,9 @@ fn regex(pattern: &str) -> bool {
     pattern.len() > 1 && pattern.starts_with('/') && pattern.ends_with('/')
 }
 
-fn rule(shape: &Shape) -> Result<Value, String> {
+fn rule(shape: &Decline) -> Result<Value, String> {
     match shape {
-        Shape::DeclineCommand { words, reason } => {
+        Decline::Command { words, reason } => {
             if let Some(why) = unplain(words, AGENT) {
                 return Err(why);
             }
@@ -40,7 +40,7 @@ fn rule(shape: &Shape) -> Result<Value, String> {
             }
             Ok(r)
         }
-        Shape::DeclineTool {
+        Decline::Tool {
             name,
             shell,
             reason,
@@ -62,22 +62,13 @@ fn rule(shape: &Shape) -> Result<Value, String> {
             }
             Ok(r)
         }
-        Shape::DeclineFolder { .. } => Err(format!(
+        Decline::Folder { .. } => Err(format!(
             "{AGENT}'s file tools and their arguments are not documented for rules"
         )),
-        Shape::ApproveCommand { command } => {
-            let c = whole_command(command, AGENT)?;
-            if regex(&c) {
-                return Err(format!(
-                    "`{c}` would read as a regular expression in {AGENT}"
-                ));
-            }
-            Ok(json!({ "tool": "Bash", "matches": { "cmd": c }, "action": "allow" }))
-        }
     }
 }
 
-pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
     let r = rule(&shape)?;
     Ok(Entry {
         note: None,
@@ -87,17 +78,7 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
 }
 
 pub(super) fn file(entries: &[&Entry]) -> String {
-    // Declines first: the first match wins.
-    let mut rules = Vec::new();
-    for approve in [false, true] {
-        for e in entries {
-            if matches!(e.shape, Shape::ApproveCommand { .. }) == approve
-                && let Ok(r) = rule(&e.shape)
-            {
-                rules.push(r);
-            }
-        }
-    }
+    let rules: Vec<Value> = entries.iter().filter_map(|e| rule(&e.shape).ok()).collect();
     let root = json!({ "amp.permissions": rules });
     format!(
         "{}\n",

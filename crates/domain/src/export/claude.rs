@@ -2,29 +2,35 @@
 //! mode). `Bash(git push *)` matches `git push` and `git push …` in each command of a line,
 //! past the wrappers Claude Code strips; `Edit(//abs/**)` every built-in edit under the folder;
 //! a bare tool name the whole tool (code.claude.com/docs/en/permissions, "Permission rule
-//! syntax", "Read and Edit"). No rule of Claude Code's approves a command exactly: it strips
-//! wrappers such as `xargs` first.
+//! syntax", "Read and Edit").
 
 use serde_json::json;
 
-use super::{Entry, Shape, unplain};
+use super::{Decline, Entry, unplain};
 
 const AGENT: &str = "Claude Code";
 
-pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
     let (rule, reason) = match &shape {
-        Shape::DeclineCommand { words, reason } => {
+        Decline::Command { words, reason } => {
             if let Some(why) = unplain(words, AGENT) {
                 return Err(why);
             }
+            // `Bash(name:value)` is Claude Code's form for a parameter's value.
+            if words[0].contains(':') {
+                return Err(format!(
+                    "`{}` holds `:`, which {AGENT} reads as a parameter's name",
+                    words[0]
+                ));
+            }
             (format!("Bash({} *)", words.join(" ")), reason)
         }
-        Shape::DeclineTool {
+        Decline::Tool {
             shell: true,
             reason,
             ..
         } => ("Bash".to_owned(), reason),
-        Shape::DeclineTool { name, reason, .. } => {
+        Decline::Tool { name, reason, .. } => {
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
                 return Err(format!(
                     "`{}` is not a tool name {AGENT} reads",
@@ -33,7 +39,7 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
             }
             (name.clone(), reason)
         }
-        Shape::DeclineFolder { folder, reason } => {
+        Decline::Folder { folder, reason } => {
             let Some(rest) = folder.strip_prefix('/') else {
                 return Err(format!("{folder} is not a full path"));
             };
@@ -50,12 +56,6 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
             }
             // `//` starts a path from the root; `/` alone would be the settings file's folder.
             (format!("Edit(//{}/**)", parts.join("/")), reason)
-        }
-        Shape::ApproveCommand { .. } => {
-            return Err(format!(
-                "{AGENT} strips wrappers such as `xargs` and `timeout` before it matches an exact \
-                 command, so its rule would approve more than this one call"
-            ));
         }
     };
     Ok(Entry {

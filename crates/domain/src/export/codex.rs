@@ -7,7 +7,7 @@
 //! checked here as Codex reads it before it is written: the rule's own words, the calls it
 //! declined in History, and calls of the same program it left alone.
 
-use super::{Entry, SeenCall, Shape, one_line, quoted};
+use super::{Decline, Entry, SeenCall, one_line, quoted};
 
 const AGENT: &str = "Codex";
 /// The most examples of each kind a rule carries.
@@ -24,21 +24,16 @@ fn writable(word: &str) -> bool {
     !word.is_empty() && !word.chars().any(char::is_control)
 }
 
-pub(super) fn entry(shape: Shape, seen: &[SeenCall]) -> Result<Entry, String> {
+pub(super) fn entry(shape: Decline, seen: &[SeenCall]) -> Result<Entry, String> {
     let (words, reason) = match &shape {
-        Shape::DeclineCommand { words, reason } => (words, reason),
-        Shape::DeclineTool { .. } => {
+        Decline::Command { words, reason } => (words, reason),
+        Decline::Tool { .. } => {
             return Err(format!(
                 "{AGENT}'s rules name a command's first words, never every command"
             ));
         }
-        Shape::DeclineFolder { .. } => {
+        Decline::Folder { .. } => {
             return Err(format!("{AGENT}'s rules are about commands, not files"));
-        }
-        Shape::ApproveCommand { .. } => {
-            return Err(format!(
-                "{AGENT}'s pattern is a prefix: it would approve the command with anything after it"
-            ));
         }
     };
     if let Some(w) = words.iter().find(|w| !writable(w)) {

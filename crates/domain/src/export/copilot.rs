@@ -2,16 +2,15 @@
 //! words followed by a space and anything; a deny beats every allow, `--allow-all` and saved
 //! approvals (docs.github.com, "Copilot CLI command reference", "Tool permission patterns";
 //! "Allowing and denying tool use"). Its saved file keeps approvals only and flags last one
-//! session, so the rules are written as a script that starts Copilot CLI with them. Its
-//! `shell(…)` without `:*` is read as a prefix where it approves, so no approval is written.
+//! session, so the rules are written as a script that starts Copilot CLI with them.
 
-use super::{Entry, Shape, unplain};
+use super::{Decline, Entry, unplain};
 
 const AGENT: &str = "Copilot CLI";
 
-pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
     let flags = match &shape {
-        Shape::DeclineCommand { words, .. } => {
+        Decline::Command { words, .. } => {
             if let Some(why) = unplain(words, AGENT) {
                 return Err(why);
             }
@@ -26,29 +25,14 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
                 format!("--deny-tool=shell({w}:*)"),
             ]
         }
-        Shape::DeclineTool { shell: true, .. } => vec!["--deny-tool=shell".to_owned()],
-        Shape::DeclineTool { .. } | Shape::DeclineFolder { .. } => {
+        Decline::Tool { shell: true, .. } => vec!["--deny-tool=shell".to_owned()],
+        Decline::Tool { .. } | Decline::Folder { .. } => {
             return Err(format!(
                 "{AGENT}'s calls reach Countersign as commands only"
             ));
         }
-        Shape::ApproveCommand { .. } => {
-            return Err(format!(
-                "{AGENT}'s `shell(…)` flag is documented as covering the command with any \
-                 arguments, so it would approve more than this one call"
-            ));
-        }
     };
-    let reason = matches!(
-        &shape,
-        Shape::DeclineCommand {
-            reason: Some(_),
-            ..
-        } | Shape::DeclineTool {
-            reason: Some(_),
-            ..
-        }
-    );
+    let reason = shape.reason().is_some();
     Ok(Entry {
         note: reason.then(|| format!("{AGENT}'s flags carry no reason")),
         entries: flags,
@@ -59,7 +43,10 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
 pub(super) fn file(entries: &[&Entry]) -> String {
     let mut out = String::from("#!/bin/sh\n");
     out.push_str(&super::header("#", super::Target::Copilot));
-    out.push_str("# Start Copilot CLI through this script: its deny rules exist only as flags.\nexec copilot");
+    out.push_str(
+        "# Start Copilot CLI through this script: its deny rules exist only as flags. Save it\n\
+         # under another name than `copilot` (it starts the `copilot` on your PATH).\nexec copilot",
+    );
     for e in entries {
         for flag in &e.entries {
             // Plain words only (no quote among them): single quotes hold them as they are.

@@ -5,13 +5,13 @@
 
 use serde_json::json;
 
-use super::{Entry, Shape, unplain};
+use super::{Decline, Entry, unplain};
 
 const AGENT: &str = "Cursor CLI";
 
-pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
     let rule = match &shape {
-        Shape::DeclineCommand { words, .. } if words.len() == 1 => {
+        Decline::Command { words, .. } if words.len() == 1 => {
             if let Some(why) = unplain(words, AGENT) {
                 return Err(why);
             }
@@ -23,36 +23,21 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
             }
             format!("Shell({})", words[0])
         }
-        Shape::DeclineCommand { words, .. } => {
+        Decline::Command { words, .. } => {
             return Err(format!(
                 "{AGENT} matches a command by its first word; how `Shell({}:…)` reads the rest \
                  is not documented, and `Shell({})` would decline every `{}` command",
                 words[0], words[0], words[0]
             ));
         }
-        Shape::DeclineTool { shell: true, .. } => "Shell(*)".to_owned(),
-        Shape::DeclineTool { .. } | Shape::DeclineFolder { .. } => {
+        Decline::Tool { shell: true, .. } => "Shell(*)".to_owned(),
+        Decline::Tool { .. } | Decline::Folder { .. } => {
             return Err(format!(
                 "{AGENT}'s calls reach Countersign as commands only"
             ));
         }
-        Shape::ApproveCommand { .. } => {
-            return Err(format!(
-                "{AGENT} matches a command by its first word, so its rule would approve more \
-                 than this one call"
-            ));
-        }
     };
-    let reason = matches!(
-        &shape,
-        Shape::DeclineCommand {
-            reason: Some(_),
-            ..
-        } | Shape::DeclineTool {
-            reason: Some(_),
-            ..
-        }
-    );
+    let reason = shape.reason().is_some();
     Ok(Entry {
         note: reason.then(|| format!("{AGENT}'s rules carry no reason")),
         entries: vec![rule],
@@ -62,8 +47,7 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
 
 pub(super) fn file(entries: &[&Entry]) -> String {
     let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
-    let text =
-        serde_json::to_string_pretty(&json!({ "permissions": { "allow": [], "deny": deny } }))
-            .unwrap_or_default();
+    let text = serde_json::to_string_pretty(&json!({ "permissions": { "deny": deny } }))
+        .unwrap_or_default();
     format!("{text}\n")
 }

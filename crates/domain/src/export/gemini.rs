@@ -6,15 +6,15 @@
 //! `policy-engine.ts` `checkShellCommand`). `toolName` and `priority` are always written: the
 //! loader skips a file whose rule lacks either (`toml-loader.ts` `PolicyRuleSchema`).
 
-use super::{Entry, Shape, one_line, quoted, unplain};
+use super::{Decline, Entry, one_line, quoted, unplain};
 
 const AGENT: &str = "Gemini CLI";
 /// Above the "allow for all future sessions" rules (950).
 const PRIORITY: u32 = 999;
 
-pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
+pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
     let (tool, prefix, reason) = match &shape {
-        Shape::DeclineCommand { words, reason } => {
+        Decline::Command { words, reason } => {
             if let Some(why) = unplain(words, AGENT) {
                 return Err(why);
             }
@@ -24,12 +24,12 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
                 reason,
             )
         }
-        Shape::DeclineTool {
+        Decline::Tool {
             shell: true,
             reason,
             ..
         } => ("run_shell_command".to_owned(), None, reason),
-        Shape::DeclineTool { name, reason, .. } => {
+        Decline::Tool { name, reason, .. } => {
             if name.is_empty()
                 || !name
                     .bytes()
@@ -42,16 +42,10 @@ pub(super) fn entry(shape: Shape) -> Result<Entry, String> {
             }
             (name.clone(), None, reason)
         }
-        Shape::DeclineFolder { .. } => {
+        Decline::Folder { .. } => {
             return Err(format!(
                 "{AGENT} names files only by a regular expression over the call, which Countersign \
                  does not write"
-            ));
-        }
-        Shape::ApproveCommand { .. } => {
-            return Err(format!(
-                "{AGENT}'s `commandPrefix` would approve the command with anything after it, and \
-                 an exact one needs a regular expression, which Countersign does not write"
             ));
         }
     };

@@ -1,54 +1,43 @@
 //! OpenCode's rules: in its first format the `permission` object (`"bash": {"git push *":
 //! "deny"}`), in its second the `permissions` array (`{"action": "shell", "resource": …,
-//! "effect": …}`). The last matching rule wins, so approvals are written before declines; `*`
-//! matches any characters and a pattern ending in ` *` also matches the bare command; a pattern
-//! without one matches only the whole command (opencode.ai/docs/permissions, its v1 and v2
-//! pages; `packages/opencode/src/permission/evaluate.ts` `findLast`). OpenCode asks through ACP,
-//! so its commands are the rules about `acp.execute` and every agent's shell.
+//! "effect": …}`). The last matching rule wins, so the declines go after the person's own
+//! rules; `*` matches any characters and a pattern ending in ` *` also matches the bare command
+//! (opencode.ai/docs/permissions, its v1 and v2 pages;
+//! `packages/opencode/src/permission/evaluate.ts` `findLast`). OpenCode asks through ACP, so
+//! its commands are the rules about `acp.execute`, and the person's rules across agents.
 
 use serde_json::{Map, Value, json};
 
-use super::{Entry, Shape, unplain, whole_command};
+use super::{Decline, Entry, unplain};
 
 const AGENT: &str = "OpenCode";
 const SCHEMA: &str = "https://opencode.ai/config.json";
 
-/// The pattern, and whether it declines.
-fn pattern(shape: &Shape) -> Result<(String, bool), String> {
+/// The pattern a decline denies.
+fn pattern(shape: &Decline) -> Result<String, String> {
     match shape {
-        Shape::DeclineCommand { words, .. } => match unplain(words, AGENT) {
+        Decline::Command { words, .. } => match unplain(words, AGENT) {
             Some(why) => Err(why),
-            None => Ok((format!("{} *", words.join(" ")), true)),
+            None => Ok(format!("{} *", words.join(" "))),
         },
-        Shape::DeclineTool { shell: true, .. } => Ok(("*".to_owned(), true)),
-        Shape::DeclineTool { .. } => Err(format!(
+        Decline::Tool { shell: true, .. } => Ok("*".to_owned()),
+        Decline::Tool { .. } => Err(format!(
             "{AGENT}'s tools reach Countersign as ACP's kinds of call, not by their names"
         )),
-        Shape::DeclineFolder { .. } => Err(format!(
+        Decline::Folder { .. } => Err(format!(
             "{AGENT}'s edit patterns are read from the project, which a folder's full path is not"
         )),
-        Shape::ApproveCommand { command } => whole_command(command, AGENT).map(|c| (c, false)),
     }
 }
 
-pub(super) fn entry(shape: Shape, second: bool) -> Result<Entry, String> {
-    let (p, deny) = pattern(&shape)?;
-    let effect = if deny { "deny" } else { "allow" };
+pub(super) fn entry(shape: Decline, second: bool) -> Result<Entry, String> {
+    let p = pattern(&shape)?;
     let text = if second {
-        json!({ "action": "shell", "resource": p, "effect": effect }).to_string()
+        json!({ "action": "shell", "resource": p, "effect": "deny" }).to_string()
     } else {
-        format!("\"bash\": {{ {}: \"{effect}\" }}", Value::String(p))
+        format!("\"bash\": {{ {}: \"deny\" }}", Value::String(p))
     };
-    let reason = matches!(
-        &shape,
-        Shape::DeclineCommand {
-            reason: Some(_),
-            ..
-        } | Shape::DeclineTool {
-            reason: Some(_),
-            ..
-        }
-    );
+    let reason = shape.reason().is_some();
     Ok(Entry {
         note: reason.then(|| format!("{AGENT}'s rules carry no reason")),
         entries: vec![text],
@@ -57,30 +46,21 @@ pub(super) fn entry(shape: Shape, second: bool) -> Result<Entry, String> {
 }
 
 pub(super) fn file(entries: &[&Entry], second: bool) -> String {
-    // Approvals first: the last match wins.
-    let mut ordered: Vec<(String, &'static str)> = Vec::new();
-    for deny in [false, true] {
-        for e in entries {
-            if let Ok((p, d)) = pattern(&e.shape)
-                && d == deny
-            {
-                ordered.push((p, if d { "deny" } else { "allow" }));
-            }
-        }
-    }
+    let patterns: Vec<String> = entries
+        .iter()
+        .filter_map(|e| pattern(&e.shape).ok())
+        .collect();
     let root = if second {
-        let rules: Vec<Value> = ordered
+        let rules: Vec<Value> = patterns
             .iter()
-            .map(|(p, e)| json!({ "action": "shell", "resource": p, "effect": e }))
+            .map(|p| json!({ "action": "shell", "resource": p, "effect": "deny" }))
             .collect();
         json!({ "$schema": SCHEMA, "permissions": rules })
     } else {
-        let mut bash = Map::new();
-        for (p, e) in ordered {
-            // A pattern written twice keeps its last place, as the object's order is the rules'.
-            bash.shift_remove(&p);
-            bash.insert(p, Value::String(e.to_owned()));
-        }
+        let bash: Map<String, Value> = patterns
+            .into_iter()
+            .map(|p| (p, Value::String("deny".to_owned())))
+            .collect();
         json!({ "$schema": SCHEMA, "permission": { "bash": bash } })
     };
     format!(

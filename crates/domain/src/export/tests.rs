@@ -187,53 +187,17 @@ fn an_approve_prefix_is_never_written_anywhere() {
 }
 
 #[test]
-fn a_decline_is_written_in_each_agents_precedence() {
+fn a_decline_is_written_in_each_agents_own_form() {
     let mut decline = grant(ANY_AGENT_SHELL, Effect::Deny, words("git push"), None);
     decline.reason = Some("Pushes go through review.\nAlways.".into());
-    let exact = Exportable {
-        grant: grant(
-            "acp.execute",
-            Effect::Approve,
-            Reach::Exact { digest: "d".into() },
-            Some("/home/me/app"),
-        ),
-        exact: Some(ExactCall {
-            command: "npm run build".into(),
-            cwd: Some("/home/me/app".into()),
-            plain: true,
-        }),
-        seen: Vec::new(),
-    };
-    let amp_exact = Exportable {
-        grant: grant(
-            "amp.Bash",
-            Effect::Approve,
-            Reach::Exact { digest: "d".into() },
-            Some("/home/me/app"),
-        ),
-        ..exact.clone()
-    };
-    let rules = [exact, amp_exact, plain(decline)];
-    let text = |t| export(t, &rules, Some("/home/me/app"), NOW).text;
-
-    // OpenCode: the last match wins, so the decline comes after the approval.
+    let rules = [plain(decline)];
+    let text = |t| export(t, &rules, None, NOW).text;
     let oc = text(Target::Opencode);
-    let (allow, deny) = (
-        oc.find("\"npm run build\"").unwrap(),
-        oc.find("\"git push *\"").unwrap(),
-    );
-    assert!(allow < deny, "{oc}");
+    assert!(oc.contains("\"git push *\": \"deny\""), "{oc}");
     let oc2 = text(Target::OpencodeV2);
-    assert!(
-        oc2.find("npm run build").unwrap() < oc2.find("git push *").unwrap(),
-        "{oc2}"
-    );
-    // Amp: the first match wins, so the decline comes first; its message is one line.
+    assert!(oc2.contains("\"resource\": \"git push *\""), "{oc2}");
+    // Amp: the words alone, first, or after a space; its message one line.
     let amp = text(Target::Amp);
-    assert!(
-        amp.find("reject").unwrap() < amp.find("\"allow\"").unwrap(),
-        "{amp}"
-    );
     assert!(
         amp.contains("\"Pushes go through review. Always.\""),
         "{amp}"
@@ -257,56 +221,73 @@ fn a_decline_is_written_in_each_agents_precedence() {
         "{:?}",
         cursor.left
     );
+    // Where each goes, for a project's own file.
+    assert!(
+        Target::Amp
+            .place(Some("/p"))
+            .contains("/p/.amp/settings.json"),
+        "{}",
+        Target::Amp.place(Some("/p"))
+    );
+    assert!(
+        Target::Gemini
+            .place(Some("/p"))
+            .contains("will hold everywhere")
+    );
 }
 
 #[test]
-fn an_exact_approval_is_written_only_where_the_agent_matches_the_whole_command() {
-    let exact = |command: &str, plain_call: bool, cwd: Option<&str>| Exportable {
-        grant: grant(
-            "amp.Bash",
-            Effect::Approve,
-            Reach::Exact { digest: "d".into() },
-            Some("/p"),
-        ),
-        exact: Some(ExactCall {
-            command: command.into(),
-            cwd: cwd.map(str::to_owned),
-            plain: plain_call,
-        }),
-        seen: Vec::new(),
-    };
-    let at = |e: Exportable| export(Target::Amp, &[e], Some("/p"), NOW);
-    assert_eq!(at(exact("make test", true, Some("/p"))).written.len(), 1);
-    for (command, plain_call, cwd) in [
-        // A glob, a second command, a substitution, two spaces, a newline: wider, or not it.
-        ("rm *", true, Some("/p")),
-        ("make test; rm -rf ~", true, Some("/p")),
-        ("echo $(id)", true, Some("/p")),
-        ("make  test", true, Some("/p")),
-        ("make\ntest", true, Some("/p")),
-        // Settings beside the command, or another folder than the project's.
-        ("make test", false, Some("/p")),
-        ("make test", true, Some("/q")),
-    ] {
-        let out = at(exact(command, plain_call, cwd));
-        assert!(
-            out.written.is_empty(),
-            "{command:?} was written: {}",
-            out.text
-        );
-        assert_eq!(out.left.len(), 1);
-    }
-    // Elsewhere it is listed: Claude Code strips wrappers, Codex and Gemini CLI read prefixes.
-    for target in [
-        Target::Claude,
-        Target::Codex,
-        Target::Gemini,
-        Target::Copilot,
-    ] {
-        let mut e = exact("make test", true, Some("/p"));
-        e.grant.tool = ToolAddress::from_canonical(target.shell()).unwrap();
+fn an_exact_approval_is_listed_never_written() {
+    // No agent matches one call only: each would run the command in any folder, with more
+    // after it, or past wrappers.
+    for target in Target::ALL {
+        let e = Exportable {
+            grant: grant(
+                target.shell(),
+                Effect::Approve,
+                Reach::Exact { digest: "d".into() },
+                Some("/p"),
+            ),
+            exact: Some(ExactCall {
+                command: "make test".into(),
+                cwd: Some("/p".into()),
+                plain: true,
+            }),
+            seen: Vec::new(),
+        };
         let out = export(target, &[e], Some("/p"), NOW);
         assert!(out.written.is_empty(), "{target:?}: {}", out.text);
+        assert!(!out.text.contains("make test"), "{target:?}: {}", out.text);
+        assert_eq!(out.left.len(), 1);
+        assert!(out.left[0].words.contains("`make test`"), "{:?}", out.left);
+        assert!(out.left[0].why.contains("one call in /p"), "{:?}", out.left);
+    }
+}
+
+#[test]
+fn hidden_characters_in_a_rule_or_its_reason_are_never_written() {
+    let mut zero_width = grant(
+        ANY_AGENT_SHELL,
+        Effect::Deny,
+        words("git pu\u{200b}sh"),
+        None,
+    );
+    zero_width.reason = None;
+    let mut bidi = grant(ANY_AGENT_SHELL, Effect::Deny, words("rm"), None);
+    bidi.reason = Some("safe\u{2028}decision = \"allow\"".into());
+    for target in Target::ALL {
+        let out = export(
+            target,
+            &[plain(zero_width.clone()), plain(bidi.clone())],
+            None,
+            NOW,
+        );
+        assert!(out.written.is_empty(), "{target:?}: {}", out.text);
+        assert!(
+            out.left.iter().all(|l| l.why.contains("hidden characters")),
+            "{:?}",
+            out.left
+        );
     }
 }
 

@@ -167,115 +167,166 @@ fn saved(file: &str, text: &str) -> Result<Vec<Proposed>, ImportError> {
     Ok(out)
 }
 
+/// What a flag says: allow or deny these patterns, or allow every tool.
+enum Flag {
+    Patterns(Said, Vec<String>),
+    Everything(String),
+}
+
+/// Whether `word` is one of Copilot CLI's tool permission flags.
+fn permission_flag(word: &str) -> bool {
+    [
+        "--allow-tool",
+        "--deny-tool",
+        "--allow-all-tools",
+        "--allow-all",
+        "--yolo",
+    ]
+    .iter()
+    .any(|f| word == *f || word.starts_with(&format!("{f}=")))
+}
+
 /// A script or alias that starts Copilot CLI with `--allow-tool`/`--deny-tool` flags.
 fn flags(file: &str, text: &str, placing: &Placing) -> Result<Vec<Proposed>, ImportError> {
-    // Its words as a shell splits them (quotes, comments, lines continued), each with its
-    // line; the flags are read wherever they stand, in a script or an alias.
-    let mut lexer = shlex::Shlex::new(text);
+    let unreadable = || ImportError {
+        file: file.to_owned(),
+        line: None,
+        why: "neither Copilot CLI's saved approvals (JSON) nor a command line: a quote is not \
+              closed"
+            .into(),
+    };
+    // Its words as a shell splits them (quotes, comments, lines continued); an alias's body,
+    // one word holding flags, split again.
     let mut words: Vec<String> = Vec::new();
-    let mut lines: Vec<u32> = Vec::new();
-    // Not a `for`: the lexer's line is read after each word.
-    while let Some(word) = lexer.next() {
-        words.push(word);
-        lines.push(u32::try_from(lexer.line_no).unwrap_or(u32::MAX));
+    for word in shlex::split(text).ok_or_else(unreadable)? {
+        match word.split_once('=') {
+            Some((name, body))
+                if !name.starts_with('-')
+                    && body.contains(char::is_whitespace)
+                    && body.split_whitespace().any(permission_flag) =>
+            {
+                words.extend(shlex::split(body).ok_or_else(unreadable)?);
+            }
+            _ => words.push(word),
+        }
     }
-    if lexer.had_error {
-        return Err(ImportError {
-            file: file.to_owned(),
-            line: lines.last().copied().or(Some(1)),
-            why: "neither Copilot CLI's saved approvals (JSON) nor a command line: a quote is \
-                  not closed"
-                .into(),
-        });
-    }
-    // Each flag's value, in `--flag=value` or `--flag value` form.
-    let mut given: Vec<(Said, String, String, u32)> = Vec::new();
+    // Each flag's values: `--flag=value`, or `--flag` and the words after it up to the next
+    // option (commander's variadic `[tools...]`).
+    let mut given: Vec<Flag> = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let w = &words[i];
-        let (said, name) = if w.starts_with("--allow-tool") {
-            (Said::Allow, "--allow-tool")
-        } else if w.starts_with("--deny-tool") {
-            (Said::Deny, "--deny-tool")
-        } else {
-            if matches!(w.as_str(), "--allow-all-tools" | "--allow-all" | "--yolo") {
-                given.push((Said::Allow, w.clone(), String::new(), lines[i]));
-            }
-            i += 1;
+        let w = words[i].as_str();
+        i += 1;
+        if !permission_flag(w) {
             continue;
+        }
+        let (name, inline) = match w.split_once('=') {
+            Some((name, value)) => (name, Some(value.to_owned())),
+            None => (w, None),
         };
-        let value = match w.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
-            Some(v) => v.to_owned(),
-            None if w == name => {
-                i += 1;
-                words.get(i).cloned().unwrap_or_default()
-            }
-            None => {
-                i += 1;
+        let said = match name {
+            "--allow-tool" => Said::Allow,
+            "--deny-tool" => Said::Deny,
+            _ => {
+                given.push(Flag::Everything(name.to_owned()));
                 continue;
             }
         };
-        given.push((said, w.clone(), value, lines[i.min(lines.len() - 1)]));
-        i += 1;
-    }
-    let patterns: Vec<(Said, String, String, u32)> = given
-        .into_iter()
-        .flat_map(|(said, flag, value, line)| {
-            if value.is_empty() {
-                return vec![(said, flag, String::new(), line)];
+        let values = match inline {
+            Some(v) => vec![v],
+            None => {
+                let start = i;
+                while i < words.len() && !words[i].starts_with('-') {
+                    i += 1;
+                }
+                words[start..i].to_vec()
             }
-            split(&value)
-                .into_iter()
-                .map(|p| (said, flag.clone(), p, line))
-                .collect()
-        })
-        .collect();
+        };
+        given.push(Flag::Patterns(
+            said,
+            values.iter().flat_map(|v| split(v)).collect(),
+        ));
+    }
+    let mut patterns: Vec<(Said, String)> = Vec::new();
+    for f in &given {
+        match f {
+            Flag::Patterns(said, ps) if ps.is_empty() => patterns.push((*said, String::new())),
+            Flag::Patterns(said, ps) => patterns.extend(ps.iter().map(|p| (*said, p.clone()))),
+            Flag::Everything(flag) => patterns.push((Said::Other, flag.clone())),
+        }
+    }
     count_rules(file, patterns.len())?;
     let project = placing.project.as_deref();
-    // A deny beats every allow in Copilot CLI: a shell deny Countersign cannot bring along
-    // takes calls out of every shell allow, which imported alone would reach further.
-    let unbrought = patterns.iter().find(|(said, _, p, _)| {
+    // A deny beats every allow in Copilot CLI: a deny Countersign cannot bring along that may
+    // be about commands (a shell pattern, or a value the shell fills in) takes calls out of
+    // every shell allow, which imported alone would reach further.
+    let unbrought = patterns.iter().find(|(said, p)| {
+        let kind = p.split('(').next().unwrap_or_default();
         *said == Said::Deny
-            && p.starts_with("shell")
+            && (kind == "shell"
+                || !kind
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             && !matches!(outcome(*said, p, project), Outcome::Kept { .. })
     });
+    let mut from = 0;
     Ok(patterns
         .iter()
-        .map(|(said, flag, pattern, line)| {
-            let shown = if pattern.is_empty() {
-                flag.clone()
-            } else {
-                format!(
-                    "--{}-tool={pattern}",
-                    if *said == Said::Allow {
+        .map(|(said, pattern)| {
+            let (shown, said, outcome) = match said {
+                Said::Other => (
+                    pattern.clone(),
+                    Said::Allow,
+                    Outcome::Refused {
+                        why: "it allows every tool, which reaches everything (Countersign's own \
+                              files among them)"
+                            .into(),
+                    },
+                ),
+                _ if pattern.is_empty() => (
+                    format!(
+                        "--{}-tool",
+                        if *said == Said::Allow {
+                            "allow"
+                        } else {
+                            "deny"
+                        }
+                    ),
+                    *said,
+                    Outcome::Left {
+                        why: "it names no tool".into(),
+                    },
+                ),
+                _ => {
+                    let o = match (outcome(*said, pattern, project), unbrought) {
+                        (Outcome::Kept { .. }, Some((_, deny)))
+                            if *said == Said::Allow && pattern.starts_with("shell") =>
+                        {
+                            Outcome::Refused {
+                                why: format!(
+                                    "the deny `{deny}` takes calls out of it, which Countersign \
+                                     would not bring along: imported alone it would reach \
+                                     further"
+                                ),
+                            }
+                        }
+                        (o, _) => o,
+                    };
+                    let flag = if *said == Said::Allow {
                         "allow"
                     } else {
                         "deny"
-                    }
-                )
-            };
-            let outcome = if pattern.is_empty() {
-                Outcome::Refused {
-                    why: "it allows every tool, which reaches everything (Countersign's own files \
-                          among them)"
-                        .into(),
-                }
-            } else {
-                match (outcome(*said, pattern, project), unbrought) {
-                    (Outcome::Kept { .. }, Some((_, _, deny, _)))
-                        if *said == Said::Allow && pattern.starts_with("shell") =>
-                    {
-                        Outcome::Refused {
-                            why: format!(
-                                "the deny `{deny}` takes calls out of it, which Countersign \
-                                 would not bring along: imported alone it would reach further"
-                            ),
-                        }
-                    }
-                    (o, _) => o,
+                    };
+                    (format!("--{flag}-tool={pattern}"), *said, o)
                 }
             };
-            proposed(file, *line, shown, *said, outcome)
+            // Found in the text as written, each after the one before.
+            let needle = match shown.split_once('=') {
+                Some((_, p)) if !p.is_empty() => p.to_owned(),
+                _ => shown.clone(),
+            };
+            let line = line_of(text, &needle, &mut from);
+            proposed(file, line, shown, said, outcome)
         })
         .collect())
 }
@@ -309,13 +360,19 @@ fn outcome(said: Said, pattern: &str, project: Option<&str>) -> Outcome {
     match (kind, arg) {
         ("shell", None) => shell_outcome(&[SHELL], said, &Command::Any, project, None),
         ("shell", Some(arg)) => {
-            // `git:*` is the words and anything after them; `git push` is documented as
-            // covering the command with any arguments too ("any `rm` command").
-            let head = arg.strip_suffix(":*").unwrap_or(arg);
+            // `git:*` is the words and anything after them. `git push` alone is documented as
+            // "any `rm` command" for a deny, while the saved approvals read the same text
+            // literally: a deny takes the wider reading, an allow the narrower.
+            let (head, prefix) = match arg.strip_suffix(":*") {
+                Some(head) => (head, true),
+                None => (arg, said != Said::Allow),
+            };
             let command = if head.contains(['*', '?']) {
                 Command::Glob(head.to_owned())
-            } else {
+            } else if prefix {
                 Command::Prefix(head.to_owned())
+            } else {
+                Command::Exact(head.to_owned())
             };
             shell_outcome(&[SHELL], said, &command, project, None)
         }

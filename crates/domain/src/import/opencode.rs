@@ -158,9 +158,12 @@ pub(super) fn read(
             let Value::Object(o) = item else {
                 return Err(fail(at, format!("{item} is not a rule object")));
             };
-            let line = o.get("action").map_or(at, |a| {
-                line_of(text, &format!("\"action\": {a}"), &mut from)
-            });
+            // Each rule's `"action"` key, after the one before (however it is spaced).
+            let line = if o.contains_key("action") {
+                line_of(text, "\"action\"", &mut from)
+            } else {
+                at
+            };
             if let Some(k) = o
                 .keys()
                 .find(|k| !matches!(k.as_str(), "action" | "resource" | "effect"))

@@ -823,3 +823,27 @@ fn a_claude_allow_written_with_stray_spaces_is_refused() {
     assert_eq!(kinds(&p), ["refused", "refused", "kept"]);
     assert!(refused(&p[0]).contains("spaces"), "{}", refused(&p[0]));
 }
+
+#[test]
+fn copilot_flags_in_an_alias_several_values_and_lines() {
+    let text = "# mine\nalias cop='copilot --deny-tool shell(rm) shell(git:*) --allow-tool=shell(ls)'\n\
+                copilot --allow-tool='shell(git status)' \\\n  --deny-tool=\n--allow-tool='shell(cargo test:*)' --deny-tool=\"$DENY\"\n";
+    let p = read(Format::Copilot, "/p/aliases.sh", text, &everywhere()).unwrap();
+    let o = outcomes(&p);
+    assert_eq!(
+        o,
+        [
+            ("--deny-tool=shell(rm)".into(), "kept"),
+            ("--deny-tool=shell(git:*)".into(), "kept"),
+            // An allow's `shell(x)` without `:*` is read as that exact command: refused.
+            ("--allow-tool=shell(ls)".into(), "refused"),
+            ("--allow-tool=shell(git status)".into(), "refused"),
+            ("--deny-tool".into(), "left"),
+            // A deny the shell fills in may be about commands: the allow beside it is refused.
+            ("--allow-tool=shell(cargo test:*)".into(), "refused"),
+            ("--deny-tool=$DENY".into(), "left"),
+        ]
+    );
+    let lines: Vec<u32> = p.iter().map(|r| r.source.line).collect();
+    assert_eq!(lines, [2, 2, 2, 3, 4, 5, 5]);
+}

@@ -158,6 +158,30 @@ impl Console {
         crate::check::check(Some(&mut conn), c, &self.inner.protected, self.now()).await
     }
 
+    /// The person's rules in an agent's format (the Grants page's Export…), for `project`'s
+    /// own file (`None`: the rules that hold everywhere). Nothing is written.
+    pub async fn export_rules(
+        &self,
+        target: countersign_domain::export::Target,
+        project: Option<&str>,
+    ) -> Result<countersign_domain::export::Export, Error> {
+        if let Some(p) = project.filter(|p| !p.starts_with('/') || p.len() > 4_096) {
+            return Err(Error::Invalid(countersign_domain::limits::FieldError::new(
+                "project",
+                format!("{p:?} is not a project's full path"),
+            )));
+        }
+        let mut conn = self.inner.store.read().await?;
+        crate::rules_export::export_rules(
+            &mut conn,
+            target,
+            project,
+            &self.inner.protected,
+            self.now(),
+        )
+        .await
+    }
+
     /// Live grants and deny rules, newest first.
     pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
         let mut conn = self.inner.store.read().await?;

@@ -8,6 +8,6 @@ import type { Written } from "./Written";
  */
 export type RuleExport = { target: ExportTarget, agent: string, place: string, text: string, written: Array<Written>, left: Array<Left>, 
 /**
- * Rules about other agents' tools, not this one's.
+ * Rules about tools this agent does not have (another agent's, or one it cannot name).
  */
 elsewhere: number, };
