@@ -116,9 +116,18 @@ async fn r_import_a_projects_rules_watch_then_act() {
     assert_eq!(code, StatusCode::OK, "{a}");
     assert_eq!(a["status"], "approved");
 
-    // Export…: the decline written as Claude Code's deny, the approval listed with why, and
-    // the file saved new (never over one).
+    // Export…: a watching rule is listed, not written; started, the decline is written as
+    // Claude Code's deny, the approval listed with why, and the file saved new (never over one).
     app.click("[data-testid=export-open]").await;
+    app.click("[data-testid=export-write]").await;
+    app.text_contains("[data-testid=export-count]", "Nothing written")
+        .await;
+    app.text_contains("[data-testid=export-left]", "it watches")
+        .await;
+    app.click("[data-testid=grant-row][data-effect=deny] [data-testid=grant-act]")
+        .await;
+    app.gone("[data-testid=grant-row][data-effect=deny] [data-testid=grant-act]")
+        .await;
     app.type_into("[data-testid=export-project]", &project)
         .await;
     app.click("[data-testid=export-write]").await;

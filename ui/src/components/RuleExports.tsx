@@ -104,8 +104,11 @@ export function ExportRules() {
 function ExportShown({ out }: { out: RuleExport }) {
   return (
     <div className="export-shown" data-testid="export-shown">
-      <p><strong data-testid="export-count">{out.written.length === 1 ? "1 rule" : `${out.written.length} rules`}</strong> written
-        for {out.agent}: {out.place}.</p>
+      {out.written.length > 0
+        ? <p><strong data-testid="export-count">{out.written.length === 1 ? "1 rule" : `${out.written.length} rules`}</strong> written
+          for {out.agent}: {out.place}.</p>
+        : <p><strong data-testid="export-count">Nothing written</strong> for {out.agent}: none of your rules is a decline it
+          can apply as it stands.</p>}
       {out.written.length > 0 && <pre className="mono export-text" data-testid="export-text" tabIndex={0}>{out.text}</pre>}
       {out.written.some((w) => w.note) && (
         <ul className="muted" data-testid="export-notes">
