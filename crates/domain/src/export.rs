@@ -525,6 +525,26 @@ pub(crate) fn quoted(s: &str) -> String {
     serde_json::Value::String(s.to_owned()).to_string()
 }
 
+/// A rule an agent writes without its reason: the note says the reason stays behind.
+pub(crate) fn reasonless(agent: &str, shape: Decline, entries: Vec<String>) -> Entry {
+    Entry {
+        note: shape.reason().map(|_| {
+            format!("{agent}'s rules carry no reason: the agent is told only that it is denied")
+        }),
+        entries,
+        shape,
+    }
+}
+
+/// `{"permissions": {"deny": [...]}}`, as Claude Code and Cursor CLI keep their denies.
+pub(crate) fn permissions_deny(entries: &[&Entry]) -> String {
+    let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({ "permissions": { "deny": deny } }))
+            .unwrap_or_default();
+    format!("{text}\n")
+}
+
 /// The first lines of a file that takes comments.
 pub(crate) fn header(comment: &str, target: Target) -> String {
     format!(

@@ -4,15 +4,13 @@
 //! a bare tool name the whole tool (code.claude.com/docs/en/permissions, "Permission rule
 //! syntax", "Read and Edit").
 
-use serde_json::json;
-
 use super::{Decline, Entry, unplain};
 
 const AGENT: &str = "Claude Code";
 
 pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
-    let (rule, reason) = match &shape {
-        Decline::Command { words, reason } => {
+    let rule = match &shape {
+        Decline::Command { words, .. } => {
             if let Some(why) = unplain(words, AGENT) {
                 return Err(why);
             }
@@ -23,23 +21,19 @@ pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
                     words[0]
                 ));
             }
-            (format!("Bash({} *)", words.join(" ")), reason)
+            format!("Bash({} *)", words.join(" "))
         }
-        Decline::Tool {
-            shell: true,
-            reason,
-            ..
-        } => ("Bash".to_owned(), reason),
-        Decline::Tool { name, reason, .. } => {
+        Decline::Tool { shell: true, .. } => "Bash".to_owned(),
+        Decline::Tool { name, .. } => {
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
                 return Err(format!(
                     "`{}` is not a tool name {AGENT} reads",
                     name.escape_default()
                 ));
             }
-            (name.clone(), reason)
+            name.clone()
         }
-        Decline::Folder { folder, reason } => {
+        Decline::Folder { folder, .. } => {
             let Some(rest) = folder.strip_prefix('/') else {
                 return Err(format!("{folder} is not a full path"));
             };
@@ -55,21 +49,12 @@ pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
                 return Err(why);
             }
             // `//` starts a path from the root; `/` alone would be the settings file's folder.
-            (format!("Edit(//{}/**)", parts.join("/")), reason)
+            format!("Edit(//{}/**)", parts.join("/"))
         }
     };
-    Ok(Entry {
-        note: reason.as_ref().map(|_| {
-            format!("{AGENT}'s rules carry no reason: the agent is told only that it is denied")
-        }),
-        entries: vec![rule],
-        shape,
-    })
+    Ok(super::reasonless(AGENT, shape, vec![rule]))
 }
 
 pub(super) fn file(entries: &[&Entry]) -> String {
-    let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
-    let text = serde_json::to_string_pretty(&json!({ "permissions": { "deny": deny } }))
-        .unwrap_or_default();
-    format!("{text}\n")
+    super::permissions_deny(entries)
 }

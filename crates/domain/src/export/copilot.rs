@@ -32,12 +32,7 @@ pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
             ));
         }
     };
-    let reason = shape.reason().is_some();
-    Ok(Entry {
-        note: reason.then(|| format!("{AGENT}'s flags carry no reason")),
-        entries: flags,
-        shape,
-    })
+    Ok(super::reasonless(AGENT, shape, flags))
 }
 
 pub(super) fn file(entries: &[&Entry]) -> String {

@@ -3,8 +3,6 @@
 //! (cursor.com/docs/cli/reference/permissions). How its `command:args` glob reads the rest is
 //! not documented, so only a one-word decline is written.
 
-use serde_json::json;
-
 use super::{Decline, Entry, unplain};
 
 const AGENT: &str = "Cursor CLI";
@@ -37,17 +35,9 @@ pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
             ));
         }
     };
-    let reason = shape.reason().is_some();
-    Ok(Entry {
-        note: reason.then(|| format!("{AGENT}'s rules carry no reason")),
-        entries: vec![rule],
-        shape,
-    })
+    Ok(super::reasonless(AGENT, shape, vec![rule]))
 }
 
 pub(super) fn file(entries: &[&Entry]) -> String {
-    let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
-    let text = serde_json::to_string_pretty(&json!({ "permissions": { "deny": deny } }))
-        .unwrap_or_default();
-    format!("{text}\n")
+    super::permissions_deny(entries)
 }

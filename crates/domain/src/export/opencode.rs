@@ -37,12 +37,7 @@ pub(super) fn entry(shape: Decline, second: bool) -> Result<Entry, String> {
     } else {
         format!("\"bash\": {{ {}: \"deny\" }}", Value::String(p))
     };
-    let reason = shape.reason().is_some();
-    Ok(Entry {
-        note: reason.then(|| format!("{AGENT}'s rules carry no reason")),
-        entries: vec![text],
-        shape,
-    })
+    Ok(super::reasonless(AGENT, shape, vec![text]))
 }
 
 pub(super) fn file(entries: &[&Entry], second: bool) -> String {
