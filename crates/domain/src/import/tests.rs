@@ -847,3 +847,43 @@ fn copilot_flags_in_an_alias_several_values_and_lines() {
     let lines: Vec<u32> = p.iter().map(|r| r.source.line).collect();
     assert_eq!(lines, [2, 2, 2, 3, 4, 5, 5]);
 }
+
+#[test]
+fn opencode_and_copilot_files_too_large_too_many_or_hidden_are_refused_whole() {
+    let opencode = |text: String| read(Format::Opencode, "/p/opencode.json", &text, &everywhere());
+    let copilot = |text: String| read(Format::Copilot, "/p/copilot.sh", &text, &everywhere());
+    let many = (0..10_000)
+        .map(|i| format!("\"echo{i} *\": \"deny\""))
+        .collect::<Vec<_>>()
+        .join(",");
+    let e = opencode(format!("{{\"permission\": {{\"bash\": {{{many}}}}}}}")).unwrap_err();
+    assert!(e.why.contains("more than one import takes"), "{e}");
+    let e = opencode(format!(
+        "{{\"permissions\": [{}]}}",
+        (0..10_000)
+            .map(|_| "{\"action\": \"shell\", \"resource\": \"rm *\", \"effect\": \"deny\"}")
+            .collect::<Vec<_>>()
+            .join(",")
+    ))
+    .unwrap_err();
+    assert!(e.why.contains("more than one import takes"), "{e}");
+    let e = opencode(format!("{{\"x\": \"{}\"}}", "a".repeat(10 << 20))).unwrap_err();
+    assert!(e.why.contains("bytes"), "{e}");
+    let e = opencode("{\n\"permission\": {\"bash\": {\"rm\u{200b} *\": \"deny\"}}\n}".into())
+        .unwrap_err();
+    assert!(e.why.contains("hidden characters"), "{e}");
+    assert_eq!(e.line, Some(2), "{e}");
+
+    let e = copilot(
+        (0..10_000)
+            .map(|i| format!("--deny-tool='shell(echo{i})'"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+    .unwrap_err();
+    assert!(e.why.contains("more than one import takes"), "{e}");
+    let e = copilot("copilot --deny-tool='shell(r\u{202e}m)'".into()).unwrap_err();
+    assert!(e.why.contains("hidden characters"), "{e}");
+    let e = copilot("copilot --deny-tool='shell(rm)".into()).unwrap_err();
+    assert!(e.why.contains("quote is not closed"), "{e}");
+}
