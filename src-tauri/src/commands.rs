@@ -485,14 +485,16 @@ pub async fn export_rules(
         .await?)
 }
 
-/// Writes an export to `path` (a new file: an existing one is never overwritten) and returns
-/// where it was written.
+/// Writes an export to `path` (a new file: an existing one is never overwritten; a Copilot CLI
+/// script executable) and returns where it was written. `shown` is the text the person looked
+/// at: if the rules changed since, nothing is written and they are asked to look again.
 #[tauri::command]
 pub async fn save_rules_export(
     d: State<'_, Desktop>,
     target: Target,
     project: Option<String>,
     path: String,
+    shown: String,
 ) -> CommandResult<String> {
     let project = project
         .map(|p| p.trim().trim_end_matches('/').to_owned())
@@ -502,6 +504,13 @@ pub async fn save_rules_export(
         .console
         .export_rules(target, project.as_deref())
         .await?;
+    let invalid = |why: String| Error::Invalid(FieldError::new("path", why));
+    if out.text != shown {
+        return Err(invalid(
+            "your rules changed since the export was shown: show it again, then save".into(),
+        )
+        .into());
+    }
     let path = match path.trim().strip_prefix("~/") {
         Some(rest) => match dirs::home_dir() {
             Some(h) => format!("{}/{rest}", h.display()),
@@ -509,29 +518,22 @@ pub async fn save_rules_export(
         },
         None => path.trim().to_owned(),
     };
-    let invalid = |why: String| Error::Invalid(FieldError::new("path", why));
     if !path.starts_with('/') {
         return Err(invalid("name the file by its full path (or from ~/)".into()).into());
     }
-    let written = {
+    let saved = {
         let path = path.clone();
         tokio::task::spawn_blocking(move || {
-            use std::io::Write as _;
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)?
-                .write_all(out.text.as_bytes())
+            countersign_engine::rules_export::save(
+                std::path::Path::new(&path),
+                &out.text,
+                target == Target::Copilot,
+            )
         })
         .await
         .map_err(|e| Error::Internal(format!("writing the file: {e}")))?
     };
-    written.map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => {
-            invalid(format!("{path} exists: an export never overwrites a file"))
-        }
-        _ => invalid(format!("cannot write {path}: {e}")),
-    })?;
+    saved.map_err(|e| invalid(e.to_string()))?;
     Ok(path)
 }
 

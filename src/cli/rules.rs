@@ -474,7 +474,9 @@ fn said(v: &Verdict, given: bool) -> String {
 
 async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
     let project = match &a.project {
-        Some(p) if p.starts_with('/') => Some(p.trim_end_matches('/').to_owned()),
+        Some(p) if p.starts_with('/') && !p.trim_end_matches('/').is_empty() => {
+            Some(p.trim_end_matches('/').to_owned())
+        }
         Some(p) => {
             return Err(CliError::Usage(format!(
                 "--project {p}: name the project by its full path"
@@ -510,7 +512,10 @@ async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
     };
     match &a.out {
         // The file always gets the agent's own text; --json's answer goes to standard output.
-        Some(path) => write_new(path, &out.text, a.to == TargetArg::Copilot)?,
+        Some(path) => {
+            countersign_engine::rules_export::save(path, &out.text, a.to == TargetArg::Copilot)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+        }
         None if json.is_none() => print!("{}", out.text),
         None => {}
     }
@@ -521,44 +526,27 @@ async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `text` to a new file at `path` (never over one), executable for a script.
-fn write_new(path: &std::path::Path, text: &str, script: bool) -> Result<(), CliError> {
-    use std::io::Write as _;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    if script {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o755);
-    }
-    #[cfg(not(unix))]
-    let _ = script;
-    let mut f = options.open(path).map_err(|source| CliError::Io {
-        what: match source.kind() {
-            std::io::ErrorKind::AlreadyExists => format!(
-                "{} exists: an export never overwrites a file (remove it, or name another)",
-                path.display()
-            ),
-            _ => format!("cannot write {}", path.display()),
-        },
-        source,
-    })?;
-    f.write_all(text.as_bytes()).map_err(|source| CliError::Io {
-        what: format!("cannot write {}", path.display()),
-        source,
-    })
-}
-
 /// What an export wrote and left out, as a person reads it.
 fn export_in_words(e: &Export, out: Option<&std::path::Path>) -> String {
-    let mut s = format!(
-        "{} written for {}{}; {}.\n",
-        plural(e.written.len(), "rule", "rules"),
-        e.agent,
-        out.map(|p| format!(" to {}", p.display()))
-            .unwrap_or_default(),
-        e.place
-    );
+    let mut s = match (e.written.len(), out) {
+        (0, _) => format!(
+            "Nothing written for {}: none of your rules is a decline it can apply as it stands.\n",
+            e.agent
+        ),
+        (n, Some(path)) => format!(
+            "{} written for {} to {}; {}.\n",
+            plural(n, "rule", "rules"),
+            e.agent,
+            path.display(),
+            e.place
+        ),
+        (n, None) => format!(
+            "{} written for {}; {}.\n",
+            plural(n, "rule", "rules"),
+            e.agent,
+            e.place
+        ),
+    };
     for w in &e.written {
         s.push_str(&format!("  written: {}\n", reveal(&w.words)));
         if let Some(n) = &w.note {

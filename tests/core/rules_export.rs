@@ -197,8 +197,20 @@ async fn the_persons_rules_in_each_agents_format() {
         "{toml_text}"
     );
     let (code, _, err) = export(&data, &["--to", "gemini", "--out", file.to_str().unwrap()]);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("never overwrites"), "{err}");
+    // A folder that is not there is said so.
+    let (code, _, err) = export(
+        &data,
+        &[
+            "--to",
+            "codex",
+            "--out",
+            tmp.path().join("no/such/x.rules").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("does not exist: create it first"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), toml_text);
 
     // A project named by a relative path is a usage error.
@@ -213,5 +225,5 @@ async fn with_no_database_yet_nothing_is_written() {
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["permission"]["bash"], json!({}));
-    assert!(err.contains("0 rules written for OpenCode"), "{err}");
+    assert!(err.contains("Nothing written for OpenCode"), "{err}");
 }

@@ -82,12 +82,12 @@ impl Target {
             (Target::Claude, Some(p)) => {
                 format!("add them to the `permissions.deny` of {p}/.claude/settings.json")
             }
-            (Target::Codex, None) => "~/.codex/rules/countersign.rules".into(),
-            (Target::Codex, Some(p)) => format!("{p}/.codex/rules/countersign.rules"),
-            (Target::Gemini, None) => "~/.gemini/policies/countersign.toml".into(),
+            (Target::Codex, None) => "save it as ~/.codex/rules/countersign.rules".into(),
+            (Target::Codex, Some(p)) => format!("save it as {p}/.codex/rules/countersign.rules"),
+            (Target::Gemini, None) => "save it as ~/.gemini/policies/countersign.toml".into(),
             (Target::Gemini, Some(p)) => format!(
-                "~/.gemini/policies/countersign.toml (Gemini CLI reads no project's policies: \
-                 the rules of {p} will hold everywhere)"
+                "save it as ~/.gemini/policies/countersign.toml (Gemini CLI reads no project's \
+                 policies: the rules of {p} will hold everywhere)"
             ),
             (Target::Opencode, p) => format!(
                 "add them to the end of `permission.bash` in {}, with no key after `bash` (the \
@@ -114,9 +114,11 @@ impl Target {
                     "{p}/.cursor/cli.json"
                 ))
             ),
-            (Target::Copilot, _) => "a script that starts Copilot CLI with these flags (save it \
-                                     under another name than `copilot`, and make it executable)"
-                .into(),
+            (Target::Copilot, _) => {
+                "save it as a script that starts Copilot CLI with these flags, \
+                                     named other than `copilot`, executable"
+                    .into()
+            }
         }
     }
 
@@ -152,9 +154,6 @@ pub struct ExactCall {
     pub command: String,
     /// The folder it ran in.
     pub cwd: Option<String>,
-    /// Whether the command is all the call says: no separate arguments, environment or
-    /// settings beyond those that leave it run plainly (a timeout, the shell that reads it).
-    pub plain: bool,
 }
 
 /// A call from History, read as the rule's examples are: its commands' words, and whether the
@@ -335,7 +334,7 @@ fn held(g: &Grant, project: Option<&str>) -> Result<(), String> {
         (Some(p), Some(q)) if p == q => {}
         (Some(p), _) => {
             return Err(format!(
-                "it holds only in {p}: export with --project {p} for that project's own file"
+                "it holds only in {p}: export for that project (--project {p}), for its own file"
             ));
         }
     }
@@ -500,9 +499,11 @@ pub(crate) fn hidden(shape: &Decline) -> Option<String> {
         Decline::Tool { name, .. } => vec![name.as_str()],
         Decline::Folder { folder, .. } => vec![folder.as_str()],
     };
+    // A reason is written as one line: what that line carries.
+    let reason = shape.reason().map(one_line);
     texts
         .into_iter()
-        .chain(shape.reason())
+        .chain(reason.as_deref())
         .any(|t| crate::verbatim::count(t) > 0)
         .then(|| {
             "its words or reason carry hidden characters: a file would not say what it seems to"
@@ -536,21 +537,26 @@ pub(crate) fn reasonless(agent: &str, shape: Decline, entries: Vec<String>) -> E
     }
 }
 
-/// `{"permissions": {"deny": [...]}}`, as Claude Code and Cursor CLI keep their denies.
-pub(crate) fn permissions_deny(entries: &[&Entry]) -> String {
+/// `{"permissions": {"deny": [...]}}`, as Claude Code and Cursor CLI keep their denies (Cursor's
+/// with an empty `allow` beside them, which it requires).
+pub(crate) fn permissions_deny(entries: &[&Entry], allow: bool) -> String {
     let deny: Vec<&String> = entries.iter().flat_map(|e| &e.entries).collect();
-    let text =
-        serde_json::to_string_pretty(&serde_json::json!({ "permissions": { "deny": deny } }))
-            .unwrap_or_default();
+    let permissions = if allow {
+        serde_json::json!({ "allow": [], "deny": deny })
+    } else {
+        serde_json::json!({ "deny": deny })
+    };
+    let text = serde_json::to_string_pretty(&serde_json::json!({ "permissions": permissions }))
+        .unwrap_or_default();
     format!("{text}\n")
 }
 
 /// The first lines of a file that takes comments.
 pub(crate) fn header(comment: &str, target: Target) -> String {
     format!(
-        "{comment} Written by `countersign rules export --to {}`: the rules the agent can apply \
-         as Countersign does.\n{comment} Its declines only: no agent's rule approves as little \
-         as Countersign's, and these catch fewer calls than Countersign's declines.\n",
+        "{comment} Written by `countersign rules export --to {}`: the declines the agent can \
+         apply itself.\n{comment} They catch fewer calls than Countersign's; approve rules are \
+         not written (no agent's rule approves as little as Countersign's).\n",
         serde_json::to_value(target)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))

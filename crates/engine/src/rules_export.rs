@@ -8,7 +8,7 @@ use crate::error::Error;
 use countersign_domain::approval::Approval;
 use countersign_domain::call::CallView;
 use countersign_domain::export::{ExactCall, Export, Exportable, SeenCall, Target, export};
-use countersign_domain::grant::{CallFacts, command_segments, covers, plain_option, served_tools};
+use countersign_domain::grant::{CallFacts, command_segments, covers, served_tools};
 use countersign_domain::scope::{Effect, Reach};
 use countersign_store::{approvals, grants};
 
@@ -20,16 +20,9 @@ fn exact_call(a: &Approval) -> Option<ExactCall> {
     let CallView::Terminal(t) = &a.call else {
         return None;
     };
-    let plain = t.args.is_none()
-        && t.env.as_ref().is_none_or(Vec::is_empty)
-        && t.options
-            .iter()
-            .flatten()
-            .all(|(name, value)| plain_option(name, value));
     Some(ExactCall {
         command: t.command.clone(),
         cwd: t.cwd.clone().or_else(|| a.requester.cwd.clone()),
-        plain,
     })
 }
 
@@ -112,4 +105,45 @@ pub async fn export_rules(
     // Oldest first, as the Grants page lists them from the bottom.
     rules.reverse();
     Ok(export(target, &rules, project, now))
+}
+
+/// Why an export could not be saved, in words for the person.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("{0} exists: an export never overwrites a file (remove it, or name another)")]
+    Exists(String),
+    #[error("the folder {0} does not exist: create it first")]
+    NoFolder(String),
+    #[error("cannot write {0}: {1}")]
+    Io(String, std::io::Error),
+}
+
+/// Writes an export to a new file at `path` (never over one, nor through a link in its
+/// place), executable for a script; a file left half-written is removed.
+pub fn save(path: &std::path::Path, text: &str, executable: bool) -> Result<(), SaveError> {
+    use std::io::Write as _;
+    let shown = path.display().to_string();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(if executable { 0o755 } else { 0o644 });
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    let mut file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => SaveError::Exists(shown.clone()),
+        std::io::ErrorKind::NotFound => SaveError::NoFolder(
+            path.parent()
+                .map_or_else(|| shown.clone(), |p| p.display().to_string()),
+        ),
+        _ => SaveError::Io(shown.clone(), e),
+    })?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| {
+            let _ = std::fs::remove_file(path);
+            SaveError::Io(shown, e)
+        })
 }

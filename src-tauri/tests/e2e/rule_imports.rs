@@ -119,7 +119,7 @@ async fn r_import_a_projects_rules_watch_then_act() {
     // Export…: a watching rule is listed, not written; started, the decline is written as
     // Claude Code's deny, the approval listed with why, and the file saved new (never over one).
     app.click("[data-testid=export-open]").await;
-    app.click("[data-testid=export-write]").await;
+    app.click("[data-testid=export-show]").await;
     app.text_contains("[data-testid=export-count]", "Nothing written")
         .await;
     app.text_contains("[data-testid=export-left]", "it watches")
@@ -130,7 +130,7 @@ async fn r_import_a_projects_rules_watch_then_act() {
         .await;
     app.type_into("[data-testid=export-project]", &project)
         .await;
-    app.click("[data-testid=export-write]").await;
+    app.click("[data-testid=export-show]").await;
     app.text_contains("[data-testid=export-text]", "\"Bash(git push *)\"")
         .await;
     app.text_contains("[data-testid=export-count]", "1 rule")

@@ -132,9 +132,10 @@ export const api = {
   /** The person's declines in an agent's format, with what was left out and why. */
   exportRules: (target: ExportTarget, project: string | null) =>
     call<RuleExport>("export_rules", { target, project }),
-  /** Writes that export to a new file (never over one); the path written. */
-  saveRulesExport: (target: ExportTarget, project: string | null, path: string) =>
-    call<string>("save_rules_export", { target, project, path }),
+  /** Writes that export to a new file (never over one), if it is still the text `shown`; the
+   * path written. */
+  saveRulesExport: (target: ExportTarget, project: string | null, path: string, shown: string) =>
+    call<string>("save_rules_export", { target, project, path, shown }),
   /** Takes a proposal (`taking`: how) or declines it (`null`). */
   decideImport: (id: string, taking: Taking | null) => call<RuleImport>("decide_import", { id, taking }),
   /** A watching rule starts acting, or an acting one goes back to watching. */

@@ -54,14 +54,16 @@ export function ExportRules() {
     if (e) setOut(e);
   };
   const save = async () => {
-    const at = await run(() => api.saveRulesExport(target, project.trim() || null, path.trim()));
+    if (!out) return;
+    const at = await run(() => api.saveRulesExport(target, project.trim() || null, path.trim(), out.text));
     if (at) setSaved(at);
   };
   return (
     <form className="import-form" data-testid="export-form" onSubmit={(e) => { e.preventDefault(); void write(); }}>
       <h2>Export rules to an agent</h2>
-      <p className="muted">Your declines, as the agent's nearest deny. Approve rules are listed, not written: no agent's
-        rule approves as little as yours here.</p>
+      <p className="muted">Your declines, as the agent's nearest deny — which catches fewer calls than yours here (a
+        command behind <code>sudo</code> or inside <code>sh -c</code>). Approve rules are listed, not written: no agent's
+        rule approves as little as yours.</p>
       <label className="field">Format
         <select value={target} data-testid="export-target" onChange={(e) => {
           const t = e.target.value as ExportTarget;
@@ -75,13 +77,13 @@ export function ExportRules() {
       </label>
       <label className="field">Project <span className="muted">(empty: the rules that hold everywhere; a project's full
         path adds its own rules, for its own file)</span>
-        <input className="mono" value={project} onChange={(e) => { setProject(e.target.value); setOut(null); }}
+        <input className="mono" value={project} onChange={(e) => { setProject(e.target.value); setOut(null); setSaved(null); }}
           data-testid="export-project" placeholder="/home/me/app" />
       </label>
       {error && <p className="error" role="alert" data-testid="export-error">{error}</p>}
       <div className="row">
-        <button type="submit" className="primary" disabled={busy} data-testid="export-write">
-          {busy && out === null ? "Writing…" : "Write"}</button>
+        <button type="submit" className="primary" disabled={busy} data-testid="export-show">
+          {busy && out === null ? "Reading…" : "Show"}</button>
         <button type="button" onClick={() => { setOpen(false); setOut(null); setError(null); setSaved(null); }}>Close</button>
       </div>
       {out && <ExportShown out={out} />}

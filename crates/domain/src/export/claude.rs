@@ -56,5 +56,5 @@ pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
 }
 
 pub(super) fn file(entries: &[&Entry]) -> String {
-    super::permissions_deny(entries)
+    super::permissions_deny(entries, false)
 }

@@ -45,7 +45,9 @@ pub(super) fn entry(shape: Decline, seen: &[SeenCall]) -> Result<Entry, String> 
     // One simple command each, named plainly: what Codex reads the same way.
     let single = |c: &&SeenCall| {
         c.segments.len() == 1
-            && c.segments[0].iter().all(|w| writable(w))
+            && c.segments[0]
+                .iter()
+                .all(|w| writable(w) && crate::verbatim::count(w) == 0)
             && c.segments[0].first().is_some_and(|f| !f.contains('/'))
     };
     let mut matched: Vec<Vec<String>> = vec![words.clone()];

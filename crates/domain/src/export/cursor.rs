@@ -39,5 +39,6 @@ pub(super) fn entry(shape: Decline) -> Result<Entry, String> {
 }
 
 pub(super) fn file(entries: &[&Entry]) -> String {
-    super::permissions_deny(entries)
+    // Cursor documents `allow` beside `deny` as required.
+    super::permissions_deny(entries, true)
 }

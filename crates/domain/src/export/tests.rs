@@ -251,7 +251,6 @@ fn an_exact_approval_is_listed_never_written() {
             exact: Some(ExactCall {
                 command: "make test".into(),
                 cwd: Some("/p".into()),
-                plain: true,
             }),
             seen: Vec::new(),
         };

@@ -173,6 +173,9 @@ enum Flag {
     Everything(String),
 }
 
+/// How many strings of flags a file may hold.
+const MAX_NESTED: usize = 1_000;
+
 /// Whether `word` is one of Copilot CLI's tool permission flags.
 fn permission_flag(word: &str) -> bool {
     [
@@ -195,20 +198,44 @@ fn flags(file: &str, text: &str, placing: &Placing) -> Result<Vec<Proposed>, Imp
               closed"
             .into(),
     };
-    // Its words as a shell splits them (quotes, comments, lines continued); an alias's body,
-    // one word holding flags, split again.
+    // Its words as a shell splits them (quotes, comments, lines continued). A word that holds
+    // flags in a string (an alias's body, `sh -c "…"`, fish's `alias cop "…"`) is split again:
+    // after `name=` for a shell name, else whole.
     let mut words: Vec<String> = Vec::new();
-    for word in shlex::split(text).ok_or_else(unreadable)? {
-        match word.split_once('=') {
-            Some((name, body))
-                if !name.starts_with('-')
-                    && body.contains(char::is_whitespace)
-                    && body.split_whitespace().any(permission_flag) =>
-            {
-                words.extend(shlex::split(body).ok_or_else(unreadable)?);
-            }
-            _ => words.push(word),
+    let mut pending: Vec<String> = shlex::split(text).ok_or_else(unreadable)?;
+    pending.reverse();
+    let mut nested = 0;
+    while let Some(word) = pending.pop() {
+        // A flag is read as it is (`--deny-tool=shell(git push)`); any other word that holds
+        // one, in a part of it or after `name=`, is a string of flags.
+        let holds_flags = !permission_flag(&word)
+            && word.split_whitespace().any(|t| {
+                permission_flag(t) || t.split_once('=').is_some_and(|(_, r)| permission_flag(r))
+            });
+        if !holds_flags {
+            words.push(word);
+            continue;
         }
+        let body = match word.split_once('=') {
+            Some((name, body))
+                if name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                body
+            }
+            _ => word.as_str(),
+        };
+        let inner = shlex::split(body).ok_or_else(unreadable)?;
+        // A string split again is read once more at most (a string in a string is not).
+        nested += 1;
+        if nested > MAX_NESTED || inner.len() <= 1 && inner.first() == Some(&word) {
+            words.push(word);
+            continue;
+        }
+        pending.extend(inner.into_iter().rev());
     }
     // Each flag's values: `--flag=value`, or `--flag` and the words after it up to the next
     // option (commander's variadic `[tools...]`).
@@ -260,14 +287,22 @@ fn flags(file: &str, text: &str, placing: &Placing) -> Result<Vec<Proposed>, Imp
     // A deny beats every allow in Copilot CLI: a deny Countersign cannot bring along that may
     // be about commands (a shell pattern, or a value the shell fills in) takes calls out of
     // every shell allow, which imported alone would reach further.
-    let unbrought = patterns.iter().find(|(said, p)| {
-        let kind = p.split('(').next().unwrap_or_default();
-        *said == Said::Deny
-            && (kind == "shell"
-                || !kind
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            && !matches!(outcome(*said, p, project), Outcome::Kept { .. })
+    // Words the shell fills in (`$DENY`, `` `cat f` ``) may hold denies Countersign cannot
+    // read: every shell allow is then refused.
+    let filled = words
+        .iter()
+        .find(|w| w.contains(['$', '`']))
+        .map(|w| (Said::Deny, w.clone()));
+    let unbrought = filled.as_ref().or_else(|| {
+        patterns.iter().find(|(said, p)| {
+            let kind = p.split('(').next().unwrap_or_default();
+            *said == Said::Deny
+                && (kind == "shell"
+                    || !kind
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                && !matches!(outcome(*said, p, project), Outcome::Kept { .. })
+        })
     });
     let mut from = 0;
     Ok(patterns
@@ -303,11 +338,19 @@ fn flags(file: &str, text: &str, placing: &Placing) -> Result<Vec<Proposed>, Imp
                             if *said == Said::Allow && pattern.starts_with("shell") =>
                         {
                             Outcome::Refused {
-                                why: format!(
-                                    "the deny `{deny}` takes calls out of it, which Countersign \
-                                     would not bring along: imported alone it would reach \
-                                     further"
-                                ),
+                                why: if deny.contains(['$', '`']) {
+                                    format!(
+                                        "the script fills in words (`{deny}`) that may deny \
+                                         calls it allows, which Countersign cannot read: \
+                                         imported alone it would reach further"
+                                    )
+                                } else {
+                                    format!(
+                                        "the deny `{deny}` takes calls out of it, which \
+                                         Countersign would not bring along: imported alone it \
+                                         would reach further"
+                                    )
+                                },
                             }
                         }
                         (o, _) => o,

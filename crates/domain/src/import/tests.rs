@@ -887,3 +887,35 @@ fn opencode_and_copilot_files_too_large_too_many_or_hidden_are_refused_whole() {
     let e = copilot("copilot --deny-tool='shell(rm)".into()).unwrap_err();
     assert!(e.why.contains("quote is not closed"), "{e}");
 }
+
+#[test]
+fn copilot_flags_in_a_string_are_read_and_a_filled_in_word_refuses_the_allows() {
+    let read_flags = |text: &str| {
+        outcomes(&read(Format::Copilot, "/p/config.fish", text, &everywhere()).unwrap())
+    };
+    // fish's alias, `sh -c`: the deny inside the string is read beside the allow.
+    for text in [
+        "alias cop \"copilot --deny-tool='shell(git log)' --allow-tool='shell(cargo test:*)'\"",
+        "sh -c \"copilot --deny-tool='shell(git log)' --allow-tool='shell(cargo test:*)'\"",
+    ] {
+        assert_eq!(
+            read_flags(text),
+            [
+                ("--deny-tool=shell(git log)".into(), "kept"),
+                ("--allow-tool=shell(cargo test:*)".into(), "kept"),
+            ],
+            "{text}"
+        );
+    }
+    // A variable holding flags: the allow beside a word the shell fills in is refused.
+    let o = read_flags(
+        "DENY=--deny-tool=shell(cargo)\nexec copilot $DENY --allow-tool='shell(cargo test:*)'",
+    );
+    assert_eq!(
+        o,
+        [
+            ("--deny-tool=shell(cargo)".into(), "kept"),
+            ("--allow-tool=shell(cargo test:*)".into(), "refused"),
+        ]
+    );
+}
