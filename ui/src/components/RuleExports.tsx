@@ -88,7 +88,7 @@ export function ExportRules() {
       </div>
       {out && <ExportShown out={out} />}
       {out && out.written.length > 0 && (
-        <div className="row">
+        <div className="row row-end">
           <label className="field grow">Save as a new file (never over one)
             <input className="mono" value={path} onChange={(e) => { setPath(e.target.value); setSaved(null); }}
               data-testid="export-path" />
