@@ -13,6 +13,7 @@ packages=(
   xvfb xauth webkit2gtk-driver dunst libnotify-bin xdg-utils desktop-file-utils
   chromium chromium-driver zbar-tools iproute2  # the phone in the end-to-end test (in a network namespace of its own), reading its QR code
   sqlite3                      # the audit test changes a record with the shell anyone holding the file has
+  postgresql                   # the store on PostgreSQL, on a private cluster the tests start (scripts/with-postgres.sh)
 )
 
 missing=()

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod grants;
 pub mod imports;
 pub mod phones;
+pub mod postgres;
 pub mod push;
 pub mod records;
 

@@ -1,0 +1,175 @@
+//! The store's schema on a real PostgreSQL (started by `scripts/with-postgres.sh`, which
+//! `make test` runs this through): migrations apply and re-apply, every table and column of
+//! SQLite's schema is there under the same name, the checks refuse what SQLite's refuse, and
+//! History's words are found as SQLite's full-text index finds them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+
+use sqlx::Row as _;
+
+/// The test cluster's URL, which only the script gives.
+fn url() -> String {
+    std::env::var("COUNTERSIGN_TEST_POSTGRES").unwrap_or_else(|_| {
+        panic!("no PostgreSQL: run through scripts/with-postgres.sh (as make test does)")
+    })
+}
+
+/// A database of its own on the test cluster, for one test.
+async fn database(name: &str) -> String {
+    let admin = sqlx::PgPool::connect(&url()).await.unwrap();
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name}"))
+        .execute(&admin)
+        .await
+        .unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&admin)
+        .await
+        .unwrap();
+    url().replacen("/postgres?", &format!("/{name}?"), 1)
+}
+
+/// Each table's columns, in SQLite's schema as the migrations leave it.
+async fn sqlite_columns() -> BTreeMap<String, Vec<String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let store = countersign_store::Store::open(&dir.path().join("countersign.db"))
+        .await
+        .unwrap();
+    let mut conn = store.read().await.unwrap();
+    let tables: Vec<(String,)> = sqlx::query_as(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%'
+           AND name NOT LIKE 'sqlite_%' AND name <> '_sqlx_migrations' ORDER BY name",
+    )
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    let mut out = BTreeMap::new();
+    for (t,) in tables {
+        let cols: Vec<(String,)> = sqlx::query_as(&format!(
+            "SELECT name FROM pragma_table_info('{t}') ORDER BY name"
+        ))
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap();
+        out.insert(t, cols.into_iter().map(|(c,)| c).collect());
+    }
+    out
+}
+
+#[tokio::test]
+#[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+async fn the_schema_is_sqlites_column_for_column() {
+    let pool = countersign_store::postgres::open(&database("schema").await)
+        .await
+        .unwrap();
+    // Again: nothing left to apply.
+    let again = countersign_store::postgres::open(&database_url_of(&pool)).await;
+    assert!(again.is_ok(), "{again:?}");
+    let rows = sqlx::query(
+        "SELECT table_name::text AS t, column_name::text AS c FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name <> '_sqlx_migrations'
+         ORDER BY table_name, column_name",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let mut pg: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in rows {
+        let (t, c): (String, String) = (r.get("t"), r.get("c"));
+        // History's words: a column here, an FTS5 table in SQLite.
+        if c != "search" {
+            pg.entry(t).or_default().push(c);
+        }
+    }
+    assert_eq!(
+        pg,
+        sqlite_columns().await,
+        "a migration changed one schema, not both"
+    );
+    let (version,): (i64,) =
+        sqlx::query_as("SELECT max(version) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(version, countersign_store::postgres::latest());
+}
+
+/// The URL `pool` was opened with.
+fn database_url_of(pool: &sqlx::PgPool) -> String {
+    let o = pool.connect_options();
+    url().replacen(
+        "/postgres?",
+        &format!("/{}?", o.get_database().unwrap_or("postgres")),
+        1,
+    )
+}
+
+#[tokio::test]
+#[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+async fn checks_refuse_what_sqlites_refuse_and_words_are_found() {
+    let pool = countersign_store::postgres::open(&database("checks").await)
+        .await
+        .unwrap();
+    let insert = |id: &str, status: &str, decided_at: Option<i64>| {
+        sqlx::query(
+            "INSERT INTO approvals (id, tool, requester_name, call_view, raw_input, digest,
+               hidden_marks, status, created_at, expires_at, decided_at, reason)
+             VALUES ($1, 'claude-code.Bash', 'Claude Code', $2, '{\"command\":\"cargo test\"}',
+               'd', 0, $3, 1, 2, $4, 'never on Fridays')",
+        )
+        .bind(id.to_owned())
+        .bind(
+            r#"{"card":"terminal","title":"Run","command":"cargo test --workspace",
+                "content":[{"type":"image","data":"QUJDREVG","mime_type":"image/png"}]}"#,
+        )
+        .bind(status.to_owned())
+        .bind(decided_at)
+        .execute(&pool)
+    };
+    insert("apr_1", "approved", Some(3)).await.unwrap();
+    // A status SQLite refuses, and a decided call without its time.
+    assert!(insert("apr_2", "maybe", Some(3)).await.is_err());
+    assert!(insert("apr_3", "approved", None).await.is_err());
+    // A phone's check code is six digits, as SQLite's GLOB says.
+    let phone = |code: &str| {
+        sqlx::query(
+            "INSERT INTO phones (id, name, credential_sha256, paired_at, check_code)
+             VALUES ($1, 'phone', $2, 1, $3)",
+        )
+        .bind(format!("ph_{code}"))
+        .bind(vec![code.len() as u8; 32])
+        .bind(code.to_owned())
+        .execute(&pool)
+    };
+    assert!(phone("123456").await.is_ok());
+    assert!(phone("12345x").await.is_err());
+
+    let found = |q: &str| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM approvals WHERE search @@ to_tsquery('simple', $1)",
+        )
+        .bind(q.to_owned())
+        .fetch_one(&pool)
+    };
+    // The card's words, the raw input's and the reason; the card's kind and an image's bytes
+    // are no words.
+    assert_eq!(found("cargo & work:*").await.unwrap(), 1);
+    assert_eq!(found("fridays").await.unwrap(), 1);
+    assert_eq!(found("terminal").await.unwrap(), 0);
+    assert_eq!(found("QUJDREVG").await.unwrap(), 0);
+    // A pending call is not in History's words until it is decided.
+    sqlx::query(
+        "INSERT INTO approvals (id, tool, requester_name, call_view, digest, hidden_marks,
+           status, created_at, expires_at)
+         VALUES ('apr_4', 't', 'Codex', '{\"title\":\"zebra\"}', 'd', 0, 'pending', 1, 2)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    assert_eq!(found("zebra").await.unwrap(), 0);
+    sqlx::query("UPDATE approvals SET status = 'declined', decided_at = 5 WHERE id = 'apr_4'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(found("zebra").await.unwrap(), 1);
+}
