@@ -3,6 +3,7 @@
 pub mod approvals;
 pub mod artifacts;
 pub mod audit;
+pub mod backend;
 pub mod grants;
 pub mod imports;
 pub mod phones;

@@ -1,9 +1,9 @@
 //! The `phones` table: paired phones, each known by the SHA-256 of its device credential
 //! (DESIGN §14). Revoking deletes the row, so the credential matches nothing from then on.
 
-use sqlx::SqliteConnection;
-
 use super::StoreError;
+use super::backend::Conn;
+use crate::on;
 
 /// A paired phone, as Settings lists it.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -45,155 +45,186 @@ pub struct Proposed<'a> {
 
 /// Stores a phone proposed by a redeemed code: it decides nothing until it is kept.
 pub async fn insert(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     p: &Proposed<'_>,
     now: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query(
+    let conn = conn.into();
+    let sql = conn.sql(
         "INSERT INTO phones (id, name, credential_sha256, paired_at, secret_sha256, paired_from,
              browser, last_source, check_code)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(p.id)
-    .bind(p.name)
-    .bind(p.credential_sha256.as_slice())
-    .bind(now)
-    .bind(p.secret_sha256.as_slice())
-    .bind(p.paired_from)
-    .bind(p.browser)
-    .bind(p.paired_from)
-    .bind(p.check_code)
-    .execute(conn)
-    .await?;
+    );
+    on!(conn, |c| sqlx::query(&sql)
+        .bind(p.id)
+        .bind(p.name)
+        .bind(p.credential_sha256.as_slice())
+        .bind(now)
+        .bind(p.secret_sha256.as_slice())
+        .bind(p.paired_from)
+        .bind(p.browser)
+        .bind(p.paired_from)
+        .bind(p.check_code)
+        .execute(c)
+        .await
+        .map(|_| ()))?;
     Ok(())
 }
 
+/// Runs a statement that changes rows, binding `id` after `values`; how many it changed.
+async fn changed(conn: Conn<'_>, text: &str, values: &[Value<'_>]) -> Result<u64, StoreError> {
+    let sql = conn.sql(text);
+    Ok(on!(conn, |c| {
+        let mut q = sqlx::query(&sql);
+        for v in values {
+            q = match v {
+                Value::Int(i) => q.bind(*i),
+                Value::Text(t) => q.bind(*t),
+            };
+        }
+        q.execute(c).await.map(|d| d.rows_affected())
+    })?)
+}
+
+/// A value bound to a statement.
+enum Value<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
 /// Keeps a proposed phone; `false` when there is no such phone, or it was kept already.
-pub async fn keep(conn: &mut SqliteConnection, id: &str, now: i64) -> Result<bool, StoreError> {
-    let done = sqlx::query("UPDATE phones SET kept_at = ? WHERE id = ? AND kept_at IS NULL")
-        .bind(now)
-        .bind(id)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+pub async fn keep(conn: impl Into<Conn<'_>>, id: &str, now: i64) -> Result<bool, StoreError> {
+    let n = changed(
+        conn.into(),
+        "UPDATE phones SET kept_at = ? WHERE id = ? AND kept_at IS NULL",
+        &[Value::Int(now), Value::Text(id)],
+    )
+    .await?;
+    Ok(n == 1)
 }
 
 /// Forgets the phones proposed before `before` and never kept; how many.
-pub async fn drop_unkept(conn: &mut SqliteConnection, before: i64) -> Result<u64, StoreError> {
-    let done = sqlx::query("DELETE FROM phones WHERE kept_at IS NULL AND paired_at < ?")
-        .bind(before)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected())
+pub async fn drop_unkept(conn: impl Into<Conn<'_>>, before: i64) -> Result<u64, StoreError> {
+    changed(
+        conn.into(),
+        "DELETE FROM phones WHERE kept_at IS NULL AND paired_at < ?",
+        &[Value::Int(before)],
+    )
+    .await
 }
 
 /// The phone of this id, kept or proposed.
-pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<Phone>, StoreError> {
-    Ok(
-        sqlx::query_as(&format!("SELECT {COLUMNS} FROM phones WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(conn)
-            .await?,
-    )
+pub async fn get(conn: impl Into<Conn<'_>>, id: &str) -> Result<Option<Phone>, StoreError> {
+    let conn = conn.into();
+    let text = format!("SELECT {COLUMNS} FROM phones WHERE id = ?");
+    let sql = conn.sql(&text);
+    Ok(on!(conn, |c| sqlx::query_as(&sql)
+        .bind(id)
+        .fetch_optional(c)
+        .await)?)
 }
 
 /// The paired phone holding the credential of this hash; `None` when none does (never paired,
 /// or revoked). A read: a wrong credential costs the writer nothing.
 pub async fn find(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     credential_sha256: &[u8; 32],
 ) -> Result<Option<Phone>, StoreError> {
-    Ok(sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM phones WHERE credential_sha256 = ?"
-    ))
-    .bind(credential_sha256.as_slice())
-    .fetch_optional(conn)
-    .await?)
+    let conn = conn.into();
+    let text = format!("SELECT {COLUMNS} FROM phones WHERE credential_sha256 = ?");
+    let sql = conn.sql(&text);
+    Ok(on!(conn, |c| sqlx::query_as(&sql)
+        .bind(credential_sha256.as_slice())
+        .fetch_optional(c)
+        .await)?)
 }
 
 /// Records a phone's use at `now` from `source`, and the address before when it changed;
 /// `false` when there is no such phone (revoked meanwhile).
 pub async fn touch(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &str,
     source: &str,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
+    let n = changed(
+        conn.into(),
         "UPDATE phones SET last_used_at = ?1,
-             previous_source = CASE WHEN last_source IS NOT ?2 THEN last_source
+             previous_source = CASE WHEN last_source IS DISTINCT FROM ?2 THEN last_source
                  ELSE previous_source END,
-             source_changed_at = CASE WHEN last_source IS NOT ?2 THEN ?1
+             source_changed_at = CASE WHEN last_source IS DISTINCT FROM ?2 THEN ?1
                  ELSE source_changed_at END,
              last_source = ?2
          WHERE id = ?3",
+        &[Value::Int(now), Value::Text(source), Value::Text(id)],
     )
-    .bind(now)
-    .bind(source)
-    .bind(id)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(n == 1)
 }
 
 /// Every paired phone, the most recently paired first.
-pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<Phone>, StoreError> {
-    Ok(sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM phones ORDER BY paired_at DESC, id DESC"
-    ))
-    .fetch_all(conn)
-    .await?)
+pub async fn list(conn: impl Into<Conn<'_>>) -> Result<Vec<Phone>, StoreError> {
+    let conn = conn.into();
+    let text = format!("SELECT {COLUMNS} FROM phones ORDER BY paired_at DESC, id DESC");
+    let sql = conn.sql(&text);
+    Ok(on!(conn, |c| sqlx::query_as(&sql).fetch_all(c).await)?)
 }
 
 /// Renames a phone; `false` when there is none by that id.
-pub async fn rename(conn: &mut SqliteConnection, id: &str, name: &str) -> Result<bool, StoreError> {
-    let done = sqlx::query("UPDATE phones SET name = ? WHERE id = ?")
-        .bind(name)
-        .bind(id)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+pub async fn rename(conn: impl Into<Conn<'_>>, id: &str, name: &str) -> Result<bool, StoreError> {
+    let n = changed(
+        conn.into(),
+        "UPDATE phones SET name = ? WHERE id = ?",
+        &[Value::Text(name), Value::Text(id)],
+    )
+    .await?;
+    Ok(n == 1)
 }
 
 /// Revokes a phone: its credential is refused from now on; `false` when there is none.
-pub async fn revoke(conn: &mut SqliteConnection, id: &str) -> Result<bool, StoreError> {
-    let done = sqlx::query("DELETE FROM phones WHERE id = ?")
-        .bind(id)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+pub async fn revoke(conn: impl Into<Conn<'_>>, id: &str) -> Result<bool, StoreError> {
+    let n = changed(
+        conn.into(),
+        "DELETE FROM phones WHERE id = ?",
+        &[Value::Text(id)],
+    )
+    .await?;
+    Ok(n == 1)
 }
 
 /// Registers a kept phone's first passkey, only while it has none and only if it was kept at
 /// or after `kept_since` (its first minutes after being kept); `false` otherwise.
 pub async fn set_passkey(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &str,
     passkey: &str,
     kept_since: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
+    let n = changed(
+        conn.into(),
         "UPDATE phones SET passkey = ?
          WHERE id = ? AND passkey IS NULL AND kept_at IS NOT NULL AND kept_at >= ?",
+        &[
+            Value::Text(passkey),
+            Value::Text(id),
+            Value::Int(kept_since),
+        ],
     )
-    .bind(passkey)
-    .bind(id)
-    .bind(kept_since)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(n == 1)
 }
 
 /// Keeps a phone's passkey as it is after a use (its signature counter, its backup state).
 pub async fn update_passkey(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &str,
     passkey: &str,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query("UPDATE phones SET passkey = ? WHERE id = ? AND passkey IS NOT NULL")
-        .bind(passkey)
-        .bind(id)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+    let n = changed(
+        conn.into(),
+        "UPDATE phones SET passkey = ? WHERE id = ? AND passkey IS NOT NULL",
+        &[Value::Text(passkey), Value::Text(id)],
+    )
+    .await?;
+    Ok(n == 1)
 }

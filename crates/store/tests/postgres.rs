@@ -173,3 +173,135 @@ async fn checks_refuse_what_sqlites_refuse_and_words_are_found() {
         .unwrap();
     assert_eq!(found("zebra").await.unwrap(), 1);
 }
+
+/// The `phones` queries, one scenario run on each database: the same answers from both.
+async fn phones_scenario<C>(conn: &mut C)
+where
+    for<'a> &'a mut C: Into<countersign_store::backend::Conn<'a>>,
+{
+    use countersign_store::phones;
+    let proposed = |id: &'static str, credential: &'static [u8; 32]| phones::Proposed {
+        id,
+        name: "Pixel",
+        credential_sha256: credential,
+        secret_sha256: &[7; 32],
+        paired_from: "10.0.0.1",
+        browser: "Firefox",
+        check_code: "123456",
+    };
+    phones::insert(&mut *conn, &proposed("ph_1", &[1; 32]), 1_000)
+        .await
+        .unwrap();
+    phones::insert(&mut *conn, &proposed("ph_2", &[2; 32]), 2_000)
+        .await
+        .unwrap();
+    // The same credential twice: refused.
+    assert!(
+        phones::insert(&mut *conn, &proposed("ph_3", &[1; 32]), 3_000)
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        phones::get(&mut *conn, "ph_1")
+            .await
+            .unwrap()
+            .unwrap()
+            .kept_at,
+        None
+    );
+    assert!(phones::keep(&mut *conn, "ph_1", 1_500).await.unwrap());
+    assert!(
+        !phones::keep(&mut *conn, "ph_1", 1_600).await.unwrap(),
+        "kept once"
+    );
+    assert_eq!(
+        phones::find(&mut *conn, &[1; 32])
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        "ph_1"
+    );
+    assert!(phones::find(&mut *conn, &[9; 32]).await.unwrap().is_none());
+    // A use from the address it paired from changes nothing; from another, it is kept.
+    assert!(
+        phones::touch(&mut *conn, "ph_1", "10.0.0.1", 5_000)
+            .await
+            .unwrap()
+    );
+    let p = phones::get(&mut *conn, "ph_1").await.unwrap().unwrap();
+    assert_eq!((p.previous_source, p.source_changed_at), (None, None));
+    assert!(
+        phones::touch(&mut *conn, "ph_1", "10.0.0.2", 6_000)
+            .await
+            .unwrap()
+    );
+    let p = phones::get(&mut *conn, "ph_1").await.unwrap().unwrap();
+    assert_eq!(p.last_used_at, Some(6_000));
+    assert_eq!(p.previous_source.as_deref(), Some("10.0.0.1"));
+    assert_eq!(p.source_changed_at, Some(6_000));
+    assert!(!phones::touch(&mut *conn, "ph_9", "x", 7_000).await.unwrap());
+    // A passkey: only once, only soon after being kept; then updated.
+    assert!(
+        !phones::set_passkey(&mut *conn, "ph_1", "{}", 1_501)
+            .await
+            .unwrap()
+    );
+    assert!(
+        phones::set_passkey(&mut *conn, "ph_1", "{\"n\":1}", 1_500)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !phones::set_passkey(&mut *conn, "ph_1", "{\"n\":2}", 1_500)
+            .await
+            .unwrap()
+    );
+    assert!(
+        phones::update_passkey(&mut *conn, "ph_1", "{\"n\":3}")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !phones::update_passkey(&mut *conn, "ph_2", "{}")
+            .await
+            .unwrap()
+    );
+    assert!(
+        phones::rename(&mut *conn, "ph_1", "Work phone")
+            .await
+            .unwrap()
+    );
+    let names: Vec<String> = phones::list(&mut *conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| format!("{} {}", p.id, p.name))
+        .collect();
+    assert_eq!(names, ["ph_2 Pixel", "ph_1 Work phone"]);
+    // The unkept one goes; revoking the kept one too.
+    assert_eq!(phones::drop_unkept(&mut *conn, 10_000).await.unwrap(), 1);
+    assert!(phones::revoke(&mut *conn, "ph_1").await.unwrap());
+    assert!(!phones::revoke(&mut *conn, "ph_1").await.unwrap());
+    assert!(phones::list(&mut *conn).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+#[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+async fn phones_answer_the_same_on_both_databases() {
+    use sqlx::Connection as _;
+    // SQLite, as the console opens it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("countersign.db");
+    drop(countersign_store::Store::open(&path).await.unwrap());
+    let mut sqlite = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    phones_scenario(&mut sqlite).await;
+    // PostgreSQL.
+    let pool = countersign_store::postgres::open(&database("phones").await)
+        .await
+        .unwrap();
+    let mut pg = pool.acquire().await.unwrap();
+    phones_scenario(&mut *pg).await;
+}
