@@ -103,6 +103,36 @@ pub fn numbered(text: &str) -> String {
     out
 }
 
+/// A value bound to a statement run on either database.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Value<'a> {
+    Int(i64),
+    Text(&'a str),
+    OptText(Option<&'a str>),
+    Bytes(&'a [u8]),
+}
+
+/// Runs a statement that changes rows, with `values` bound in order; how many rows it changed.
+pub(crate) async fn execute(
+    conn: Conn<'_>,
+    text: &str,
+    values: &[Value<'_>],
+) -> Result<u64, crate::StoreError> {
+    let sql = conn.sql(text);
+    Ok(crate::on!(conn, |c| {
+        let mut q = sqlx::query(&sql);
+        for v in values {
+            q = match *v {
+                Value::Int(i) => q.bind(i),
+                Value::Text(t) => q.bind(t),
+                Value::OptText(t) => q.bind(t),
+                Value::Bytes(b) => q.bind(b),
+            };
+        }
+        q.execute(c).await.map(|d| d.rows_affected())
+    })?)
+}
+
 /// Runs `$body` with `$c` bound to the connection's own type, once per database: the same
 /// tokens, compiled for each.
 #[macro_export]

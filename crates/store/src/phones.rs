@@ -2,7 +2,7 @@
 //! (DESIGN §14). Revoking deletes the row, so the credential matches nothing from then on.
 
 use super::StoreError;
-use super::backend::Conn;
+use super::backend::{Conn, Value, execute as changed};
 use crate::on;
 
 /// A paired phone, as Settings lists it.
@@ -49,47 +49,25 @@ pub async fn insert(
     p: &Proposed<'_>,
     now: i64,
 ) -> Result<(), StoreError> {
-    let conn = conn.into();
-    let sql = conn.sql(
+    changed(
+        conn.into(),
         "INSERT INTO phones (id, name, credential_sha256, paired_at, secret_sha256, paired_from,
              browser, last_source, check_code)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    );
-    on!(conn, |c| sqlx::query(&sql)
-        .bind(p.id)
-        .bind(p.name)
-        .bind(p.credential_sha256.as_slice())
-        .bind(now)
-        .bind(p.secret_sha256.as_slice())
-        .bind(p.paired_from)
-        .bind(p.browser)
-        .bind(p.paired_from)
-        .bind(p.check_code)
-        .execute(c)
-        .await
-        .map(|_| ()))?;
+        &[
+            Value::Text(p.id),
+            Value::Text(p.name),
+            Value::Bytes(p.credential_sha256),
+            Value::Int(now),
+            Value::Bytes(p.secret_sha256),
+            Value::Text(p.paired_from),
+            Value::Text(p.browser),
+            Value::Text(p.paired_from),
+            Value::Text(p.check_code),
+        ],
+    )
+    .await?;
     Ok(())
-}
-
-/// Runs a statement that changes rows, binding `id` after `values`; how many it changed.
-async fn changed(conn: Conn<'_>, text: &str, values: &[Value<'_>]) -> Result<u64, StoreError> {
-    let sql = conn.sql(text);
-    Ok(on!(conn, |c| {
-        let mut q = sqlx::query(&sql);
-        for v in values {
-            q = match v {
-                Value::Int(i) => q.bind(*i),
-                Value::Text(t) => q.bind(*t),
-            };
-        }
-        q.execute(c).await.map(|d| d.rows_affected())
-    })?)
-}
-
-/// A value bound to a statement.
-enum Value<'a> {
-    Int(i64),
-    Text(&'a str),
 }
 
 /// Keeps a proposed phone; `false` when there is no such phone, or it was kept already.

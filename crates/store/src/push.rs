@@ -1,8 +1,7 @@
 //! The `push_subscriptions` table: one Web Push subscription per paired phone.
 
-use sqlx::SqliteConnection;
-
 use super::StoreError;
+use super::backend::{Conn, Value, execute};
 
 /// Where a phone's browser receives pushes, and the keys to encrypt them to.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -18,52 +17,58 @@ pub struct Subscription {
 /// Keeps `s` as its phone's one subscription, replacing the one before; `false` when the phone
 /// is not paired and kept (any more).
 pub async fn put(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     s: &Subscription,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
+    let n = execute(
+        conn.into(),
         "INSERT INTO push_subscriptions (phone_id, endpoint, p256dh, auth, created_at)
          SELECT ?, ?, ?, ?, ?
          WHERE EXISTS (SELECT 1 FROM phones WHERE id = ? AND kept_at IS NOT NULL)
          ON CONFLICT (phone_id) DO UPDATE SET endpoint = excluded.endpoint,
              p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at",
+        &[
+            Value::Text(&s.phone_id),
+            Value::Text(&s.endpoint),
+            Value::Bytes(&s.p256dh),
+            Value::Bytes(&s.auth),
+            Value::Int(now),
+            Value::Text(&s.phone_id),
+        ],
     )
-    .bind(&s.phone_id)
-    .bind(&s.endpoint)
-    .bind(&s.p256dh)
-    .bind(&s.auth)
-    .bind(now)
-    .bind(&s.phone_id)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(n == 1)
 }
 
 /// Every subscription of a kept phone.
-pub async fn all(conn: &mut SqliteConnection) -> Result<Vec<Subscription>, StoreError> {
-    Ok(sqlx::query_as(
+pub async fn all(conn: impl Into<Conn<'_>>) -> Result<Vec<Subscription>, StoreError> {
+    let conn = conn.into();
+    let sql = conn.sql(
         "SELECT s.phone_id, s.endpoint, s.p256dh, s.auth FROM push_subscriptions s
          JOIN phones p ON p.id = s.phone_id WHERE p.kept_at IS NOT NULL",
-    )
-    .fetch_all(conn)
-    .await?)
+    );
+    Ok(crate::on!(conn, |c| sqlx::query_as(&sql)
+        .fetch_all(c)
+        .await)?)
 }
 
 /// Forgets a phone's subscription (turned off, or gone at the push service); `false` when it
 /// had none, or another endpoint since.
 pub async fn remove(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     phone_id: &str,
     endpoint: Option<&str>,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
+    let n = execute(
+        conn.into(),
         "DELETE FROM push_subscriptions WHERE phone_id = ? AND (? IS NULL OR endpoint = ?)",
+        &[
+            Value::Text(phone_id),
+            Value::OptText(endpoint),
+            Value::OptText(endpoint),
+        ],
     )
-    .bind(phone_id)
-    .bind(endpoint)
-    .bind(endpoint)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(n == 1)
 }

@@ -174,12 +174,13 @@ async fn checks_refuse_what_sqlites_refuse_and_words_are_found() {
     assert_eq!(found("zebra").await.unwrap(), 1);
 }
 
-/// The `phones` queries, one scenario run on each database: the same answers from both.
+/// The `phones` and `push_subscriptions` queries, one scenario run on each database: the same
+/// answers from both.
 async fn phones_scenario<C>(conn: &mut C)
 where
     for<'a> &'a mut C: Into<countersign_store::backend::Conn<'a>>,
 {
-    use countersign_store::phones;
+    use countersign_store::{phones, push};
     let proposed = |id: &'static str, credential: &'static [u8; 32]| phones::Proposed {
         id,
         name: "Pixel",
@@ -272,6 +273,37 @@ where
             .await
             .unwrap()
     );
+    // Its Web Push subscription: only a kept phone's, one each, replaced in place.
+    let sub = |phone: &str, endpoint: &str| push::Subscription {
+        phone_id: phone.into(),
+        endpoint: endpoint.into(),
+        p256dh: vec![4; 65],
+        auth: vec![5; 16],
+    };
+    assert!(
+        push::put(&mut *conn, &sub("ph_1", "https://push/a"), 8_000)
+            .await
+            .unwrap()
+    );
+    assert!(
+        push::put(&mut *conn, &sub("ph_1", "https://push/b"), 8_100)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !push::put(&mut *conn, &sub("ph_2", "https://push/c"), 8_200)
+            .await
+            .unwrap()
+    );
+    let all = push::all(&mut *conn).await.unwrap();
+    assert_eq!(all, [sub("ph_1", "https://push/b")]);
+    assert!(
+        !push::remove(&mut *conn, "ph_1", Some("https://push/a"))
+            .await
+            .unwrap()
+    );
+    assert!(push::remove(&mut *conn, "ph_1", None).await.unwrap());
+    assert!(push::all(&mut *conn).await.unwrap().is_empty());
     let names: Vec<String> = phones::list(&mut *conn)
         .await
         .unwrap()
