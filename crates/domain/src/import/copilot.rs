@@ -174,7 +174,7 @@ enum Flag {
 }
 
 /// How many strings of flags a file may hold.
-const MAX_NESTED: usize = 1_000;
+const MAX_NESTED: usize = 256;
 
 /// Whether `word` is one of Copilot CLI's tool permission flags.
 fn permission_flag(word: &str) -> bool {
