@@ -229,9 +229,17 @@ fn flags(file: &str, text: &str, placing: &Placing) -> Result<Vec<Proposed>, Imp
             _ => word.as_str(),
         };
         let inner = shlex::split(body).ok_or_else(unreadable)?;
-        // A string split again is read once more at most (a string in a string is not).
+        // More strings of flags than a file of aliases holds: refused whole, rather than a
+        // deny among them left unread.
         nested += 1;
-        if nested > MAX_NESTED || inner.len() <= 1 && inner.first() == Some(&word) {
+        if nested > MAX_NESTED {
+            return Err(ImportError {
+                file: file.to_owned(),
+                line: None,
+                why: format!("more than {MAX_NESTED} strings of flags to read"),
+            });
+        }
+        if inner.len() <= 1 && inner.first() == Some(&word) {
             words.push(word);
             continue;
         }

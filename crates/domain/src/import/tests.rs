@@ -919,3 +919,13 @@ fn copilot_flags_in_a_string_are_read_and_a_filled_in_word_refuses_the_allows() 
         ]
     );
 }
+
+#[test]
+fn a_copilot_file_of_more_strings_of_flags_than_it_reads_is_refused() {
+    let text = (0..300)
+        .map(|i| format!("alias c{i}='copilot --deny-tool=shell(rm{i})'"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let e = read(Format::Copilot, "/p/aliases.sh", &text, &everywhere()).unwrap_err();
+    assert!(e.why.contains("strings of flags"), "{e}");
+}
