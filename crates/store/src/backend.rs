@@ -109,6 +109,7 @@ pub(crate) enum Value<'a> {
     Int(i64),
     Text(&'a str),
     OptText(Option<&'a str>),
+    OptBool(Option<bool>),
     Bytes(&'a [u8]),
 }
 
@@ -126,6 +127,7 @@ pub(crate) async fn execute(
                 Value::Int(i) => q.bind(i),
                 Value::Text(t) => q.bind(t),
                 Value::OptText(t) => q.bind(t),
+                Value::OptBool(b) => q.bind(b),
                 Value::Bytes(b) => q.bind(b),
             };
         }

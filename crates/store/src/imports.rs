@@ -1,9 +1,9 @@
 //! The `rule_imports` table: proposals to bring in rules from an agent's file, each kept as
 //! the person saw it, and whether they took it.
 
-use sqlx::SqliteConnection;
-
+use super::backend::{Conn, Value, execute};
 use super::{StoreError, from_json, to_json};
+use crate::on;
 use countersign_domain::ids::ImportId;
 use countersign_domain::import::Format;
 
@@ -65,110 +65,116 @@ impl TryFrom<Row> for Stored {
 }
 
 /// Keeps a new proposal, pending.
-pub async fn insert(conn: &mut SqliteConnection, s: &Stored) -> Result<(), StoreError> {
+pub async fn insert(conn: impl Into<Conn<'_>>, s: &Stored) -> Result<(), StoreError> {
     let format = serde_json::to_value(s.format)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    sqlx::query(
+    let proposal = to_json(s.id.as_str(), &s.proposal)?;
+    execute(
+        conn.into(),
         "INSERT INTO rule_imports (id, format, file, digest, project, proposal, requested_by,
             created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+        &[
+            Value::Text(s.id.as_str()),
+            Value::Text(&format),
+            Value::Text(&s.file),
+            Value::Text(&s.digest),
+            Value::OptText(s.project.as_deref()),
+            Value::Text(&proposal),
+            Value::Text(&s.requested_by),
+            Value::Int(s.created_at),
+        ],
     )
-    .bind(s.id.as_str())
-    .bind(format)
-    .bind(&s.file)
-    .bind(&s.digest)
-    .bind(&s.project)
-    .bind(to_json(s.id.as_str(), &s.proposal)?)
-    .bind(&s.requested_by)
-    .bind(s.created_at)
-    .execute(conn)
     .await?;
     Ok(())
 }
 
 /// One proposal.
-pub async fn get(conn: &mut SqliteConnection, id: &ImportId) -> Result<Option<Stored>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE id = ?"))
+pub async fn get(conn: impl Into<Conn<'_>>, id: &ImportId) -> Result<Option<Stored>, StoreError> {
+    let conn = conn.into();
+    let text = format!("{SELECT} WHERE id = ?");
+    let sql = conn.sql(&text);
+    let row: Option<Row> = on!(conn, |c| sqlx::query_as(&sql)
         .bind(id.as_str())
-        .fetch_optional(conn)
-        .await?;
+        .fetch_optional(c)
+        .await)?;
     row.map(Stored::try_from).transpose()
 }
 
 /// The proposals waiting for the person, oldest first.
-pub async fn pending(conn: &mut SqliteConnection) -> Result<Vec<Stored>, StoreError> {
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "{SELECT} WHERE status = 'pending' ORDER BY created_at, id"
-    ))
-    .fetch_all(conn)
-    .await?;
+pub async fn pending(conn: impl Into<Conn<'_>>) -> Result<Vec<Stored>, StoreError> {
+    let conn = conn.into();
+    let text = format!("{SELECT} WHERE status = 'pending' ORDER BY created_at, id");
+    let sql = conn.sql(&text);
+    let rows: Vec<Row> = on!(conn, |c| sqlx::query_as(&sql).fetch_all(c).await)?;
     rows.into_iter().map(Stored::try_from).collect()
 }
 
 /// Takes (`watch`: whether its rules watch first) or declines (`watch`: `None`) a pending
 /// proposal; `false` when it was not pending.
 pub async fn decide(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ImportId,
     watch: Option<bool>,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
+    let n = execute(
+        conn.into(),
         "UPDATE rule_imports SET status = ?, watch = ?, decided_at = ?
           WHERE id = ? AND status = 'pending'",
+        &[
+            Value::Text(if watch.is_some() {
+                "accepted"
+            } else {
+                "declined"
+            }),
+            Value::OptBool(watch),
+            Value::Int(now),
+            Value::Text(id.as_str()),
+        ],
     )
-    .bind(if watch.is_some() {
-        "accepted"
-    } else {
-        "declined"
-    })
-    .bind(watch)
-    .bind(now)
-    .bind(id.as_str())
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(n == 1)
 }
 
 /// Whether this very file (its path and its text's digest) was already proposed, whatever the
 /// person answered.
 pub async fn known(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     file: &str,
     digest: &str,
 ) -> Result<bool, StoreError> {
-    let found: Option<(i64,)> =
-        sqlx::query_as("SELECT 1 FROM rule_imports WHERE file = ? AND digest = ? LIMIT 1")
-            .bind(file)
-            .bind(digest)
-            .fetch_optional(conn)
-            .await?;
-    Ok(found.is_some())
+    let conn = conn.into();
+    let sql = conn.sql(
+        "SELECT CAST(count(*) AS BIGINT) FROM (SELECT 1 FROM rule_imports
+          WHERE file = ? AND digest = ? LIMIT 1) AS found",
+    );
+    let (n,): (i64,) = on!(conn, |c| sqlx::query_as(&sql)
+        .bind(file)
+        .bind(digest)
+        .fetch_one(c)
+        .await)?;
+    Ok(n > 0)
 }
 
 /// Declines the proposals of `file` that still wait (a newer version of it is proposed);
 /// how many.
-pub async fn supersede(
-    conn: &mut SqliteConnection,
-    file: &str,
-    now: i64,
-) -> Result<u64, StoreError> {
-    let done = sqlx::query(
+pub async fn supersede(conn: impl Into<Conn<'_>>, file: &str, now: i64) -> Result<u64, StoreError> {
+    execute(
+        conn.into(),
         "UPDATE rule_imports SET status = 'superseded', decided_at = ?
           WHERE file = ? AND status = 'pending'",
+        &[Value::Int(now), Value::Text(file)],
     )
-    .bind(now)
-    .bind(file)
-    .execute(conn)
-    .await?;
-    Ok(done.rows_affected())
+    .await
 }
 
 /// How many proposals wait for the person.
-pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
-    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM rule_imports WHERE status = 'pending'")
-        .fetch_one(conn)
-        .await?;
+pub async fn count_pending(conn: impl Into<Conn<'_>>) -> Result<i64, StoreError> {
+    let conn = conn.into();
+    let sql =
+        conn.sql("SELECT CAST(count(*) AS BIGINT) FROM rule_imports WHERE status = 'pending'");
+    let (n,): (i64,) = on!(conn, |c| sqlx::query_as(&sql).fetch_one(c).await)?;
     Ok(n)
 }

@@ -29,6 +29,27 @@ async fn database(name: &str) -> String {
     url().replacen("/postgres?", &format!("/{name}?"), 1)
 }
 
+/// A SQLite database as the console opens it (migrated), and a connection to it; the folder
+/// goes with the connection.
+async fn sqlite_conn() -> (tempfile::TempDir, sqlx::SqliteConnection) {
+    use sqlx::Connection as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("countersign.db");
+    drop(countersign_store::Store::open(&path).await.unwrap());
+    let conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    (dir, conn)
+}
+
+/// A PostgreSQL database of its own, migrated, and a connection to it.
+async fn pg_conn(name: &str) -> sqlx::pool::PoolConnection<sqlx::Postgres> {
+    let pool = countersign_store::postgres::open(&database(name).await)
+        .await
+        .unwrap();
+    pool.acquire().await.unwrap()
+}
+
 /// Each table's columns, in SQLite's schema as the migrations leave it.
 async fn sqlite_columns() -> BTreeMap<String, Vec<String>> {
     let dir = tempfile::tempdir().unwrap();
@@ -321,19 +342,88 @@ where
 #[tokio::test]
 #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
 async fn phones_answer_the_same_on_both_databases() {
-    use sqlx::Connection as _;
-    // SQLite, as the console opens it.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("countersign.db");
-    drop(countersign_store::Store::open(&path).await.unwrap());
-    let mut sqlite = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
-        .await
-        .unwrap();
+    let (_dir, mut sqlite) = sqlite_conn().await;
     phones_scenario(&mut sqlite).await;
-    // PostgreSQL.
-    let pool = countersign_store::postgres::open(&database("phones").await)
+    phones_scenario(&mut *pg_conn("phones").await).await;
+}
+
+/// The `rule_imports` queries, one scenario run on each database.
+async fn imports_scenario<C>(conn: &mut C)
+where
+    for<'a> &'a mut C: Into<countersign_store::backend::Conn<'a>>,
+{
+    use countersign_domain::ids::ImportId;
+    use countersign_domain::import::Format;
+    use countersign_store::imports;
+    let stored = |id: &ImportId, file: &str, at: i64| imports::Stored {
+        id: id.clone(),
+        format: Format::Copilot,
+        file: file.into(),
+        digest: "a".repeat(64),
+        project: Some("/p".into()),
+        proposal: serde_json::json!({ "rules": [1, 2] }),
+        requested_by: "you, in the window".into(),
+        created_at: at,
+        status: "pending".into(),
+        decided_at: None,
+        watch: None,
+    };
+    let (a, b, c) = (
+        ImportId::generate(),
+        ImportId::generate(),
+        ImportId::generate(),
+    );
+    imports::insert(&mut *conn, &stored(&a, "/p/one", 1))
         .await
         .unwrap();
-    let mut pg = pool.acquire().await.unwrap();
-    phones_scenario(&mut *pg).await;
+    imports::insert(&mut *conn, &stored(&b, "/p/two", 2))
+        .await
+        .unwrap();
+    imports::insert(&mut *conn, &stored(&c, "/p/two", 3))
+        .await
+        .unwrap();
+    assert_eq!(
+        imports::get(&mut *conn, &a).await.unwrap().unwrap(),
+        stored(&a, "/p/one", 1)
+    );
+    assert_eq!(imports::count_pending(&mut *conn).await.unwrap(), 3);
+    assert!(
+        imports::known(&mut *conn, "/p/one", &"a".repeat(64))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !imports::known(&mut *conn, "/p/one", &"b".repeat(64))
+            .await
+            .unwrap()
+    );
+    // Taken watching once; a second answer changes nothing.
+    assert!(
+        imports::decide(&mut *conn, &a, Some(true), 10)
+            .await
+            .unwrap()
+    );
+    assert!(!imports::decide(&mut *conn, &a, None, 11).await.unwrap());
+    let taken = imports::get(&mut *conn, &a).await.unwrap().unwrap();
+    assert_eq!(
+        (taken.status.as_str(), taken.watch, taken.decided_at),
+        ("accepted", Some(true), Some(10))
+    );
+    assert_eq!(
+        imports::supersede(&mut *conn, "/p/two", 12).await.unwrap(),
+        2
+    );
+    assert!(imports::pending(&mut *conn).await.unwrap().is_empty());
+    assert_eq!(
+        imports::get(&mut *conn, &b).await.unwrap().unwrap().status,
+        "superseded"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+async fn rule_imports_answer_the_same_on_both_databases() {
+    let (_dir, mut sqlite) = sqlite_conn().await;
+    imports_scenario(&mut sqlite).await;
+    imports_scenario(&mut *pg_conn("imports").await).await;
 }
