@@ -85,7 +85,7 @@ check-windows: deps ## cargo check for Windows (x86_64-pc-windows-gnu, with ming
 	$(CARGO) check --target x86_64-pc-windows-gnu -p countersign-desktop --lib --bins
 
 install-test-as-root:
-	@if [[ $$(id -u) -eq 0 ]]; then $(MAKE) --no-print-directory install-test; \
+	@if [[ $$(id -u) -eq 0 ]]; then scripts/room.sh 6 && $(MAKE) --no-print-directory install-test; \
 	else echo "install test skipped: it installs the .deb with dpkg, so it runs as root (make install-test)"; fi
 
 install-test: deb ## as root: install the .deb, open a countersign:// link through xdg-open, remove it
