@@ -42,9 +42,10 @@ lint: ## clippy on every crate with warnings denied; the fuzz targets still buil
 CORE_CRATES := -p countersign-domain -p countersign-store -p countersign-port \
 	-p countersign-integrations -p countersign-engine -p countersign-phone -p countersign
 
-unit: ## every crate's tests, desktop and UI tests; the core's on a private session bus with a real keyring, the store's schema on a private PostgreSQL
+unit: ## every crate's tests, desktop and UI tests; the core's on a private session bus with a real keyring, the store's schema and scenarios on a private PostgreSQL
 	scripts/with-keyring.sh $(CARGO) test $(CORE_CRATES) --all-targets
 	scripts/with-postgres.sh $(CARGO) test -p countersign-store --test postgres -- --ignored
+	scripts/with-postgres.sh $(CARGO) test -p countersign --test core -- --ignored ::postgres
 	$(CARGO) test -p countersign-desktop --lib
 	cd ui && npm test
 

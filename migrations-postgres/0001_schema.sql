@@ -5,6 +5,14 @@
 -- json_valid), and History's full-text index a tsvector column kept by a trigger where SQLite
 -- has an FTS5 table.
 
+-- Text as the words SQLite's tokenizer keeps: each run of letters and digits, the rest
+-- spaces, so that paths, addresses and `a.b` split into their words as they do there (the
+-- parser of `to_tsvector` would keep `/home/me/app` whole). Accents are kept.
+CREATE FUNCTION countersign_runs(t TEXT) RETURNS TEXT
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT regexp_replace(coalesce(t, ''), '[^[:alnum:]]+', ' ', 'g')
+$$;
+
 CREATE TABLE artifacts (
     id          TEXT PRIMARY KEY,
     owner       TEXT NOT NULL DEFAULT 'user' CHECK (owner IN ('user', 'org')),
@@ -15,8 +23,11 @@ CREATE TABLE artifacts (
     created_at  BIGINT NOT NULL,
     updated_at  BIGINT NOT NULL,
     version     BIGINT NOT NULL DEFAULT 1,
+    -- The title's words weighted A, so a search finds matches in the title first.
     search      TSVECTOR GENERATED ALWAYS AS
-        (to_tsvector('simple', title || ' ' || description)) STORED
+        (setweight(to_tsvector('simple', countersign_runs(title)), 'A')
+            || to_tsvector('simple', countersign_runs(description)))
+        STORED
 );
 CREATE INDEX artifacts_recent ON artifacts (updated_at DESC, id DESC);
 CREATE INDEX artifacts_search ON artifacts USING GIN (search);
@@ -125,11 +136,13 @@ BEGIN
         new.search := NULL;
     ELSE
         new.search :=
-            setweight(to_tsvector('simple', new.tool || ' ' || new.requester_name || ' '
-                || countersign_words(new.call_view)), 'A')
-            || setweight(to_tsvector('simple', countersign_words(new.raw_input)), 'B')
-            || setweight(to_tsvector('simple', coalesce(new.reason, '')), 'C')
-            || setweight(to_tsvector('simple', countersign_words(new.result_view)), 'D');
+            setweight(to_tsvector('simple', countersign_runs(new.tool || ' '
+                || new.requester_name || ' ' || countersign_words(new.call_view))), 'A')
+            || setweight(to_tsvector('simple',
+                countersign_runs(countersign_words(new.raw_input))), 'B')
+            || setweight(to_tsvector('simple', countersign_runs(new.reason)), 'C')
+            || setweight(to_tsvector('simple',
+                countersign_runs(countersign_words(new.result_view))), 'D');
     END IF;
     RETURN new;
 END;
@@ -137,7 +150,9 @@ $$;
 CREATE TRIGGER approvals_search_kept BEFORE INSERT OR UPDATE OF status, reason, result_view
     ON approvals FOR EACH ROW EXECUTE FUNCTION approvals_search_kept();
 
+-- `rowid`: the order reports were kept in, which SQLite's table has without naming it.
 CREATE TABLE result_reports (
+    rowid            BIGINT GENERATED ALWAYS AS IDENTITY,
     approval_id      TEXT NOT NULL REFERENCES approvals (id),
     reported_at      BIGINT NOT NULL,
     reporter_name    TEXT,

@@ -47,6 +47,11 @@ pub enum Command {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Keep everything in this PostgreSQL database (`postgres://user@host/db`) rather than
+        /// the data directory's SQLite file: the console a team shares. The data directory
+        /// still holds the lock and the API token.
+        #[arg(long, env = "COUNTERSIGN_DATABASE", value_name = "URL")]
+        database: Option<String>,
     },
     /// Ask for approval of a call, wait for the decision and print it.
     /// Exit status: 0 approved, 3 declined, 4 expired or cancelled, 2 usage, 1 other errors.
@@ -412,7 +417,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Agents => agents::list(),
         Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Rules(cmd) => rules::run(&dir, cmd).await,
-        Command::Serve { port } => serve::run(&dir, port).await,
+        Command::Serve { port, database } => serve::run(&dir, port, database.as_deref()).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,
         Command::Mcp(McpArgs {

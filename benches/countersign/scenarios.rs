@@ -534,7 +534,7 @@ pub async fn store_scale() -> Vec<Row> {
              'approved', 'person', i, i + 600000, i + 10 FROM n",
     )
     .bind(call)
-    .execute(&mut *tx)
+    .execute(tx.sqlite().unwrap())
     .await
     .unwrap();
     sqlx::query(
@@ -546,14 +546,14 @@ pub async fn store_scale() -> Vec<Row> {
              'weekly ' || (CASE i % 7 WHEN 0 THEN 'revenue' ELSE 'usage' END) || ' by region ' || (i % 50),
              '<X/>', i, i FROM n",
     )
-    .execute(&mut *tx)
+    .execute(tx.sqlite().unwrap())
     .await
     .unwrap();
     tx.commit().await.unwrap();
     // A store that grew to this size over months has been checkpointed many times; one
     // 1,000,000-row transaction has not, and reading through its huge WAL is not the steady state.
     let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
-        .fetch_one(&mut *console.store().read().await.unwrap())
+        .fetch_one(console.store().read().await.unwrap().sqlite().unwrap())
         .await
         .unwrap();
     assert_eq!(busy, 0, "the checkpoint ran to the end");
@@ -1024,13 +1024,13 @@ pub async fn history_search() -> Vec<Row> {
              ELSE 'make lint' END) || CASE WHEN i % 10000 = 7 THEN ' --zanzibar' ELSE '' END AS c
              FROM n)",
     )
-    .execute(&mut *tx)
+    .execute(tx.sqlite().unwrap())
     .await
     .unwrap();
     tx.commit().await.unwrap();
     let mut conn = console.store().read().await.unwrap();
     let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.sqlite().unwrap())
         .await
         .unwrap();
     assert_eq!(busy, 0, "the checkpoint ran to the end");
@@ -1039,8 +1039,14 @@ pub async fn history_search() -> Vec<Row> {
         sqlx::query_as::<_, (i64,)>("SELECT ifnull(sum(pgsize), 0) FROM dbstat WHERE name GLOB ?")
             .bind(glob)
     };
-    let (table,) = size("approvals").fetch_one(&mut *conn).await.unwrap();
-    let (index,) = size("approvals_fts_*").fetch_one(&mut *conn).await.unwrap();
+    let (table,) = size("approvals")
+        .fetch_one(conn.sqlite().unwrap())
+        .await
+        .unwrap();
+    let (index,) = size("approvals_fts_*")
+        .fetch_one(conn.sqlite().unwrap())
+        .await
+        .unwrap();
     assert!(index > 0, "the index was measured");
     drop(conn);
     let mut rows = Vec::new();

@@ -833,12 +833,12 @@ async fn history_scroll() -> HistoryScroll {
              FROM n",
         )
         .bind(call)
-        .execute(&mut *tx)
+        .execute(tx.sqlite().unwrap())
         .await
         .unwrap();
         tx.commit().await.unwrap();
         sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&mut *store.read().await.unwrap())
+            .execute(store.read().await.unwrap().sqlite().unwrap())
             .await
             .unwrap();
         store.close().await;

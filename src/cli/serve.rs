@@ -10,10 +10,14 @@ use countersign_engine::server::Server;
 
 /// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation (the server
 /// listens for it).
-pub async fn run(dir: &DataDir, port: u16) -> Result<ExitCode, CliError> {
-    let server = Server::start(dir, port).await?;
+pub async fn run(dir: &DataDir, port: u16, database: Option<&str>) -> Result<ExitCode, CliError> {
+    let shown = database.map(shown_database).transpose()?;
+    let server = Server::start_on(dir, port, database).await?;
     println!("Countersign console listening on {}", server.url);
     println!("data directory: {}", server.dir().root().display());
+    if let Some(shown) = shown {
+        println!("database: {shown}");
+    }
     println!(
         "API token kept in {} (print it with `countersign token`)",
         server.token_backend
@@ -22,6 +26,13 @@ pub async fn run(dir: &DataDir, port: u16) -> Result<ExitCode, CliError> {
     eprintln!("stopping");
     server.stop().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A PostgreSQL URL as printed: its host, port and database, never its password. Any other
+/// URL is refused before anything is opened.
+fn shown_database(url: &str) -> Result<String, CliError> {
+    countersign_engine::server::describe_database(url)
+        .map_err(|why| CliError::Usage(format!("--database: {why}")))
 }
 
 #[cfg(unix)]

@@ -307,7 +307,7 @@ async fn the_migration_keeps_each_requests_options() {
     );
     let mut conn = console.store().read().await.unwrap();
     let columns: Vec<(String,)> = sqlx::query_as("SELECT name FROM pragma_table_info('approvals')")
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.sqlite().unwrap())
         .await
         .unwrap();
     assert!(columns.iter().all(|(c,)| c != "acp_options"), "{columns:?}");
@@ -384,13 +384,13 @@ async fn the_records_migration_keeps_acp_requests_answerable() {
     let mut conn = console.store().read().await.unwrap();
     let tables: Vec<(String,)> =
         sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'table'")
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.sqlite().unwrap())
             .await
             .unwrap();
     assert!(tables.iter().all(|(t,)| t != "acp_options"), "{tables:?}");
     let kept: Vec<(String, String)> =
         sqlx::query_as("SELECT approval_id, integration FROM integration_records ORDER BY 1")
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.sqlite().unwrap())
             .await
             .unwrap();
     assert_eq!(kept.len(), 2);

@@ -364,7 +364,7 @@ async fn the_preview_gets_what_the_check_compiled() {
     {
         let mut tx = store.write().await.unwrap();
         sqlx::query("UPDATE artifact_versions SET compiled_by = 'an older check'")
-            .execute(&mut *tx)
+            .execute(tx.sqlite().unwrap())
             .await
             .unwrap();
         tx.commit().await.unwrap();

@@ -173,7 +173,12 @@ async fn read_only_database_files_answer_503_and_recover() {
     for i in 0..5 {
         acked.push(agent.stored(&format!("before {i}")).await);
     }
-    let db = server.console.store().path().to_owned();
+    let db = server
+        .console
+        .store()
+        .path()
+        .expect("a SQLite file")
+        .to_owned();
     let files = vec![db.clone(), db.with_extension("db-wal")];
     assert!(files[1].exists(), "WAL mode keeps a -wal file");
     let Some(read_only) = Immutable::set(&files) else {

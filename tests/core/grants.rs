@@ -376,7 +376,7 @@ async fn a_grant_from_before_scopes_keeps_its_meaning() {
              VALUES ('grt_01JBZZZZZZZZZZZZZZZZZZZZZZ', NULL, 'claude-code.Bash', ?, 1)",
         )
         .bind(id.as_str())
-        .execute(&mut *tx)
+        .execute(tx.sqlite().unwrap())
         .await
         .unwrap();
         tx.commit().await.unwrap();

@@ -565,7 +565,7 @@ async fn a_common_word_is_counted_to_a_cap_and_listed_in_order() {
              1000000 - i * 7 % 10050
          FROM n",
     )
-    .execute(&mut *tx)
+    .execute(tx.sqlite().unwrap())
     .await
     .unwrap();
     tx.commit().await.unwrap();

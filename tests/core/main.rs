@@ -43,4 +43,5 @@ mod rules_export;
 mod runs;
 mod store;
 mod support;
+mod team;
 mod trust;

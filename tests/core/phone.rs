@@ -249,7 +249,7 @@ async fn a_phone_pairs_once_with_the_shown_code_then_reads_the_waiting_calls() {
     assert_eq!(listed[0].name, "Anna's phone");
     assert!(listed[0].last_used_at.is_some());
     let (stored,): (Vec<u8>,) = sqlx::query_as("SELECT credential_sha256 FROM phones")
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.sqlite().unwrap())
         .await
         .unwrap();
     assert_ne!(stored, credential.as_bytes());

@@ -1,4 +1,6 @@
-//! Every store query against a real temp file.
+//! Every store query against a real temp file, and the same scenarios against a real
+//! PostgreSQL (`make test` runs those through `scripts/with-postgres.sh`, which gives the
+//! database; they are ignored without it).
 
 use countersign_domain::approval::{Approval, DecidedBy, Requester, Status};
 use countersign_domain::approval::{HistoryCursor, HistoryOrder};
@@ -9,11 +11,74 @@ use countersign_domain::grant::{Effect, Reach};
 use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
 use countersign_domain::report::Reporter;
 use countersign_domain::tool::ToolAddress;
-use countersign_store::{Store, approvals, artifacts, grants};
+use countersign_store::{Store, StoreError, WriteTx, approvals, artifacts, grants};
 
 async fn open() -> (Store, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     (Store::open(&dir.path().join("t.db")).await.unwrap(), dir)
+}
+
+/// A PostgreSQL database of its own for the scenario `name`, on the cluster
+/// `scripts/with-postgres.sh` started, opened as a console opens it.
+async fn open_postgres(name: &str) -> Store {
+    let url = std::env::var("COUNTERSIGN_TEST_POSTGRES")
+        .expect("no PostgreSQL: run through scripts/with-postgres.sh (as make test does)");
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
+    let db = format!("store_{name}");
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {db}"),
+        format!("CREATE DATABASE {db}"),
+    ] {
+        sqlx::query(&statement).execute(&admin).await.unwrap();
+    }
+    admin.close().await;
+    Store::open_postgres(&url.replacen("/postgres?", &format!("/{db}?"), 1))
+        .await
+        .unwrap()
+}
+
+/// Each scenario as two tests: `<name>::sqlite` on a temp file, `<name>::postgres` on a real
+/// PostgreSQL.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                let (store, _dir) = super::open().await;
+                super::$name(store).await;
+            }
+
+            #[tokio::test]
+            #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+            async fn postgres() {
+                super::$name(super::open_postgres(stringify!($name)).await).await;
+            }
+        }
+    )*};
+}
+
+on_both!(
+    readers_cannot_write,
+    approval_rows_round_trip_and_finish_once,
+    expiry_cancel_results_pending_and_history,
+    grant_queries,
+    an_unfinished_write_is_rolled_back_before_the_next,
+    batch_queries_match_single_ones,
+    artifact_queries,
+    a_corrupt_row_is_an_error_not_a_panic,
+    a_batch_in_two_calls_commits_whole_or_not_at_all,
+    a_phone_is_proposed_kept_used_renamed_and_revoked_for_good,
+);
+
+/// Whether `write` fails, tried in a write transaction of its own that is then rolled back:
+/// PostgreSQL ends a transaction at its first failed statement (SQLite goes on), so a
+/// scenario that goes on after a refusal tries it apart.
+async fn refused<T>(
+    store: &Store,
+    write: impl AsyncFnOnce(&mut WriteTx) -> Result<T, StoreError>,
+) -> bool {
+    let mut tx = store.write().await.unwrap();
+    write(&mut tx).await.is_err()
 }
 
 fn approval(tool: &str, artifact: Option<&ArtifactId>, created_at: i64) -> Approval {
@@ -90,7 +155,7 @@ fn scoped(a: &Approval, t: i64, reach: Reach, expires_at: Option<i64>) -> Grant 
 
 /// The ids of the live grants that may cover a call with this key, digest and first word.
 async fn candidates(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut countersign_store::WriteTx,
     artifact: Option<&ArtifactId>,
     tool: &str,
     digest: &str,
@@ -119,24 +184,24 @@ async fn pragmas_are_durable_and_strict() {
     let (store, _d) = open().await;
     let mut conn = store.read().await.unwrap();
     let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode")
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.sqlite().unwrap())
         .await
         .unwrap();
     assert_eq!(mode, "wal");
     let (sync,): (i64,) = sqlx::query_as("PRAGMA synchronous")
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.sqlite().unwrap())
         .await
         .unwrap();
     assert_eq!(sync, 2, "FULL");
     let (fk,): (i64,) = sqlx::query_as("PRAGMA foreign_keys")
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.sqlite().unwrap())
         .await
         .unwrap();
     assert_eq!(fk, 1);
     drop(conn);
     let mut tx = store.write().await.unwrap();
     let (sync,): (i64,) = sqlx::query_as("PRAGMA synchronous")
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.sqlite().unwrap())
         .await
         .unwrap();
     assert_eq!(sync, 2, "the writer is FULL too");
@@ -144,17 +209,13 @@ async fn pragmas_are_durable_and_strict() {
     assert!(store.integrity_ok().await.unwrap());
 }
 
-#[tokio::test]
-async fn readers_cannot_write() {
-    let (store, _d) = open().await;
+async fn readers_cannot_write(store: Store) {
     let mut conn = store.read().await.unwrap();
     let a = approval("x.y", None, 1);
     assert!(approvals::insert(&mut conn, &a).await.is_err());
 }
 
-#[tokio::test]
-async fn approval_rows_round_trip_and_finish_once() {
-    let (store, _d) = open().await;
+async fn approval_rows_round_trip_and_finish_once(store: Store) {
     let a = approval("tools.github.user.me.issues.create", None, 1_000);
     let mut tx = store.write().await.unwrap();
     approvals::insert(&mut tx, &a).await.unwrap();
@@ -219,9 +280,7 @@ async fn approval_rows_round_trip_and_finish_once() {
     tx.commit().await.unwrap();
 }
 
-#[tokio::test]
-async fn expiry_cancel_results_pending_and_history() {
-    let (store, _d) = open().await;
+async fn expiry_cancel_results_pending_and_history(store: Store) {
     let art = artifact("a", "", 1);
     let mut tx = store.write().await.unwrap();
     artifacts::insert(&mut tx, &art).await.unwrap();
@@ -352,7 +411,7 @@ async fn expiry_cancel_results_pending_and_history() {
 
 /// The ids of up to ten decisions of History in `order`, past `after`.
 async fn history_ids(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut countersign_store::WriteTx,
     order: HistoryOrder,
     after: Option<&HistoryCursor>,
 ) -> Vec<ApprovalId> {
@@ -364,9 +423,7 @@ async fn history_ids(
         .collect()
 }
 
-#[tokio::test]
-async fn grant_queries() {
-    let (store, _d) = open().await;
+async fn grant_queries(store: Store) {
     let art = artifact("a", "", 1);
     let mut tx = store.write().await.unwrap();
     artifacts::insert(&mut tx, &art).await.unwrap();
@@ -405,8 +462,11 @@ async fn grant_queries() {
     for g in [&any, &on_artifact, &exact, &command, &path, &expiring] {
         grants::insert(&mut tx, g).await.unwrap();
     }
+    tx.commit().await.unwrap();
     // One approval makes at most one grant.
-    assert!(grants::insert(&mut tx, &grant(&a[0], 16)).await.is_err());
+    let second = grant(&a[0], 16);
+    assert!(refused(&store, async |tx| grants::insert(tx, &second).await).await);
+    let mut tx = store.write().await.unwrap();
     let back = grants::get(&mut tx, &command.id).await.unwrap().unwrap();
     assert_eq!(back, command, "every part reads back as written");
 
@@ -516,9 +576,7 @@ async fn grant_queries() {
 
 /// A write transaction dropped without commit leaves nothing behind, and the next one begins
 /// cleanly; writers queue for the one connection; after `close` a write is an error.
-#[tokio::test]
-async fn an_unfinished_write_is_rolled_back_before_the_next() {
-    let (store, _d) = open().await;
+async fn an_unfinished_write_is_rolled_back_before_the_next(store: Store) {
     let dropped = approval("x.y", None, 1);
     {
         let mut tx = store.write().await.unwrap();
@@ -557,9 +615,7 @@ async fn an_unfinished_write_is_rolled_back_before_the_next() {
 }
 
 /// The batch forms answer what one query per item would.
-#[tokio::test]
-async fn batch_queries_match_single_ones() {
-    let (store, _d) = open().await;
+async fn batch_queries_match_single_ones(store: Store) {
     let art = artifact("a", "", 1);
     let gone = ArtifactId::generate();
     let mut tx = store.write().await.unwrap();
@@ -579,12 +635,19 @@ async fn batch_queries_match_single_ones() {
         assert_eq!(&got, a);
     }
     assert_eq!(approvals::count_pending(&mut tx, 0).await.unwrap(), 100);
+    tx.commit().await.unwrap();
     // A duplicate id fails the whole statement.
+    let fresh = approval("x.y", None, 1);
     assert!(
-        approvals::insert_many(&mut tx, &[&approval("x.y", None, 1), &many[0]])
-            .await
-            .is_err()
+        refused(&store, async |tx| approvals::insert_many(
+            tx,
+            &[&fresh, &many[0]]
+        )
+        .await)
+        .await
     );
+    let mut tx = store.write().await.unwrap();
+    assert!(approvals::get(&mut tx, &fresh.id).await.unwrap().is_none());
 
     assert_eq!(
         artifacts::existing(&mut tx, &[&gone, &art.id, &art.id])
@@ -644,18 +707,18 @@ async fn batch_queries_match_single_ones() {
     tx.commit().await.unwrap();
 }
 
-#[tokio::test]
-async fn artifact_queries() {
-    let (store, _d) = open().await;
+async fn artifact_queries(store: Store) {
     let mut tx = store.write().await.unwrap();
     let a = artifact("Sales dashboard", "weekly revenue", 1);
     let b = artifact("Todo", "my tasks", 2);
     artifacts::insert(&mut tx, &a).await.unwrap();
     artifacts::insert(&mut tx, &b).await.unwrap();
+    tx.commit().await.unwrap();
     assert!(
-        artifacts::insert(&mut tx, &a).await.is_err(),
+        refused(&store, async |tx| artifacts::insert(tx, &a).await).await,
         "ids are unique"
     );
+    let mut tx = store.write().await.unwrap();
     assert_eq!(artifacts::get(&mut tx, &a.id).await.unwrap().unwrap(), a);
     assert!(artifacts::exists(&mut tx, &b.id).await.unwrap());
     assert!(
@@ -817,16 +880,16 @@ async fn artifact_queries() {
     tx.commit().await.unwrap();
 }
 
-#[tokio::test]
-async fn a_corrupt_row_is_an_error_not_a_panic() {
-    let (store, _d) = open().await;
+async fn a_corrupt_row_is_an_error_not_a_panic(store: Store) {
     let a = approval("x.y", None, 1);
     let mut tx = store.write().await.unwrap();
     approvals::insert(&mut tx, &a).await.unwrap();
-    sqlx::query("UPDATE approvals SET call_view = '{\"card\":\"hologram\"}'")
-        .execute(&mut *tx)
-        .await
-        .unwrap();
+    let mut hand_edit = countersign_store::backend::Script::default();
+    hand_edit.push(
+        "UPDATE approvals SET call_view = '{\"card\":\"hologram\"}'",
+        Vec::new(),
+    );
+    hand_edit.run((&mut tx).into()).await.unwrap();
     let err = approvals::get(&mut tx, &a.id).await.unwrap_err();
     assert!(err.to_string().contains(a.id.as_str()), "{err}");
 }
@@ -835,9 +898,7 @@ async fn a_corrupt_row_is_an_error_not_a_panic() {
 /// every write with `COMMIT`. A write that fails stops the rest, `COMMIT` included: nothing of
 /// the batch is kept (not a grant's use, not an approval before the failing one), and the next
 /// write starts clean.
-#[tokio::test]
-async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
-    let (store, _d) = open().await;
+async fn a_batch_in_two_calls_commits_whole_or_not_at_all(store: Store) {
     let first = approval("x.y", None, 1);
     let any = grant(&first, 2);
     let mut tx = store.write().await.unwrap();
@@ -862,7 +923,13 @@ async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
     let fresh = approval("x.y", None, 3);
     let mut tx = store.write_batch().await.unwrap();
     let lead = tx.lead();
-    assert_eq!(lead, "BEGIN IMMEDIATE; ");
+    // SQLite's transaction begins with the first statement; PostgreSQL's has begun.
+    let begin = if store.is_postgres() {
+        ""
+    } else {
+        "BEGIN IMMEDIATE; "
+    };
+    assert_eq!(lead, begin);
     let live = grants::candidates_after(&mut tx, lead, &[lookup()], 3)
         .await
         .unwrap();
@@ -920,10 +987,8 @@ async fn a_batch_in_two_calls_commits_whole_or_not_at_all() {
     assert_eq!(uses_of(store, any.id.clone()).await, (4, Some(7)));
 }
 
-#[tokio::test]
-async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
+async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good(store: Store) {
     use countersign_store::phones;
-    let (store, _dir) = open().await;
     let (cred, other, secret) = ([7u8; 32], [8u8; 32], [9u8; 32]);
     let proposed =
         |id: &'static str, name: &'static str, cred: &'static [u8; 32]| phones::Proposed {
@@ -941,25 +1006,20 @@ async fn a_phone_is_proposed_kept_used_renamed_and_revoked_for_good() {
     phones::insert(&mut tx, &proposed("ph1", "Anna's phone", &CRED), 1_000)
         .await
         .unwrap();
-    // A second phone with the same credential's hash is refused: one credential, one phone.
-    assert!(
-        phones::insert(&mut tx, &proposed("ph2", "copy", &CRED), 1_001)
-            .await
-            .is_err()
-    );
-    // Names are 1 to 100 characters.
-    assert!(
-        phones::insert(&mut tx, &proposed("ph3", "", &OTHER), 1_002)
-            .await
-            .is_err()
-    );
-    let long: &'static str = Box::leak("x".repeat(101).into_boxed_str());
-    assert!(
-        phones::insert(&mut tx, &proposed("ph3", long, &OTHER), 1_002)
-            .await
-            .is_err()
-    );
     tx.commit().await.unwrap();
+    // A second phone with the same credential's hash is refused: one credential, one phone.
+    let copy = proposed("ph2", "copy", &CRED);
+    assert!(refused(&store, async |tx| phones::insert(tx, &copy, 1_001).await).await);
+    // Names are 1 to 100 characters.
+    let unnamed = proposed("ph3", "", &OTHER);
+    assert!(refused(&store, async |tx| phones::insert(tx, &unnamed, 1_002).await).await);
+    let long: &'static str = Box::leak("x".repeat(101).into_boxed_str());
+    let too_long = proposed("ph3", long, &OTHER);
+    assert!(
+        refused(&store, async |tx| phones::insert(tx, &too_long, 1_002)
+            .await)
+        .await
+    );
 
     let mut tx = store.write().await.unwrap();
     assert_eq!(phones::find(&mut tx, &other).await.unwrap(), None);

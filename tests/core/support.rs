@@ -144,7 +144,7 @@ pub async fn fingerprint(store: &Store) -> String {
              || (SELECT json_group_array(json_array(id, name, hex(credential_sha256), paired_at,
                     last_used_at)) FROM phones)",
     )
-    .fetch_one(&mut *conn)
+    .fetch_one(conn.sqlite().unwrap())
     .await
     .unwrap();
     s

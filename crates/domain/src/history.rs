@@ -207,6 +207,40 @@ impl HistoryQuery {
         Some(quoted.join(" "))
     }
 
+    /// The words as a PostgreSQL `tsquery` over History's `search` column, which holds each
+    /// run of letters and digits as a lowercase word (what SQLite's tokenizer keeps, but for
+    /// its folding of accents): each word's runs in order (`<->`), every word required, the
+    /// last run also as a prefix. Each run is quoted, so nothing is read as syntax. `None`
+    /// without words; a query of words without letters or digits matches nothing.
+    pub fn ts_match(&self) -> Option<String> {
+        let words = self.words();
+        let last = words.len().checked_sub(1)?;
+        let parts: Vec<String> = words
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| {
+                let runs: Vec<String> = w
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|r| !r.is_empty())
+                    .map(|r| format!("'{}'", r.to_lowercase()))
+                    .collect();
+                let mut phrase = runs.join(" <-> ");
+                if phrase.is_empty() {
+                    return None;
+                }
+                if i == last {
+                    phrase.push_str(":*");
+                }
+                Some(if runs.len() > 1 {
+                    format!("({phrase})")
+                } else {
+                    phrase
+                })
+            })
+            .collect();
+        Some(parts.join(" & "))
+    }
+
     /// The query in words, as History says it above its list ("approved by a rule, Codex,
     /// matching “cargo”"). Dates are left to the caller, who knows the person's time zone.
     pub fn in_words(&self) -> String {
@@ -285,6 +319,17 @@ mod tests {
             "\"a\"\"b\" \"NEAR(\" \"*\" \"c:d\"*"
         );
         assert_eq!(text("\"").fts_match().unwrap(), "\"\"\"\"*");
+    }
+
+    #[test]
+    fn tsquery_syntax_is_only_words() {
+        assert_eq!(text("  ").ts_match(), None);
+        assert_eq!(text("Cargo").ts_match().unwrap(), "'cargo':*");
+        assert_eq!(
+            text("a'b NEAR( * c:d !x|y").ts_match().unwrap(),
+            "('a' <-> 'b') & 'near' & ('c' <-> 'd') & ('x' <-> 'y':*)"
+        );
+        assert_eq!(text("&& ' :*").ts_match().unwrap(), "");
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! run) and the Grants page's "Check a call". It writes nothing.
 
 use serde::Deserialize;
-use sqlx::SqliteConnection;
 use ts_rs::TS;
 
 use crate::error::Error;
@@ -55,7 +54,7 @@ const MAX_RULES: usize = 64;
 /// without one) or the rules `c` gives; `protected` are the directories no approve rule
 /// reaches.
 pub async fn check(
-    conn: Option<&mut SqliteConnection>,
+    conn: Option<countersign_store::backend::Conn<'_>>,
     c: &CallToCheck,
     protected: &[String],
     now: i64,
@@ -153,7 +152,7 @@ pub async fn check_database(
         (None, true) => Some(countersign_store::Store::read_only(db).await?),
         _ => None,
     };
-    check(conn.as_mut(), c, protected, now).await
+    check(conn.as_mut().map(Into::into), c, protected, now).await
 }
 
 /// The tool address `name` gives: an address as it is, or one of Claude Code's tools by name.

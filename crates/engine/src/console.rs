@@ -9,6 +9,7 @@ mod events;
 mod grants;
 mod imports;
 mod phones;
+mod shared;
 mod watchers;
 
 use std::sync::Arc;
@@ -56,6 +57,8 @@ struct Inner {
     closing: tokio::sync::watch::Sender<bool>,
     /// The directories no approve rule reaches: the data directory, the home's `bin`.
     protected: Arc<[String]>,
+    /// Telling and hearing the other consoles on a shared database; `None` on SQLite.
+    sharing: Option<shared::Sharing>,
     /// The versions of repositories' rules files (file, digest) already looked at since the
     /// console started, proposed or not: a file that cannot be proposed is not read into a
     /// proposal again with every call.
@@ -87,12 +90,39 @@ impl Console {
         max_batch: usize,
         probe: Option<BatchProbe>,
     ) -> Self {
+        let data_dir = store
+            .path()
+            .and_then(std::path::Path::parent)
+            .map(Into::into);
+        Self::build(store, clock, max_batch, probe, data_dir)
+    }
+
+    /// A console over a store kept outside the data directory `dir` (on PostgreSQL): `dir`
+    /// is still what no approve rule reaches.
+    pub fn with_data_dir(store: Store, dir: &std::path::Path) -> Self {
+        Self::build(
+            store,
+            Clock::system(),
+            DEFAULT_MAX_BATCH,
+            None,
+            Some(dir.to_path_buf()),
+        )
+    }
+
+    fn build(
+        store: Store,
+        clock: Clock,
+        max_batch: usize,
+        probe: Option<BatchProbe>,
+        data_dir: Option<std::path::PathBuf>,
+    ) -> Self {
         let batcher = Batcher::spawn(store.clone(), max_batch, probe);
-        let protected = crate::places::protected(store.path().parent()).into();
+        let protected = crate::places::protected(data_dir.as_deref()).into();
         let (events, _) = broadcast::channel(events::EVENT_BUFFER);
         let closing = tokio::sync::watch::Sender::new(false);
         Self {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|inner| Inner {
+                sharing: shared::Sharing::start(&store, inner.clone()),
                 store,
                 checker: crate::render_check::RenderCheck::new(),
                 batcher,

@@ -235,7 +235,7 @@ pub async fn write(
     let mut after: Option<HistoryCursor> = None;
     let mut written = 0u64;
     loop {
-        let page = history::every_call(conn, q, after.as_ref(), PAGE).await?;
+        let page = history::every_call(&mut *conn, q, after.as_ref(), PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.decided_at.map(|decided_at| HistoryCursor {
             decided_at,
@@ -244,7 +244,10 @@ pub async fn write(
         let full = page.len() == PAGE as usize;
         let ids: Vec<&str> = page.iter().map(|a| a.id.as_str()).collect();
         let mut chain: std::collections::HashMap<String, String> =
-            audit::entries_of(conn, &ids).await?.into_iter().collect();
+            audit::entries_of(&mut *conn, &ids)
+                .await?
+                .into_iter()
+                .collect();
         for a in page {
             let mut record = Record::of(a)?;
             record.chain = chain.remove(&record.id);

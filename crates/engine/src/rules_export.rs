@@ -39,18 +39,18 @@ pub async fn export_database(
         return Ok(export(target, &[], project, now));
     }
     let mut conn = countersign_store::Store::read_only(db).await?;
-    export_rules(&mut conn, target, project, protected, now).await
+    export_rules((&mut conn).into(), target, project, protected, now).await
 }
 
 /// The rules read over `conn` in `target`'s format, for `project`'s own file.
 pub async fn export_rules(
-    conn: &mut sqlx::SqliteConnection,
+    mut conn: countersign_store::backend::Conn<'_>,
     target: Target,
     project: Option<&str>,
     protected: &[String],
     now: i64,
 ) -> Result<Export, Error> {
-    let live = grants::list_live(conn, now).await?;
+    let live = grants::list_live(conn.reborrow(), now).await?;
     // A repository's rules hold only while its file is the one the person took.
     let repository = match project {
         Some(p) => {
@@ -69,7 +69,7 @@ pub async fn export_rules(
             grant.paused |= repository.as_deref() != Some(bound);
         }
         let exact = match (&grant.reach, &grant.approval_id) {
-            (Reach::Exact { .. }, Some(id)) => approvals::get(conn, id)
+            (Reach::Exact { .. }, Some(id)) => approvals::get(conn.reborrow(), id)
                 .await?
                 .as_ref()
                 .and_then(exact_call),
@@ -85,9 +85,9 @@ pub async fn export_rules(
             if !recent.contains_key(&key) {
                 let served = served_tools(&grant.tool);
                 let calls = if served.is_empty() {
-                    approvals::recent_for(conn, &grant.tool, None, SCAN).await?
+                    approvals::recent_for(conn.reborrow(), &grant.tool, None, SCAN).await?
                 } else {
-                    approvals::recent_for_tools(conn, &served, SCAN).await?
+                    approvals::recent_for_tools(conn.reborrow(), &served, SCAN).await?
                 };
                 recent.insert(key.clone(), calls);
             }

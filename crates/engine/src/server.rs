@@ -12,6 +12,12 @@ use crate::data_dir::{Connection, DataDir, DataDirError, ServeLock};
 use crate::token::{Backend, Token, TokenError, TokenStore};
 use countersign_store::{Store, StoreError};
 
+/// How a `--database` URL is shown: its host, port and database, never its password.
+pub use countersign_store::postgres::describe as describe_database;
+
+/// How long a console on a shared database waits, at start, to hear the others.
+const LISTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Why a console could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -73,11 +79,37 @@ fn reload_on_hangup(
 impl Server {
     /// Locks `dir`, opens the database, loads or creates the token, binds and serves.
     pub async fn start(dir: &DataDir, port: u16) -> Result<Self, StartError> {
+        Self::start_on(dir, port, None).await
+    }
+
+    /// [`Server::start`] on the PostgreSQL database at `database` (`postgres://…`) rather
+    /// than the data directory's SQLite file; the data directory keeps the lock, the token
+    /// and everything else.
+    pub async fn start_on(
+        dir: &DataDir,
+        port: u16,
+        database: Option<&str>,
+    ) -> Result<Self, StartError> {
         let lock = dir.lock()?;
         // A connection.json left by a console that died names a port anyone may hold now.
         lock.withdraw();
-        let store = Store::open(&lock.dir().prepare_db()?).await?;
-        let console = Console::new(store);
+        let console = match database {
+            None => Console::new(Store::open(&lock.dir().prepare_db()?).await?),
+            Some(url) => {
+                Console::with_data_dir(Store::open_postgres(url).await?, lock.dir().root())
+            }
+        };
+        // An agent served before this console hears the others could miss a decision made
+        // on one of them until its call runs out.
+        if tokio::time::timeout(LISTEN_WAIT, console.listening())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "not yet hearing the other consoles on the database: decisions made on them \
+                 reach this console's agents when it does"
+            );
+        }
         let (token, token_backend) = TokenStore::new(lock.dir().root()).load_or_create()?;
         if token_backend == Backend::File {
             tracing::warn!(

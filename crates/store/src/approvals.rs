@@ -2,7 +2,7 @@
 
 pub mod history;
 
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use super::backend::{Conn, Script, Value, execute, fetch_all, fetch_one, fetch_optional};
 
 use super::{StoreError, audit, from_json, to_json};
 use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status, Watched};
@@ -151,18 +151,19 @@ fn all(rows: Vec<Row>) -> Result<Vec<Approval>, StoreError> {
 }
 
 /// Stores a new approval as it is (pending, or already approved by a grant).
-pub async fn insert(conn: &mut SqliteConnection, a: &Approval) -> Result<(), StoreError> {
+pub async fn insert(conn: impl Into<Conn<'_>>, a: &Approval) -> Result<(), StoreError> {
     insert_many(conn, &[a]).await
 }
 
 /// Stores new approvals in one `INSERT`.
-pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Result<(), StoreError> {
+pub async fn insert_many(conn: impl Into<Conn<'_>>, all: &[&Approval]) -> Result<(), StoreError> {
     if all.is_empty() {
         return Ok(());
     }
-    let mut q = QueryBuilder::new("");
+    let mut conn = conn.into();
+    let mut q = Script::default();
     push_insert_many(&mut q, all)?;
-    q.build().execute(&mut *conn).await?;
+    q.run(conn.reborrow()).await?;
     let decided: Vec<ApprovalId> = all
         .iter()
         .filter(|a| a.status != Status::Pending)
@@ -176,14 +177,11 @@ pub async fn insert_many(conn: &mut SqliteConnection, all: &[&Approval]) -> Resu
 /// the array) could reach it. A batch past this many bytes takes one `INSERT` more.
 const INSERT_BYTES: usize = 64 << 20;
 
-/// Pushes onto `q` the `INSERT` (followed by `; `) that stores new approvals, whatever their
-/// number: the rows go as one JSON array, read once into SQLite's binary JSON, so the
-/// statement's text, prepared once and kept, is the same for every batch (a batch past
-/// [`INSERT_BYTES`] takes one more of the same). Nothing when there are none.
-pub fn push_insert_many(
-    q: &mut QueryBuilder<'_, Sqlite>,
-    all: &[&Approval],
-) -> Result<(), StoreError> {
+/// Adds to `q` the `INSERT` that stores new approvals, whatever their number: the rows go as
+/// one JSON array, read once into binary JSON, so the statement's text, prepared once and
+/// kept, is the same for every batch (a batch past [`INSERT_BYTES`] takes one more of the
+/// same). Nothing when there are none.
+pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), StoreError> {
     let mut rows = Vec::with_capacity(all.len());
     for &a in all {
         let id = a.id.as_str();
@@ -225,18 +223,20 @@ pub fn push_insert_many(
             .max(1);
         let (these, tail) = rest.split_at(n);
         rest = tail;
-        q.push("WITH rows (r) AS MATERIALIZED (SELECT jsonb(value) FROM json_each(");
-        q.push_bind(format!("[{}]", these.join(",")));
+        // `jsonb(value)`: SQLite's function reads the row into its binary JSON once; on
+        // PostgreSQL the same words are a cast of what already is `jsonb`.
         q.push(
-            "))
+            "WITH rows (r) AS MATERIALIZED (SELECT jsonb(value) FROM json_each(?))
              INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
                 requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks,
                 status, decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id,
                 watched_by, watched)
-             SELECT r ->> 0, r ->> 1, r ->> 2, r ->> 3, r ->> 4, r ->> 5, r ->> 6, r ->> 7,
-                r ->> 8, r ->> 9, r ->> 10, r ->> 11, r ->> 12, r ->> 13, r ->> 14, r ->> 15,
-                r ->> 16, r ->> 17, r ->> 18, r ->> 19, r ->> 20
-             FROM rows; ",
+             SELECT r ->> 0, r ->> 1, r ->> 2, CAST(r ->> 3 AS BIGINT), r ->> 4, r ->> 5,
+                r ->> 6, r ->> 7, r ->> 8, r ->> 9, CAST(r ->> 10 AS BIGINT), r ->> 11, r ->> 12,
+                r ->> 13, CAST(r ->> 14 AS BIGINT), CAST(r ->> 15 AS BIGINT),
+                CAST(r ->> 16 AS BIGINT), r ->> 17, r ->> 18, r ->> 19, r ->> 20
+             FROM rows",
+            vec![Value::Owned(format!("[{}]", these.join(",")))],
         );
     }
     Ok(())
@@ -244,20 +244,22 @@ pub fn push_insert_many(
 
 /// One approval, with the grant it created, if any.
 pub async fn get(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
 ) -> Result<Option<Approval>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE a.id = ?"))
-        .bind(id.as_str())
-        .fetch_optional(conn)
-        .await?;
+    let row: Option<Row> = fetch_optional(
+        conn.into(),
+        &format!("{SELECT} WHERE a.id = ?"),
+        &[Value::Text(id.as_str())],
+    )
+    .await?;
     row.map(Approval::try_from).transpose()
 }
 
 /// Moves a pending, unexpired approval to a final state. `false` when it was not pending (or had
 /// expired): the first of two racing deciders wins.
 pub async fn finish(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
     status: Status,
     decided_by: Option<&DecidedBy>,
@@ -289,7 +291,7 @@ pub struct Said<'a> {
 
 /// [`finish`], on a device other than the desk.
 pub async fn finish_on(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
     status: Status,
     decided_by: Option<&DecidedBy>,
@@ -299,23 +301,27 @@ pub async fn finish_on(
 ) -> Result<bool, StoreError> {
     let Said { reason, given } = said;
     let given = given.map(|g| to_json(id.as_str(), g)).transpose()?;
-    let done = sqlx::query(
+    let decided_by = decided_by.cloned().map(String::from);
+    let mut conn = conn.into();
+    let changed = execute(
+        conn.reborrow(),
         "UPDATE approvals SET status = ?, decided_by = ?, decided_on = ?, decided_from = ?,
              reason = ?, given = ?, decided_at = ?
          WHERE id = ? AND status = 'pending' AND expires_at > ?",
+        &[
+            Value::Text(status.as_str()),
+            Value::OptText(decided_by.as_deref()),
+            Value::OptText(on.map(|o| o.device)),
+            Value::OptText(on.map(|o| o.from)),
+            Value::OptText(reason),
+            Value::OptText(given.as_deref()),
+            Value::Int(now),
+            Value::Text(id.as_str()),
+            Value::Int(now),
+        ],
     )
-    .bind(status.as_str())
-    .bind(decided_by.cloned().map(String::from))
-    .bind(on.map(|o| o.device))
-    .bind(on.map(|o| o.from))
-    .bind(reason)
-    .bind(given)
-    .bind(now)
-    .bind(id.as_str())
-    .bind(now)
-    .execute(&mut *conn)
     .await?;
-    if done.rows_affected() != 1 {
+    if changed != 1 {
         return Ok(false);
     }
     audit::decided(conn, std::slice::from_ref(id)).await?;
@@ -324,108 +330,116 @@ pub async fn finish_on(
 
 /// Marks every pending approval whose time has run out as expired, returning their ids.
 pub async fn expire_due(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     now: i64,
 ) -> Result<Vec<ApprovalId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    chained(
+        conn.into(),
         "UPDATE approvals SET status = 'expired', decided_at = expires_at
          WHERE status = 'pending' AND expires_at <= ? RETURNING id",
+        &[Value::Int(now)],
     )
-    .bind(now)
-    .fetch_all(&mut *conn)
-    .await?;
-    chained(conn, ids).await
+    .await
 }
 
-/// The ids of calls a statement just decided, once their decisions are chained.
+/// The ids of the calls a `… RETURNING id` statement decides, once their decisions are
+/// chained.
 async fn chained(
-    conn: &mut SqliteConnection,
-    ids: Vec<(String,)>,
+    mut conn: Conn<'_>,
+    text: &str,
+    values: &[Value<'_>],
 ) -> Result<Vec<ApprovalId>, StoreError> {
+    let ids: Vec<(String,)> = fetch_all(conn.reborrow(), text, values).await?;
     let ids = super::parse_ids(ids, ApprovalId::parse)?;
     audit::decided(conn, &ids).await?;
     Ok(ids)
 }
 
 /// Whether any pending approval's time has run out.
-pub async fn any_due(conn: &mut SqliteConnection, now: i64) -> Result<bool, StoreError> {
-    let due: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM approvals WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
+pub async fn any_due(conn: impl Into<Conn<'_>>, now: i64) -> Result<bool, StoreError> {
+    let due: Option<(i64,)> = fetch_optional(
+        conn.into(),
+        "SELECT CAST(1 AS BIGINT) FROM approvals
+          WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
+        &[Value::Int(now)],
     )
-    .bind(now)
-    .fetch_optional(conn)
     .await?;
     Ok(due.is_some())
 }
 
 /// Cancels the pending approvals that name an artifact (it is being deleted).
 pub async fn cancel_for_artifact(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     artifact: &ArtifactId,
     reason: &str,
     now: i64,
 ) -> Result<Vec<ApprovalId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    chained(
+        conn.into(),
         "UPDATE approvals SET status = 'cancelled', reason = ?, decided_at = ?
          WHERE status = 'pending' AND artifact_id = ? AND expires_at > ? RETURNING id",
+        &[
+            Value::Text(reason),
+            Value::Int(now),
+            Value::Text(artifact.as_str()),
+            Value::Int(now),
+        ],
     )
-    .bind(reason)
-    .bind(now)
-    .bind(artifact.as_str())
-    .bind(now)
-    .fetch_all(&mut *conn)
-    .await?;
-    chained(conn, ids).await
+    .await
 }
 
 /// Withdraws every pending call of `requester`'s `session` that came through `integration`.
 pub async fn cancel_session(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     integration: &str,
     requester: &str,
     session: &str,
     now: i64,
 ) -> Result<Vec<ApprovalId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    chained(
+        conn.into(),
         "UPDATE approvals SET status = 'cancelled', reason = 'session cancelled', decided_at = ?
          WHERE status = 'pending' AND expires_at > ? AND requester_name = ?
            AND requester_session = ?
            AND id IN (SELECT approval_id FROM integration_records WHERE integration = ?)
          RETURNING id",
+        &[
+            Value::Int(now),
+            Value::Int(now),
+            Value::Text(requester),
+            Value::Text(session),
+            Value::Text(integration),
+        ],
     )
-    .bind(now)
-    .bind(now)
-    .bind(requester)
-    .bind(session)
-    .bind(integration)
-    .fetch_all(&mut *conn)
-    .await?;
-    chained(conn, ids).await
+    .await
 }
 
 /// Attaches the result of an approved call, once, with who reported it. `false` when it was
 /// not approved or already had one.
 pub async fn attach_result(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
     result_json: &str,
     by: &Reporter,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
+    let mut conn = conn.into();
+    let changed = execute(
+        conn.reborrow(),
         "UPDATE approvals SET result_view = ?, result_at = ?, result_reporter_name = ?,
                 result_reporter_session = ?, result_door = ?
          WHERE id = ? AND status = 'approved' AND result_view IS NULL",
+        &[
+            Value::Text(result_json),
+            Value::Int(now),
+            Value::OptText(by.name.as_deref()),
+            Value::OptText(by.session.as_deref()),
+            Value::Text(by.door.as_str()),
+            Value::Text(id.as_str()),
+        ],
     )
-    .bind(result_json)
-    .bind(now)
-    .bind(&by.name)
-    .bind(&by.session)
-    .bind(by.door.as_str())
-    .bind(id.as_str())
-    .execute(&mut *conn)
     .await?;
-    if done.rows_affected() != 1 {
+    if changed != 1 {
         return Ok(false);
     }
     audit::reported(conn, &report(id, result_json, by, now)).await?;
@@ -446,70 +460,73 @@ fn report(id: &ApprovalId, result_json: &str, by: &Reporter, now: i64) -> audit:
 
 /// Moves a call's result into its kept reports, leaving it without one, so a report that
 /// stands over it can take its place.
-pub async fn demote_result(conn: &mut SqliteConnection, id: &ApprovalId) -> Result<(), StoreError> {
-    sqlx::query(
+pub async fn demote_result(conn: impl Into<Conn<'_>>, id: &ApprovalId) -> Result<(), StoreError> {
+    let mut q = Script::default();
+    q.push(
         "INSERT INTO result_reports (approval_id, reported_at, reporter_name, reporter_session,
             door, result_view)
          SELECT id, result_at, result_reporter_name, result_reporter_session,
-                ifnull(result_door, 'api'), result_view
+                coalesce(result_door, 'api'), result_view
            FROM approvals WHERE id = ? AND result_view IS NOT NULL",
-    )
-    .bind(id.as_str())
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(
+        vec![Value::Text(id.as_str())],
+    );
+    q.push(
         "UPDATE approvals SET result_view = NULL, result_at = NULL, result_reporter_name = NULL,
                 result_reporter_session = NULL, result_door = NULL
          WHERE id = ?",
-    )
-    .bind(id.as_str())
-    .execute(conn)
-    .await?;
-    Ok(())
+        vec![Value::Text(id.as_str())],
+    );
+    q.run(conn.into()).await
 }
 
 /// How many kept reports of a call say they come from the requester `name` in `session`
 /// (`mine`), or how many do not.
 pub async fn reports_claiming(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
     name: &str,
     session: Option<&str>,
     mine: bool,
 ) -> Result<u32, StoreError> {
-    let (n,): (i64,) = sqlx::query_as(
-        "SELECT count(*) FROM result_reports
+    let (n,): (i64,) = fetch_one(
+        conn.into(),
+        "SELECT CAST(count(*) AS BIGINT) FROM result_reports
           WHERE approval_id = ?1
-            AND ((reporter_name IS ?2 AND reporter_session IS ?3) = ?4)",
+            AND ((reporter_name IS NOT DISTINCT FROM ?2
+                  AND reporter_session IS NOT DISTINCT FROM ?3) = ?4)",
+        &[
+            Value::Text(id.as_str()),
+            Value::Text(name),
+            Value::OptText(session),
+            Value::Bool(mine),
+        ],
     )
-    .bind(id.as_str())
-    .bind(name)
-    .bind(session)
-    .bind(mine)
-    .fetch_one(conn)
     .await?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// Keeps a later report of a call's result beside the first.
 pub async fn add_report(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
     result_json: &str,
     by: &Reporter,
     now: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query(
+    let mut conn = conn.into();
+    execute(
+        conn.reborrow(),
         "INSERT INTO result_reports (approval_id, reported_at, reporter_name, reporter_session,
             door, result_view) VALUES (?, ?, ?, ?, ?, ?)",
+        &[
+            Value::Text(id.as_str()),
+            Value::Int(now),
+            Value::OptText(by.name.as_deref()),
+            Value::OptText(by.session.as_deref()),
+            Value::Text(by.door.as_str()),
+            Value::Text(result_json),
+        ],
     )
-    .bind(id.as_str())
-    .bind(now)
-    .bind(&by.name)
-    .bind(&by.session)
-    .bind(by.door.as_str())
-    .bind(result_json)
-    .execute(&mut *conn)
     .await?;
     audit::reported(conn, &report(id, result_json, by, now)).await
 }
@@ -523,17 +540,18 @@ struct ReportRow {
     result_view: String,
 }
 
-/// The later reports of a call's result, oldest first.
+/// The later reports of a call's result, oldest first (in the order kept: SQLite's `rowid`,
+/// a column of that name on PostgreSQL).
 pub async fn reports(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ApprovalId,
 ) -> Result<Vec<ResultReport>, StoreError> {
-    let rows: Vec<ReportRow> = sqlx::query_as(
+    let rows: Vec<ReportRow> = fetch_all(
+        conn.into(),
         "SELECT reported_at, reporter_name, reporter_session, door, result_view
            FROM result_reports WHERE approval_id = ? ORDER BY reported_at, rowid",
+        &[Value::Text(id.as_str())],
     )
-    .bind(id.as_str())
-    .fetch_all(conn)
     .await?;
     rows.into_iter()
         .map(|r| {
@@ -552,66 +570,76 @@ pub async fn reports(
 }
 
 /// Whether calls were made inside this approval's run.
-pub async fn has_nested(conn: &mut SqliteConnection, id: &ApprovalId) -> Result<bool, StoreError> {
-    let (n,): (i64,) =
-        sqlx::query_as("SELECT EXISTS (SELECT 1 FROM approvals WHERE parent_id = ?)")
-            .bind(id.as_str())
-            .fetch_one(conn)
-            .await?;
-    Ok(n == 1)
+pub async fn has_nested(conn: impl Into<Conn<'_>>, id: &ApprovalId) -> Result<bool, StoreError> {
+    let (nested,): (bool,) = fetch_one(
+        conn.into(),
+        "SELECT EXISTS (SELECT 1 FROM approvals WHERE parent_id = ?)",
+        &[Value::Text(id.as_str())],
+    )
+    .await?;
+    Ok(nested)
 }
 
 /// The approvals a requester's session made for its call `call_id`, newest first.
 pub async fn for_call(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     requester: &str,
     session: &str,
     call_id: &str,
 ) -> Result<Vec<Approval>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE a.requester_session = ? AND a.call_id = ? AND a.requester_name = ?
-         ORDER BY a.created_at DESC, a.id DESC LIMIT 16"
-    ))
-    .bind(session)
-    .bind(call_id)
-    .bind(requester)
-    .fetch_all(conn)
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE a.requester_session = ? AND a.call_id = ? AND a.requester_name = ?
+             ORDER BY a.created_at DESC, a.id DESC LIMIT 16"
+        ),
+        &[
+            Value::Text(session),
+            Value::Text(call_id),
+            Value::Text(requester),
+        ],
+    )
     .await?;
     all(rows)
+}
+
+/// Approval ids as the JSON array of `[id]` rows the queries here read with `json_each`.
+fn id_rows(ids: &[&ApprovalId]) -> Result<String, StoreError> {
+    let rows: Vec<[&str; 1]> = ids.iter().map(|id| [id.as_str()]).collect();
+    to_json("approval ids", &rows)
 }
 
 /// The first `limit` calls made inside each of the runs `parents`, oldest first, and how many
 /// each made in all.
 pub async fn nested_in(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     parents: &[&ApprovalId],
     limit: u32,
 ) -> Result<(Vec<Approval>, std::collections::HashMap<ApprovalId, u32>), StoreError> {
     if parents.is_empty() {
         return Ok((Vec::new(), std::collections::HashMap::new()));
     }
-    let mut q = QueryBuilder::<Sqlite>::new(format!(
-        "{SELECT} WHERE a.id IN (SELECT id FROM (SELECT id, row_number() OVER
-           (PARTITION BY parent_id ORDER BY created_at, id) AS n
-           FROM approvals WHERE parent_id IN ("
-    ));
-    let mut list = q.separated(", ");
-    for id in parents {
-        list.push_bind(id.as_str());
-    }
-    q.push(")) WHERE n <= ");
-    q.push_bind(limit);
-    q.push(") ORDER BY a.created_at, a.id");
-    let rows = q.build_query_as().fetch_all(&mut *conn).await?;
-    let mut c = QueryBuilder::<Sqlite>::new(
-        "SELECT parent_id, count(*) FROM approvals WHERE parent_id IN (",
-    );
-    let mut list = c.separated(", ");
-    for id in parents {
-        list.push_bind(id.as_str());
-    }
-    c.push(") GROUP BY parent_id");
-    let counted: Vec<(String, i64)> = c.build_query_as().fetch_all(conn).await?;
+    let mut conn = conn.into();
+    let parents = id_rows(parents)?;
+    let rows = fetch_all(
+        conn.reborrow(),
+        &format!(
+            "{SELECT} WHERE a.id IN (SELECT id FROM (SELECT id, row_number() OVER
+               (PARTITION BY parent_id ORDER BY created_at, id) AS n
+               FROM approvals WHERE parent_id IN (SELECT value ->> 0 FROM json_each(?))) t
+              WHERE n <= ?)
+             ORDER BY a.created_at, a.id"
+        ),
+        &[Value::Text(&parents), Value::Int(i64::from(limit))],
+    )
+    .await?;
+    let counted: Vec<(String, i64)> = fetch_all(
+        conn,
+        "SELECT parent_id, CAST(count(*) AS BIGINT) FROM approvals
+          WHERE parent_id IN (SELECT value ->> 0 FROM json_each(?)) GROUP BY parent_id",
+        &[Value::Text(&parents)],
+    )
+    .await?;
     let counts = counted
         .into_iter()
         .filter_map(|(id, n)| Some((ApprovalId::parse(&id).ok()?, u32::try_from(n).ok()?)))
@@ -621,48 +649,57 @@ pub async fn nested_in(
 
 /// How many calls the run `parent` has made.
 pub async fn count_nested(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     parent: &ApprovalId,
 ) -> Result<i64, StoreError> {
-    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM approvals WHERE parent_id = ?")
-        .bind(parent.as_str())
-        .fetch_one(conn)
-        .await?;
+    let (n,): (i64,) = fetch_one(
+        conn.into(),
+        "SELECT CAST(count(*) AS BIGINT) FROM approvals WHERE parent_id = ?",
+        &[Value::Text(parent.as_str())],
+    )
+    .await?;
     Ok(n)
 }
 
 /// The approvals `ids` (those that exist), in no particular order.
 pub async fn get_many(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     ids: &[&ApprovalId],
 ) -> Result<Vec<Approval>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut q = QueryBuilder::<Sqlite>::new(format!("{SELECT} WHERE a.id IN ("));
-    let mut list = q.separated(", ");
-    for id in ids {
-        list.push_bind(id.as_str());
-    }
-    q.push(")");
-    let rows = q.build_query_as().fetch_all(conn).await?;
+    let rows = fetch_all(
+        conn.into(),
+        &format!("{SELECT} WHERE a.id IN (SELECT value ->> 0 FROM json_each(?))"),
+        &[Value::Owned(id_rows(ids)?)],
+    )
+    .await?;
     all(rows)
 }
 
 /// Pending approvals whose time has not run out at `now`, newest first.
 pub async fn list_pending(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     now: i64,
 ) -> Result<Vec<Approval>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE a.status = 'pending' AND a.expires_at > ?
-         ORDER BY a.created_at DESC, a.id DESC"
-    ))
-    .bind(now)
-    .fetch_all(conn)
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE a.status = 'pending' AND a.expires_at > ?
+             ORDER BY a.created_at DESC, a.id DESC"
+        ),
+        &[Value::Int(now)],
+    )
     .await?;
     all(rows)
 }
+
+/// Every pending approval's id, creation time, requester name and working directory, row by
+/// row (see [`pending_ids`]).
+const PENDING_ROWS: &str = "SELECT id, created_at, requester_name, requester_cwd FROM approvals
+     WHERE status = 'pending' AND expires_at > ?
+     ORDER BY created_at DESC, id DESC";
 
 /// Every pending approval not out of time at `now`, newest first: its id, creation time,
 /// requester name and working directory.
@@ -670,36 +707,37 @@ pub async fn list_pending(
 /// SQLite hands them over as one JSON array in one row: sqlx passes each row of a result from
 /// SQLite's thread on its own, which for 10,000 pending calls took 34–68 ms against 6–11 ms
 /// for the one row and 2–3 ms to parse it (release build, 2 cores). The window waits on this
-/// read before it shows its first rows.
+/// read before it shows its first rows. PostgreSQL's rows come over one socket: row by row.
 pub async fn pending_ids(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     now: i64,
 ) -> Result<Vec<countersign_domain::approval::InboxEntry>, StoreError> {
-    let one: Result<(String,), sqlx::Error> = sqlx::query_as(
-        "SELECT json_group_array(json_array(id, created_at, requester_name, requester_cwd)
-                                 ORDER BY created_at DESC, id DESC)
-         FROM approvals WHERE status = 'pending' AND expires_at > ?",
-    )
-    .bind(now)
-    .fetch_one(&mut *conn)
-    .await;
-    let rows: Vec<(String, i64, String, Option<String>)> = match one {
-        Ok((json,)) => {
-            serde_json::from_str(&json).map_err(|e| StoreError::corrupt("pending approvals", e))?
-        }
-        // Longer than one SQLite value may be (a billion bytes: some 200,000 calls, fewer with
-        // long names full of escaped characters): a row per call, slower but without a limit.
-        Err(sqlx::Error::Database(e)) if e.message().contains("too big") => {
-            sqlx::query_as(
-                "SELECT id, created_at, requester_name, requester_cwd FROM approvals
-                 WHERE status = 'pending' AND expires_at > ?
-                 ORDER BY created_at DESC, id DESC",
+    let rows: Vec<(String, i64, String, Option<String>)> = match conn.into() {
+        Conn::Sqlite(conn) => {
+            let one: Result<(String,), sqlx::Error> = sqlx::query_as(
+                "SELECT json_group_array(json_array(id, created_at, requester_name, requester_cwd)
+                                         ORDER BY created_at DESC, id DESC)
+                 FROM approvals WHERE status = 'pending' AND expires_at > ?",
             )
             .bind(now)
-            .fetch_all(conn)
-            .await?
+            .fetch_one(&mut *conn)
+            .await;
+            match one {
+                Ok((json,)) => serde_json::from_str(&json)
+                    .map_err(|e| StoreError::corrupt("pending approvals", e))?,
+                // Longer than one SQLite value may be (a billion bytes: some 200,000 calls,
+                // fewer with long names full of escaped characters): a row per call, slower
+                // but without a limit.
+                Err(sqlx::Error::Database(e)) if e.message().contains("too big") => {
+                    sqlx::query_as(PENDING_ROWS)
+                        .bind(now)
+                        .fetch_all(conn)
+                        .await?
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        Err(e) => return Err(e.into()),
+        pg @ Conn::Postgres(_) => fetch_all(pg, PENDING_ROWS, &[Value::Int(now)]).await?,
     };
     rows.into_iter()
         .map(|(id, created_at, agent, project)| {
@@ -715,26 +753,27 @@ pub async fn pending_ids(
 
 /// How many approvals are pending and not out of time at `now`, and from how many agents.
 pub async fn waiting(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     now: i64,
 ) -> Result<countersign_domain::approval::Waiting, StoreError> {
-    let (calls, agents): (i64, i64) = sqlx::query_as(
-        "SELECT count(*), count(DISTINCT requester_name) FROM approvals
-         WHERE status = 'pending' AND expires_at > ?",
+    let (calls, agents): (i64, i64) = fetch_one(
+        conn.into(),
+        "SELECT CAST(count(*) AS BIGINT), CAST(count(DISTINCT requester_name) AS BIGINT)
+           FROM approvals WHERE status = 'pending' AND expires_at > ?",
+        &[Value::Int(now)],
     )
-    .bind(now)
-    .fetch_one(conn)
     .await?;
     Ok(countersign_domain::approval::Waiting { calls, agents })
 }
 
 /// How many approvals are pending and not out of time at `now`.
-pub async fn count_pending(conn: &mut SqliteConnection, now: i64) -> Result<i64, StoreError> {
-    let (n,): (i64,) = sqlx::query_as(
-        "SELECT count(*) FROM approvals WHERE status = 'pending' AND expires_at > ?",
+pub async fn count_pending(conn: impl Into<Conn<'_>>, now: i64) -> Result<i64, StoreError> {
+    let (n,): (i64,) = fetch_one(
+        conn.into(),
+        "SELECT CAST(count(*) AS BIGINT) FROM approvals
+          WHERE status = 'pending' AND expires_at > ?",
+        &[Value::Int(now)],
     )
-    .bind(now)
-    .fetch_one(conn)
     .await?;
     Ok(n)
 }
@@ -743,43 +782,53 @@ use countersign_domain::approval::{HistoryCursor, HistoryOrder};
 
 /// The latest `limit` approvals to `tool` for `artifact` (or none), newest first.
 pub async fn recent_for(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     tool: &ToolAddress,
     artifact: Option<&ArtifactId>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE a.tool = ? AND ifnull(a.artifact_id, '') = ?
-         ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
-    ))
-    .bind(tool.as_str())
-    .bind(artifact.map_or("", ArtifactId::as_str))
-    .bind(limit)
-    .fetch_all(conn)
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE a.tool = ? AND coalesce(a.artifact_id, '') = ?
+             ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
+        ),
+        &[
+            Value::Text(tool.as_str()),
+            Value::Text(artifact.map_or("", ArtifactId::as_str)),
+            Value::Int(i64::from(limit)),
+        ],
+    )
     .await?;
     all(rows)
 }
 
 /// The latest calls to any of `tools` that name no artifact, newest first.
 pub async fn recent_for_tools(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     tools: &[&str],
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE a.tool IN (SELECT value FROM json_each(?)) AND a.artifact_id IS NULL
-         ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
-    ))
-    .bind(to_json("tools", &tools)?)
-    .bind(limit)
-    .fetch_all(conn)
+    let tools: Vec<[&str; 1]> = tools.iter().map(|t| [*t]).collect();
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE a.tool IN (SELECT value ->> 0 FROM json_each(?))
+               AND a.artifact_id IS NULL
+             ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
+        ),
+        &[
+            Value::Owned(to_json("tools", &tools)?),
+            Value::Int(i64::from(limit)),
+        ],
+    )
     .await?;
     all(rows)
 }
 
 /// Decided approvals in `order`, `limit` at a time; a run's nested calls are in its card.
 pub async fn list_history(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     order: HistoryOrder,
     after: Option<&HistoryCursor>,
     limit: u32,
@@ -788,23 +837,26 @@ pub async fn list_history(
 }
 
 /// The earliest expiry among pending approvals, for the sweeper to sleep until.
-pub async fn next_expiry(conn: &mut SqliteConnection) -> Result<Option<i64>, StoreError> {
-    let (t,): (Option<i64>,) =
-        sqlx::query_as("SELECT min(expires_at) FROM approvals WHERE status = 'pending'")
-            .fetch_one(conn)
-            .await?;
+pub async fn next_expiry(conn: impl Into<Conn<'_>>) -> Result<Option<i64>, StoreError> {
+    let (t,): (Option<i64>,) = fetch_one(
+        conn.into(),
+        "SELECT min(expires_at) FROM approvals WHERE status = 'pending'",
+        &[],
+    )
+    .await?;
     Ok(t)
 }
 
 /// When `requester` last asked anything (UTC unix ms), if ever.
 pub async fn last_request_of(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     requester: &str,
 ) -> Result<Option<i64>, StoreError> {
-    let (at,): (Option<i64>,) =
-        sqlx::query_as("SELECT max(created_at) FROM approvals WHERE requester_name = ?")
-            .bind(requester)
-            .fetch_one(conn)
-            .await?;
+    let (at,): (Option<i64>,) = fetch_one(
+        conn.into(),
+        "SELECT max(created_at) FROM approvals WHERE requester_name = ?",
+        &[Value::Text(requester)],
+    )
+    .await?;
     Ok(at)
 }

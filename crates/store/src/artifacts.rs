@@ -1,7 +1,6 @@
 //! The `artifacts` table and its full-text index over title and description.
 
-use sqlx::SqliteConnection;
-
+use super::backend::{Conn, Value, execute, fetch_all, fetch_optional};
 use super::{StoreError, parse_ids, to_json};
 use countersign_domain::artifact::{Artifact, ArtifactSummary, ArtifactVersion, Author, OwnerTier};
 use countersign_domain::ids::ArtifactId;
@@ -59,22 +58,25 @@ impl TryFrom<SummaryRow> for ArtifactSummary {
 }
 
 /// Stores a new artifact, and its source as version 1.
-pub async fn insert(conn: &mut SqliteConnection, a: &Artifact) -> Result<(), StoreError> {
-    sqlx::query(
+pub async fn insert(conn: impl Into<Conn<'_>>, a: &Artifact) -> Result<(), StoreError> {
+    let mut conn = conn.into();
+    execute(
+        conn.reborrow(),
         "INSERT INTO artifacts (id, owner, subject, title, description, code, version, created_at,
             updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        &[
+            Value::Text(a.id.as_str()),
+            Value::Text(a.owner.as_str()),
+            Value::Text(&a.subject),
+            Value::Text(&a.title),
+            Value::Text(&a.description),
+            Value::Text(&a.code),
+            Value::Int(i64::from(a.version)),
+            Value::Int(a.created_at),
+            Value::Int(a.updated_at),
+        ],
     )
-    .bind(a.id.as_str())
-    .bind(a.owner.as_str())
-    .bind(&a.subject)
-    .bind(&a.title)
-    .bind(&a.description)
-    .bind(&a.code)
-    .bind(i64::from(a.version))
-    .bind(a.created_at)
-    .bind(a.updated_at)
-    .execute(&mut *conn)
     .await?;
     insert_version(
         conn,
@@ -89,7 +91,7 @@ pub async fn insert(conn: &mut SqliteConnection, a: &Artifact) -> Result<(), Sto
 }
 
 async fn insert_version(
-    conn: &mut SqliteConnection,
+    conn: Conn<'_>,
     id: &ArtifactId,
     version: u32,
     code: &str,
@@ -97,18 +99,20 @@ async fn insert_version(
     by: Author,
     restored_from: Option<u32>,
 ) -> Result<(), StoreError> {
-    sqlx::query(
+    execute(
+        conn,
         "INSERT INTO artifact_versions (artifact_id, version, code, saved_at, saved_by,
             restored_from)
          VALUES (?, ?, ?, ?, ?, ?)",
+        &[
+            Value::Text(id.as_str()),
+            Value::Int(i64::from(version)),
+            Value::Text(code),
+            Value::Int(at),
+            Value::Text(by.as_str()),
+            Value::OptInt(restored_from.map(i64::from)),
+        ],
     )
-    .bind(id.as_str())
-    .bind(i64::from(version))
-    .bind(code)
-    .bind(at)
-    .bind(by.as_str())
-    .bind(restored_from.map(i64::from))
-    .execute(conn)
     .await?;
     Ok(())
 }
@@ -125,22 +129,26 @@ pub struct Save<'a> {
 /// Saves a new version of an artifact's source in place (same id), keeping the previous
 /// versions; the new version's number, or `None` when there is no such artifact.
 pub async fn update(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
     save: &Save<'_>,
     now: i64,
 ) -> Result<Option<u32>, StoreError> {
-    let version: Option<(i64,)> = sqlx::query_as(
-        "UPDATE artifacts SET title = ifnull(?, title), description = ifnull(?, description),
+    let mut conn = conn.into();
+    let version: Option<(i64,)> = fetch_optional(
+        conn.reborrow(),
+        "UPDATE artifacts SET title = coalesce(?, title),
+            description = coalesce(?, description),
             code = ?, version = version + 1, updated_at = ?
          WHERE id = ? RETURNING version",
+        &[
+            Value::OptText(save.title),
+            Value::OptText(save.description),
+            Value::Text(save.code),
+            Value::Int(now),
+            Value::Text(id.as_str()),
+        ],
     )
-    .bind(save.title)
-    .bind(save.description)
-    .bind(save.code)
-    .bind(now)
-    .bind(id.as_str())
-    .fetch_optional(&mut *conn)
     .await?;
     let Some((version,)) = version else {
         return Ok(None);
@@ -163,22 +171,24 @@ pub async fn update(
 /// Sets the title and description where given (`None` keeps the stored one), code unchanged;
 /// false when there is no such artifact.
 pub async fn relabel(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
     (title, description): (Option<&str>, Option<&str>),
     now: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
-        "UPDATE artifacts SET title = ifnull(?, title), description = ifnull(?, description),
+    let changed = execute(
+        conn.into(),
+        "UPDATE artifacts SET title = coalesce(?, title), description = coalesce(?, description),
             updated_at = ? WHERE id = ?",
+        &[
+            Value::OptText(title),
+            Value::OptText(description),
+            Value::Int(now),
+            Value::Text(id.as_str()),
+        ],
     )
-    .bind(title)
-    .bind(description)
-    .bind(now)
-    .bind(id.as_str())
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(changed == 1)
 }
 
 #[derive(sqlx::FromRow)]
@@ -192,16 +202,17 @@ struct VersionRow {
 
 /// An artifact's versions, newest first, without their source.
 pub async fn versions(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
 ) -> Result<Vec<ArtifactVersion>, StoreError> {
-    let rows: Vec<VersionRow> = sqlx::query_as(
+    // The line count: the newlines (a literal one, the same text to both databases) and one.
+    let rows: Vec<VersionRow> = fetch_all(
+        conn.into(),
         "SELECT version, saved_at, saved_by, restored_from,
-                length(code) - length(replace(code, char(10), '')) + 1 AS lines
+                CAST(length(code) - length(replace(code, '\n', '')) + 1 AS BIGINT) AS lines
          FROM artifact_versions WHERE artifact_id = ? ORDER BY version DESC",
+        &[Value::Text(id.as_str())],
     )
-    .bind(id.as_str())
-    .fetch_all(conn)
     .await?;
     rows.into_iter()
         .map(|r| {
@@ -223,122 +234,140 @@ pub async fn versions(
 
 /// The source of one version, if the artifact has it.
 pub async fn version_code(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
     version: u32,
 ) -> Result<Option<String>, StoreError> {
-    let row: Option<(String,)> =
-        sqlx::query_as("SELECT code FROM artifact_versions WHERE artifact_id = ? AND version = ?")
-            .bind(id.as_str())
-            .bind(i64::from(version))
-            .fetch_optional(conn)
-            .await?;
+    let row: Option<(String,)> = fetch_optional(
+        conn.into(),
+        "SELECT code FROM artifact_versions WHERE artifact_id = ? AND version = ?",
+        &[Value::Text(id.as_str()), Value::Int(i64::from(version))],
+    )
+    .await?;
     Ok(row.map(|(c,)| c))
 }
 
 /// Keeps what the first-render check compiled a version's source to, and which check
 /// script compiled it.
 pub async fn set_compiled(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
     version: u32,
     compiled: &str,
     by: &str,
 ) -> Result<(), StoreError> {
-    sqlx::query(
+    execute(
+        conn.into(),
         "UPDATE artifact_versions SET compiled = ?, compiled_by = ?
          WHERE artifact_id = ? AND version = ?",
+        &[
+            Value::Text(compiled),
+            Value::Text(by),
+            Value::Text(id.as_str()),
+            Value::Int(i64::from(version)),
+        ],
     )
-    .bind(compiled)
-    .bind(by)
-    .bind(id.as_str())
-    .bind(i64::from(version))
-    .execute(conn)
     .await?;
     Ok(())
 }
 
 /// What check script `by` compiled a version's source to, if it did.
 pub async fn version_compiled(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
     version: u32,
     by: &str,
 ) -> Result<Option<String>, StoreError> {
-    let row: Option<(Option<String>,)> = sqlx::query_as(
+    let row: Option<(Option<String>,)> = fetch_optional(
+        conn.into(),
         "SELECT compiled FROM artifact_versions
          WHERE artifact_id = ? AND version = ? AND compiled_by = ?",
+        &[
+            Value::Text(id.as_str()),
+            Value::Int(i64::from(version)),
+            Value::Text(by),
+        ],
     )
-    .bind(id.as_str())
-    .bind(i64::from(version))
-    .bind(by)
-    .fetch_optional(conn)
     .await?;
     Ok(row.and_then(|(c,)| c))
 }
 
 /// Changes the title only; `false` when there is no such artifact.
 pub async fn rename(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
     title: &str,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query("UPDATE artifacts SET title = ?, updated_at = ? WHERE id = ?")
-        .bind(title)
-        .bind(now)
-        .bind(id.as_str())
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+    let changed = execute(
+        conn.into(),
+        "UPDATE artifacts SET title = ?, updated_at = ? WHERE id = ?",
+        &[
+            Value::Text(title),
+            Value::Int(now),
+            Value::Text(id.as_str()),
+        ],
+    )
+    .await?;
+    Ok(changed == 1)
 }
 
 /// Deletes an artifact; `false` when there was none.
-pub async fn delete(conn: &mut SqliteConnection, id: &ArtifactId) -> Result<bool, StoreError> {
-    let done = sqlx::query("DELETE FROM artifacts WHERE id = ?")
-        .bind(id.as_str())
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+pub async fn delete(conn: impl Into<Conn<'_>>, id: &ArtifactId) -> Result<bool, StoreError> {
+    let changed = execute(
+        conn.into(),
+        "DELETE FROM artifacts WHERE id = ?",
+        &[Value::Text(id.as_str())],
+    )
+    .await?;
+    Ok(changed == 1)
 }
+
+const COLUMNS: &str =
+    "id, owner, subject, title, description, code, version, created_at, updated_at";
 
 /// One artifact with its code.
 pub async fn get(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &ArtifactId,
 ) -> Result<Option<Artifact>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT id, owner, subject, title, description, code, version, created_at, updated_at
-         FROM artifacts WHERE id = ?",
+    let row: Option<Row> = fetch_optional(
+        conn.into(),
+        &format!("SELECT {COLUMNS} FROM artifacts WHERE id = ?"),
+        &[Value::Text(id.as_str())],
     )
-    .bind(id.as_str())
-    .fetch_optional(conn)
     .await?;
     row.map(Artifact::try_from).transpose()
 }
 
 /// Whether an artifact exists.
-pub async fn exists(conn: &mut SqliteConnection, id: &ArtifactId) -> Result<bool, StoreError> {
+pub async fn exists(conn: impl Into<Conn<'_>>, id: &ArtifactId) -> Result<bool, StoreError> {
     Ok(!existing(conn, &[id]).await?.is_empty())
+}
+
+/// Artifact ids as the JSON array of `[id]` rows the queries here read with `json_each`.
+fn id_rows<'a>(ids: impl IntoIterator<Item = &'a ArtifactId>) -> Result<String, StoreError> {
+    let rows: Vec<[&str; 1]> = ids.into_iter().map(|id| [id.as_str()]).collect();
+    to_json("artifact ids", &rows)
 }
 
 /// Which of these artifacts exist, in one query.
 pub async fn existing(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     ids: &[&ArtifactId],
 ) -> Result<Vec<ArtifactId>, StoreError> {
-    let ids: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT id FROM artifacts WHERE id IN (SELECT value FROM json_each(?))")
-            .bind(to_json("artifact ids", &ids)?)
-            .fetch_all(conn)
-            .await?;
+    let rows: Vec<(String,)> = fetch_all(
+        conn.into(),
+        "SELECT id FROM artifacts WHERE id IN (SELECT value ->> 0 FROM json_each(?))",
+        &[Value::Owned(id_rows(ids.iter().copied())?)],
+    )
+    .await?;
     parse_ids(rows, ArtifactId::parse)
 }
 
 /// The current version of each of these artifacts that exists, in one query.
 pub async fn current_versions(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     ids: &[&ArtifactId],
 ) -> Result<Vec<(ArtifactId, u32)>, StoreError> {
     current_versions_after(conn, "", ids).await
@@ -347,17 +376,23 @@ pub async fn current_versions(
 /// [`current_versions`], run after `lead` (statements without parameters, such as
 /// [`crate::WriteTx::lead`]) in the same call to SQLite's thread.
 pub async fn current_versions_after(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     lead: &str,
     ids: &[&ArtifactId],
 ) -> Result<Vec<(ArtifactId, u32)>, StoreError> {
-    let ids: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
-    let rows: Vec<(String, i64)> = sqlx::query_as(&format!(
-        "{lead}SELECT id, version FROM artifacts WHERE id IN (SELECT value FROM json_each(?))",
-    ))
-    .bind(to_json("artifact ids", &ids)?)
-    .fetch_all(conn)
-    .await?;
+    let mut conn = conn.into();
+    let mut text = String::from(
+        "SELECT id, version FROM artifacts WHERE id IN (SELECT value ->> 0 FROM json_each(?))",
+    );
+    match conn {
+        Conn::Sqlite(_) => text.insert_str(0, lead),
+        Conn::Postgres(_) if !lead.is_empty() => {
+            execute(conn.reborrow(), lead, &[]).await?;
+        }
+        Conn::Postgres(_) => {}
+    }
+    let rows: Vec<(String, i64)> =
+        fetch_all(conn, &text, &[Value::Owned(id_rows(ids.iter().copied())?)]).await?;
     rows.into_iter()
         .map(|(id, version)| {
             let bad = |what: &str| StoreError::corrupt(&id, what);
@@ -371,36 +406,34 @@ pub async fn current_versions_after(
 
 /// Artifacts, most recently updated first.
 pub async fn list(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     limit: u32,
 ) -> Result<Vec<ArtifactSummary>, StoreError> {
-    let rows: Vec<SummaryRow> = sqlx::query_as(
+    let rows: Vec<SummaryRow> = fetch_all(
+        conn.into(),
         "SELECT id, title, description, created_at, updated_at FROM artifacts
          ORDER BY updated_at DESC, id DESC LIMIT ?",
+        &[Value::Int(i64::from(limit))],
     )
-    .bind(limit)
-    .fetch_all(conn)
     .await?;
     rows.into_iter().map(ArtifactSummary::try_from).collect()
 }
 
 /// The artifacts `ids` that exist, in no particular order.
 pub async fn summaries(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     ids: &[ArtifactId],
 ) -> Result<Vec<ArtifactSummary>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-        "SELECT id, title, description, created_at, updated_at FROM artifacts WHERE id IN (",
-    );
-    let mut list = q.separated(", ");
-    for id in ids {
-        list.push_bind(id.as_str());
-    }
-    q.push(")");
-    let rows: Vec<SummaryRow> = q.build_query_as().fetch_all(conn).await?;
+    let rows: Vec<SummaryRow> = fetch_all(
+        conn.into(),
+        "SELECT id, title, description, created_at, updated_at FROM artifacts
+          WHERE id IN (SELECT value ->> 0 FROM json_each(?))",
+        &[Value::Owned(id_rows(ids)?)],
+    )
+    .await?;
     rows.into_iter().map(ArtifactSummary::try_from).collect()
 }
 
@@ -408,59 +441,123 @@ pub async fn summaries(
 /// those matching in the title first, newest first within each. A query with no words lists
 /// everything.
 pub async fn search(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     query: &str,
     limit: u32,
 ) -> Result<Vec<ArtifactSummary>, StoreError> {
-    let Some(fts) = fts_query(query) else {
+    let conn = conn.into();
+    let Some(words) = words(query) else {
         return list(conn, limit).await;
     };
-    // Matches in the title first, then the rest; newest first within each. Ranking every
-    // match (bm25) costs a few microseconds each, 40 ms for a broad prefix over 100,000
-    // artifacts; this order is served from the index, newest first, and stops at `limit`.
-    let rows: Vec<SummaryRow> = sqlx::query_as(
-        "WITH in_title AS (
-             SELECT rowid FROM artifacts_fts WHERE artifacts_fts MATCH ?2
-             ORDER BY rowid DESC LIMIT ?3),
-         elsewhere AS (
-             SELECT rowid FROM artifacts_fts WHERE artifacts_fts MATCH ?1
-                 AND rowid NOT IN in_title
-             ORDER BY rowid DESC LIMIT max(0, ?3 - (SELECT count(*) FROM in_title)))
-         SELECT a.id, a.title, a.description, a.created_at, a.updated_at
-         FROM (SELECT rowid, 0 AS tier FROM in_title
-               UNION ALL SELECT rowid, 1 FROM elsewhere) f
-         JOIN artifacts a ON a.rowid = f.rowid
-         ORDER BY f.tier, f.rowid DESC",
-    )
-    .bind(&fts)
-    .bind(format!("{{title}} : ({fts})"))
-    .bind(limit)
-    .fetch_all(conn)
-    .await?;
+    let limit = i64::from(limit);
+    let rows: Vec<SummaryRow> = match conn {
+        // Matches in the title first, then the rest; newest first within each. Ranking every
+        // match (bm25) costs a few microseconds each, 40 ms for a broad prefix over 100,000
+        // artifacts; this order is served from the index, newest first, and stops at `limit`.
+        Conn::Sqlite(_) => {
+            let fts = fts_query(&words);
+            fetch_all(
+                conn,
+                "WITH in_title AS (
+                     SELECT rowid FROM artifacts_fts WHERE artifacts_fts MATCH ?2
+                     ORDER BY rowid DESC LIMIT ?3),
+                 elsewhere AS (
+                     SELECT rowid FROM artifacts_fts WHERE artifacts_fts MATCH ?1
+                         AND rowid NOT IN in_title
+                     ORDER BY rowid DESC LIMIT max(0, ?3 - (SELECT count(*) FROM in_title)))
+                 SELECT a.id, a.title, a.description, a.created_at, a.updated_at
+                 FROM (SELECT rowid, 0 AS tier FROM in_title
+                       UNION ALL SELECT rowid, 1 FROM elsewhere) f
+                 JOIN artifacts a ON a.rowid = f.rowid
+                 ORDER BY f.tier, f.rowid DESC",
+                &[
+                    Value::Text(&fts),
+                    Value::Owned(format!("{{title}} : ({fts})")),
+                    Value::Int(limit),
+                ],
+            )
+            .await?
+        }
+        // The same words as prefixes of the title's words and the description's (`search`
+        // holds both, the title's weighted A); newest first within each tier.
+        Conn::Postgres(_) => {
+            let ts = ts_query(&words);
+            fetch_all(
+                conn,
+                "SELECT id, title, description, created_at, updated_at FROM artifacts
+                  WHERE search @@ to_tsquery('simple', ?1)
+                  ORDER BY CASE WHEN search @@ to_tsquery('simple', ?2) THEN 0 ELSE 1 END,
+                           created_at DESC, id DESC
+                  LIMIT ?3",
+                &[
+                    Value::Text(&ts),
+                    Value::Owned(ts_query_weighted(&words, 'A')),
+                    Value::Int(limit),
+                ],
+            )
+            .await?
+        }
+    };
     rows.into_iter().map(ArtifactSummary::try_from).collect()
 }
 
-/// Turns free text into an FTS5 query of quoted prefix terms, so no input is read as FTS syntax.
-fn fts_query(query: &str) -> Option<String> {
-    let terms: Vec<String> = query
+/// The words of free text: runs of letters and digits; `None` when it has none.
+fn words(query: &str) -> Option<Vec<&str>> {
+    let words: Vec<&str> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
         .collect();
-    (!terms.is_empty()).then(|| terms.join(" "))
+    (!words.is_empty()).then_some(words)
+}
+
+/// An FTS5 query of quoted prefix terms, so no input is read as FTS syntax.
+fn fts_query(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A PostgreSQL `tsquery` of quoted prefix terms, all required, so no input is read as
+/// `tsquery` syntax (the words hold letters and digits only; quoted all the same).
+fn ts_query(words: &[&str]) -> String {
+    ts_query_weighted(words, ' ')
+}
+
+/// [`ts_query`] limited to lexemes of `weight` (`' '`: any).
+fn ts_query_weighted(words: &[&str], weight: char) -> String {
+    let weight = if weight == ' ' {
+        String::new()
+    } else {
+        weight.to_string()
+    };
+    words
+        .iter()
+        .map(|w| format!("'{}':*{weight}", w.to_lowercase().replace('\'', "''")))
+        .collect::<Vec<_>>()
+        .join(" & ")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fts_query;
+    use super::{fts_query, ts_query, ts_query_weighted, words};
 
     #[test]
     fn fts_query_quotes_every_term() {
-        assert_eq!(fts_query("my dash"), Some("\"my\"* \"dash\"*".into()));
+        let q = |text| words(text).map(|w| fts_query(&w));
+        assert_eq!(q("my dash"), Some("\"my\"* \"dash\"*".into()));
         assert_eq!(
-            fts_query("  \"NEAR(a b)\" OR -x*  "),
+            q("  \"NEAR(a b)\" OR -x*  "),
             Some("\"NEAR\"* \"a\"* \"b\"* \"OR\"* \"x\"*".into())
         );
-        assert_eq!(fts_query(" ... "), None);
+        assert_eq!(q(" ... "), None);
+    }
+
+    #[test]
+    fn ts_query_quotes_every_term() {
+        let w = words("  'Deploy' OR !x:* & (b) ").unwrap();
+        assert_eq!(ts_query(&w), "'deploy':* & 'or':* & 'x':* & 'b':*");
+        assert_eq!(ts_query_weighted(&w[..1], 'A'), "'deploy':*A");
     }
 }

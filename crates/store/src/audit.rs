@@ -15,7 +15,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::SqliteConnection;
+
+use super::backend::{Conn, Script, Value, execute, fetch_all, fetch_optional};
 
 use super::{StoreError, to_json};
 use countersign_domain::approval::Approval;
@@ -176,15 +178,21 @@ pub struct Reported {
     pub result_view: String,
 }
 
-/// Every report of the calls in the JSON array `?1`: the one on the call, and the ones kept
-/// beside it.
+/// Every report of the calls in the JSON array `?1` (of `[id]` rows, see [`keys`]): the one
+/// on the call, and the ones kept beside it.
 const REPORTS: &str = "SELECT id AS approval_id, result_at AS reported_at,
         result_reporter_name AS reporter_name, result_reporter_session AS reporter_session,
-        ifnull(result_door, 'api') AS door, result_view
-   FROM approvals WHERE id IN (SELECT value FROM json_each(?1)) AND result_view IS NOT NULL
+        coalesce(result_door, 'api') AS door, result_view
+   FROM approvals WHERE id IN (SELECT value ->> 0 FROM json_each(?1)) AND result_view IS NOT NULL
  UNION ALL
  SELECT approval_id, reported_at, reporter_name, reporter_session, door, result_view
-   FROM result_reports WHERE approval_id IN (SELECT value FROM json_each(?1))";
+   FROM result_reports WHERE approval_id IN (SELECT value ->> 0 FROM json_each(?1))";
+
+/// Call ids as the JSON array of `[id]` rows the queries here read with `json_each`.
+fn keys<'a>(ids: impl IntoIterator<Item = &'a str>) -> Result<String, StoreError> {
+    let rows: Vec<[&str; 1]> = ids.into_iter().map(|id| [id]).collect();
+    to_json("audit chain", &rows)
+}
 
 /// An entry's hash: SHA-256 over the previous entry's hash, the event, a newline and the
 /// facts as JSON.
@@ -199,17 +207,26 @@ fn link(prev: &[u8; 32], event: Event, facts: &impl Serialize) -> Result<[u8; 32
 }
 
 /// The chain's last entry.
-pub async fn head(conn: &mut SqliteConnection) -> Result<Head, StoreError> {
+pub async fn head(conn: impl Into<Conn<'_>>) -> Result<Head, StoreError> {
     head_after(conn, "").await
 }
 
 /// [`head`], run after `lead` (see [`crate::WriteTx::lead`]) in the same call.
-pub async fn head_after(conn: &mut SqliteConnection, lead: &str) -> Result<Head, StoreError> {
-    let row: Option<(i64, Vec<u8>)> = sqlx::query_as(&format!(
-        "{lead}SELECT seq, hash FROM audit_chain ORDER BY seq DESC LIMIT 1"
-    ))
-    .fetch_optional(conn)
-    .await?;
+pub async fn head_after(conn: impl Into<Conn<'_>>, lead: &str) -> Result<Head, StoreError> {
+    const LAST: &str = "SELECT seq, hash FROM audit_chain ORDER BY seq DESC LIMIT 1";
+    let row: Option<(i64, Vec<u8>)> = match conn.into() {
+        Conn::Sqlite(c) => {
+            sqlx::query_as(&format!("{lead}{LAST}"))
+                .fetch_optional(c)
+                .await?
+        }
+        Conn::Postgres(c) => {
+            if !lead.is_empty() {
+                execute(Conn::Postgres(&mut *c), lead, &[]).await?;
+            }
+            fetch_optional(Conn::Postgres(c), LAST, &[]).await?
+        }
+    };
     match row {
         None => Ok(Head {
             seq: 0,
@@ -252,48 +269,56 @@ impl Appending {
         Ok(())
     }
 
-    /// Pushes onto `q` the `INSERT` (followed by `; `) of the entries; nothing when none.
-    pub fn push(self, q: &mut QueryBuilder<'_, Sqlite>) {
+    /// Adds to `q` the `INSERT` of the entries; nothing when none.
+    pub fn push(self, q: &mut Script<'_>) {
         if self.rows.is_empty() {
             return;
         }
-        q.push("INSERT INTO audit_chain (seq, approval_id, event, prev, hash) ");
-        q.push_values(self.rows, |mut b, (seq, id, event, prev, hash)| {
-            b.push_bind(seq)
-                .push_bind(id)
-                .push_bind(event.as_str())
-                .push_bind(prev.to_vec())
-                .push_bind(hash.to_vec());
-        });
-        q.push("; ");
+        let mut text =
+            String::from("INSERT INTO audit_chain (seq, approval_id, event, prev, hash) VALUES ");
+        let mut values = Vec::with_capacity(self.rows.len() * 5);
+        for (i, (seq, id, event, prev, hash)) in self.rows.into_iter().enumerate() {
+            text.push_str(if i == 0 {
+                "(?, ?, ?, ?, ?)"
+            } else {
+                ", (?, ?, ?, ?, ?)"
+            });
+            values.extend([
+                Value::Int(seq),
+                Value::Owned(id),
+                Value::Text(event.as_str()),
+                Value::OwnedBytes(prev.to_vec()),
+                Value::OwnedBytes(hash.to_vec()),
+            ]);
+        }
+        q.push(text, values);
     }
 
-    async fn run(self, conn: &mut SqliteConnection) -> Result<(), StoreError> {
-        if self.rows.is_empty() {
-            return Ok(());
-        }
-        let mut q = QueryBuilder::new("");
+    async fn run(self, conn: impl Into<Conn<'_>>) -> Result<(), StoreError> {
+        let mut q = Script::default();
         self.push(&mut q);
-        q.build().execute(conn).await?;
-        Ok(())
+        q.run(conn.into()).await
     }
 }
 
 /// Chains the decisions of `ids`, as their rows now stand, in the order given.
-pub async fn decided(conn: &mut SqliteConnection, ids: &[ApprovalId]) -> Result<(), StoreError> {
+pub async fn decided(conn: impl Into<Conn<'_>>, ids: &[ApprovalId]) -> Result<(), StoreError> {
     if ids.is_empty() {
         return Ok(());
     }
-    let keys: Vec<&str> = ids.iter().map(ApprovalId::as_str).collect();
-    let rows: Vec<Decided> = sqlx::query_as(&format!(
-        "{DECIDED} WHERE id IN (SELECT value FROM json_each(?)) AND status <> 'pending'"
-    ))
-    .bind(to_json("audit chain", &keys)?)
-    .fetch_all(&mut *conn)
+    let mut conn = conn.into();
+    let ids: Vec<&str> = ids.iter().map(ApprovalId::as_str).collect();
+    let rows: Vec<Decided> = fetch_all(
+        conn.reborrow(),
+        &format!(
+            "{DECIDED} WHERE id IN (SELECT value ->> 0 FROM json_each(?)) AND status <> 'pending'"
+        ),
+        &[Value::Owned(keys(ids.iter().copied())?)],
+    )
     .await?;
-    let mut head = head(conn).await?;
+    let mut head = head(conn.reborrow()).await?;
     let mut entries = Appending::default();
-    for id in &keys {
+    for id in &ids {
         if let Some(row) = rows.iter().find(|r| r.id == *id) {
             entries.add(&mut head, id, Event::Decided, row)?;
         }
@@ -302,8 +327,9 @@ pub async fn decided(conn: &mut SqliteConnection, ids: &[ApprovalId]) -> Result<
 }
 
 /// Chains one report of a call's result, as it was kept.
-pub async fn reported(conn: &mut SqliteConnection, report: &Reported) -> Result<(), StoreError> {
-    let mut head = head(conn).await?;
+pub async fn reported(conn: impl Into<Conn<'_>>, report: &Reported) -> Result<(), StoreError> {
+    let mut conn = conn.into();
+    let mut head = head(conn.reborrow()).await?;
     let mut entries = Appending::default();
     entries.add(&mut head, &report.approval_id, Event::Result, report)?;
     entries.run(conn).await
@@ -311,7 +337,11 @@ pub async fn reported(conn: &mut SqliteConnection, report: &Reported) -> Result<
 
 /// When the chain began: the moment the migration that made it was applied (UTC ms); the
 /// mark that chains older decisions excuses none decided since.
-async fn began(conn: &mut SqliteConnection) -> Result<i64, StoreError> {
+async fn began(conn: Conn<'_>) -> Result<i64, StoreError> {
+    let Conn::Sqlite(conn) = conn else {
+        // A PostgreSQL database had the chain from its first schema on.
+        return Ok(i64::MIN);
+    };
     let began: Option<(Option<i64>,)> = sqlx::query_as(
         "SELECT CAST(strftime('%s', installed_on) AS INTEGER) * 1000
            FROM _sqlx_migrations WHERE version = 16",
@@ -341,7 +371,7 @@ pub async fn backfill(conn: &mut SqliteConnection) -> Result<u64, StoreError> {
     if pending.is_none() {
         return Ok(0);
     }
-    let mut head = head(conn).await?;
+    let mut head = head(&mut *conn).await?;
     // A mark found beside a chain was put back by hand: chaining now would take in whatever
     // the rows say. It stays, and `verify` reports it.
     if head.seq != 0 {
@@ -351,7 +381,7 @@ pub async fn backfill(conn: &mut SqliteConnection) -> Result<u64, StoreError> {
     let mut done = 0u64;
     let mut after: (i64, String) = (i64::MIN, String::new());
     // Decisions from before the chain only: one dated since is not excused by the mark.
-    let until = began(conn).await?;
+    let until = began(Conn::Sqlite(conn)).await?;
     loop {
         let rows: Vec<Decided> = sqlx::query_as(&format!(
             "{DECIDED} WHERE status <> 'pending' AND (decided_at, id) > (?, ?)
@@ -366,9 +396,8 @@ pub async fn backfill(conn: &mut SqliteConnection) -> Result<u64, StoreError> {
         .await?;
         let Some(last) = rows.last() else { break };
         after = (last.decided_at.unwrap_or(i64::MIN), last.id.clone());
-        let keys: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         let reports: Vec<Reported> = sqlx::query_as(REPORTS)
-            .bind(to_json("audit chain", &keys)?)
+            .bind(keys(rows.iter().map(|r| r.id.as_str()))?)
             .fetch_all(&mut *conn)
             .await?;
         let mut entries = Appending::default();
@@ -379,7 +408,7 @@ pub async fn backfill(conn: &mut SqliteConnection) -> Result<u64, StoreError> {
             }
         }
         done += rows.len() as u64;
-        entries.run(conn).await?;
+        entries.run(&mut *conn).await?;
     }
     sqlx::query("DELETE FROM audit_backfill")
         .execute(&mut *conn)
@@ -445,10 +474,8 @@ struct EntryRow {
 /// Walks the whole chain against the records as they are now: each entry must link to the one
 /// before, its hash must be that of the record it attests, every decision and every report must
 /// be chained exactly once, and each `anchor` must still be in the chain. Reads only.
-pub async fn verify(
-    conn: &mut SqliteConnection,
-    anchors: &[Anchor],
-) -> Result<Verified, StoreError> {
+pub async fn verify(conn: impl Into<Conn<'_>>, anchors: &[Anchor]) -> Result<Verified, StoreError> {
+    let mut conn = conn.into();
     let mut found = Findings {
         kept: Vec::new(),
         found: 0,
@@ -465,29 +492,25 @@ pub async fn verify(
         anchors.iter().map(|a| (a.seq, a.hash)).collect();
     let mut anchored: HashSet<i64> = HashSet::new();
     loop {
-        let page: Vec<EntryRow> = sqlx::query_as(
+        let page: Vec<EntryRow> = fetch_all(
+            conn.reborrow(),
             "SELECT seq, approval_id, event, prev, hash FROM audit_chain WHERE seq > ?
              ORDER BY seq LIMIT ?",
+            &[Value::Int(prev.seq), Value::Int(VERIFY_PAGE)],
         )
-        .bind(prev.seq)
-        .bind(VERIFY_PAGE)
-        .fetch_all(&mut *conn)
         .await?;
         if page.is_empty() {
             break;
         }
-        let keys: Vec<&str> = page.iter().map(|e| e.approval_id.as_str()).collect();
-        let keys = to_json("audit chain", &keys)?;
-        let rows: Vec<Decided> = sqlx::query_as(&format!(
-            "{DECIDED} WHERE id IN (SELECT value FROM json_each(?))"
-        ))
-        .bind(&keys)
-        .fetch_all(&mut *conn)
+        let keys = keys(page.iter().map(|e| e.approval_id.as_str()))?;
+        let rows: Vec<Decided> = fetch_all(
+            conn.reborrow(),
+            &format!("{DECIDED} WHERE id IN (SELECT value ->> 0 FROM json_each(?))"),
+            &[Value::Text(&keys)],
+        )
         .await?;
-        let reports: Vec<Reported> = sqlx::query_as(REPORTS)
-            .bind(&keys)
-            .fetch_all(&mut *conn)
-            .await?;
+        let reports: Vec<Reported> =
+            fetch_all(conn.reborrow(), REPORTS, &[Value::Text(&keys)]).await?;
         for e in page {
             let at = Some(e.seq);
             let call = Some(e.approval_id.as_str());
@@ -602,20 +625,24 @@ pub async fn verify(
         );
     }
     // Records with no entry: written behind Countersign's back.
-    let unchained: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT a.id, ifnull(a.decided_at, 0) FROM approvals a
+    let unchained: Vec<(String, i64)> = fetch_all(
+        conn.reborrow(),
+        "SELECT a.id, coalesce(a.decided_at, 0) FROM approvals a
           WHERE a.status <> 'pending' AND NOT EXISTS
            (SELECT 1 FROM audit_chain c WHERE c.approval_id = a.id AND c.event = 'decided')
          ORDER BY a.decided_at, a.id",
+        &[],
     )
-    .fetch_all(&mut *conn)
     .await?;
-    let (unchained_before,): (bool,) =
-        sqlx::query_as("SELECT EXISTS (SELECT 1 FROM audit_backfill)")
-            .fetch_one(&mut *conn)
-            .await?;
+    let unchained_before: Option<(bool,)> = fetch_optional(
+        conn.reborrow(),
+        "SELECT EXISTS (SELECT 1 FROM audit_backfill)",
+        &[],
+    )
+    .await?;
+    let unchained_before = unchained_before.is_some_and(|(b,)| b);
     // The mark excuses only decisions made before the chain began.
-    let began = began(conn).await?;
+    let began = began(conn.reborrow()).await?;
     if unchained_before && prev.seq != 0 {
         found.add(
             None,
@@ -634,11 +661,12 @@ pub async fn verify(
             );
         }
     }
-    let twice: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT approval_id, count(*) FROM audit_chain WHERE event = 'decided'
+    let twice: Vec<(String, i64)> = fetch_all(
+        conn.reborrow(),
+        "SELECT approval_id, CAST(count(*) AS BIGINT) FROM audit_chain WHERE event = 'decided'
          GROUP BY approval_id HAVING count(*) > 1",
+        &[],
     )
-    .fetch_all(&mut *conn)
     .await?;
     for (id, n) in &twice {
         found.add(
@@ -647,16 +675,20 @@ pub async fn verify(
             format!("the decision is in the chain {n} times"),
         );
     }
-    let unreported: Vec<(String, i64, i64)> = sqlx::query_as(
-        "SELECT a.id,
-                (a.result_view IS NOT NULL)
-                  + (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS kept,
-                (SELECT count(*) FROM audit_chain c
-                  WHERE c.approval_id = a.id AND c.event = 'result') AS chained
-           FROM approvals a
-          WHERE a.status = 'approved' AND kept > chained",
+    let unreported: Vec<(String, i64, i64)> = fetch_all(
+        conn,
+        "SELECT id, kept, chained FROM (
+            SELECT a.id,
+                   CAST(CASE WHEN a.result_view IS NULL THEN 0 ELSE 1 END
+                     + (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id)
+                     AS BIGINT) AS kept,
+                   CAST((SELECT count(*) FROM audit_chain c
+                          WHERE c.approval_id = a.id AND c.event = 'result') AS BIGINT) AS chained
+              FROM approvals a
+             WHERE a.status = 'approved') t
+          WHERE kept > chained ORDER BY id",
+        &[],
     )
-    .fetch_all(&mut *conn)
     .await?;
     if !unchained_before {
         for (id, kept, chained) in &unreported {
@@ -683,18 +715,18 @@ pub async fn verify(
 
 /// The entry that chains the decision of each of `ids` (for an export): `<seq>:<hex>`.
 pub async fn entries_of(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     ids: &[&str],
 ) -> Result<Vec<(String, String)>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, i64, Vec<u8>)> = sqlx::query_as(
+    let rows: Vec<(String, i64, Vec<u8>)> = fetch_all(
+        conn.into(),
         "SELECT approval_id, seq, hash FROM audit_chain
-          WHERE event = 'decided' AND approval_id IN (SELECT value FROM json_each(?))",
+          WHERE event = 'decided' AND approval_id IN (SELECT value ->> 0 FROM json_each(?))",
+        &[Value::Owned(keys(ids.iter().copied())?)],
     )
-    .bind(to_json("audit chain", &ids)?)
-    .fetch_all(conn)
     .await?;
     Ok(rows
         .into_iter()

@@ -1,7 +1,6 @@
 //! The `grants` table: approve grants and deny rules.
 
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
-
+use super::backend::{Conn, Script, Value, execute, fetch_all, fetch_optional};
 use super::{StoreError, from_json, to_json};
 use countersign_domain::grant::Effect;
 use countersign_domain::grant::{Grant, serves};
@@ -106,7 +105,7 @@ pub struct Lookup<'a> {
 /// digest, the command grants of its first word, and every deny rule of the key. The domain
 /// rule decides among them.
 pub async fn candidates(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     lookups: &[Lookup<'_>],
     now: i64,
 ) -> Result<Vec<Grant>, StoreError> {
@@ -116,7 +115,7 @@ pub async fn candidates(
 /// [`candidates`], run after `lead` (statements without parameters, such as
 /// [`crate::WriteTx::lead`]) in the same call to SQLite's thread.
 pub async fn candidates_after(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     lead: &str,
     lookups: &[Lookup<'_>],
     now: i64,
@@ -137,83 +136,93 @@ pub async fn candidates_after(
     let probe = |kind: &str, key: &str| {
         format!(
             "SELECT g2.id FROM json_each(?1) k JOIN grants g2
-               ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+               ON g2.tool = k.value ->> 0 AND coalesce(g2.artifact_id, '') = k.value ->> 1
               AND g2.reach_kind = '{kind}' AND {key} AND g2.revoked_at IS NULL"
         )
     };
     // Every deny rule of the key, whatever its reach: a rule about `rm` must see `ls && rm`,
     // and a command line it cannot split (which then goes to a person).
     let deny = "SELECT g2.id FROM json_each(?1) k JOIN grants g2
-               ON g2.tool = k.value ->> 0 AND ifnull(g2.artifact_id, '') = k.value ->> 1
+               ON g2.tool = k.value ->> 0 AND coalesce(g2.artifact_id, '') = k.value ->> 1
               AND g2.effect = 'deny' AND g2.revoked_at IS NULL";
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "{lead}{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {} UNION ALL {deny})
+    let mut conn = conn.into();
+    let mut text = format!(
+        "{SELECT} WHERE g.id IN ({} UNION ALL {} UNION ALL {} UNION ALL {} UNION ALL {deny})
            AND (g.expires_at IS NULL OR g.expires_at > ?2)
          ORDER BY g.created_at, g.id",
         probe("any", "g2.reach_key IS NULL"),
         probe("path", "g2.reach_key IS NULL"),
         probe("exact", "g2.reach_key = k.value ->> 2"),
         probe("command", "g2.reach_key = k.value ->> 3"),
-    ))
-    .bind(to_json("grant lookups", &keys)?)
-    .bind(now)
-    .fetch_all(conn)
-    .await?;
+    );
+    match conn {
+        Conn::Sqlite(_) => text.insert_str(0, lead),
+        Conn::Postgres(_) if !lead.is_empty() => {
+            execute(conn.reborrow(), lead, &[]).await?;
+        }
+        Conn::Postgres(_) => {}
+    }
+    let keys = to_json("grant lookups", &keys)?;
+    let rows = fetch_all(conn, &text, &[Value::Owned(keys), Value::Int(now)]).await?;
     all(rows)
 }
 
 /// One grant, live or revoked.
-pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Grant>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE g.id = ?"))
-        .bind(id.as_str())
-        .fetch_optional(conn)
-        .await?;
+pub async fn get(conn: impl Into<Conn<'_>>, id: &GrantId) -> Result<Option<Grant>, StoreError> {
+    let row: Option<Row> = fetch_optional(
+        conn.into(),
+        &format!("{SELECT} WHERE g.id = ?"),
+        &[Value::Text(id.as_str())],
+    )
+    .await?;
     row.map(Grant::try_from).transpose()
 }
 
 /// Stores a new live grant or deny rule, made by a decision (`import`: `None`) or brought in
 /// by the person's confirmed import.
-pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), StoreError> {
+pub async fn insert(conn: impl Into<Conn<'_>>, g: &Grant) -> Result<(), StoreError> {
     insert_from(conn, g, None).await
 }
 
 /// [`insert`] for a rule of the import `import`.
 pub async fn insert_from(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     g: &Grant,
     import: Option<&ImportId>,
 ) -> Result<(), StoreError> {
     let (kind, key) = g.reach.index();
-    sqlx::query(
+    let source = g
+        .source
+        .as_ref()
+        .map(|s| to_json(g.id.as_str(), s))
+        .transpose()?;
+    execute(
+        conn.into(),
         "INSERT INTO grants (id, artifact_id, tool, approval_id, effect, reach, reach_kind,
             reach_key, artifact_version, project, reason, created_at, expires_at, uses,
             last_used_at, import_id, source, watch)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        &[
+            Value::Text(g.id.as_str()),
+            Value::OptText(g.artifact_id.as_ref().map(ArtifactId::as_str)),
+            Value::Text(g.tool.as_str()),
+            Value::OptText(g.approval_id.as_ref().map(ApprovalId::as_str)),
+            Value::Text(g.effect.as_str()),
+            Value::Owned(to_json(g.id.as_str(), &g.reach)?),
+            Value::Text(kind),
+            Value::OptText(key),
+            Value::OptInt(g.artifact_version.map(i64::from)),
+            Value::OptText(g.project.as_deref()),
+            Value::OptText(g.reason.as_deref()),
+            Value::Int(g.created_at),
+            Value::OptInt(g.expires_at),
+            Value::Int(g.uses),
+            Value::OptInt(g.last_used_at),
+            Value::OptText(import.map(ImportId::as_str)),
+            Value::OptText(source.as_deref()),
+            Value::Bool(g.watch),
+        ],
     )
-    .bind(g.id.as_str())
-    .bind(g.artifact_id.as_ref().map(ArtifactId::as_str))
-    .bind(g.tool.as_str())
-    .bind(g.approval_id.as_ref().map(ApprovalId::as_str))
-    .bind(g.effect.as_str())
-    .bind(to_json(g.id.as_str(), &g.reach)?)
-    .bind(kind)
-    .bind(key)
-    .bind(g.artifact_version.map(i64::from))
-    .bind(&g.project)
-    .bind(&g.reason)
-    .bind(g.created_at)
-    .bind(g.expires_at)
-    .bind(g.uses)
-    .bind(g.last_used_at)
-    .bind(import.map(ImportId::as_str))
-    .bind(
-        g.source
-            .as_ref()
-            .map(|s| to_json(g.id.as_str(), s))
-            .transpose()?,
-    )
-    .bind(g.watch)
-    .execute(conn)
     .await?;
     Ok(())
 }
@@ -221,39 +230,36 @@ pub async fn insert_from(
 /// Makes a watching rule act (`watch` false) or an acting one watch; `false` when it is not
 /// live or already so.
 pub async fn set_watch(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &GrantId,
     watch: bool,
 ) -> Result<bool, StoreError> {
-    let done = sqlx::query(
-        "UPDATE grants SET watch = ? WHERE id = ? AND revoked_at IS NULL AND watch <> ?",
+    let changed = execute(
+        conn.into(),
+        "UPDATE grants SET watch = ?1 WHERE id = ?2 AND revoked_at IS NULL AND watch <> ?1",
+        &[Value::Bool(watch), Value::Text(id.as_str())],
     )
-    .bind(watch)
-    .bind(id.as_str())
-    .bind(watch)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(changed == 1)
 }
 
 /// Counts `uses` more uses of a grant, the last at `last_used_at`.
 pub async fn record_uses(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     id: &GrantId,
     uses: i64,
     last_used_at: i64,
 ) -> Result<(), StoreError> {
-    let mut q = QueryBuilder::new("");
+    let mut q = Script::default();
     push_record_uses(&mut q, &[(id, uses, last_used_at)])?;
-    q.build().execute(conn).await?;
-    Ok(())
+    q.run(conn.into()).await
 }
 
-/// Pushes onto `q` the one statement that counts every grant's uses of a batch: for each
+/// Adds to `q` the one statement that counts every grant's uses of a batch: for each
 /// `(grant, uses, last used at)`, adds the uses and sets when it was last used. Nothing when
 /// `uses` is empty.
 pub fn push_record_uses(
-    q: &mut QueryBuilder<'_, Sqlite>,
+    q: &mut Script<'_>,
     uses: &[(&GrantId, i64, i64)],
 ) -> Result<(), StoreError> {
     if uses.is_empty() {
@@ -264,126 +270,139 @@ pub fn push_record_uses(
         .map(|(id, n, last)| (id.as_str(), *n, *last))
         .collect();
     q.push(
-        "UPDATE grants SET uses = uses + u.value ->> 1, last_used_at = u.value ->> 2
-         FROM json_each(",
+        "UPDATE grants SET uses = uses + CAST(u.value ->> 1 AS BIGINT),
+                last_used_at = CAST(u.value ->> 2 AS BIGINT)
+         FROM json_each(?) u WHERE grants.id = u.value ->> 0",
+        vec![Value::Owned(to_json("grant uses", &rows)?)],
     );
-    q.push_bind(to_json("grant uses", &rows)?);
-    q.push(") u WHERE grants.id = u.value ->> 0; ");
     Ok(())
 }
 
 /// Revokes a live grant; `false` when it was already revoked (or does not exist).
-pub async fn revoke(
-    conn: &mut SqliteConnection,
-    id: &GrantId,
-    now: i64,
-) -> Result<bool, StoreError> {
-    let done = sqlx::query("UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-        .bind(now)
-        .bind(id.as_str())
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+pub async fn revoke(conn: impl Into<Conn<'_>>, id: &GrantId, now: i64) -> Result<bool, StoreError> {
+    let changed = execute(
+        conn.into(),
+        "UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+        &[Value::Int(now), Value::Text(id.as_str())],
+    )
+    .await?;
+    Ok(changed == 1)
+}
+
+/// The ids of the grants a `… RETURNING id` statement changed.
+async fn returning_ids(
+    conn: Conn<'_>,
+    text: &str,
+    values: &[Value<'_>],
+) -> Result<Vec<GrantId>, StoreError> {
+    let ids: Vec<(String,)> = fetch_all(conn, text, values).await?;
+    super::parse_ids(ids, GrantId::parse)
 }
 
 /// Revokes the live grants identical to `g` (same key, effect, reach and project), returning
 /// their ids.
 pub async fn revoke_identical(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     g: &Grant,
     now: i64,
 ) -> Result<Vec<GrantId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    returning_ids(
+        conn.into(),
         "UPDATE grants SET revoked_at = ?
-          WHERE revoked_at IS NULL AND tool = ? AND ifnull(artifact_id, '') = ?
-            AND effect = ? AND reach = ? AND ifnull(project, '') = ? AND watch = ?
+          WHERE revoked_at IS NULL AND tool = ? AND coalesce(artifact_id, '') = ?
+            AND effect = ? AND reach = ? AND coalesce(project, '') = ? AND watch = ?
          RETURNING id",
+        &[
+            Value::Int(now),
+            Value::Text(g.tool.as_str()),
+            Value::Text(g.artifact_id.as_ref().map_or("", ArtifactId::as_str)),
+            Value::Text(g.effect.as_str()),
+            Value::Owned(to_json(g.id.as_str(), &g.reach)?),
+            Value::Text(g.project.as_deref().unwrap_or("")),
+            Value::Bool(g.watch),
+        ],
     )
-    .bind(now)
-    .bind(g.tool.as_str())
-    .bind(g.artifact_id.as_ref().map_or("", ArtifactId::as_str))
-    .bind(g.effect.as_str())
-    .bind(to_json(g.id.as_str(), &g.reach)?)
-    .bind(g.project.as_deref().unwrap_or(""))
-    .bind(g.watch)
-    .fetch_all(conn)
-    .await?;
-    super::parse_ids(ids, GrantId::parse)
+    .await
 }
 
 /// Carries an artifact's live approve grants made for version `from` over to version `to`,
 /// returning their ids.
 pub async fn carry(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     artifact: &ArtifactId,
     from: Option<u32>,
     to: u32,
 ) -> Result<Vec<GrantId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    returning_ids(
+        conn.into(),
         "UPDATE grants SET artifact_version = ?
-          WHERE artifact_id = ? AND artifact_version IS ? AND effect = 'approve'
-            AND revoked_at IS NULL
+          WHERE artifact_id = ? AND artifact_version IS NOT DISTINCT FROM ?
+            AND effect = 'approve' AND revoked_at IS NULL
          RETURNING id",
+        &[
+            Value::Int(i64::from(to)),
+            Value::Text(artifact.as_str()),
+            Value::OptInt(from.map(i64::from)),
+        ],
     )
-    .bind(i64::from(to))
-    .bind(artifact.as_str())
-    .bind(from.map(i64::from))
-    .fetch_all(conn)
-    .await?;
-    super::parse_ids(ids, GrantId::parse)
+    .await
 }
 
 /// Revokes every live grant of an artifact, returning their ids.
 pub async fn revoke_for_artifact(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     artifact: &ArtifactId,
     now: i64,
 ) -> Result<Vec<GrantId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    returning_ids(
+        conn.into(),
         "UPDATE grants SET revoked_at = ? WHERE artifact_id = ? AND revoked_at IS NULL RETURNING id",
+        &[Value::Int(now), Value::Text(artifact.as_str())],
     )
-    .bind(now)
-    .bind(artifact.as_str())
-    .fetch_all(conn)
-    .await?;
-    super::parse_ids(ids, GrantId::parse)
+    .await
 }
 
 /// Live grants (neither revoked nor expired at `now`), newest first.
-pub async fn list_live(conn: &mut SqliteConnection, now: i64) -> Result<Vec<Grant>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > ?)
-         ORDER BY g.created_at DESC, g.id DESC"
-    ))
-    .bind(now)
-    .fetch_all(conn)
+pub async fn list_live(conn: impl Into<Conn<'_>>, now: i64) -> Result<Vec<Grant>, StoreError> {
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > ?)
+             ORDER BY g.created_at DESC, g.id DESC"
+        ),
+        &[Value::Int(now)],
+    )
     .await?;
     all(rows)
 }
 
 /// Revoked and expired grants, most recently ended first.
-pub async fn list_ended(conn: &mut SqliteConnection, now: i64) -> Result<Vec<Grant>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE g.revoked_at IS NOT NULL OR g.expires_at <= ?
-         ORDER BY ifnull(g.revoked_at, g.expires_at) DESC, g.id DESC"
-    ))
-    .bind(now)
-    .fetch_all(conn)
+pub async fn list_ended(conn: impl Into<Conn<'_>>, now: i64) -> Result<Vec<Grant>, StoreError> {
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE g.revoked_at IS NOT NULL OR g.expires_at <= ?
+             ORDER BY coalesce(g.revoked_at, g.expires_at) DESC, g.id DESC"
+        ),
+        &[Value::Int(now)],
+    )
     .await?;
     all(rows)
 }
 
 /// An artifact's grants, live first, then revoked, newest first within each.
 pub async fn list_for_artifact(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     artifact: &ArtifactId,
 ) -> Result<Vec<Grant>, StoreError> {
-    let rows = sqlx::query_as(&format!(
-        "{SELECT} WHERE g.artifact_id = ?
-         ORDER BY g.revoked_at IS NOT NULL, ifnull(g.revoked_at, g.created_at) DESC, g.id DESC"
-    ))
-    .bind(artifact.as_str())
-    .fetch_all(conn)
+    let rows = fetch_all(
+        conn.into(),
+        &format!(
+            "{SELECT} WHERE g.artifact_id = ?
+             ORDER BY g.revoked_at IS NOT NULL, coalesce(g.revoked_at, g.created_at) DESC, g.id DESC"
+        ),
+        &[Value::Text(artifact.as_str())],
+    )
     .await?;
     all(rows)
 }
@@ -391,21 +410,22 @@ pub async fn list_for_artifact(
 /// Revokes the live rules earlier imports of `file` made (a later version of it was taken),
 /// returning their ids.
 pub async fn revoke_of_file(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     file: &str,
     keep: &ImportId,
     now: i64,
 ) -> Result<Vec<GrantId>, StoreError> {
-    let ids: Vec<(String,)> = sqlx::query_as(
+    returning_ids(
+        conn.into(),
         "UPDATE grants SET revoked_at = ?
           WHERE revoked_at IS NULL AND import_id IN
                 (SELECT id FROM rule_imports WHERE file = ? AND id <> ?)
          RETURNING id",
+        &[
+            Value::Int(now),
+            Value::Text(file),
+            Value::Text(keep.as_str()),
+        ],
     )
-    .bind(now)
-    .bind(file)
-    .bind(keep.as_str())
-    .fetch_all(conn)
-    .await?;
-    super::parse_ids(ids, GrantId::parse)
+    .await
 }

@@ -1,9 +1,8 @@
 //! The `rule_imports` table: proposals to bring in rules from an agent's file, each kept as
 //! the person saw it, and whether they took it.
 
-use super::backend::{Conn, Value, execute};
+use super::backend::{Conn, Value, execute, fetch_all, fetch_one, fetch_optional};
 use super::{StoreError, from_json, to_json};
-use crate::on;
 use countersign_domain::ids::ImportId;
 use countersign_domain::import::Format;
 
@@ -92,22 +91,15 @@ pub async fn insert(conn: impl Into<Conn<'_>>, s: &Stored) -> Result<(), StoreEr
 
 /// One proposal.
 pub async fn get(conn: impl Into<Conn<'_>>, id: &ImportId) -> Result<Option<Stored>, StoreError> {
-    let conn = conn.into();
     let text = format!("{SELECT} WHERE id = ?");
-    let sql = conn.sql(&text);
-    let row: Option<Row> = on!(conn, |c| sqlx::query_as(&sql)
-        .bind(id.as_str())
-        .fetch_optional(c)
-        .await)?;
+    let row: Option<Row> = fetch_optional(conn.into(), &text, &[Value::Text(id.as_str())]).await?;
     row.map(Stored::try_from).transpose()
 }
 
 /// The proposals waiting for the person, oldest first.
 pub async fn pending(conn: impl Into<Conn<'_>>) -> Result<Vec<Stored>, StoreError> {
-    let conn = conn.into();
     let text = format!("{SELECT} WHERE status = 'pending' ORDER BY created_at, id");
-    let sql = conn.sql(&text);
-    let rows: Vec<Row> = on!(conn, |c| sqlx::query_as(&sql).fetch_all(c).await)?;
+    let rows: Vec<Row> = fetch_all(conn.into(), &text, &[]).await?;
     rows.into_iter().map(Stored::try_from).collect()
 }
 
@@ -145,16 +137,13 @@ pub async fn known(
     file: &str,
     digest: &str,
 ) -> Result<bool, StoreError> {
-    let conn = conn.into();
-    let sql = conn.sql(
+    let (n,): (i64,) = fetch_one(
+        conn.into(),
         "SELECT CAST(count(*) AS BIGINT) FROM (SELECT 1 FROM rule_imports
           WHERE file = ? AND digest = ? LIMIT 1) AS found",
-    );
-    let (n,): (i64,) = on!(conn, |c| sqlx::query_as(&sql)
-        .bind(file)
-        .bind(digest)
-        .fetch_one(c)
-        .await)?;
+        &[Value::Text(file), Value::Text(digest)],
+    )
+    .await?;
     Ok(n > 0)
 }
 
@@ -172,9 +161,11 @@ pub async fn supersede(conn: impl Into<Conn<'_>>, file: &str, now: i64) -> Resul
 
 /// How many proposals wait for the person.
 pub async fn count_pending(conn: impl Into<Conn<'_>>) -> Result<i64, StoreError> {
-    let conn = conn.into();
-    let sql =
-        conn.sql("SELECT CAST(count(*) AS BIGINT) FROM rule_imports WHERE status = 'pending'");
-    let (n,): (i64,) = on!(conn, |c| sqlx::query_as(&sql).fetch_one(c).await)?;
+    let (n,): (i64,) = fetch_one(
+        conn.into(),
+        "SELECT CAST(count(*) AS BIGINT) FROM rule_imports WHERE status = 'pending'",
+        &[],
+    )
+    .await?;
     Ok(n)
 }

@@ -15,15 +15,15 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr as _;
 use std::time::Duration;
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use sqlx::pool::PoolConnection;
+use sqlx::postgres::PgPool;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
     SqliteSynchronous,
 };
-use sqlx::{Connection as _, QueryBuilder, Sqlite};
+use sqlx::{Connection as _, Postgres, Sqlite};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
 /// How long a connection waits on a lock held by another before giving up.
@@ -108,13 +108,25 @@ impl StoreError {
     }
 }
 
-/// The database file, with one writer and a pool of readers.
+/// The database: a SQLite file with one writer and a pool of readers, or a PostgreSQL
+/// database a team's consoles share (decision 0033).
 #[derive(Clone)]
 pub struct Store {
-    writer: Arc<Mutex<Option<Writer>>>,
-    options: SqliteConnectOptions,
-    reader: SqlitePool,
-    path: PathBuf,
+    inner: Inner,
+}
+
+#[derive(Clone)]
+enum Inner {
+    Sqlite {
+        writer: Arc<Mutex<Option<Writer>>>,
+        options: Box<SqliteConnectOptions>,
+        reader: SqlitePool,
+        path: PathBuf,
+    },
+    Postgres {
+        writer: PgPool,
+        reader: PgPool,
+    },
 }
 
 /// The one writer connection, behind a fair lock rather than in a pool of one: a pool pings
@@ -127,60 +139,26 @@ struct Writer {
     unfinished: bool,
 }
 
-/// A write transaction (`BEGIN IMMEDIATE`), used as the connection it runs on. Dropped
-/// without [`WriteTx::commit`], it is rolled back before the next write begins.
+/// A write transaction (`BEGIN IMMEDIATE` on SQLite; on PostgreSQL one holding the lock every
+/// writer takes, so writers take turns there too), used as the connection it runs on. Dropped
+/// without [`WriteTx::commit`], it is rolled back (on SQLite before the next write begins).
 pub struct WriteTx {
+    inner: TxInner,
+}
+
+enum TxInner {
+    Sqlite(SqliteTx),
+    Postgres(sqlx::Transaction<'static, Postgres>),
+}
+
+struct SqliteTx {
     writer: OwnedMappedMutexGuard<Option<Writer>, Writer>,
     open: bool,
     /// `BEGIN IMMEDIATE` has been sent; until then the first statement run carries it.
     begun: bool,
 }
 
-/// What opens a write transaction, ahead of the statement that carries it.
-const BEGIN: &str = "BEGIN IMMEDIATE; ";
-
-impl WriteTx {
-    /// Commits; under `synchronous = FULL` it is on disk when this returns `Ok`.
-    pub async fn commit(mut self) -> Result<(), StoreError> {
-        let sql = if self.begun {
-            "COMMIT"
-        } else {
-            "BEGIN IMMEDIATE; COMMIT"
-        };
-        sqlx::query(sql).execute(&mut self.writer.conn).await?;
-        self.open = false;
-        Ok(())
-    }
-
-    /// The text to put before the next statement: `BEGIN IMMEDIATE; ` while the transaction
-    /// has not begun, so that it begins in the same call to SQLite's thread as that statement;
-    /// empty after. The statement must then be run.
-    pub fn lead(&mut self) -> &'static str {
-        if std::mem::replace(&mut self.begun, true) {
-            ""
-        } else {
-            BEGIN
-        }
-    }
-
-    /// A builder for the statements that end the transaction (each pushed followed by `; `),
-    /// run by [`WriteTx::commit_with`].
-    pub fn closing<'args>(&mut self) -> QueryBuilder<'args, Sqlite> {
-        QueryBuilder::new(self.lead())
-    }
-
-    /// Runs the statements of `q` and `COMMIT` in one call to SQLite's thread. A statement
-    /// that fails stops the rest, `COMMIT` included, and the transaction is rolled back before
-    /// the next write begins.
-    pub async fn commit_with(mut self, mut q: QueryBuilder<'_, Sqlite>) -> Result<(), StoreError> {
-        q.push("COMMIT");
-        q.build().execute(&mut self.writer.conn).await?;
-        self.open = false;
-        Ok(())
-    }
-}
-
-impl Drop for WriteTx {
+impl Drop for SqliteTx {
     fn drop(&mut self) {
         if self.open {
             self.writer.unfinished = true;
@@ -188,16 +166,105 @@ impl Drop for WriteTx {
     }
 }
 
-impl Deref for WriteTx {
-    type Target = SqliteConnection;
-    fn deref(&self) -> &SqliteConnection {
-        &self.writer.conn
+/// What opens a write transaction, ahead of the statement that carries it.
+const BEGIN: &str = "BEGIN IMMEDIATE; ";
+
+/// The advisory lock every write transaction on PostgreSQL takes first, held to its end: the
+/// writers of every console on the database take turns, as SQLite's one writer does, so a
+/// read-then-write inside one (the audit chain's next entry, a grant's uses) is never
+/// overtaken. The number spells "cntrsign".
+const WRITE_LOCK: i64 = 0x636e_7472_7369_676e;
+
+impl WriteTx {
+    /// Commits; on disk when this returns `Ok` (SQLite's `synchronous = FULL`, PostgreSQL's
+    /// commit).
+    pub async fn commit(self) -> Result<(), StoreError> {
+        self.commit_with(backend::Script::default()).await
+    }
+
+    /// The text to put before the next statement: `BEGIN IMMEDIATE; ` while a SQLite
+    /// transaction has not begun, so that it begins in the same call to SQLite's thread as
+    /// that statement; empty after, and on PostgreSQL. The statement must then be run.
+    pub fn lead(&mut self) -> &'static str {
+        match &mut self.inner {
+            TxInner::Sqlite(t) if !t.begun => {
+                t.begun = true;
+                BEGIN
+            }
+            _ => "",
+        }
+    }
+
+    /// A script for the statements that end the transaction, run by [`WriteTx::commit_with`].
+    pub fn closing<'a>(&mut self) -> backend::Script<'a> {
+        backend::Script::after(self.lead())
+    }
+
+    /// Runs the statements of `q` and commits: on SQLite with `COMMIT` in one call to its
+    /// thread. A statement that fails stops the rest, the commit included, and the
+    /// transaction is rolled back.
+    pub async fn commit_with(mut self, mut q: backend::Script<'_>) -> Result<(), StoreError> {
+        // A transaction not yet begun begins with what it commits.
+        let lead = self.lead();
+        match self.inner {
+            TxInner::Sqlite(mut t) => {
+                q.lead_with(lead);
+                q.push("COMMIT", Vec::new());
+                q.run(backend::Conn::Sqlite(&mut t.writer.conn)).await?;
+                t.open = false;
+            }
+            TxInner::Postgres(mut tx) => {
+                q.run(backend::Conn::Postgres(&mut tx)).await?;
+                tx.commit().await?;
+            }
+        }
+        Ok(())
     }
 }
 
-impl DerefMut for WriteTx {
-    fn deref_mut(&mut self) -> &mut SqliteConnection {
-        &mut self.writer.conn
+impl WriteTx {
+    /// The SQLite connection underneath, for statements of SQLite's own (tests, benches);
+    /// `None` on PostgreSQL.
+    pub fn sqlite(&mut self) -> Option<&mut SqliteConnection> {
+        match &mut self.inner {
+            TxInner::Sqlite(t) => Some(&mut t.writer.conn),
+            TxInner::Postgres(_) => None,
+        }
+    }
+}
+
+impl<'a> From<&'a mut WriteTx> for backend::Conn<'a> {
+    fn from(c: &'a mut WriteTx) -> Self {
+        match &mut c.inner {
+            TxInner::Sqlite(t) => backend::Conn::Sqlite(&mut t.writer.conn),
+            TxInner::Postgres(tx) => backend::Conn::Postgres(tx),
+        }
+    }
+}
+
+/// A read connection, from the readers' pool of either database.
+pub enum ReadConn {
+    Sqlite(PoolConnection<Sqlite>),
+    Postgres(PoolConnection<Postgres>),
+}
+
+impl ReadConn {
+    /// The SQLite connection underneath, for statements of SQLite's own (tests, benches);
+    /// `None` on PostgreSQL.
+    pub fn sqlite(&mut self) -> Option<&mut SqliteConnection> {
+        match self {
+            ReadConn::Sqlite(c) => Some(c),
+            ReadConn::Postgres(_) => None,
+        }
+    }
+}
+
+impl<'a> From<&'a mut ReadConn> for backend::Conn<'a> {
+    fn from(c: &'a mut ReadConn) -> Self {
+        match c {
+            ReadConn::Sqlite(c) => backend::Conn::Sqlite(c),
+            ReadConn::Postgres(c) => backend::Conn::Postgres(c),
+        }
     }
 }
 
@@ -235,14 +302,53 @@ impl Store {
             .connect_with(options.clone().read_only(true))
             .await?;
         Ok(Self {
-            writer: Arc::new(Mutex::new(Some(Writer {
-                conn,
-                unfinished: false,
-            }))),
-            options,
-            reader,
-            path: path.to_owned(),
+            inner: Inner::Sqlite {
+                writer: Arc::new(Mutex::new(Some(Writer {
+                    conn,
+                    unfinished: false,
+                }))),
+                options: Box::new(options),
+                reader,
+                path: path.to_owned(),
+            },
         })
+    }
+
+    /// Connects to the PostgreSQL database at `url` (`postgres://…`) and brings its schema up
+    /// to this Countersign's: the console a team shares, several at once on one database.
+    pub async fn open_postgres(url: &str) -> Result<Self, StoreError> {
+        let (writer, reader) = postgres::open_pools(url).await?;
+        Ok(Self {
+            inner: Inner::Postgres { writer, reader },
+        })
+    }
+
+    /// Tells every console listening on this database (see [`Store::listen`]) of `payload`;
+    /// nothing on SQLite, which only one console opens. Sent once the transaction that made
+    /// the change has committed.
+    pub async fn notify(&self, payload: &str) -> Result<(), StoreError> {
+        if let Inner::Postgres { writer, .. } = &self.inner {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(postgres::CHANNEL)
+                .bind(payload)
+                .execute(writer)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// What other consoles on this database tell (see [`Store::notify`]), from the moment
+    /// this returns; `None` on SQLite.
+    pub async fn listen(&self) -> Result<Option<postgres::Listener>, StoreError> {
+        match &self.inner {
+            Inner::Sqlite { .. } => Ok(None),
+            Inner::Postgres { writer, .. } => Ok(Some(postgres::Listener::on(writer).await?)),
+        }
+    }
+
+    /// Whether the store is a PostgreSQL database.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.inner, Inner::Postgres { .. })
     }
 
     /// One read-only connection to the database at `path`, which must exist and be at this
@@ -275,95 +381,143 @@ impl Store {
     /// A write transaction begun by its first statement, in the same call to SQLite's thread
     /// (see [`WriteTx::lead`]): for the writer of submissions, whose batch is then two such
     /// calls. After a write that did not finish, it is begun at once as [`Store::write`] does,
-    /// which also reopens a connection whose thread stopped.
+    /// which also reopens a connection whose thread stopped. On PostgreSQL, [`Store::write`].
     pub async fn write_batch(&self) -> Result<WriteTx, StoreError> {
-        let guard = self.writer.clone().lock_owned().await;
+        let Inner::Sqlite {
+            writer, options, ..
+        } = &self.inner
+        else {
+            return self.write().await;
+        };
+        let guard = writer.clone().lock_owned().await;
         let writer = OwnedMutexGuard::try_map(guard, Option::as_mut)
             .map_err(|_| StoreError::Database(sqlx::Error::PoolClosed))?;
         if writer.unfinished {
-            return self.begin(writer).await;
+            return begin(options, writer).await;
         }
         Ok(WriteTx {
-            writer,
-            open: true,
-            begun: false,
+            inner: TxInner::Sqlite(SqliteTx {
+                writer,
+                open: true,
+                begun: false,
+            }),
         })
     }
 
-    /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so a
-    /// read-then-write inside it cannot be overtaken. Writers take turns in arrival order.
+    /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`; on
+    /// PostgreSQL [`WRITE_LOCK`]), so a read-then-write inside it cannot be overtaken. Writers
+    /// take turns in arrival order.
     pub async fn write(&self) -> Result<WriteTx, StoreError> {
-        let guard = self.writer.clone().lock_owned().await;
-        let writer = OwnedMutexGuard::try_map(guard, Option::as_mut)
-            .map_err(|_| StoreError::Database(sqlx::Error::PoolClosed))?;
-        self.begin(writer).await
-    }
-
-    async fn begin(
-        &self,
-        mut writer: OwnedMappedMutexGuard<Option<Writer>, Writer>,
-    ) -> Result<WriteTx, StoreError> {
-        if writer.unfinished {
-            // After SQLITE_FULL or an I/O error SQLite may have rolled back by itself; then
-            // this ROLLBACK fails harmlessly.
-            let _ = sqlx::query("ROLLBACK").execute(&mut writer.conn).await;
-            writer.unfinished = false;
-        }
-        match sqlx::query("BEGIN IMMEDIATE")
-            .execute(&mut writer.conn)
-            .await
-        {
-            Ok(_) => Ok(WriteTx {
-                writer,
-                open: true,
-                begun: true,
-            }),
-            Err(sqlx::Error::WorkerCrashed) => {
-                tracing::warn!("reopening the writer connection: its thread stopped");
-                writer.conn = SqliteConnection::connect_with(&self.options).await?;
-                sqlx::query("BEGIN IMMEDIATE")
-                    .execute(&mut writer.conn)
+        match &self.inner {
+            Inner::Sqlite {
+                writer, options, ..
+            } => {
+                let guard = writer.clone().lock_owned().await;
+                let writer = OwnedMutexGuard::try_map(guard, Option::as_mut)
+                    .map_err(|_| StoreError::Database(sqlx::Error::PoolClosed))?;
+                begin(options, writer).await
+            }
+            Inner::Postgres { writer, .. } => {
+                let mut tx = writer.begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(WRITE_LOCK)
+                    .execute(&mut *tx)
                     .await?;
                 Ok(WriteTx {
-                    writer,
-                    open: true,
-                    begun: true,
+                    inner: TxInner::Postgres(tx),
                 })
-            }
-            Err(e) => {
-                // Whatever state the connection is in, start the next write from a clean one.
-                writer.unfinished = true;
-                Err(e.into())
             }
         }
     }
 
     /// A read connection; it sees every committed write.
-    pub async fn read(&self) -> Result<PoolConnection<Sqlite>, StoreError> {
-        Ok(self.reader.acquire().await?)
+    pub async fn read(&self) -> Result<ReadConn, StoreError> {
+        Ok(match &self.inner {
+            Inner::Sqlite { reader, .. } => ReadConn::Sqlite(reader.acquire().await?),
+            Inner::Postgres { reader, .. } => ReadConn::Postgres(reader.acquire().await?),
+        })
     }
 
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The database file; `None` on PostgreSQL.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.inner {
+            Inner::Sqlite { path, .. } => Some(path),
+            Inner::Postgres { .. } => None,
+        }
     }
 
-    /// Runs `PRAGMA integrity_check`; `true` when SQLite answers `ok`.
+    /// Runs `PRAGMA integrity_check`; `true` when SQLite answers `ok`. PostgreSQL keeps its
+    /// own pages whole: `true` when it answers.
     pub async fn integrity_ok(&self) -> Result<bool, StoreError> {
-        let mut conn = self.read().await?;
-        let row: (String,) = sqlx::query_as("PRAGMA integrity_check")
-            .fetch_one(&mut *conn)
-            .await?;
-        Ok(row.0 == "ok")
+        match self.read().await? {
+            ReadConn::Sqlite(mut conn) => {
+                let row: (String,) = sqlx::query_as("PRAGMA integrity_check")
+                    .fetch_one(&mut *conn)
+                    .await?;
+                Ok(row.0 == "ok")
+            }
+            ReadConn::Postgres(mut conn) => {
+                let (one,): (i32,) = sqlx::query_as("SELECT 1").fetch_one(&mut *conn).await?;
+                Ok(one == 1)
+            }
+        }
     }
 
-    /// Waits for open connections to finish and closes the file; later writes fail.
+    /// Waits for open connections to finish and closes the database; later writes fail.
     pub async fn close(&self) {
-        self.reader.close().await;
-        if let Some(writer) = self.writer.lock().await.take()
-            && let Err(e) = writer.conn.close().await
-        {
-            tracing::warn!("closing the writer connection: {e}");
+        match &self.inner {
+            Inner::Sqlite { writer, reader, .. } => {
+                reader.close().await;
+                if let Some(writer) = writer.lock().await.take()
+                    && let Err(e) = writer.conn.close().await
+                {
+                    tracing::warn!("closing the writer connection: {e}");
+                }
+            }
+            Inner::Postgres { writer, reader } => {
+                reader.close().await;
+                writer.close().await;
+            }
+        }
+    }
+}
+
+/// Begins a SQLite write transaction on the writer connection (`BEGIN IMMEDIATE`), first
+/// rolling back one left unfinished and reopening a connection whose thread stopped.
+async fn begin(
+    options: &SqliteConnectOptions,
+    mut writer: OwnedMappedMutexGuard<Option<Writer>, Writer>,
+) -> Result<WriteTx, StoreError> {
+    if writer.unfinished {
+        // After SQLITE_FULL or an I/O error SQLite may have rolled back by itself; then
+        // this ROLLBACK fails harmlessly.
+        let _ = sqlx::query("ROLLBACK").execute(&mut writer.conn).await;
+        writer.unfinished = false;
+    }
+    let begun = |writer| WriteTx {
+        inner: TxInner::Sqlite(SqliteTx {
+            writer,
+            open: true,
+            begun: true,
+        }),
+    };
+    match sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut writer.conn)
+        .await
+    {
+        Ok(_) => Ok(begun(writer)),
+        Err(sqlx::Error::WorkerCrashed) => {
+            tracing::warn!("reopening the writer connection: its thread stopped");
+            writer.conn = SqliteConnection::connect_with(options).await?;
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut writer.conn)
+                .await?;
+            Ok(begun(writer))
+        }
+        Err(e) => {
+            // Whatever state the connection is in, start the next write from a clean one.
+            writer.unfinished = true;
+            Err(e.into())
         }
     }
 }

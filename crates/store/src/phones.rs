@@ -2,8 +2,7 @@
 //! (DESIGN §14). Revoking deletes the row, so the credential matches nothing from then on.
 
 use super::StoreError;
-use super::backend::{Conn, Value, execute as changed};
-use crate::on;
+use super::backend::{Conn, Value, execute as changed, fetch_all, fetch_optional};
 
 /// A paired phone, as Settings lists it.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -93,13 +92,8 @@ pub async fn drop_unkept(conn: impl Into<Conn<'_>>, before: i64) -> Result<u64, 
 
 /// The phone of this id, kept or proposed.
 pub async fn get(conn: impl Into<Conn<'_>>, id: &str) -> Result<Option<Phone>, StoreError> {
-    let conn = conn.into();
     let text = format!("SELECT {COLUMNS} FROM phones WHERE id = ?");
-    let sql = conn.sql(&text);
-    Ok(on!(conn, |c| sqlx::query_as(&sql)
-        .bind(id)
-        .fetch_optional(c)
-        .await)?)
+    fetch_optional(conn.into(), &text, &[Value::Text(id)]).await
 }
 
 /// The paired phone holding the credential of this hash; `None` when none does (never paired,
@@ -108,13 +102,8 @@ pub async fn find(
     conn: impl Into<Conn<'_>>,
     credential_sha256: &[u8; 32],
 ) -> Result<Option<Phone>, StoreError> {
-    let conn = conn.into();
     let text = format!("SELECT {COLUMNS} FROM phones WHERE credential_sha256 = ?");
-    let sql = conn.sql(&text);
-    Ok(on!(conn, |c| sqlx::query_as(&sql)
-        .bind(credential_sha256.as_slice())
-        .fetch_optional(c)
-        .await)?)
+    fetch_optional(conn.into(), &text, &[Value::Bytes(credential_sha256)]).await
 }
 
 /// Records a phone's use at `now` from `source`, and the address before when it changed;
@@ -142,10 +131,8 @@ pub async fn touch(
 
 /// Every paired phone, the most recently paired first.
 pub async fn list(conn: impl Into<Conn<'_>>) -> Result<Vec<Phone>, StoreError> {
-    let conn = conn.into();
     let text = format!("SELECT {COLUMNS} FROM phones ORDER BY paired_at DESC, id DESC");
-    let sql = conn.sql(&text);
-    Ok(on!(conn, |c| sqlx::query_as(&sql).fetch_all(c).await)?)
+    fetch_all(conn.into(), &text, &[]).await
 }
 
 /// Renames a phone; `false` when there is none by that id.

@@ -1,7 +1,7 @@
 //! The `push_subscriptions` table: one Web Push subscription per paired phone.
 
 use super::StoreError;
-use super::backend::{Conn, Value, execute};
+use super::backend::{Conn, Value, execute, fetch_all};
 
 /// Where a phone's browser receives pushes, and the keys to encrypt them to.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -43,14 +43,13 @@ pub async fn put(
 
 /// Every subscription of a kept phone.
 pub async fn all(conn: impl Into<Conn<'_>>) -> Result<Vec<Subscription>, StoreError> {
-    let conn = conn.into();
-    let sql = conn.sql(
+    fetch_all(
+        conn.into(),
         "SELECT s.phone_id, s.endpoint, s.p256dh, s.auth FROM push_subscriptions s
          JOIN phones p ON p.id = s.phone_id WHERE p.kept_at IS NOT NULL",
-    );
-    Ok(crate::on!(conn, |c| sqlx::query_as(&sql)
-        .fetch_all(c)
-        .await)?)
+        &[],
+    )
+    .await
 }
 
 /// Forgets a phone's subscription (turned off, or gone at the push service); `false` when it

@@ -2,8 +2,7 @@
 //! keeps the request's options to answer with). The store keeps the payload as the
 //! integration wrote it and hands it back; only the integration knows its shape.
 
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
-
+use super::backend::{Conn, Script, Value, fetch_all};
 use super::{StoreError, to_json};
 use countersign_domain::ids::ApprovalId;
 
@@ -17,25 +16,17 @@ pub struct NewRecord<'a> {
 
 /// Stores the records of newly written approvals.
 pub async fn insert_many(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     all: &[NewRecord<'_>],
 ) -> Result<(), StoreError> {
-    if all.is_empty() {
-        return Ok(());
-    }
-    let mut q = QueryBuilder::new("");
+    let mut q = Script::default();
     push_insert_many(&mut q, all)?;
-    q.build().execute(conn).await?;
-    Ok(())
+    q.run(conn.into()).await
 }
 
-/// Pushes onto `q` the one `INSERT` (followed by `; `) that stores these records, its rows
-/// as one JSON array so that its text is the same for every batch; nothing when there are
-/// none.
-pub fn push_insert_many(
-    q: &mut QueryBuilder<'_, Sqlite>,
-    all: &[NewRecord<'_>],
-) -> Result<(), StoreError> {
+/// Adds to `q` the one `INSERT` that stores these records, its rows as one JSON array so that
+/// its text is the same for every batch; nothing when there are none.
+pub fn push_insert_many(q: &mut Script<'_>, all: &[NewRecord<'_>]) -> Result<(), StoreError> {
     if all.is_empty() {
         return Ok(());
     }
@@ -45,33 +36,30 @@ pub fn push_insert_many(
         .collect();
     q.push(
         "INSERT INTO integration_records (approval_id, integration, payload)
-         SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(",
+         SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+        vec![Value::Owned(to_json("integration records", &rows)?)],
     );
-    q.push_bind(to_json("integration records", &rows)?);
-    q.push("); ");
     Ok(())
 }
 
 /// The payloads `integration` kept for those of `ids` that have one.
 pub async fn of(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     integration: &str,
     ids: &[&ApprovalId],
 ) -> Result<Vec<(ApprovalId, String)>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut q = QueryBuilder::<Sqlite>::new(
-        "SELECT approval_id, payload FROM integration_records WHERE integration = ",
-    );
-    q.push_bind(integration);
-    q.push(" AND approval_id IN (");
-    let mut list = q.separated(", ");
-    for id in ids {
-        list.push_bind(id.as_str());
-    }
-    q.push(")");
-    let rows: Vec<(String, String)> = q.build_query_as().fetch_all(conn).await?;
+    let keys: Vec<[&str; 1]> = ids.iter().map(|id| [id.as_str()]).collect();
+    let keys = to_json("integration records", &keys)?;
+    let rows: Vec<(String, String)> = fetch_all(
+        conn.into(),
+        "SELECT approval_id, payload FROM integration_records
+          WHERE integration = ? AND approval_id IN (SELECT value ->> 0 FROM json_each(?))",
+        &[Value::Text(integration), Value::Text(&keys)],
+    )
+    .await?;
     rows.into_iter()
         .map(|(id, payload)| {
             let id = ApprovalId::parse(&id).map_err(|_| StoreError::corrupt(&id, "id"))?;

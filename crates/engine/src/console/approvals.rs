@@ -925,7 +925,7 @@ fn digest_matches(stored: &str, seen: &str) -> bool {
 
 /// The approval inside a write transaction, refused unless it is still pending.
 async fn still_pending(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut countersign_store::WriteTx,
     id: &ApprovalId,
 ) -> Result<Approval, Error> {
     let a = approvals::get(conn, id)

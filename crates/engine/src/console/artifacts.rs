@@ -219,7 +219,7 @@ impl Console {
         to: u32,
     ) -> Result<ShownDiff, Error> {
         let mut conn = self.inner.store.read().await?;
-        let code = async |n: u32, conn: &mut sqlx::SqliteConnection| {
+        let code = async |n: u32, conn: &mut countersign_store::ReadConn| {
             artifacts::version_code(conn, id, n)
                 .await?
                 .ok_or_else(|| Error::VersionNotFound(id.to_string(), n))

@@ -103,7 +103,17 @@ impl Console {
         self.inner.changes.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// Publishes `event` to this console's listeners and tells the other consoles on its
+    /// database.
     pub(super) fn emit(&self, event: ChangeEvent) {
+        if let Some(sharing) = &self.inner.sharing {
+            sharing.tell(&event);
+        }
+        self.emit_local(event);
+    }
+
+    /// Publishes `event` to this console's listeners only.
+    pub(super) fn emit_local(&self, event: ChangeEvent) {
         self.inner
             .changes
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);

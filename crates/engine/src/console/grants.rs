@@ -155,7 +155,13 @@ impl Console {
     /// call", over the person's live rules or the rules `c` gives. Nothing is written.
     pub async fn check_call(&self, c: &crate::check::CallToCheck) -> Result<Verdict, Error> {
         let mut conn = self.inner.store.read().await?;
-        crate::check::check(Some(&mut conn), c, &self.inner.protected, self.now()).await
+        crate::check::check(
+            Some((&mut conn).into()),
+            c,
+            &self.inner.protected,
+            self.now(),
+        )
+        .await
     }
 
     /// The person's rules in an agent's format (the Grants page's Export…), for `project`'s
@@ -173,7 +179,7 @@ impl Console {
         }
         let mut conn = self.inner.store.read().await?;
         crate::rules_export::export_rules(
-            &mut conn,
+            (&mut conn).into(),
             target,
             project,
             &self.inner.protected,

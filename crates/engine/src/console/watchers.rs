@@ -35,6 +35,15 @@ impl Watchers {
         }
     }
 
+    /// Wakes everyone waiting on any call: each reads its call again.
+    pub fn notify_all(&self) {
+        let all =
+            std::mem::take(&mut *self.channels.lock().unwrap_or_else(PoisonError::into_inner));
+        for s in all.into_values() {
+            s.send_replace(());
+        }
+    }
+
     /// Drops the channel of `id` once nobody waits on it, so the map stays bounded.
     pub fn forget_if_unwatched(&self, id: &ApprovalId) {
         let mut map = self.channels.lock().unwrap_or_else(PoisonError::into_inner);

@@ -1,10 +1,9 @@
 //! History's search: decided calls that match a [`HistoryQuery`], most recently decided first,
 //! a page at a time, and how many match in all.
 
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
-
 use super::{Row, SELECT, all};
 use crate::StoreError;
+use crate::backend::{Conn, Value, fetch_all, fetch_one};
 use countersign_domain::approval::{Approval, HistoryCursor, HistoryOrder};
 use countersign_domain::history::{Decider, HistoryFacets, HistoryQuery};
 
@@ -20,25 +19,27 @@ const COMMON: i64 = 2_000;
 /// query lists what History lists unfiltered (a run's nested calls show inside its card); any
 /// word or filter finds nested calls too, each on its own.
 pub async fn search(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     q: &HistoryQuery,
     order: HistoryOrder,
     after: Option<&HistoryCursor>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    let common = common(conn, q).await?;
+    let mut conn = conn.into();
+    let common = common(conn.reborrow(), q).await?;
     page(conn, q, q.is_empty(), common, order, after, limit).await
 }
 
 /// Every decided call matching `q`, nested calls included, earliest decided first, just past
 /// `after`: what an export writes, a page at a time.
 pub async fn every_call(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     q: &HistoryQuery,
     after: Option<&HistoryCursor>,
     limit: u32,
 ) -> Result<Vec<Approval>, StoreError> {
-    let common = common(conn, q).await?;
+    let mut conn = conn.into();
+    let common = common(conn.reborrow(), q).await?;
     page(
         conn,
         q,
@@ -53,30 +54,31 @@ pub async fn every_call(
 
 /// How many calls [`every_call`] lists for `q`.
 pub async fn count_every_call(
-    conn: &mut SqliteConnection,
+    conn: impl Into<Conn<'_>>,
     q: &HistoryQuery,
 ) -> Result<i64, StoreError> {
-    let common = common(conn, q).await?;
+    let mut conn = conn.into();
+    let common = common(conn.reborrow(), q).await?;
     counted(conn, q, false, common, None).await
 }
 
-/// Whether `q`'s words match more than [`COMMON`] decided calls.
-async fn common(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<bool, StoreError> {
-    let Some(words) = q.fts_match() else {
+/// Whether `q`'s words match more than [`COMMON`] decided calls (on SQLite, which then walks
+/// the decision-time index; PostgreSQL's planner weighs that itself).
+async fn common(conn: Conn<'_>, q: &HistoryQuery) -> Result<bool, StoreError> {
+    let (Conn::Sqlite(_), Some(words)) = (&conn, q.fts_match()) else {
         return Ok(false);
     };
-    let (n,): (i64,) = sqlx::query_as(
+    let (n,): (i64,) = fetch_one(
+        conn,
         "SELECT count(*) FROM (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH ? LIMIT ?)",
+        &[Value::Owned(words), Value::Int(COMMON + 1)],
     )
-    .bind(words)
-    .bind(COMMON + 1)
-    .fetch_one(conn)
     .await?;
     Ok(n > COMMON)
 }
 
 async fn page(
-    conn: &mut SqliteConnection,
+    conn: Conn<'_>,
     q: &HistoryQuery,
     top_only: bool,
     common: bool,
@@ -89,60 +91,80 @@ async fn page(
         HistoryOrder::NewestFirst => ("<", "DESC"),
         HistoryOrder::OldestFirst => (">", "ASC"),
     };
-    let mut sql = QueryBuilder::<Sqlite>::new(SELECT);
-    matching(&mut sql, q, top_only, common);
+    let mut sql = String::from(SELECT);
+    let mut values = Vec::new();
+    matching(&conn, &mut sql, &mut values, q, top_only, common);
     if let Some(c) = after {
-        sql.push(format!(" AND (a.decided_at, a.id) {past} ("))
-            .push_bind(c.decided_at)
-            .push(", ")
-            .push_bind(c.id.as_str())
-            .push(")");
+        sql.push_str(&format!(" AND (a.decided_at, a.id) {past} (?, ?)"));
+        values.push(Value::Int(c.decided_at));
+        values.push(Value::Text(c.id.as_str()));
     }
-    sql.push(format!(" ORDER BY a.decided_at {dir}, a.id {dir} LIMIT "))
-        .push_bind(limit);
-    let rows: Vec<Row> = sql.build_query_as().fetch_all(conn).await?;
+    sql.push_str(&format!(" ORDER BY a.decided_at {dir}, a.id {dir} LIMIT ?"));
+    values.push(Value::Int(i64::from(limit)));
+    let rows: Vec<Row> = fetch_all(conn, &sql, &values).await?;
     all(rows)
 }
 
 /// How many calls [`search`] lists for `q`, up to [`COUNT_CAP`] + 1.
-pub async fn count(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<i64, StoreError> {
-    let common = common(conn, q).await?;
+pub async fn count(conn: impl Into<Conn<'_>>, q: &HistoryQuery) -> Result<i64, StoreError> {
+    let mut conn = conn.into();
+    let common = common(conn.reborrow(), q).await?;
     counted(conn, q, q.is_empty(), common, Some(COUNT_CAP + 1)).await
 }
 
 async fn counted(
-    conn: &mut SqliteConnection,
+    conn: Conn<'_>,
     q: &HistoryQuery,
     top_only: bool,
     common: bool,
     cap: Option<i64>,
 ) -> Result<i64, StoreError> {
-    let mut sql = QueryBuilder::<Sqlite>::new("SELECT count(*) FROM (SELECT 1 FROM approvals a");
-    matching(&mut sql, q, top_only, common);
+    let mut sql = String::from("SELECT CAST(count(*) AS BIGINT) FROM (SELECT 1 FROM approvals a");
+    let mut values = Vec::new();
+    matching(&conn, &mut sql, &mut values, q, top_only, common);
     if let Some(cap) = cap {
-        sql.push(" LIMIT ").push_bind(cap);
+        sql.push_str(" LIMIT ?");
+        values.push(Value::Int(cap));
     }
-    sql.push(")");
-    let (n,): (i64,) = sql.build_query_as().fetch_one(conn).await?;
+    sql.push_str(") AS matched");
+    let (n,): (i64,) = fetch_one(conn, &sql, &values).await?;
     Ok(n)
 }
 
-/// ` WHERE …` for the calls `q` matches; `top_only`: not a run's nested calls; `common`: the
-/// words match many calls, so they filter the rows an index walks rather than pick them.
-fn matching(sql: &mut QueryBuilder<'_, Sqlite>, q: &HistoryQuery, top_only: bool, common: bool) {
-    sql.push(" WHERE a.status <> 'pending'");
+/// ` WHERE …` for the calls `q` matches, its values added to `values`; `top_only`: not a run's
+/// nested calls; `common`: the words match many calls, so they filter the rows an index walks
+/// rather than pick them.
+fn matching<'q>(
+    conn: &Conn<'_>,
+    sql: &mut String,
+    values: &mut Vec<Value<'q>>,
+    q: &'q HistoryQuery,
+    top_only: bool,
+    common: bool,
+) {
+    sql.push_str(" WHERE a.status <> 'pending'");
     if top_only {
-        sql.push(" AND a.parent_id IS NULL");
+        sql.push_str(" AND a.parent_id IS NULL");
     }
-    if let Some(words) = q.fts_match() {
-        // `+` keeps SQLite from reading the matches by rowid: it builds their set once and
-        // walks the decision-time index, stopping at the page's end.
-        let rowid = if common { "+a.rowid" } else { "a.rowid" };
-        sql.push(format!(
-            " AND {rowid} IN (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH "
-        ))
-        .push_bind(words)
-        .push(")");
+    // The words: SQLite's full-text index, or PostgreSQL's `search` column (decision 0033).
+    match conn {
+        Conn::Sqlite(_) => {
+            if let Some(words) = q.fts_match() {
+                // `+` keeps SQLite from reading the matches by rowid: it builds their set once
+                // and walks the decision-time index, stopping at the page's end.
+                let rowid = if common { "+a.rowid" } else { "a.rowid" };
+                sql.push_str(&format!(
+                    " AND {rowid} IN (SELECT rowid FROM approvals_fts WHERE approvals_fts MATCH ?)"
+                ));
+                values.push(Value::Owned(words));
+            }
+        }
+        Conn::Postgres(_) => {
+            if let Some(words) = q.ts_match() {
+                sql.push_str(" AND a.search @@ to_tsquery('simple', ?)");
+                values.push(Value::Owned(words));
+            }
+        }
     }
     for (column, value) in [
         ("a.requester_name", &q.agent),
@@ -151,64 +173,60 @@ fn matching(sql: &mut QueryBuilder<'_, Sqlite>, q: &HistoryQuery, top_only: bool
         ("a.tool", &q.tool),
     ] {
         if let Some(v) = value {
-            sql.push(format!(" AND {column} = ")).push_bind(v.clone());
+            sql.push_str(&format!(" AND {column} = ?"));
+            values.push(Value::Text(v));
         }
     }
     if let Some(o) = q.outcome {
-        sql.push(" AND a.status = ").push_bind(o.status().as_str());
+        sql.push_str(" AND a.status = ?");
+        values.push(Value::Text(o.status().as_str()));
     }
     match &q.decider {
         None => {}
-        Some(Decider::Person) => {
-            sql.push(" AND a.decided_by = 'person'");
-        }
-        Some(Decider::AnyRule) => {
-            sql.push(" AND a.decided_by LIKE 'grant:%'");
-        }
+        Some(Decider::Person) => sql.push_str(" AND a.decided_by = 'person'"),
+        Some(Decider::AnyRule) => sql.push_str(" AND a.decided_by LIKE 'grant:%'"),
         Some(Decider::Rule { id }) => {
-            sql.push(" AND a.decided_by = ")
-                .push_bind(format!("grant:{id}"));
+            sql.push_str(" AND a.decided_by = ?");
+            values.push(Value::Owned(format!("grant:{id}")));
         }
-        Some(Decider::Expiry) => {
-            sql.push(" AND a.status = 'expired'");
-        }
+        Some(Decider::Expiry) => sql.push_str(" AND a.status = 'expired'"),
     }
     if let Some(id) = &q.watched_by {
-        sql.push(" AND a.watched_by = ")
-            .push_bind(id.as_str().to_owned());
+        sql.push_str(" AND a.watched_by = ?");
+        values.push(Value::Text(id.as_str()));
     }
     if q.failed {
-        sql.push(
-            " AND a.result_view IS NOT NULL AND (ifnull(json_extract(a.result_view, '$.exit_code'), 0) <> 0
-               OR json_extract(a.result_view, '$.error') IS NOT NULL)",
+        // `jsonb(…)`: SQLite's binary JSON, PostgreSQL's cast of the text; `->>` reads both.
+        sql.push_str(
+            " AND a.result_view IS NOT NULL
+              AND (coalesce(CAST(jsonb(a.result_view) ->> 'exit_code' AS BIGINT), 0) <> 0
+                   OR jsonb(a.result_view) ->> 'error' IS NOT NULL)",
         );
     }
     if let Some(since) = q.since {
-        sql.push(" AND a.decided_at >= ").push_bind(since);
+        sql.push_str(" AND a.decided_at >= ?");
+        values.push(Value::Int(since));
     }
     if let Some(until) = q.until {
-        sql.push(" AND a.decided_at < ").push_bind(until);
+        sql.push_str(" AND a.decided_at < ?");
+        values.push(Value::Int(until));
     }
 }
 
 /// The agents and projects of the latest `recent` decisions, most decisions first (at most 50
 /// of each): bounded however long History is.
-pub async fn facets(conn: &mut SqliteConnection, recent: u32) -> Result<HistoryFacets, StoreError> {
+pub async fn facets(conn: impl Into<Conn<'_>>, recent: u32) -> Result<HistoryFacets, StoreError> {
+    let mut conn = conn.into();
     let of = |column: &str| {
         format!(
             "SELECT v FROM (SELECT {column} AS v FROM approvals WHERE status <> 'pending'
-               ORDER BY decided_at DESC LIMIT ?)
+               ORDER BY decided_at DESC LIMIT ?) AS recent
              WHERE v IS NOT NULL GROUP BY v ORDER BY count(*) DESC, v LIMIT 50"
         )
     };
-    let agents: Vec<(String,)> = sqlx::query_as(&of("requester_name"))
-        .bind(recent)
-        .fetch_all(&mut *conn)
-        .await?;
-    let projects: Vec<(String,)> = sqlx::query_as(&of("requester_cwd"))
-        .bind(recent)
-        .fetch_all(&mut *conn)
-        .await?;
+    let recent = [Value::Int(i64::from(recent))];
+    let agents: Vec<(String,)> = fetch_all(conn.reborrow(), &of("requester_name"), &recent).await?;
+    let projects: Vec<(String,)> = fetch_all(conn, &of("requester_cwd"), &recent).await?;
     Ok(HistoryFacets {
         agents: agents.into_iter().map(|(v,)| v).collect(),
         projects: projects.into_iter().map(|(v,)| v).collect(),

@@ -1,0 +1,391 @@
+//! The console a team shares, on PostgreSQL: the same console as on SQLite, through the API an
+//! agent uses, on a real PostgreSQL (`make test` runs the `::postgres` tests through
+//! `scripts/with-postgres.sh`, which gives the database; they are ignored without it).
+
+use std::process::Command;
+
+use countersign_domain::approval::{HistoryOrder, Status};
+use countersign_domain::history::HistoryQuery;
+use countersign_domain::ids::ApprovalId;
+use countersign_engine::console::Console;
+use countersign_store::Store;
+use reqwest::StatusCode;
+
+use crate::restart::BIN;
+use crate::support::DecideSeen as _;
+use crate::support::{always_any, serve, terminal};
+
+/// The test cluster's URL with the database `db` in place of `postgres`.
+fn url_of(db: &str) -> String {
+    let url = std::env::var("COUNTERSIGN_TEST_POSTGRES")
+        .expect("no PostgreSQL: run through scripts/with-postgres.sh (as make test does)");
+    url.replacen("/postgres?", &format!("/{db}?"), 1)
+}
+
+/// A fresh database `db` on the test cluster; its URL.
+async fn fresh_database(db: &str) -> String {
+    let admin = sqlx::PgPool::connect(&url_of("postgres")).await.unwrap();
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+        format!("CREATE DATABASE {db}"),
+    ] {
+        sqlx::query(&statement).execute(&admin).await.unwrap();
+    }
+    admin.close().await;
+    url_of(db)
+}
+
+mod a_call_is_decided_remembered_found_and_chained {
+    #[tokio::test]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::a_call_is_decided_remembered_found_and_chained().await;
+    }
+}
+
+/// An agent's call through the API, decided by a person with "don't ask again"; the same call
+/// approved by the rule at once, also by a second console opened on the same database; both
+/// found in History by their words; the audit chain whole, then a decision changed behind
+/// the console's back found.
+async fn a_call_is_decided_remembered_found_and_chained() {
+    let url = fresh_database("team_decided").await;
+    let store = Store::open_postgres(&url).await.unwrap();
+    assert!(store.is_postgres() && store.path().is_none());
+    let s = serve(Console::new(store), crate::support::workdir()).await;
+    let body = terminal("tools.claude-code.Bash", "cargo test --workspace");
+
+    let (code, first) = s.post("/v1/approvals", &body).await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{first}");
+    let id = ApprovalId::parse(first["id"].as_str().unwrap()).unwrap();
+    let poll = tokio::spawn(
+        s.request(reqwest::Method::GET, &format!("/v1/approvals/{id}?wait=30"))
+            .send(),
+    );
+    while s.console.waiting() == 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    s.console.decide_seen(&id, always_any()).await.unwrap();
+    let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
+    assert_eq!(polled["status"], "approved");
+    assert_eq!(polled["decided_by"], "person");
+
+    // The rule approves the same call at once, with no one asked.
+    let (code, again) = s.post("/v1/approvals", &body).await;
+    assert_eq!(code, StatusCode::OK, "{again}");
+    assert_eq!(again["status"], "approved");
+    let rule = again["decided_by"].as_str().unwrap().to_owned();
+    assert!(rule.starts_with("grant:"), "{rule}");
+    // Another agent's call, which the rule does not reach, waits; declined, it stays so.
+    let (code, other) = s
+        .post(
+            "/v1/approvals",
+            &terminal("tools.codex.Bash", "rm -rf /srv/data"),
+        )
+        .await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{other}");
+    let other_id = ApprovalId::parse(other["id"].as_str().unwrap()).unwrap();
+    s.console
+        .decide_seen(
+            &other_id,
+            countersign_domain::approval::Decision::Decline {
+                reason: Some("not the shared disk".into()),
+            },
+        )
+        .await
+        .unwrap();
+
+    // A second console on the same database knows the rule and the decisions.
+    let second = Console::new(Store::open_postgres(&url).await.unwrap());
+    let grants = second.grants().await.unwrap();
+    assert_eq!(grants.len(), 1);
+    assert_eq!(grants[0].uses, 1);
+    let by_second = second.approval(&other_id).await.unwrap();
+    assert_eq!(by_second.status, Status::Declined);
+    assert_eq!(by_second.reason.as_deref(), Some("not the shared disk"));
+
+    // History finds calls by their words, the last as a word's start, on either console.
+    let found = |text: &str| HistoryQuery {
+        text: Some(text.to_owned()),
+        ..HistoryQuery::default()
+    };
+    for (console, text, want) in [
+        (&s.console, "cargo work", 2),
+        (&second, "workspace", 2),
+        (&second, "srv data", 1),
+        (&second, "shared disk", 1),
+        (&second, "nothing-like-it", 0),
+    ] {
+        let page = console
+            .history_search(&found(text), HistoryOrder::NewestFirst, None, 10)
+            .await
+            .unwrap();
+        assert_eq!(page.calls.len(), want, "“{text}”");
+        assert_eq!(
+            console.history_count(&found(text)).await.unwrap().total,
+            i64::try_from(want).unwrap()
+        );
+    }
+
+    // The chain holds every decision, and finds one changed behind the console's back.
+    let verified = {
+        let mut conn = second.store().read().await.unwrap();
+        countersign_store::audit::verify(&mut conn, &[])
+            .await
+            .unwrap()
+    };
+    assert_eq!((verified.decisions, verified.found), (3, 0));
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE approvals SET reason = 'approved by the team' WHERE id = $1")
+        .bind(other_id.as_str())
+        .execute(&pool)
+        .await
+        .unwrap();
+    let verified = {
+        let mut conn = second.store().read().await.unwrap();
+        countersign_store::audit::verify(&mut conn, &[])
+            .await
+            .unwrap()
+    };
+    assert_eq!(verified.found, 1, "{:?}", verified.findings);
+    assert_eq!(
+        verified.findings[0].call.as_deref(),
+        Some(other_id.as_str())
+    );
+    // The readers' connections cannot write.
+    let mut conn = second.store().read().await.unwrap();
+    let fresh = countersign_domain::approval::Approval::pending(
+        countersign_domain::tool::ToolAddress::parse("x.y").unwrap(),
+        countersign_domain::approval::Requester {
+            name: "agent".into(),
+            session: None,
+            cwd: None,
+        },
+        countersign_domain::call::CallView::Terminal(countersign_domain::call::TerminalCall {
+            title: "t".into(),
+            command: "ls".into(),
+            args: None,
+            description: None,
+            cwd: None,
+            env: None,
+            options: None,
+        }),
+        None,
+        "sha256:00".into(),
+        0,
+        1,
+    );
+    assert!(
+        countersign_store::approvals::insert(&mut conn, &fresh)
+            .await
+            .is_err()
+    );
+}
+
+/// `serve --database` refuses what is not a PostgreSQL URL before it opens anything, with a
+/// usage error.
+#[test]
+fn serve_refuses_a_database_that_is_not_postgres() {
+    let dir = crate::support::workdir();
+    for url in [
+        "sqlite:///tmp/x.db",
+        "mysql://h/db",
+        "not a url",
+        "postgres://h:port/x",
+    ] {
+        let out = Command::new(BIN)
+            .args(["serve", "--database", url, "--data-dir"])
+            .arg(dir.path())
+            .env_remove("COUNTERSIGN_DATABASE")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--database:"), "{url}: {err}");
+        assert!(!dir.path().join("countersign.db").exists(), "{url}");
+    }
+}
+
+mod serve_prints_where_it_keeps_things_never_the_password {
+    #[tokio::test]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::serve_prints_where_it_keeps_things_never_the_password().await;
+    }
+}
+
+/// `countersign serve --database postgres://…` as a person runs it: it says where it keeps
+/// everything without the password in the URL, and keeps no SQLite file.
+async fn serve_prints_where_it_keeps_things_never_the_password() {
+    use std::io::BufRead as _;
+    let url = fresh_database("team_serve").await;
+    // The test cluster trusts its socket: the password is only there to be hidden.
+    let with_password = url.replacen("://countersign@", "://countersign:hunter2-secret@", 1);
+    assert_ne!(with_password, url, "the URL names its user: {url}");
+    let dir = crate::support::workdir();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--database", &with_password, "--data-dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let lines: Vec<String> = std::io::BufReader::new(stdout)
+        .lines()
+        .take(4)
+        .map(Result::unwrap)
+        .collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    let printed = lines.join("\n");
+    assert!(
+        printed.contains("listening on http://127.0.0.1:"),
+        "{printed}"
+    );
+    assert!(printed.contains("database: PostgreSQL "), "{printed}");
+    assert!(printed.contains("/team_serve"), "{printed}");
+    assert!(!printed.contains("hunter2"), "{printed}");
+    assert!(!dir.path().join("countersign.db").exists());
+}
+
+mod a_decision_on_one_console_wakes_the_agent_waiting_on_another {
+    #[tokio::test]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::a_decision_on_one_console_wakes_the_agent_waiting_on_another().await;
+    }
+}
+
+/// Two consoles on one database: an agent asks through one and waits on it; the person
+/// decides on the other, and the waiting agent hears the decision at once. Without the
+/// wake-up the agent's 30 s wait would run out first (then it too reads the decision): the
+/// check is that it answered long before, a margin no loaded machine comes near. The second
+/// console's own listeners hear of the call.
+async fn a_decision_on_one_console_wakes_the_agent_waiting_on_another() {
+    let url = fresh_database("team_wake").await;
+    let one = Console::new(Store::open_postgres(&url).await.unwrap());
+    let other = Console::new(Store::open_postgres(&url).await.unwrap());
+    one.listening().await;
+    other.listening().await;
+    let mut heard = other.subscribe();
+    let s = serve(one, crate::support::workdir()).await;
+    for round in 0..3 {
+        let body = terminal("tools.claude-code.Bash", &format!("make deploy-{round}"));
+        let (code, asked) = s.post("/v1/approvals", &body).await;
+        assert_eq!(code, StatusCode::ACCEPTED, "{asked}");
+        let id = ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap();
+        let poll = tokio::spawn(
+            s.request(reqwest::Method::GET, &format!("/v1/approvals/{id}?wait=30"))
+                .send(),
+        );
+        while s.console.waiting() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        // The other console's window hears of the call.
+        let created = async {
+            loop {
+                match heard.recv().await.unwrap() {
+                    countersign_engine::console::ChangeEvent::ApprovalCreated { approval }
+                        if approval.id == id =>
+                    {
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(20), created)
+            .await
+            .unwrap_or_else(|_| panic!("round {round}: the other console never heard of the call"));
+        let decided = std::time::Instant::now();
+        other
+            .decide_seen(&id, countersign_domain::approval::Decision::Approve)
+            .await
+            .unwrap();
+        let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
+        assert!(
+            decided.elapsed() < std::time::Duration::from_secs(20),
+            "round {round}: the agent waited out its wait rather than being woken"
+        );
+        assert_eq!(polled["status"], "approved", "round {round}: {polled}");
+        assert_eq!(polled["decided_by"], "person");
+        assert_eq!(s.console.waiting(), 0);
+    }
+}
+
+mod racing_consoles_decide_a_call_once_and_expire_it_once {
+    #[tokio::test]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::racing_consoles_decide_a_call_once_and_expire_it_once().await;
+    }
+}
+
+/// Two people on two consoles decide the same call at the same moment: one decision is kept,
+/// the other is told the call was already decided. Both consoles sweep a run-out call at once:
+/// it expires once, and the audit chain holds each decision exactly once.
+async fn racing_consoles_decide_a_call_once_and_expire_it_once() {
+    use countersign_domain::approval::Decision;
+    use countersign_engine::error::Error;
+    let url = fresh_database("team_race").await;
+    let one = Console::new(Store::open_postgres(&url).await.unwrap());
+    let other = Console::new(Store::open_postgres(&url).await.unwrap());
+    let s = serve(one.clone(), crate::support::workdir()).await;
+    for round in 0..5 {
+        let asked = s
+            .ask(&terminal(
+                "tools.claude-code.Bash",
+                &format!("terraform apply -{round}"),
+            ))
+            .await;
+        let id = ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap();
+        let (a, b) = tokio::join!(
+            one.decide_seen(&id, Decision::Approve),
+            other.decide_seen(
+                &id,
+                Decision::Decline {
+                    reason: Some("not today".into())
+                }
+            ),
+        );
+        let kept = match (&a, &b) {
+            (Ok(kept), Err(Error::AlreadyDecided(_)))
+            | (Err(Error::AlreadyDecided(_)), Ok(kept)) => kept.status,
+            other => panic!("round {round}: one decision kept, the other refused: {other:?}"),
+        };
+        assert_eq!(one.approval(&id).await.unwrap().status, kept);
+        assert_eq!(other.approval(&id).await.unwrap().status, kept);
+    }
+    // Calls left to run out, swept by both consoles at once.
+    let mut waiting = Vec::new();
+    for round in 0..3 {
+        let asked = s
+            .ask(&terminal(
+                "tools.claude-code.Bash",
+                &format!("kubectl drain node-{round}"),
+            ))
+            .await;
+        waiting.push(ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap());
+    }
+    for c in [&one, &other] {
+        c.clock()
+            .advance(std::time::Duration::from_secs(24 * 3_600));
+    }
+    let (a, b) = tokio::join!(one.sweep_expired(), other.sweep_expired());
+    assert_eq!(a.unwrap() + b.unwrap(), 3, "each call expires once");
+    for id in &waiting {
+        assert_eq!(other.approval(id).await.unwrap().status, Status::Expired);
+    }
+    let verified = {
+        let mut conn = other.store().read().await.unwrap();
+        countersign_store::audit::verify(&mut conn, &[])
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        (verified.decisions, verified.found),
+        (8, 0),
+        "{:?}",
+        verified.findings
+    );
+}
