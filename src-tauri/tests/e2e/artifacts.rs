@@ -186,7 +186,7 @@ export default function Report() {
     {
         let mut tx = store.write().await.unwrap();
         sqlx::query("UPDATE artifact_versions SET compiled = NULL, compiled_by = NULL")
-            .execute(&mut *tx)
+            .execute(tx.sqlite().unwrap())
             .await
             .unwrap();
         tx.commit().await.unwrap();

@@ -222,7 +222,7 @@ async fn o_deny_rule_and_expiry() {
             .as_millis();
         sqlx::query("UPDATE grants SET expires_at = ? WHERE expires_at IS NOT NULL")
             .bind(i64::try_from(ms).unwrap() - 1_000)
-            .execute(&mut *tx)
+            .execute(tx.sqlite().unwrap())
             .await
             .unwrap();
         tx.commit().await.unwrap();
