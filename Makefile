@@ -53,11 +53,11 @@ e2e: ## the real app under Xvfb, driven over WebDriver
 	$(CARGO) build -p countersign -p countersign-desktop --bins
 	scripts/e2e.sh
 
-bench: deps ui ## measure the goals against their baselines; writes target/bench/results.{json,md}
+bench: deps ui ## measure the goals against their baselines (PostgreSQL's beside SQLite's, on a private cluster); writes target/bench/results.{json,md}
 	$(CARGO) build --release -p countersign -p countersign-desktop -p hello-tauri --bins
 	rm -f target/bench/desktop.json
 	scripts/headless.sh $(CARGO) bench -p countersign-desktop --bench desktop
-	$(CARGO) bench -p countersign --bench countersign
+	scripts/with-postgres.sh $(CARGO) bench -p countersign --bench countersign
 
 soak: deps ## the long reliability runs: 1,000 SIGKILL cycles, then each fuzz target for FUZZ_SOAK_SECONDS; prints the figures
 	FUZZ_SECONDS=$(FUZZ_SOAK_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/soak.sh

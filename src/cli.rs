@@ -50,7 +50,12 @@ pub enum Command {
         /// Keep everything in this PostgreSQL database (`postgres://user@host/db`) rather than
         /// the data directory's SQLite file: the console a team shares. The data directory
         /// still holds the lock and the API token.
-        #[arg(long, env = "COUNTERSIGN_DATABASE", value_name = "URL")]
+        #[arg(
+            long,
+            env = "COUNTERSIGN_DATABASE",
+            hide_env_values = true,
+            value_name = "URL"
+        )]
         database: Option<String>,
     },
     /// Ask for approval of a call, wait for the decision and print it.

@@ -45,5 +45,8 @@ async fn main() {
     if want("acp_proxy") {
         rows.extend(scenarios::acp_proxy().await);
     }
+    if want("postgres") {
+        rows.extend(scenarios::postgres().await);
+    }
     measure::write(&rows);
 }

@@ -1128,3 +1128,173 @@ pub async fn history_search() -> Vec<Row> {
     );
     rows
 }
+
+/// A console on a fresh PostgreSQL database of the cluster `scripts/with-postgres.sh` started
+/// (`COUNTERSIGN_TEST_POSTGRES`), named `db`; `None` without one.
+async fn postgres_store(db: &str) -> Option<Store> {
+    let url = std::env::var("COUNTERSIGN_TEST_POSTGRES").ok()?;
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+        format!("CREATE DATABASE {db}"),
+    ] {
+        sqlx::query(&statement).execute(&admin).await.unwrap();
+    }
+    admin.close().await;
+    let url = url.replacen("/postgres?", &format!("/{db}?"), 1);
+    Some(Store::open_postgres(&url).await.unwrap())
+}
+
+/// A console whose one call is approved for good: every later submission of `body` is a
+/// grant hit.
+async fn granted(console: &Console, body: &Value) {
+    let first = console
+        .submit(serde_json::from_value::<Submission>(body.clone()).unwrap())
+        .await
+        .unwrap();
+    console
+        .decide(&first.id, &first.digest, Decision::ALWAYS)
+        .await
+        .unwrap();
+}
+
+/// The team console's store beside the desk's: grant hits over HTTP at 1 and 16 clients on
+/// PostgreSQL against the same on SQLite, in alternating rounds of one run; and the wake-up of
+/// 200 agents waiting on one console when the person decides on another console of the same
+/// database, against 200 agents woken on one SQLite console. Needs the cluster
+/// `scripts/with-postgres.sh` starts (`make bench` runs through it); without one, no rows.
+pub async fn postgres() -> Vec<Row> {
+    let Some(pg_store) = postgres_store("bench_grant_hit").await else {
+        eprintln!("postgres: no cluster (run through scripts/with-postgres.sh): no rows");
+        return Vec::new();
+    };
+    let body = terminal("cargo test");
+    let pg = Console::new(pg_store);
+    let (lite, _dir) = console(DEFAULT_MAX_BATCH).await;
+    granted(&pg, &body).await;
+    granted(&lite, &body).await;
+    let (pg_url, pg_token) = serve_console(&pg).await;
+    let (lite_url, lite_token) = serve_console(&lite).await;
+    let mut rows = Vec::new();
+    for clients in [1, 16] {
+        let run = Duration::from_millis(700);
+        for (url, token) in [(&pg_url, &pg_token), (&lite_url, &lite_token)] {
+            load(
+                url,
+                token.expose(),
+                &body,
+                clients,
+                Duration::from_millis(200),
+            )
+            .await;
+        }
+        let (mut ours, mut lat, mut base, mut base_lat) = (0.0, Vec::new(), 0.0, Vec::new());
+        for _ in 0..ROUNDS {
+            let (rate, l) = load(&pg_url, pg_token.expose(), &body, clients, run).await;
+            ours += rate / ROUNDS as f64;
+            lat.extend(l);
+            let (rate, l) = load(&lite_url, lite_token.expose(), &body, clients, run).await;
+            base += rate / ROUNDS as f64;
+            base_lat.extend(l);
+        }
+        lat.sort();
+        base_lat.sort();
+        rows.push(
+            Row::new(
+                &format!("grant_hit_postgres_c{clients}_throughput"),
+                ours,
+                "req/s",
+                "informational: a shared database's cost beside SQLite's",
+                true,
+            )
+            .against("SQLite", base),
+        );
+        rows.push(
+            Row::new(
+                &format!("grant_hit_postgres_c{clients}_p99"),
+                quantile_ms(&lat, 0.99),
+                "ms",
+                "informational",
+                true,
+            )
+            .against("SQLite p99", quantile_ms(&base_lat, 0.99)),
+        );
+    }
+
+    // The wake-up across consoles.
+    let Some(a_store) = postgres_store("bench_wake_up").await else {
+        return rows;
+    };
+    let url_b = std::env::var("COUNTERSIGN_TEST_POSTGRES")
+        .unwrap()
+        .replacen("/postgres?", "/bench_wake_up?", 1);
+    let waited_on = Console::new(a_store);
+    let decider = Console::new(Store::open_postgres(&url_b).await.unwrap());
+    waited_on.listening().await;
+    decider.listening().await;
+    let (lite, _dir2) = console(DEFAULT_MAX_BATCH).await;
+    let across = wake(&waited_on, &decider, 200).await;
+    let alone = wake(&lite, &lite, 200).await;
+    let p99 = quantile_ms(&across, 0.99);
+    rows.push(
+        Row::new(
+            "wake_up_postgres_across_consoles_p50",
+            quantile_ms(&across, 0.5),
+            "ms",
+            "informational",
+            true,
+        )
+        .against("one SQLite console p50", quantile_ms(&alone, 0.5)),
+    );
+    rows.push(
+        Row::new(
+            "wake_up_postgres_across_consoles_p99",
+            p99,
+            "ms",
+            "≤ 50 ms",
+            p99 <= 50.0,
+        )
+        .against("one SQLite console p99", quantile_ms(&alone, 0.99)),
+    );
+    rows
+}
+
+/// `n` agents long-poll `waited_on`; the person decides each on `decider`, one after
+/// another: from each decision's start to its agent's answer, sorted.
+async fn wake(waited_on: &Console, decider: &Console, n: usize) -> Vec<Duration> {
+    let (url, token) = serve_console(waited_on).await;
+    let http = reqwest::Client::new();
+    let mut arrivals = HashMap::new();
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let s: Submission = serde_json::from_value(terminal(&format!("deploy {i}"))).unwrap();
+        let a = waited_on.submit(s).await.unwrap();
+        let req = http
+            .get(format!("{url}/v1/approvals/{}?wait=60", a.id))
+            .bearer_auth(token.expose());
+        arrivals.insert(
+            a.id.clone(),
+            tokio::spawn(async move {
+                let resp = req.send().await.unwrap();
+                let _ = resp.bytes().await.unwrap();
+                Instant::now()
+            }),
+        );
+        ids.push((a.id, a.digest));
+    }
+    while waited_on.waiting() < n {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut clicked = HashMap::new();
+    for (id, digest) in &ids {
+        clicked.insert(id.clone(), Instant::now());
+        decider.decide(id, digest, Decision::Approve).await.unwrap();
+    }
+    let mut lat = Vec::new();
+    for (id, _) in &ids {
+        let arrived = arrivals.remove(id).unwrap().await.unwrap();
+        lat.push(arrived.duration_since(clicked[id]));
+    }
+    lat.sort();
+    lat
+}

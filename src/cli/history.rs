@@ -36,6 +36,15 @@ pub struct VerifyArgs {
     /// An export made earlier (JSON Lines): the chain must still hold every record's entry.
     #[arg(long, value_name = "FILE")]
     against: Option<PathBuf>,
+    /// Read the PostgreSQL database a team's consoles keep (`postgres://…`) rather than the
+    /// data directory's file.
+    #[arg(
+        long,
+        env = "COUNTERSIGN_DATABASE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    database: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -76,6 +85,15 @@ pub struct ExportArgs {
     /// Words that must appear in what was asked or came back.
     #[arg(long)]
     text: Option<String>,
+    /// Read the PostgreSQL database a team's consoles keep (`postgres://…`) rather than the
+    /// data directory's file.
+    #[arg(
+        long,
+        env = "COUNTERSIGN_DATABASE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    database: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -137,6 +155,19 @@ pub async fn run(dir: &DataDir, cmd: HistoryCommand) -> Result<ExitCode, CliErro
     }
 }
 
+/// History to read: the PostgreSQL database at `database` when given, else the data
+/// directory's file.
+async fn open(dir: &DataDir, database: Option<&str>) -> Result<History, CliError> {
+    match database {
+        None => Ok(History::open(&dir.db_path()).await?),
+        Some(url) => {
+            countersign_engine::server::describe_database(url)
+                .map_err(|why| CliError::Usage(format!("--database: {why}")))?;
+            Ok(History::open_postgres(url).await?)
+        }
+    }
+}
+
 /// The entries an earlier JSON Lines export names, each record's `chain`.
 fn anchors_of(path: &std::path::Path) -> Result<Vec<Anchor>, CliError> {
     use std::io::BufRead as _;
@@ -180,7 +211,7 @@ async fn verify(dir: &DataDir, a: VerifyArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = &a.against {
         anchors.extend(anchors_of(path)?);
     }
-    let mut history = History::open(&dir.db_path()).await?;
+    let mut history = open(dir, a.database.as_deref()).await?;
     let v = history.verify(&anchors).await?;
     let mut out = std::io::stdout().lock();
     let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -263,7 +294,7 @@ async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
         FormatArg::Jsonl => Format::Jsonl,
         FormatArg::Csv => Format::Csv,
     };
-    let mut history = History::open(&dir.db_path()).await?;
+    let mut history = open(dir, a.database.as_deref()).await?;
     let total = history.count(&q).await?;
     let out: Box<dyn std::io::Write> = match &a.output {
         Some(path) => Box::new(

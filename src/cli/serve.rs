@@ -12,6 +12,16 @@ use countersign_engine::server::Server;
 /// listens for it).
 pub async fn run(dir: &DataDir, port: u16, database: Option<&str>) -> Result<ExitCode, CliError> {
     let shown = database.map(shown_database).transpose()?;
+    if let Some(url) = database
+        && countersign_engine::server::database_has_password(url)
+        && std::env::var("COUNTERSIGN_DATABASE").ok().as_deref() != Some(url)
+    {
+        eprintln!(
+            "countersign: warning: the password in --database can be read by every user of \
+             this machine (in its list of processes); give it in PGPASSWORD, a ~/.pgpass file \
+             or COUNTERSIGN_DATABASE instead"
+        );
+    }
     let server = Server::start_on(dir, port, database).await?;
     println!("Countersign console listening on {}", server.url);
     println!("data directory: {}", server.dir().root().display());

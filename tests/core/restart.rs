@@ -27,10 +27,19 @@ pub struct Serve {
 }
 
 pub fn serve(dir: &Path) -> Serve {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--data-dir"])
-        .arg(dir)
+    serve_on(dir, None)
+}
+
+/// [`serve`] on the PostgreSQL database at `database`, when given.
+pub fn serve_on(dir: &Path, database: Option<&str>) -> Serve {
+    let mut command = Command::new(BIN);
+    command.args(["serve", "--data-dir"]).arg(dir);
+    if let Some(url) = database {
+        command.args(["--database", url]);
+    }
+    let mut child = command
         .env_remove("COUNTERSIGN_DATA_DIR")
+        .env_remove("COUNTERSIGN_DATABASE")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -23,7 +23,7 @@ fn url_of(db: &str) -> String {
 }
 
 /// A fresh database `db` on the test cluster; its URL.
-async fn fresh_database(db: &str) -> String {
+pub(crate) async fn fresh_database(db: &str) -> String {
     let admin = sqlx::PgPool::connect(&url_of("postgres")).await.unwrap();
     for statement in [
         format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
@@ -134,6 +134,27 @@ async fn a_call_is_decided_remembered_found_and_chained() {
             .unwrap()
     };
     assert_eq!((verified.decisions, verified.found), (3, 0));
+    // The auditor's command line reads the same database, and exports its calls.
+    let audit = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .args(["--database", &url, "--data-dir"])
+            .arg(crate::support::workdir().path())
+            .env_remove("COUNTERSIGN_DATABASE")
+            .output()
+            .unwrap()
+    };
+    let out = audit(&["history", "verify"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("holds: 3 decisions"), "{said}");
+    let out = audit(&["history", "export", "--text", "srv"]);
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["id"], other_id.as_str());
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
     sqlx::query("UPDATE approvals SET reason = 'approved by the team' WHERE id = $1")
         .bind(other_id.as_str())
@@ -147,6 +168,13 @@ async fn a_call_is_decided_remembered_found_and_chained() {
             .unwrap()
     };
     assert_eq!(verified.found, 1, "{:?}", verified.findings);
+    let out = audit(&["history", "verify"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(
         verified.findings[0].call.as_deref(),
         Some(other_id.as_str())
@@ -258,9 +286,10 @@ mod a_decision_on_one_console_wakes_the_agent_waiting_on_another {
 
 /// Two consoles on one database: an agent asks through one and waits on it; the person
 /// decides on the other, and the waiting agent hears the decision at once. Without the
-/// wake-up the agent's 30 s wait would run out first (then it too reads the decision): the
-/// check is that it answered long before, a margin no loaded machine comes near. The second
-/// console's own listeners hear of the call.
+/// wake-up the agent would find the decision only when it reads its call again, 5 s after it
+/// began waiting (a fallback for a notice lost with its sender): the check is that it
+/// answered within 3 s of the decision, a margin a loaded machine does not come near (the
+/// wake-up takes milliseconds). The second console's own listeners hear of the call.
 async fn a_decision_on_one_console_wakes_the_agent_waiting_on_another() {
     let url = fresh_database("team_wake").await;
     let one = Console::new(Store::open_postgres(&url).await.unwrap());
@@ -304,8 +333,8 @@ async fn a_decision_on_one_console_wakes_the_agent_waiting_on_another() {
             .unwrap();
         let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
         assert!(
-            decided.elapsed() < std::time::Duration::from_secs(20),
-            "round {round}: the agent waited out its wait rather than being woken"
+            decided.elapsed() < std::time::Duration::from_secs(3),
+            "round {round}: the agent found the decision by reading again, not by being woken"
         );
         assert_eq!(polled["status"], "approved", "round {round}: {polled}");
         assert_eq!(polled["decided_by"], "person");
@@ -388,4 +417,105 @@ async fn racing_consoles_decide_a_call_once_and_expire_it_once() {
         "{:?}",
         verified.findings
     );
+}
+
+mod forged_notices_wake_no_one_and_announce_nothing_twice {
+    #[tokio::test]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::forged_notices_wake_no_one_and_announce_nothing_twice().await;
+    }
+}
+
+/// Anyone who can connect to the database can send on the consoles' channel. A notice says
+/// only what to read again: one claiming a pending call was decided wakes no agent, one
+/// repeating a call's arrival announces it no second time, and what is not a notice is
+/// dropped; the console goes on hearing the real ones.
+async fn forged_notices_wake_no_one_and_announce_nothing_twice() {
+    use countersign_engine::console::ChangeEvent;
+    let url = fresh_database("team_forged").await;
+    let one = Console::new(Store::open_postgres(&url).await.unwrap());
+    let other = Console::new(Store::open_postgres(&url).await.unwrap());
+    one.listening().await;
+    other.listening().await;
+    let mut heard = other.subscribe();
+    let s = serve(one, crate::support::workdir()).await;
+    let asked = s
+        .ask(&terminal("tools.claude-code.Bash", "git push --force"))
+        .await;
+    let id = ApprovalId::parse(asked["id"].as_str().unwrap()).unwrap();
+    let poll = tokio::spawn(
+        s.request(reqwest::Method::GET, &format!("/v1/approvals/{id}?wait=30"))
+            .send(),
+    );
+    while s.console.waiting() == 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let forge = |payload: String| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query("SELECT pg_notify('countersign_changes', $1)")
+                .bind(payload)
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+    };
+    for payload in [
+        format!(r#"{{"from":"forger","change":{{"kind":"finished","id":"{id}"}}}}"#),
+        format!(r#"{{"from":"forger","change":{{"kind":"created","id":"{id}"}}}}"#),
+        format!(r#"{{"from":"forger","change":{{"kind":"created","id":"{id}"}}}}"#),
+        r#"{"from":"forger","change":{"kind":"approved","id":"x"}}"#.to_owned(),
+        "not a notice".to_owned(),
+        format!(
+            r#"{{"from":"forger","change":{{"kind":"finished","id":"{}"}}}}"#,
+            "z".repeat(5_000)
+        ),
+    ] {
+        forge(payload).await;
+    }
+    // A real change after the forgeries: once the other console has heard it, it has heard
+    // (and dropped) everything sent before it.
+    let (code, _) = s
+        .post(
+            "/v1/artifacts",
+            &serde_json::json!({"title": "marker", "code": "export default () => <p>M</p>"}),
+        )
+        .await;
+    assert!(code.is_success());
+    let mut created = 0;
+    let until_marker = async {
+        loop {
+            match heard.recv().await.unwrap() {
+                ChangeEvent::ApprovalCreated { approval } if approval.id == id => created += 1,
+                ChangeEvent::ApprovalFinished { .. } => panic!("a forged decision was announced"),
+                ChangeEvent::ArtifactSaved { .. } => break,
+                _ => {}
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(20), until_marker)
+        .await
+        .expect("the other console went on hearing");
+    assert_eq!(
+        created, 1,
+        "the call is announced once, however often its arrival is told"
+    );
+    // The agent still waits on its call, which no one decided.
+    assert!(!poll.is_finished());
+    assert_eq!(s.console.waiting(), 1);
+    assert_eq!(
+        s.console.approval(&id).await.unwrap().status,
+        Status::Pending
+    );
+    s.console
+        .decide_seen(
+            &id,
+            countersign_domain::approval::Decision::Decline { reason: None },
+        )
+        .await
+        .unwrap();
+    let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
+    assert_eq!(polled["status"], "declined");
 }

@@ -120,9 +120,10 @@ impl Console {
         let protected = crate::places::protected(data_dir.as_deref()).into();
         let (events, _) = broadcast::channel(events::EVENT_BUFFER);
         let closing = tokio::sync::watch::Sender::new(false);
+        let hearing_closes = closing.subscribe();
         Self {
             inner: Arc::new_cyclic(|inner| Inner {
-                sharing: shared::Sharing::start(&store, inner.clone()),
+                sharing: shared::Sharing::start(&store, inner.clone(), hearing_closes),
                 store,
                 checker: crate::render_check::RenderCheck::new(),
                 batcher,

@@ -169,10 +169,34 @@ fn time(ms: i64) -> String {
 /// History read straight from the database file, beside a running console or without one:
 /// an export needs no API (which agents hold the token to) and no console.
 pub struct History {
-    conn: SqliteConnection,
+    conn: Snapshot,
+}
+
+/// The connection History is read through: a SQLite file's or a PostgreSQL database's.
+enum Snapshot {
+    Sqlite(SqliteConnection),
+    Postgres(Box<sqlx::PgConnection>),
+}
+
+impl Snapshot {
+    fn conn(&mut self) -> countersign_store::backend::Conn<'_> {
+        match self {
+            Snapshot::Sqlite(c) => c.into(),
+            Snapshot::Postgres(c) => (&mut **c).into(),
+        }
+    }
 }
 
 impl History {
+    /// Opens the PostgreSQL database at `url` (a team's consoles') for one snapshot, read
+    /// only; it must be at this version's schema.
+    pub async fn open_postgres(url: &str) -> Result<Self, ExportError> {
+        let conn = countersign_store::postgres::read_snapshot(url).await?;
+        Ok(Self {
+            conn: Snapshot::Postgres(Box::new(conn)),
+        })
+    }
+
     /// Opens the database at `db` read-only; it must exist and be at this version's schema.
     pub async fn open(db: &std::path::Path) -> Result<Self, ExportError> {
         if !db.exists() {
@@ -186,7 +210,9 @@ impl History {
             .execute(&mut conn)
             .await
             .map_err(StoreError::from)?;
-        Ok(Self { conn })
+        Ok(Self {
+            conn: Snapshot::Sqlite(conn),
+        })
     }
 
     /// Walks the audit chain against the records: see [`audit::verify`].
@@ -194,12 +220,12 @@ impl History {
         &mut self,
         anchors: &[audit::Anchor],
     ) -> Result<audit::Verified, ExportError> {
-        Ok(audit::verify(&mut self.conn, anchors).await?)
+        Ok(audit::verify(self.conn.conn(), anchors).await?)
     }
 
     /// How many calls an export of `q` writes.
     pub async fn count(&mut self, q: &HistoryQuery) -> Result<u64, ExportError> {
-        count(&mut self.conn, q).await
+        count(self.conn.conn(), q).await
     }
 
     /// Writes every call `q` matches: see [`write`].
@@ -210,12 +236,15 @@ impl History {
         out: impl Write,
         progress: impl FnMut(u64),
     ) -> Result<u64, ExportError> {
-        write(&mut self.conn, q, format, out, progress).await
+        write(self.conn.conn(), q, format, out, progress).await
     }
 }
 
 /// How many calls an export of `q` writes.
-pub async fn count(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<u64, ExportError> {
+pub async fn count(
+    conn: impl Into<countersign_store::backend::Conn<'_>>,
+    q: &HistoryQuery,
+) -> Result<u64, ExportError> {
     q.check()?;
     let n = history::count_every_call(conn, q).await?;
     Ok(u64::try_from(n).unwrap_or(0))
@@ -224,18 +253,19 @@ pub async fn count(conn: &mut SqliteConnection, q: &HistoryQuery) -> Result<u64,
 /// Writes every call `q` matches to `out` in `format`; `progress` hears how many are written
 /// after each page. Returns how many were written.
 pub async fn write(
-    conn: &mut SqliteConnection,
+    conn: impl Into<countersign_store::backend::Conn<'_>>,
     q: &HistoryQuery,
     format: Format,
     out: impl Write,
     mut progress: impl FnMut(u64),
 ) -> Result<u64, ExportError> {
     q.check()?;
+    let mut conn = conn.into();
     let mut out = Sink::new(format, out);
     let mut after: Option<HistoryCursor> = None;
     let mut written = 0u64;
     loop {
-        let page = history::every_call(&mut *conn, q, after.as_ref(), PAGE).await?;
+        let page = history::every_call(conn.reborrow(), q, after.as_ref(), PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.decided_at.map(|decided_at| HistoryCursor {
             decided_at,
@@ -244,7 +274,7 @@ pub async fn write(
         let full = page.len() == PAGE as usize;
         let ids: Vec<&str> = page.iter().map(|a| a.id.as_str()).collect();
         let mut chain: std::collections::HashMap<String, String> =
-            audit::entries_of(&mut *conn, &ids)
+            audit::entries_of(conn.reborrow(), &ids)
                 .await?
                 .into_iter()
                 .collect();

@@ -14,6 +14,8 @@ use countersign_store::{Store, StoreError};
 
 /// How a `--database` URL is shown: its host, port and database, never its password.
 pub use countersign_store::postgres::describe as describe_database;
+/// Whether a `--database` URL carries a password.
+pub use countersign_store::postgres::has_password as database_has_password;
 
 /// How long a console on a shared database waits, at start, to hear the others.
 const LISTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -45,6 +45,13 @@ pub enum StoreError {
     /// has opened it yet (it migrates on start), or a newer one has.
     #[error("{}", out_of_date(*at, *wanted))]
     OutOfDate { at: Option<i64>, wanted: i64 },
+    /// This machine's clock is too far from the PostgreSQL database's (see
+    /// [`postgres::MAX_CLOCK_SKEW_MS`]).
+    #[error(
+        "this machine's clock is {ms} ms from the database's: consoles that disagree on the time \
+         disagree on when calls run out and rules end; set both by NTP"
+    )]
+    ClockSkew { ms: i64 },
     /// A stored row that no longer parses as its type (hand-edited or from a newer version).
     #[error("stored row {id} is unreadable: {what}")]
     Corrupt { id: String, what: String },
@@ -89,6 +96,11 @@ impl StoreError {
         // SQLITE_FULL (13), SQLITE_READONLY (8), SQLITE_IOERR (10), SQLITE_CANTOPEN (14),
         // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
         matches!(self.primary_code(), Some(5 | 6 | 8 | 10 | 13 | 14))
+    }
+
+    /// Whether the store was closed: nothing more will be read or written through it.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, StoreError::Database(sqlx::Error::PoolClosed))
     }
 
     /// Whether another connection held the file's lock past the busy timeout (SQLITE_BUSY,

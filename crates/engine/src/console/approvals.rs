@@ -98,6 +98,10 @@ impl InboxGroup {
     }
 }
 
+/// How often an agent's wait reads its call again on a database consoles share, whatever
+/// it hears.
+const SHARED_RECHECK: Duration = Duration::from_secs(5);
+
 impl Console {
     /// Stores a request. A live grant for (artifact, tool) approves it at once, unless the
     /// call carries hidden characters: those always go to a person.
@@ -256,9 +260,11 @@ impl Console {
     /// Holds no database connection while waiting.
     pub async fn wait(&self, id: &ApprovalId, timeout: Duration) -> Result<Approval, Error> {
         let deadline = tokio::time::Instant::now() + timeout;
-        let mut rx = self.inner.watchers.subscribe(id);
         let mut closing = self.inner.closing.subscribe();
         let result = loop {
+            // Subscribed before each read, so a decision between the read and the wait is not
+            // missed; a wake-up ends the channel it came on.
+            let mut rx = self.inner.watchers.subscribe(id);
             let a = match self.approval(id).await {
                 Ok(a) => a,
                 Err(e) => break Err(e),
@@ -268,15 +274,19 @@ impl Console {
                 break Ok(a);
             }
             let until_expiry = u64::try_from(a.expires_at - self.now()).unwrap_or(0);
-            let wake =
+            let mut wake =
                 deadline.min(tokio::time::Instant::now() + Duration::from_millis(until_expiry));
+            if self.inner.sharing.is_some() {
+                // A notice from another console can be lost (its sender killed between its
+                // commit and its notice): the call is read again every few seconds.
+                wake = wake.min(tokio::time::Instant::now() + SHARED_RECHECK);
+            }
             tokio::select! {
                 _ = rx.changed() => {}
                 _ = closing.changed() => {}
                 _ = tokio::time::sleep_until(wake) => {}
             }
         };
-        drop(rx);
         self.inner.watchers.forget_if_unwatched(id);
         result
     }

@@ -4,7 +4,8 @@
 //! what changed, never what it is: the console that hears it reads it from the database, so a
 //! notice can neither carry nor forge a call, a decision or a rule.
 
-use std::sync::Weak;
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError, Weak};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
@@ -63,7 +64,13 @@ pub(super) struct Sharing {
 impl Sharing {
     /// Starts telling and hearing on `store`'s database, for the console `inner` will be.
     /// `None` on SQLite, which only one console opens.
-    pub(super) fn start(store: &Store, inner: Weak<Inner>) -> Option<Sharing> {
+    /// Hearing stops once `closing` is set, giving its connection back before the store
+    /// closes.
+    pub(super) fn start(
+        store: &Store,
+        inner: Weak<Inner>,
+        closing: watch::Receiver<bool>,
+    ) -> Option<Sharing> {
         if !store.is_postgres() {
             return None;
         }
@@ -71,7 +78,14 @@ impl Sharing {
         let (outbox, queued) = mpsc::unbounded_channel();
         let (heard, listening) = watch::channel(false);
         tokio::spawn(tell(store.clone(), queued));
-        tokio::spawn(hear(store.clone(), name.clone(), inner, heard));
+        let hearing = Hearing {
+            store: store.clone(),
+            name: name.clone(),
+            inner,
+            heard,
+            seen: Mutex::default(),
+        };
+        tokio::spawn(hearing.run(closing));
         Some(Sharing {
             name,
             outbox,
@@ -112,77 +126,103 @@ async fn tell(store: Store, mut queued: mpsc::UnboundedReceiver<Notice>) {
 /// How long to wait before listening again after the database refused.
 const RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Hears the other consoles' notices and acts on them as on this console's own changes,
-/// until the console is gone. After a lost connection, everything is read again (`Resync`)
-/// and every waiting agent looks again, since notices may have been missed.
-async fn hear(store: Store, name: String, inner: Weak<Inner>, heard: watch::Sender<bool>) {
-    let mut listener = loop {
-        match store.listen().await {
-            Ok(Some(l)) => break l,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen to the other consoles yet");
-                if inner.strong_count() == 0 {
-                    return;
-                }
-                tokio::time::sleep(RETRY).await;
-            }
-        }
-    };
-    heard.send_replace(true);
-    loop {
-        let next = listener.next().await;
-        let Some(inner) = inner.upgrade() else { return };
-        let console = Console { inner };
-        match next {
-            Ok(Some(payload)) => console.heard(&name, &payload).await,
-            Ok(None) | Err(_) => {
-                if let Err(e) = &next {
-                    tracing::warn!(error = %e, "lost the other consoles; listening again");
+/// How many calls' `created` notices are remembered, so a notice repeated (or forged again)
+/// for a call already announced is not announced twice.
+const SEEN: usize = 4_096;
+
+/// What hears the other consoles.
+struct Hearing {
+    store: Store,
+    name: String,
+    inner: Weak<Inner>,
+    heard: watch::Sender<bool>,
+    /// The calls announced from notices, oldest first.
+    seen: Mutex<VecDeque<ApprovalId>>,
+}
+
+impl Hearing {
+    /// Hears the other consoles' notices and acts on them as on this console's own changes,
+    /// until the console closes or is gone. After a lost connection, everything is read again
+    /// (`Resync`) and every waiting agent looks again, since notices may have been missed.
+    async fn run(self, mut closing: watch::Receiver<bool>) {
+        let mut listener = loop {
+            let listened = tokio::select! {
+                l = self.store.listen() => l,
+                _ = closing.wait_for(|c| *c) => return,
+            };
+            match listened {
+                Ok(Some(l)) => break l,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot listen to the other consoles yet");
+                    if self.inner.strong_count() == 0 {
+                        return;
+                    }
                     tokio::time::sleep(RETRY).await;
                 }
-                console.inner.watchers.notify_all();
-                console.emit_local(ChangeEvent::Resync);
+            }
+        };
+        self.heard.send_replace(true);
+        loop {
+            let next = tokio::select! {
+                next = listener.next() => next,
+                // The listener's connection goes back before the store closes.
+                _ = closing.wait_for(|c| *c) => return,
+            };
+            let Some(inner) = self.inner.upgrade() else {
+                return;
+            };
+            let console = Console { inner };
+            match next {
+                Ok(Some(payload)) => self.heard(&console, &payload).await,
+                Err(e) if e.is_closed() => return,
+                Ok(None) | Err(_) => {
+                    if let Err(e) = &next {
+                        tracing::warn!(error = %e, "lost the other consoles; listening again");
+                        tokio::time::sleep(RETRY).await;
+                    }
+                    console.inner.watchers.notify_all();
+                    console.emit_local(ChangeEvent::Resync);
+                }
             }
         }
     }
-}
 
-impl Console {
-    /// Acts on another console's notice: reads what it names and tells this console's own
-    /// waiters and listeners. A notice that is not one, or names nothing known, is dropped.
-    async fn heard(&self, own: &str, payload: &str) {
+    /// Acts on another console's notice: reads what it names and tells the console's own
+    /// waiters and listeners. A notice that is not one, names nothing known or announces a
+    /// call already announced is dropped; a waiting agent is woken only by a call that is
+    /// decided.
+    async fn heard(&self, console: &Console, payload: &str) {
         let Ok(notice) = serde_json::from_str::<Notice>(payload) else {
             tracing::warn!("a notice on the consoles' channel that is not one: dropped");
             return;
         };
-        if notice.from == own {
+        if notice.from == self.name {
             return;
         }
         let approval = |id: &str| ApprovalId::parse(id).ok();
         let artifact = |id: &str| ArtifactId::parse(id).ok();
         let event = match &notice.change {
             Change::Created { id } => match approval(id) {
-                Some(id) => match self.approval(&id).await {
+                Some(id) if self.first_time(&id) => match console.approval(&id).await {
                     Ok(a) => Some(ChangeEvent::ApprovalCreated {
                         approval: Box::new((&a).into()),
                     }),
                     Err(_) => None,
                 },
-                None => None,
+                _ => None,
             },
             Change::Finished { id } => match approval(id) {
-                Some(id) => {
-                    // The waiter reads the call again, whatever this console reads now.
-                    self.inner.watchers.notify(&id);
-                    match self.approval(&id).await {
-                        Ok(a) if a.status.is_final() => Some(ChangeEvent::ApprovalFinished {
+                Some(id) => match console.approval(&id).await {
+                    Ok(a) if a.status.is_final() => {
+                        console.inner.watchers.notify(&id);
+                        Some(ChangeEvent::ApprovalFinished {
                             id,
                             status: a.status,
-                        }),
-                        _ => None,
+                        })
                     }
-                }
+                    _ => None,
+                },
                 None => None,
             },
             Change::Result { id } => approval(id).map(|id| ChangeEvent::ApprovalResult { id }),
@@ -196,10 +236,25 @@ impl Console {
             Change::Phones => Some(ChangeEvent::PhonesChanged),
         };
         if let Some(event) = event {
-            self.emit_local(event);
+            console.emit_local(event);
         }
     }
 
+    /// Whether `id` is announced here for the first time (remembering it).
+    fn first_time(&self, id: &ApprovalId) -> bool {
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        if seen.contains(id) {
+            return false;
+        }
+        if seen.len() == SEEN {
+            seen.pop_front();
+        }
+        seen.push_back(id.clone());
+        true
+    }
+}
+
+impl Console {
     /// Waits until this console hears the other consoles on its database (at once on
     /// SQLite): a console serves agents only once a decision made elsewhere reaches them.
     pub async fn listening(&self) {
