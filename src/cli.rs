@@ -75,7 +75,11 @@ pub enum Command {
     /// passes as it came. With no console, the editor's own prompt decides.
     Acp(AcpArgs),
     /// The agents Countersign supports: found on this machine or not, hook installed or not.
-    Agents,
+    /// `agents token create|list|revoke`: tokens for agents on other machines.
+    Agents {
+        #[command(subcommand)]
+        action: Option<AgentsAction>,
+    },
     /// History for an audit, read from the database (a console need not run).
     #[command(subcommand)]
     History(history::HistoryCommand),
@@ -237,6 +241,57 @@ pub enum McpClient {
     ClaudeDesktop,
 }
 
+/// What `countersign agents` does besides listing.
+#[derive(Debug, Subcommand)]
+pub enum AgentsAction {
+    /// Tokens for agents on other machines: one per machine, shown once when made, kept as
+    /// their SHA-256 only. A call asked with a token is that machine's: only its token reads,
+    /// withdraws or reports on it.
+    #[command(subcommand)]
+    Token(TokenAction),
+}
+
+/// `countersign agents token …`.
+#[derive(Debug, Subcommand)]
+pub enum TokenAction {
+    /// Make a token for a machine; it is printed this once.
+    Create {
+        /// The machine, as the window will name it (`ci-runner-3`).
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        on: TokenDatabase,
+    },
+    /// List the tokens (never their text): live first.
+    List {
+        #[command(flatten)]
+        on: TokenDatabase,
+    },
+    /// Revoke a token: the machine's agents are refused from now on.
+    Revoke {
+        /// The token's id (`agt_…`), as `list` shows it.
+        id: String,
+        #[command(flatten)]
+        on: TokenDatabase,
+    },
+}
+
+/// Where the tokens are kept: the data directory's database, or a team's PostgreSQL.
+#[derive(Debug, Args)]
+pub struct TokenDatabase {
+    /// The PostgreSQL database a team's consoles keep (`postgres://…`).
+    #[arg(
+        long,
+        env = "COUNTERSIGN_DATABASE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Agents whose hooks Countersign installs.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Agent {
@@ -327,6 +382,8 @@ pub enum CliError {
     Start(#[from] countersign_engine::server::StartError),
     #[error(transparent)]
     Export(#[from] countersign_engine::export::ExportError),
+    #[error(transparent)]
+    Console(#[from] countersign_engine::error::Error),
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -337,7 +394,8 @@ pub enum CliError {
 impl CliError {
     fn exit_code(&self) -> ExitCode {
         match self {
-            CliError::Usage(_) => ExitCode::from(2),
+            CliError::Usage(_)
+            | CliError::Console(countersign_engine::error::Error::Invalid(_)) => ExitCode::from(2),
             _ => ExitCode::FAILURE,
         }
     }
@@ -419,7 +477,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             agents::uninstall(agent.name(), settings)
         }
         Command::Acp(_) => Err(CliError::Usage("the proxy is started above".into())),
-        Command::Agents => agents::list(),
+        Command::Agents { action: None } => agents::list(),
+        Command::Agents {
+            action: Some(AgentsAction::Token(action)),
+        } => agents::token(&dir, action).await,
         Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Rules(cmd) => rules::run(&dir, cmd).await,
         Command::Serve { port, database } => serve::run(&dir, port, database.as_deref()).await,

@@ -58,3 +58,112 @@ pub fn list() -> Result<ExitCode, CliError> {
     print_json(&json!({ "agents": agent_setup::status() }));
     Ok(ExitCode::SUCCESS)
 }
+
+/// `agents token …`: made, listed and revoked in the database itself (the data directory's,
+/// or `--database`), beside a running console or without one.
+pub async fn token(
+    dir: &countersign_engine::data_dir::DataDir,
+    action: super::TokenAction,
+) -> Result<ExitCode, CliError> {
+    use super::TokenAction;
+    let on = match &action {
+        TokenAction::Create { on, .. }
+        | TokenAction::List { on }
+        | TokenAction::Revoke { on, .. } => on,
+    };
+    let console = token_console(dir, on.database.as_deref()).await?;
+    let result = token_action(&console, action).await;
+    console.close();
+    console.store().close().await;
+    result
+}
+
+async fn token_action(
+    console: &countersign_engine::console::Console,
+    action: super::TokenAction,
+) -> Result<ExitCode, CliError> {
+    use super::TokenAction;
+    let shown = |t: &countersign_engine::console::AgentTokenInfo| {
+        let state = match (t.revoked_at, t.last_used_at) {
+            (Some(_), _) => "revoked".to_owned(),
+            (None, Some(at)) => format!("last used {}", when(at)),
+            (None, None) => "never used".to_owned(),
+        };
+        format!(
+            "{}  {}  made {}, {state}",
+            t.id,
+            countersign_domain::verbatim::reveal(&t.name),
+            when(t.created_at)
+        )
+    };
+    Ok(match action {
+        TokenAction::Create { name, on } => {
+            let made = console.create_agent_token(&name).await?;
+            if on.json {
+                print_json(&json!({ "token": made.token, "agent_token": made.info }));
+            } else {
+                println!("{}", shown(&made.info));
+                println!();
+                println!("{}", made.token);
+                println!();
+                println!(
+                    "This token is shown once: keep it where that machine's agents read it. They \
+                     send it as their bearer token, and see only the calls they asked with it. \
+                     Revoke it with `countersign agents token revoke {}`.",
+                    made.info.id
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        TokenAction::List { on } => {
+            let all = console.agent_tokens().await?;
+            if on.json {
+                print_json(&json!({ "agent_tokens": all }));
+            } else if all.is_empty() {
+                println!(
+                    "No agent tokens: `countersign agents token create --name <machine>` makes one."
+                );
+            } else {
+                for t in &all {
+                    println!("{}", shown(t));
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        TokenAction::Revoke { id, on } => {
+            let id = countersign_domain::ids::AgentTokenId::parse(&id)
+                .map_err(|e| CliError::Usage(format!("{id}: {e}")))?;
+            let t = console.revoke_agent_token(&id).await?;
+            if on.json {
+                print_json(&json!({ "agent_token": t }));
+            } else {
+                println!("{}", shown(&t));
+            }
+            ExitCode::SUCCESS
+        }
+    })
+}
+
+/// A console over the tokens' database, for the command's one change.
+async fn token_console(
+    dir: &countersign_engine::data_dir::DataDir,
+    database: Option<&str>,
+) -> Result<countersign_engine::console::Console, CliError> {
+    use countersign_engine::server::{StartError, describe_database};
+    let store = match database {
+        None => countersign_engine::console::open_store(&dir.create()?.prepare_db()?).await,
+        Some(url) => {
+            describe_database(url).map_err(|why| CliError::Usage(format!("--database: {why}")))?;
+            countersign_engine::console::open_postgres_store(url).await
+        }
+    }
+    .map_err(StartError::from)?;
+    Ok(countersign_engine::console::Console::new(store))
+}
+
+/// A time as the command line prints it: RFC 3339 in UTC, to the second.
+fn when(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|t| t.round(jiff::Unit::Second).unwrap_or(t).to_string())
+        .unwrap_or_else(|_| ms.to_string())
+}

@@ -9,6 +9,7 @@
 mod acp;
 mod acp_proxy;
 mod acp_wire;
+mod agent_tokens;
 mod agents;
 mod api_guard;
 mod artifact_grants;

@@ -423,6 +423,11 @@ pub struct Approval {
     pub call_id: Option<String>,
     /// The outer run this call is part of: a code-mode run's approval.
     pub parent: Option<ApprovalId>,
+    /// The agent token the call was asked with: an agent on another machine; none when the
+    /// console's own token asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub asked_with: Option<crate::ids::AgentTokenId>,
 }
 
 /// A watching rule's verdict on a call: what it would have done.
@@ -497,6 +502,7 @@ impl Approval {
             result_conflicts: 0,
             call_id: None,
             parent: None,
+            asked_with: None,
         }
     }
 

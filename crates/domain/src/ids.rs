@@ -103,6 +103,11 @@ define_id!(
     ImportId,
     "imp_"
 );
+define_id!(
+    /// Identifies one agent token: what an agent on another machine asks with.
+    AgentTokenId,
+    "agt_"
+);
 
 #[cfg(test)]
 mod tests {

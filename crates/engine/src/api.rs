@@ -27,6 +27,45 @@ use std::time::Duration;
 
 pub use countersign_port::{MAX_BODY_BYTES, MAX_SUBMISSION_BYTES};
 
+/// Who a request comes from, as its bearer token says: the console's own token (this
+/// machine's agents, the command line) or one machine's agent token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    Console,
+    Agent(countersign_domain::ids::AgentTokenId),
+}
+
+impl Caller {
+    /// The agent token, for a call asked with one.
+    pub fn agent(&self) -> Option<&countersign_domain::ids::AgentTokenId> {
+        match self {
+            Caller::Console => None,
+            Caller::Agent(id) => Some(id),
+        }
+    }
+
+    /// Whether the call `a` is this caller's: asked with the same token. Another's call is
+    /// not found, as a call that does not exist.
+    pub fn owns(&self, a: &Approval) -> Result<(), crate::error::Error> {
+        if a.asked_with.as_ref() == self.agent() {
+            Ok(())
+        } else {
+            Err(crate::error::Error::ApprovalNotFound(a.id.to_string()))
+        }
+    }
+
+    /// Refuses an agent token what only the console's own token may ask.
+    pub fn console_only(&self, what: &str) -> Result<(), crate::error::Error> {
+        match self {
+            Caller::Console => Ok(()),
+            Caller::Agent(_) => Err(crate::error::Error::NotYours(format!(
+                "an agent token asks about its own calls; {what} belong to the console's own \
+                 machine"
+            ))),
+        }
+    }
+}
+
 /// What every handler shares.
 #[derive(Clone)]
 pub struct ApiState {

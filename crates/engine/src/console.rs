@@ -1,6 +1,7 @@
 //! `Console`: the use cases every front door shares, and the change events they emit. Each
 //! aggregate has its own module: approvals, artifacts, grants, events.
 
+mod agent_tokens;
 mod approvals;
 mod artifacts;
 mod batch;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
+pub use self::agent_tokens::{AGENT_TOKEN_PREFIX, AgentTokenInfo, MadeToken};
 pub use self::approvals::{
     InboxGroup, InboxPage, MAX_DECLINED_AT_ONCE, MAX_NESTED_CALLS, MAX_PRESENTED_AT_ONCE,
 };
@@ -36,6 +38,16 @@ pub use crate::places::text_digest;
 pub use countersign_domain::approval::{InboxEntry, Waiting};
 pub use countersign_domain::submission::Submission;
 use countersign_store::Store;
+
+/// Opens the SQLite database at `path` as a console does (see [`Store::open`]).
+pub async fn open_store(path: &std::path::Path) -> Result<Store, countersign_store::StoreError> {
+    Store::open(path).await
+}
+
+/// Opens the PostgreSQL database at `url` as a console does (see [`Store::open_postgres`]).
+pub async fn open_postgres_store(url: &str) -> Result<Store, countersign_store::StoreError> {
+    Store::open_postgres(url).await
+}
 
 /// The shared engine: the store, the clock, the waiters and the change events.
 #[derive(Clone)]

@@ -28,6 +28,14 @@ pub enum Error {
     ImportDecided(String),
     #[error("no paired phone {0}: it was revoked or never paired")]
     PhoneNotFound(String),
+    #[error("no agent token {0}")]
+    AgentTokenNotFound(String),
+    #[error("agent token {0} is already revoked")]
+    AgentTokenRevoked(String),
+    /// An agent token asked for what only the console's own token may: artifacts or rules.
+    /// (Another machine's call is not found, as one that does not exist.)
+    #[error("{0}")]
+    NotYours(String),
     /// A phone that was proposed by its pairing code and not kept at the desk, or whose
     /// page did not show the secret it keeps: it decides nothing.
     #[error("{0}")]
@@ -122,10 +130,11 @@ impl Error {
             Error::Import(_) => ErrorCode::InvalidRequest,
             Error::ImportNotFound(_) => ErrorCode::NotFound,
             Error::ImportDecided(_) => ErrorCode::AlreadyDecided,
-            Error::PhoneNotFound(_) => ErrorCode::NotFound,
+            Error::PhoneNotFound(_) | Error::AgentTokenNotFound(_) => ErrorCode::NotFound,
+            Error::NotYours(_) => ErrorCode::Forbidden,
             Error::PhoneRefused(_) => ErrorCode::Forbidden,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
-            Error::AlreadyRevoked => ErrorCode::AlreadyRevoked,
+            Error::AlreadyRevoked | Error::AgentTokenRevoked(_) => ErrorCode::AlreadyRevoked,
             Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,
             Error::NotGrantable(GrantBlock::NotOnCard(_) | GrantBlock::Unreadable(_)) => {
                 ErrorCode::FieldsNotOnCard

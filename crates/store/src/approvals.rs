@@ -6,7 +6,7 @@ use super::backend::{Conn, Script, Value, execute, fetch_all, fetch_one, fetch_o
 
 use super::{StoreError, audit, from_json, to_json};
 use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status, Watched};
-use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId};
+use countersign_domain::ids::{AgentTokenId, ApprovalId, ArtifactId, GrantId};
 use countersign_domain::report::{Door, Reporter, ResultReport};
 use countersign_domain::scope::Effect;
 use countersign_domain::tool::ToolAddress;
@@ -44,6 +44,7 @@ struct Row {
     result_conflicts: i64,
     call_id: Option<String>,
     parent_id: Option<String>,
+    agent_token_id: Option<String>,
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
@@ -51,7 +52,7 @@ const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.
     a.given, g.id AS granted, a.watched_by, a.watched, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.result_reporter_name, a.result_reporter_session, a.result_door,
     (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
-    a.call_id, a.parent_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+    a.call_id, a.parent_id, a.agent_token_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
 
 impl TryFrom<Row> for Approval {
     type Error = StoreError;
@@ -142,6 +143,12 @@ impl TryFrom<Row> for Approval {
                 .map(ApprovalId::parse)
                 .transpose()
                 .map_err(|_| bad("parent_id"))?,
+            asked_with: r
+                .agent_token_id
+                .as_deref()
+                .map(AgentTokenId::parse)
+                .transpose()
+                .map_err(|_| bad("agent_token_id"))?,
         })
     }
 }
@@ -207,6 +214,7 @@ pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), Sto
             a.parent.as_ref().map(ApprovalId::as_str),
             a.watched.as_ref().map(|w| w.grant.as_str()),
             a.watched.as_ref().map(|w| w.effect.as_str()),
+            a.asked_with.as_ref().map(AgentTokenId::as_str),
         ]);
         rows.push(to_json(id, &row)?);
     }
@@ -230,11 +238,11 @@ pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), Sto
              INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
                 requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks,
                 status, decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id,
-                watched_by, watched)
+                watched_by, watched, agent_token_id)
              SELECT r ->> 0, r ->> 1, r ->> 2, CAST(r ->> 3 AS BIGINT), r ->> 4, r ->> 5,
                 r ->> 6, r ->> 7, r ->> 8, r ->> 9, CAST(r ->> 10 AS BIGINT), r ->> 11, r ->> 12,
                 r ->> 13, CAST(r ->> 14 AS BIGINT), CAST(r ->> 15 AS BIGINT),
-                CAST(r ->> 16 AS BIGINT), r ->> 17, r ->> 18, r ->> 19, r ->> 20
+                CAST(r ->> 16 AS BIGINT), r ->> 17, r ->> 18, r ->> 19, r ->> 20, r ->> 21
              FROM rows",
             vec![Value::Owned(format!("[{}]", these.join(",")))],
         );
@@ -580,23 +588,27 @@ pub async fn has_nested(conn: impl Into<Conn<'_>>, id: &ApprovalId) -> Result<bo
     Ok(nested)
 }
 
-/// The approvals a requester's session made for its call `call_id`, newest first.
+/// The approvals a requester's session made for its call `call_id` with the agent token
+/// `asked_with` (`None`: the console's own token), newest first.
 pub async fn for_call(
     conn: impl Into<Conn<'_>>,
     requester: &str,
     session: &str,
     call_id: &str,
+    asked_with: Option<&str>,
 ) -> Result<Vec<Approval>, StoreError> {
     let rows = fetch_all(
         conn.into(),
         &format!(
             "{SELECT} WHERE a.requester_session = ? AND a.call_id = ? AND a.requester_name = ?
+               AND a.agent_token_id IS NOT DISTINCT FROM ?
              ORDER BY a.created_at DESC, a.id DESC LIMIT 16"
         ),
         &[
             Value::Text(session),
             Value::Text(call_id),
             Value::Text(requester),
+            Value::OptText(asked_with),
         ],
     )
     .await?;

@@ -1,5 +1,6 @@
 //! SQLite through sqlx: the only place that writes SQL. One writer connection, a read pool.
 
+pub mod agent_tokens;
 pub mod approvals;
 pub mod artifacts;
 pub mod audit;
@@ -90,8 +91,23 @@ impl StoreError {
         if let StoreError::Batch { unavailable, .. } = self {
             return *unavailable;
         }
-        if matches!(self, StoreError::Database(sqlx::Error::Io(_))) {
+        if matches!(
+            self,
+            StoreError::Database(
+                sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed
+            )
+        ) {
             return true;
+        }
+        // PostgreSQL: the connection failed (class 08), the server is out of disk or memory
+        // (53), shutting down or restarting (57P), a lock was not had in time (55P03), or a
+        // read-only server was asked to write (25006).
+        if let Some(state) = self.sqlstate() {
+            return state.starts_with("08")
+                || state.starts_with("53")
+                || state.starts_with("57P")
+                || state == "55P03"
+                || state == "25006";
         }
         // SQLITE_FULL (13), SQLITE_READONLY (8), SQLITE_IOERR (10), SQLITE_CANTOPEN (14),
         // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
@@ -106,7 +122,7 @@ impl StoreError {
     /// Whether another connection held the file's lock past the busy timeout (SQLITE_BUSY,
     /// SQLITE_LOCKED): every write waits for it alike.
     pub fn is_busy(&self) -> bool {
-        matches!(self.primary_code(), Some(5 | 6))
+        matches!(self.primary_code(), Some(5 | 6)) || self.sqlstate() == Some("55P03")
     }
 
     /// SQLite's primary result code, for an error SQLite gave.
@@ -114,9 +130,21 @@ impl StoreError {
         let StoreError::Database(sqlx::Error::Database(e)) = self else {
             return None;
         };
+        e.try_downcast_ref::<sqlx::sqlite::SqliteError>()?;
         e.code()
             .and_then(|c| c.parse::<i32>().ok())
             .map(|c| c & 0xff)
+    }
+
+    /// PostgreSQL's SQLSTATE, for an error PostgreSQL gave.
+    fn sqlstate(&self) -> Option<&str> {
+        let StoreError::Database(sqlx::Error::Database(e)) = self else {
+            return None;
+        };
+        Some(
+            e.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()?
+                .code(),
+        )
     }
 }
 

@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::{ApiError, ApiState};
+use super::{ApiError, ApiState, Caller};
 use crate::error::ErrorCode;
 
 /// Routes that answer without a token.
@@ -45,6 +45,21 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .strip_prefix("Bearer ")
 }
 
+/// The routes an agent token may use, each of which answers only about the token's own calls:
+/// `/v1/approvals`, `/v1/approvals/{id}` and what is under it. Every other route (artifacts,
+/// rules, each integration's own) is the console's own token's, whatever routes come later.
+fn agent_path(path: &str) -> bool {
+    path == "/v1/approvals"
+        || path.strip_prefix("/v1/approvals/").is_some_and(|rest| {
+            let mut parts = rest.split('/');
+            let id = parts.next().unwrap_or("");
+            let action = parts.next();
+            !id.is_empty()
+                && parts.next().is_none()
+                && matches!(action, None | Some("cancel" | "result"))
+        })
+}
+
 fn is_json(headers: &HeaderMap) -> bool {
     let Some(ct) = headers
         .get(header::CONTENT_TYPE)
@@ -57,7 +72,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 /// The guard layer.
-pub async fn guard(State(state): State<ApiState>, req: Request, next: Next) -> Response {
+pub async fn guard(State(state): State<ApiState>, mut req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if !host.is_some_and(is_loopback_host) {
@@ -77,20 +92,38 @@ pub async fn guard(State(state): State<ApiState>, req: Request, next: Next) -> R
             "requests from web pages (an Origin or Sec-Fetch-* header) are refused",
         );
     }
+    let mut caller = None;
     if !OPEN_PATHS.contains(&req.uri().path()) {
-        let ok = match bearer(headers) {
-            Some(given) => state
+        let console_token = bearer(headers).is_some_and(|given| {
+            state
                 .token
                 .read()
                 .map(|t| t.matches(given))
-                .unwrap_or(false),
-            None => false,
+                .unwrap_or(false)
+        });
+        caller = if console_token {
+            Some(Caller::Console)
+        } else if let Some(given) = bearer(headers) {
+            match state.console.agent_token_of(given).await {
+                Ok(found) => found.map(Caller::Agent),
+                Err(e) => return ApiError::from(e).into_response(),
+            }
+        } else {
+            None
         };
-        if !ok {
+        if caller.is_none() {
             return refuse(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::Unauthorized,
                 "missing or wrong bearer token (see `countersign token`)",
+            );
+        }
+        if matches!(caller, Some(Caller::Agent(_))) && !agent_path(req.uri().path()) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "an agent token asks about its own calls only (/v1/approvals); the rest belongs \
+                 to the console's own machine",
             );
         }
     }
@@ -101,12 +134,40 @@ pub async fn guard(State(state): State<ApiState>, req: Request, next: Next) -> R
             "request bodies must be Content-Type: application/json",
         );
     }
+    if let Some(caller) = caller {
+        req.extensions_mut().insert(caller);
+    }
     next.run(req).await
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_loopback_host;
+    use super::{agent_path, is_loopback_host};
+
+    #[test]
+    fn an_agent_token_reaches_the_calls_routes_only() {
+        for ok in [
+            "/v1/approvals",
+            "/v1/approvals/apr_1",
+            "/v1/approvals/apr_1/cancel",
+            "/v1/approvals/apr_1/result",
+        ] {
+            assert!(agent_path(ok), "{ok}");
+        }
+        for refused in [
+            "/v1/artifacts",
+            "/v1/rules/imports",
+            "/v1/acp/request_permission",
+            "/v1/acp/sessions/s/cancel",
+            "/v1/approvals/",
+            "/v1/approvals/apr_1/decide",
+            "/v1/approvals/apr_1/result/x",
+            "/v1/approvalsx",
+            "/v2/approvals",
+        ] {
+            assert!(!agent_path(refused), "{refused}");
+        }
+    }
 
     #[test]
     fn loopback_hosts() {

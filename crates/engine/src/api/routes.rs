@@ -2,11 +2,11 @@
 
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
-use super::{ApiError, ApiState};
+use super::{ApiError, ApiState, Caller};
 use crate::error::{Error, ErrorCode};
 use countersign_domain::approval::{Approval, DecidedBy, Given, Status};
 use countersign_domain::artifact::{Artifact, ArtifactDraft, ArtifactSummary};
@@ -177,6 +177,7 @@ pub struct SubmitQuery {
 /// `{"requester", "acp": {"toolCall", "options"}}`).
 pub async fn submit(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     query: Result<Query<SubmitQuery>, QueryRejection>,
     JsonBody(body): JsonBody<Map<String, Value>, MAX_SUBMISSION_BYTES>,
 ) -> Result<(StatusCode, Json<Answer>), ApiError> {
@@ -195,8 +196,9 @@ pub async fn submit(
         // while its submission is being stored (the server drops this handler) still leaves
         // a lease behind, which withdraws the request.
         let (console, holds) = (s.console.clone(), s.holds.clone());
+        let asked_with = caller.agent().cloned();
         let stored = tokio::spawn(async move {
-            let a = console.submit_with_record(sub, record).await?;
+            let a = console.submit_as(sub, record, asked_with).await?;
             if a.status == Status::Pending {
                 holds.submitted(&a.id);
             }
@@ -206,7 +208,9 @@ pub async fn submit(
             .await
             .map_err(|e| Error::Internal(format!("the submission's task: {e}")))??
     } else {
-        s.console.submit_with_record(sub, record).await?
+        s.console
+            .submit_as(sub, record, caller.agent().cloned())
+            .await?
     };
     let code = if a.status == Status::Pending {
         StatusCode::ACCEPTED
@@ -231,11 +235,13 @@ pub struct WaitQuery {
 /// or after S s.
 pub async fn approval(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     query: Result<Query<WaitQuery>, QueryRejection>,
 ) -> Result<Json<ApprovalPage>, ApiError> {
     let id = approval_id(&id)?;
     let Query(q) = query.map_err(bad_query)?;
+    caller.owns(&s.console.approval(&id).await?)?;
     let a = match (q.wait, q.hold) {
         (Some(_), hold) => {
             let at_most = wait_at_most(q.wait)?;
@@ -273,12 +279,13 @@ pub struct CallQuery {
 /// checks the digest before it attaches anything.
 pub async fn approvals_for_call(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     query: Result<Query<CallQuery>, QueryRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let Query(q) = query.map_err(bad_query)?;
     let found = s
         .console
-        .for_call(&q.requester, &q.session, &q.call_id)
+        .for_call_as(&q.requester, &q.session, &q.call_id, caller.agent())
         .await?;
     let pages = ApprovalPage::read(&s, found).await?;
     Ok(Json(serde_json::json!({ "approvals": pages })))
@@ -287,9 +294,12 @@ pub async fn approvals_for_call(
 /// `POST /v1/approvals/{id}/cancel`: the requester withdraws a pending request.
 pub async fn cancel(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<Answer>, ApiError> {
-    let a = s.console.cancel(&approval_id(&id)?).await?;
+    let id = approval_id(&id)?;
+    caller.owns(&s.console.approval(&id).await?)?;
+    let a = s.console.cancel(&id).await?;
     Ok(Json(Answer::read(&s, &a).await?))
 }
 
@@ -299,9 +309,12 @@ pub async fn cancel(
 /// later ones are kept beside it.
 pub async fn attach_result(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<Json<ApprovalPage>, ApiError> {
+    let id = approval_id(&id)?;
+    caller.owns(&s.console.approval(&id).await?)?;
     let (result, by) = if body.get("card").is_some() {
         (from_value::<ResultView>(body)?, Reporter::unnamed())
     } else {
@@ -311,18 +324,17 @@ pub async fn attach_result(
             report.reporter.unwrap_or_else(Reporter::unnamed),
         )
     };
-    let a = s
-        .console
-        .attach_result(&approval_id(&id)?, result, by)
-        .await?;
+    let a = s.console.attach_result(&id, result, by).await?;
     Ok(Json(ApprovalPage::one(&s, a).await?))
 }
 
 /// `POST /v1/artifacts`: create (201), or update in place with `artifact_id` (200).
 pub async fn save_artifact(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     JsonBody(draft): JsonBody<ArtifactDraft>,
 ) -> Result<(StatusCode, Json<ArtifactPage>), ApiError> {
+    caller.console_only("artifacts")?;
     let created = draft.artifact_id.is_none();
     let saved = s.console.save_artifact(draft).await?;
     let code = if created {
@@ -349,8 +361,10 @@ pub struct ArtifactList {
 /// `GET /v1/artifacts?q=`: newest first; with `q`, title matches first, then the rest.
 pub async fn artifacts(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Json<ArtifactList>, ApiError> {
+    caller.console_only("artifacts")?;
     let Query(q) = query.map_err(bad_query)?;
     let artifacts = s.console.artifacts(q.q.as_deref()).await?;
     Ok(Json(ArtifactList { artifacts }))
@@ -359,8 +373,10 @@ pub async fn artifacts(
 /// `GET /v1/artifacts/{id}`: one, with its code.
 pub async fn artifact(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<ArtifactPage>, ApiError> {
+    caller.console_only("artifacts")?;
     Ok(Json(s.console.artifact(&artifact_id(&id)?).await?.into()))
 }
 
@@ -400,8 +416,10 @@ pub struct ImportBody {
 /// 400 naming file and line.
 pub async fn propose_import(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     JsonBody(body): JsonBody<ImportBody, MAX_SUBMISSION_BYTES>,
 ) -> Result<(StatusCode, Json<crate::console::RuleImport>), ApiError> {
+    caller.console_only("rules")?;
     let placing = countersign_domain::import::Placing {
         project: body.project,
         home: body.home,
@@ -422,8 +440,10 @@ pub async fn propose_import(
 /// `GET /v1/rules/imports/{id}`: a proposal and whether the person took it.
 pub async fn rule_import(
     State(s): State<ApiState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<crate::console::RuleImport>, ApiError> {
+    caller.console_only("rules")?;
     let id = countersign_domain::ids::ImportId::parse(&id).map_err(|e| {
         Error::from(countersign_domain::limits::FieldError::new(
             "id",

@@ -106,7 +106,7 @@ impl Console {
     /// Stores a request. A live grant for (artifact, tool) approves it at once, unless the
     /// call carries hidden characters: those always go to a person.
     pub async fn submit(&self, s: Submission) -> Result<Approval, Error> {
-        self.submit_with_options(s, None).await
+        self.submit_with_options(s, None, None).await
     }
 
     /// [`Console::submit`] with what an integration keeps beside the approval, written in the
@@ -116,7 +116,7 @@ impl Console {
         s: Submission,
         record: Option<Record>,
     ) -> Result<Approval, Error> {
-        self.submit_with_options(s, record).await
+        self.submit_with_options(s, record, None).await
     }
 
     /// The payloads `integration` kept beside those of `ids` that have one.
@@ -132,20 +132,35 @@ impl Console {
             .collect())
     }
 
+    /// [`Console::submit_with_record`] for a call asked with an agent token (`None`: the
+    /// console's own token): the call is that token's.
+    pub async fn submit_as(
+        &self,
+        s: Submission,
+        record: Option<Record>,
+        asked_with: Option<countersign_domain::ids::AgentTokenId>,
+    ) -> Result<Approval, Error> {
+        self.submit_with_options(s, record, asked_with).await
+    }
+
     async fn submit_with_options(
         &self,
         s: Submission,
         record: Option<Record>,
+        asked_with: Option<countersign_domain::ids::AgentTokenId>,
     ) -> Result<Approval, Error> {
         // Checking, scanning and hashing up to 8 MiB of agent text takes long enough (seconds in a
         // debug build) to stall the runtime's other tasks — every other agent's requests and
         // the window's — so it runs on a blocking thread.
+        // What is on this machine's disk says nothing of another machine's call.
+        let local = asked_with.is_none();
         let (s, hidden_marks, digest, (disk, linked, repository)) =
-            tokio::task::spawn_blocking(move || examine(s))
+            tokio::task::spawn_blocking(move || examine(s, local))
                 .await
                 .map_err(|e| Error::Internal(format!("checking a submission failed: {e}")))??;
         if let Some(parent) = &s.parent {
-            self.check_parent(parent, &s.requester).await?;
+            self.check_parent(parent, &s.requester, asked_with.as_ref())
+                .await?;
         }
         let now = self.now();
         let expires_in = s.expires_in_s.unwrap_or(DEFAULT_EXPIRY_S);
@@ -163,6 +178,7 @@ impl Console {
             now.saturating_add(i64::try_from(expires_in * 1000).unwrap_or(i64::MAX));
         approval.call_id = s.call_id;
         approval.parent = s.parent;
+        approval.asked_with = asked_with;
         let (approval, by_grant) = self
             .inner
             .batcher
@@ -200,7 +216,12 @@ impl Console {
     /// approved, with no result yet, decided within the longest expiry, and a run itself, not a
     /// call nested in one. Otherwise an agent could file its calls under another's run, or bury
     /// them in an old card far down History.
-    async fn check_parent(&self, parent: &ApprovalId, requester: &Requester) -> Result<(), Error> {
+    async fn check_parent(
+        &self,
+        parent: &ApprovalId,
+        requester: &Requester,
+        asked_with: Option<&countersign_domain::ids::AgentTokenId>,
+    ) -> Result<(), Error> {
         let refuse = |why: String| Err(FieldError::new("parent", why).into());
         if requester.session.is_none() {
             return refuse("a nested call needs requester.session: the run's session".into());
@@ -209,6 +230,10 @@ impl Console {
         let outer = approvals::get(&mut conn, parent)
             .await?
             .ok_or_else(|| FieldError::new("parent", format!("no approval {parent} exists")))?;
+        // Another token's run is another machine's: as if it did not exist.
+        if outer.asked_with.as_ref() != asked_with {
+            return Err(FieldError::new("parent", format!("no approval {parent} exists")).into());
+        }
         if outer.requester.name != requester.name || outer.requester.session != requester.session {
             return Err(FieldError::new(
                 "parent",
@@ -809,13 +834,28 @@ impl Console {
         session: &str,
         call_id: &str,
     ) -> Result<Vec<Approval>, Error> {
+        self.for_call_as(requester, session, call_id, None).await
+    }
+
+    /// [`Console::for_call`] among the calls asked with the agent token `asked_with` (`None`:
+    /// the console's own token).
+    pub async fn for_call_as(
+        &self,
+        requester: &str,
+        session: &str,
+        call_id: &str,
+        asked_with: Option<&countersign_domain::ids::AgentTokenId>,
+    ) -> Result<Vec<Approval>, Error> {
         let mut conn = self.inner.store.read().await?;
         let now = self.now();
-        Ok(approvals::for_call(&mut conn, requester, session, call_id)
-            .await?
-            .into_iter()
-            .map(|a| a.as_of(now))
-            .collect())
+        let asked_with = asked_with.map(countersign_domain::ids::AgentTokenId::as_str);
+        Ok(
+            approvals::for_call(&mut conn, requester, session, call_id, asked_with)
+                .await?
+                .into_iter()
+                .map(|a| a.as_of(now))
+                .collect(),
+        )
     }
 
     /// How many approvals wait for a person.
@@ -905,7 +945,7 @@ type Looked = (
 
 /// A submission checked, its hidden marks counted, its digest, and what is on disk at its
 /// paths (off the runtime: it reads files).
-fn examine(s: Submission) -> Result<(Submission, u32, String, Looked), Error> {
+fn examine(s: Submission, local: bool) -> Result<(Submission, u32, String, Looked), Error> {
     s.validate()?;
     // The card as JSON once, for both the scan and the digest.
     let encoding = |e: serde_json::Error| Error::Encoding {
@@ -921,6 +961,9 @@ fn examine(s: Submission) -> Result<(Submission, u32, String, Looked), Error> {
         call_json,
     )
     .map_err(encoding)?;
+    if !local {
+        return Ok((s, hidden_marks, digest, (Vec::new(), Vec::new(), None)));
+    }
     let disk = crate::places::disk_facts(&s.call);
     let linked = crate::places::linked_words(&s.call, s.requester.cwd.as_deref());
     let repository = crate::places::repository(s.requester.cwd.as_deref());

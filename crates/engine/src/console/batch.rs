@@ -253,22 +253,34 @@ async fn insert_all(
 
     // Which grant decides which submission (how often each grant was used, and when last,
     // follows), and what a watching rule would have done, kept on the call for History.
+    // A call asked with an agent token comes from another machine: the person's approve
+    // rules were made for this one (its folders, its links, its projects' files), so only
+    // declines reach it, and no rule watches it; a person decides the rest.
+    let declines: Vec<Grant> = live
+        .iter()
+        .filter(|g| g.effect == Effect::Deny)
+        .cloned()
+        .collect();
     let (matched, watched): (Vec<Option<Grant>>, Vec<Option<Watched>>) = (0..approvals.len())
         .map(|i| {
             let a = &approvals[i];
             if refused[i] {
                 return (None, None);
             }
+            let remote = a.asked_with.is_some();
+            let rules = if remote { &declines } else { &live };
             let facts = CallFacts::new(a, segments[i].as_deref())
                 .protecting(&news[i].protected)
                 .on_disk(&news[i].disk)
                 .linked(&news[i].linked)
                 .repository(news[i].repository.as_deref());
-            let watched = watching(&live, &facts, a.created_at).map(|g| Watched {
-                grant: g.id.clone(),
-                effect: g.effect,
-            });
-            (deciding(&live, &facts, a.created_at).cloned(), watched)
+            let watched = watching(rules, &facts, a.created_at)
+                .filter(|_| !remote)
+                .map(|g| Watched {
+                    grant: g.id.clone(),
+                    effect: g.effect,
+                });
+            (deciding(rules, &facts, a.created_at).cloned(), watched)
         })
         .unzip();
     for (a, w) in approvals.iter_mut().zip(watched) {
