@@ -42,21 +42,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the console headless: the local API on 127.0.0.1, until Ctrl-C or SIGTERM.
+    /// Run the console headless: the local API on 127.0.0.1, until Ctrl-C or SIGTERM. With
+    /// --database, on a team's PostgreSQL; the data directory still holds the lock and token.
     Serve {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
-        /// Keep everything in this PostgreSQL database (`postgres://user@host/db`) rather than
-        /// the data directory's SQLite file: the console a team shares. The data directory
-        /// still holds the lock and the API token.
-        #[arg(
-            long,
-            env = "COUNTERSIGN_DATABASE",
-            hide_env_values = true,
-            value_name = "URL"
-        )]
-        database: Option<String>,
+        #[command(flatten)]
+        on: DatabaseArg,
     },
     /// Ask for approval of a call, wait for the decision and print it.
     /// Exit status: 0 approved, 3 declined, 4 expired or cancelled, 2 usage, 1 other errors.
@@ -279,7 +272,18 @@ pub enum TokenAction {
 /// Where the tokens are kept: the data directory's database, or a team's PostgreSQL.
 #[derive(Debug, Args)]
 pub struct TokenDatabase {
-    /// The PostgreSQL database a team's consoles keep (`postgres://…`).
+    #[command(flatten)]
+    pub on: DatabaseArg,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A team's PostgreSQL database, for the commands that read or keep what a console keeps.
+#[derive(Debug, Args)]
+pub struct DatabaseArg {
+    /// The PostgreSQL database a team's consoles keep (`postgres://user@host/db`), rather
+    /// than the data directory's SQLite file.
     #[arg(
         long,
         env = "COUNTERSIGN_DATABASE",
@@ -287,9 +291,6 @@ pub struct TokenDatabase {
         value_name = "URL"
     )]
     pub database: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Agents whose hooks Countersign installs.
@@ -483,7 +484,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         } => agents::token(&dir, action).await,
         Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Rules(cmd) => rules::run(&dir, cmd).await,
-        Command::Serve { port, database } => serve::run(&dir, port, database.as_deref()).await,
+        Command::Serve { port, on } => serve::run(&dir, port, on.database.as_deref()).await,
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,
         Command::Mcp(McpArgs {

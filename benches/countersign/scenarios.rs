@@ -110,6 +110,33 @@ async fn load(
     (all.len() as f64 / secs, all)
 }
 
+/// `clients` loops posting `body` to `ours` and to `base` (each a URL and its token): both
+/// warmed, then alternating short runs, so drift on a shared machine hits both alike. Each
+/// side's requests per second and sorted latencies.
+async fn side_by_side(
+    ours: (&str, &str),
+    base: (&str, &str),
+    body: &Value,
+    clients: usize,
+) -> ((f64, Vec<Duration>), (f64, Vec<Duration>)) {
+    let run = Duration::from_millis(700);
+    for (url, token) in [ours, base] {
+        load(url, token, body, clients, Duration::from_millis(200)).await;
+    }
+    let mut sides = [(0.0, Vec::new()), (0.0, Vec::new())];
+    for _ in 0..ROUNDS {
+        for (side, (url, token)) in sides.iter_mut().zip([ours, base]) {
+            let (rate, l) = load(url, token, body, clients, run).await;
+            side.0 += rate / ROUNDS as f64;
+            side.1.extend(l);
+        }
+    }
+    let [mut a, mut b] = sides;
+    a.1.sort();
+    b.1.sort();
+    (a, b)
+}
+
 /// The storage floor: one `INSERT … COMMIT` in WAL mode with `synchronous = FULL` on the same
 /// file system as the console's database, one at a time; its latencies, sorted.
 async fn durable_commits(dir: &std::path::Path, n: usize) -> Vec<Duration> {
@@ -180,32 +207,15 @@ pub async fn grant_hit() -> Vec<Row> {
     ))
     .unwrap();
     let floor = serve_floor(answer).await;
-    let run = Duration::from_millis(700);
     let mut rows = Vec::new();
     for clients in [1, 16, 64] {
-        // Warm both, then measure side by side.
-        for target in [&url, &floor] {
-            load(
-                target,
-                token.expose(),
-                &body,
-                clients,
-                Duration::from_millis(200),
-            )
-            .await;
-        }
-        // Alternating short runs, so drift on a shared machine hits both sides alike.
-        let (mut ours, mut lat, mut base, mut base_lat) = (0.0, Vec::new(), 0.0, Vec::new());
-        for _ in 0..ROUNDS {
-            let (rate, l) = load(&url, token.expose(), &body, clients, run).await;
-            ours += rate / ROUNDS as f64;
-            lat.extend(l);
-            let (rate, l) = load(&floor, token.expose(), &body, clients, run).await;
-            base += rate / ROUNDS as f64;
-            base_lat.extend(l);
-        }
-        lat.sort();
-        base_lat.sort();
+        let ((ours, lat), (base, base_lat)) = side_by_side(
+            (&url, token.expose()),
+            (&floor, token.expose()),
+            &body,
+            clients,
+        )
+        .await;
         let ratio = ours / base;
         rows.push(
             Row::new(
@@ -469,40 +479,7 @@ pub async fn group_commit() -> Vec<Row> {
 /// A person's decision to the waiting agent's answer, with 1,000 agents long-polling.
 pub async fn wake_up() -> Vec<Row> {
     let (console, _dir) = console(DEFAULT_MAX_BATCH).await;
-    let (url, token) = serve_console(&console).await;
-    let http = reqwest::Client::new();
-    let mut arrivals = HashMap::new();
-    let mut ids = Vec::new();
-    for i in 0..1000 {
-        let s: Submission = serde_json::from_value(terminal(&format!("job {i}"))).unwrap();
-        let a = console.submit(s).await.unwrap();
-        let req = http
-            .get(format!("{url}/v1/approvals/{}?wait=60", a.id))
-            .bearer_auth(token.expose());
-        arrivals.insert(
-            a.id.clone(),
-            tokio::spawn(async move {
-                let resp = req.send().await.unwrap();
-                let _ = resp.bytes().await.unwrap();
-                Instant::now()
-            }),
-        );
-        ids.push((a.id, a.digest));
-    }
-    while console.waiting() < 1000 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let mut clicked = HashMap::new();
-    for (id, digest) in &ids {
-        clicked.insert(id.clone(), Instant::now());
-        console.decide(id, digest, Decision::Approve).await.unwrap();
-    }
-    let mut lat = Vec::new();
-    for (id, _) in &ids {
-        let arrived = arrivals.remove(id).unwrap().await.unwrap();
-        lat.push(arrived.duration_since(clicked[id]));
-    }
-    lat.sort();
+    let lat = wake(&console, &console, 1000).await;
     let p99 = quantile_ms(&lat, 0.99);
     vec![
         Row::new(
@@ -1177,28 +1154,13 @@ pub async fn postgres() -> Vec<Row> {
     let (lite_url, lite_token) = serve_console(&lite).await;
     let mut rows = Vec::new();
     for clients in [1, 16] {
-        let run = Duration::from_millis(700);
-        for (url, token) in [(&pg_url, &pg_token), (&lite_url, &lite_token)] {
-            load(
-                url,
-                token.expose(),
-                &body,
-                clients,
-                Duration::from_millis(200),
-            )
-            .await;
-        }
-        let (mut ours, mut lat, mut base, mut base_lat) = (0.0, Vec::new(), 0.0, Vec::new());
-        for _ in 0..ROUNDS {
-            let (rate, l) = load(&pg_url, pg_token.expose(), &body, clients, run).await;
-            ours += rate / ROUNDS as f64;
-            lat.extend(l);
-            let (rate, l) = load(&lite_url, lite_token.expose(), &body, clients, run).await;
-            base += rate / ROUNDS as f64;
-            base_lat.extend(l);
-        }
-        lat.sort();
-        base_lat.sort();
+        let ((ours, lat), (base, base_lat)) = side_by_side(
+            (&pg_url, pg_token.expose()),
+            (&lite_url, lite_token.expose()),
+            &body,
+            clients,
+        )
+        .await;
         rows.push(
             Row::new(
                 &format!("grant_hit_postgres_c{clients}_throughput"),

@@ -71,7 +71,7 @@ pub async fn token(
         | TokenAction::List { on }
         | TokenAction::Revoke { on, .. } => on,
     };
-    let console = token_console(dir, on.database.as_deref()).await?;
+    let console = token_console(dir, on.on.database.as_deref()).await?;
     let result = token_action(&console, action).await;
     console.close();
     console.store().close().await;

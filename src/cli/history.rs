@@ -36,15 +36,8 @@ pub struct VerifyArgs {
     /// An export made earlier (JSON Lines): the chain must still hold every record's entry.
     #[arg(long, value_name = "FILE")]
     against: Option<PathBuf>,
-    /// Read the PostgreSQL database a team's consoles keep (`postgres://…`) rather than the
-    /// data directory's file.
-    #[arg(
-        long,
-        env = "COUNTERSIGN_DATABASE",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    database: Option<String>,
+    #[command(flatten)]
+    on: super::DatabaseArg,
 }
 
 #[derive(Debug, Args)]
@@ -85,15 +78,8 @@ pub struct ExportArgs {
     /// Words that must appear in what was asked or came back.
     #[arg(long)]
     text: Option<String>,
-    /// Read the PostgreSQL database a team's consoles keep (`postgres://…`) rather than the
-    /// data directory's file.
-    #[arg(
-        long,
-        env = "COUNTERSIGN_DATABASE",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    database: Option<String>,
+    #[command(flatten)]
+    on: super::DatabaseArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -211,7 +197,7 @@ async fn verify(dir: &DataDir, a: VerifyArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = &a.against {
         anchors.extend(anchors_of(path)?);
     }
-    let mut history = open(dir, a.database.as_deref()).await?;
+    let mut history = open(dir, a.on.database.as_deref()).await?;
     let v = history.verify(&anchors).await?;
     let mut out = std::io::stdout().lock();
     let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -294,7 +280,7 @@ async fn export(dir: &DataDir, a: ExportArgs) -> Result<ExitCode, CliError> {
         FormatArg::Jsonl => Format::Jsonl,
         FormatArg::Csv => Format::Csv,
     };
-    let mut history = open(dir, a.database.as_deref()).await?;
+    let mut history = open(dir, a.on.database.as_deref()).await?;
     let total = history.count(&q).await?;
     let out: Box<dyn std::io::Write> = match &a.output {
         Some(path) => Box::new(

@@ -93,8 +93,14 @@ async fn each_machine_sees_only_its_own_calls(store: Store, dir: tempfile::TempD
         .decide_seen(&remote_id, Decision::Decline { reason: None })
         .await
         .unwrap();
-    let (code, publish) =
-        with(&s, a, Method::POST, "/v1/approvals", Some(&bash("cargo publish --tag v1"))).await;
+    let (code, publish) = with(
+        &s,
+        a,
+        Method::POST,
+        "/v1/approvals",
+        Some(&bash("cargo publish --tag v1")),
+    )
+    .await;
     assert_eq!(code, StatusCode::ACCEPTED, "{publish}");
     s.console
         .decide_seen(
@@ -210,7 +216,10 @@ async fn each_machine_sees_only_its_own_calls(store: Store, dir: tempfile::TempD
     let got = with(&s, b, Method::POST, "/v1/approvals", Some(&nested)).await;
     assert_eq!(got.0, StatusCode::BAD_REQUEST, "{}", got.1);
     assert!(
-        got.1["error"]["message"].as_str().unwrap().contains("no approval"),
+        got.1["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no approval"),
         "{}",
         got.1
     );

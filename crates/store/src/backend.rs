@@ -185,74 +185,47 @@ pub(crate) fn execute<'a>(
     })
 }
 
-/// The rows a query gives, with `values` bound in order, read as `T` on either database.
-pub(crate) fn fetch_all<'a, T>(
-    conn: Conn<'a>,
-    text: &'a str,
-    values: &'a [Value<'a>],
-) -> Boxed<'a, Vec<T>>
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
-        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
-        + Send
-        + Unpin
-        + 'a,
-{
-    Box::pin(async move {
-        let sql = conn.sql(text);
-        Ok(crate::on!(conn, |c| {
-            crate::bind_values!(sqlx::query_as::<_, T>(&sql), values)
-                .fetch_all(c)
-                .await
-        })?)
-    })
+/// Defines a function that runs a query on either database, with `values` bound in order,
+/// and reads its rows as `T` the way sqlx's method of the same name does.
+macro_rules! fetcher {
+    ($(#[$doc:meta])* $name:ident -> $out:ty) => {
+        $(#[$doc])*
+        pub(crate) fn $name<'a, T>(
+            conn: Conn<'a>,
+            text: &'a str,
+            values: &'a [Value<'a>],
+        ) -> Boxed<'a, $out>
+        where
+            T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+                + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+                + Send
+                + Unpin
+                + 'a,
+        {
+            Box::pin(async move {
+                let sql = conn.sql(text);
+                Ok(crate::on!(conn, |c| {
+                    crate::bind_values!(sqlx::query_as::<_, T>(&sql), values)
+                        .$name(c)
+                        .await
+                })?)
+            })
+        }
+    };
 }
 
-/// The first row a query gives, if any: [`fetch_all`] for one row.
-pub(crate) fn fetch_optional<'a, T>(
-    conn: Conn<'a>,
-    text: &'a str,
-    values: &'a [Value<'a>],
-) -> Boxed<'a, Option<T>>
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
-        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
-        + Send
-        + Unpin
-        + 'a,
-{
-    Box::pin(async move {
-        let sql = conn.sql(text);
-        Ok(crate::on!(conn, |c| {
-            crate::bind_values!(sqlx::query_as::<_, T>(&sql), values)
-                .fetch_optional(c)
-                .await
-        })?)
-    })
-}
-
-/// The one row a query gives (an aggregate's), read as `T` on either database.
-pub(crate) fn fetch_one<'a, T>(
-    conn: Conn<'a>,
-    text: &'a str,
-    values: &'a [Value<'a>],
-) -> Boxed<'a, T>
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
-        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
-        + Send
-        + Unpin
-        + 'a,
-{
-    Box::pin(async move {
-        let sql = conn.sql(text);
-        Ok(crate::on!(conn, |c| {
-            crate::bind_values!(sqlx::query_as::<_, T>(&sql), values)
-                .fetch_one(c)
-                .await
-        })?)
-    })
-}
+fetcher!(
+    /// The rows a query gives.
+    fetch_all -> Vec<T>
+);
+fetcher!(
+    /// The first row a query gives, if any.
+    fetch_optional -> Option<T>
+);
+fetcher!(
+    /// The one row a query gives (an aggregate's).
+    fetch_one -> T
+);
 
 /// Binds `values` to a query of either database, in order.
 #[macro_export]
