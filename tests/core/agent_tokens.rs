@@ -184,6 +184,36 @@ async fn each_machine_sees_only_its_own_calls(store: Store, dir: tempfile::TempD
             crate::support::assert_error(&got, StatusCode::NOT_FOUND, "approval_not_found");
         }
     }
+    // A request the runner holds (withdrawn should its waiter go away) is no other token's
+    // to wait on: a hold from another machine, ended at once, withdraws nothing.
+    let (code, held) = with(
+        &s,
+        a,
+        Method::POST,
+        "/v1/approvals?hold=true",
+        Some(&bash("terraform plan")),
+    )
+    .await;
+    assert_eq!(code, StatusCode::ACCEPTED, "{held}");
+    let held_path = format!("/v1/approvals/{}", held["id"].as_str().unwrap());
+    for token in [b, s.token.expose()] {
+        let got = with(
+            &s,
+            token,
+            Method::GET,
+            &format!("{held_path}?wait=1&hold=true"),
+            None,
+        )
+        .await;
+        crate::support::assert_error(&got, StatusCode::NOT_FOUND, "approval_not_found");
+    }
+    let (code, still) = with(&s, a, Method::GET, &held_path, None).await;
+    assert_eq!(
+        (code, still["status"].as_str()),
+        (StatusCode::OK, Some("pending")),
+        "{still}"
+    );
+
     // Its result, once approved, is the runner's to report.
     s.console.decide_seen(&id, Decision::Approve).await.unwrap();
     let result = json!({ "card": "terminal", "exit_code": 0, "output": "done" });

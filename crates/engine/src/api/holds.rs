@@ -9,6 +9,8 @@
 //! withdrawn. So a holder killed at any moment, SIGKILL included, leaves nothing pending.
 
 use std::collections::HashMap;
+
+use countersign_domain::ids::AgentTokenId;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -28,6 +30,10 @@ pub struct Holds {
 
 #[derive(Default)]
 struct Hold {
+    /// Whose the request is, as its submission said: `Some(None)` the console's own token's,
+    /// `Some(Some(t))` the agent token `t`'s; `None` when not known here (read it from the
+    /// request).
+    owner: Option<Option<AgentTokenId>>,
     /// Held waits running now.
     waiting: usize,
     /// Bumped by every wait and lease, so a lease that ran out sees whether a later one
@@ -45,8 +51,17 @@ impl Holds {
 
     /// `id` was just submitted held and waits for a person: its holder must come back to
     /// wait on it within [`LEASE`].
-    pub fn submitted(self: &Arc<Self>, id: &ApprovalId) {
+    /// `owner` is the agent token that asked it (`None`: the console's own).
+    pub fn submitted(self: &Arc<Self>, id: &ApprovalId, owner: Option<AgentTokenId>) {
+        self.lock().entry(id.clone()).or_default().owner = Some(owner);
         self.lease(id);
+    }
+
+    /// Whose the held request `id` is, when known here without reading it: so a held wait
+    /// begins with nothing awaited between its arrival and its hold, and a waiter that goes
+    /// away at once still withdraws its request.
+    pub fn owner(&self, id: &ApprovalId) -> Option<Option<AgentTokenId>> {
+        self.lock().get(id).and_then(|h| h.owner.clone())
     }
 
     /// A held wait on `id` begins; what ends it is said to the guard.

@@ -198,9 +198,9 @@ pub async fn submit(
         let (console, holds) = (s.console.clone(), s.holds.clone());
         let asked_with = caller.agent().cloned();
         let stored = tokio::spawn(async move {
-            let a = console.submit_as(sub, record, asked_with).await?;
+            let a = console.submit_as(sub, record, asked_with.clone()).await?;
             if a.status == Status::Pending {
-                holds.submitted(&a.id);
+                holds.submitted(&a.id, asked_with);
             }
             Ok::<_, Error>(a)
         });
@@ -241,7 +241,12 @@ pub async fn approval(
 ) -> Result<Json<ApprovalPage>, ApiError> {
     let id = approval_id(&id)?;
     let Query(q) = query.map_err(bad_query)?;
-    caller.owns(&s.console.approval(&id).await?)?;
+    // A held request's owner is known from its submission; any other is read.
+    match s.holds.owner(&id) {
+        Some(owner) if owner.as_ref() == caller.agent() => {}
+        Some(_) => return Err(Error::ApprovalNotFound(id.to_string()).into()),
+        None => caller.owns(&s.console.approval(&id).await?)?,
+    }
     let a = match (q.wait, q.hold) {
         (Some(_), hold) => {
             let at_most = wait_at_most(q.wait)?;
