@@ -16,7 +16,8 @@ fi
 
 size=$(stat -c %s "$deb")
 echo "install-test: $deb, $((size / 1024)) KiB"
-((size <= 20 * 1024 * 1024)) || fail "the .deb is over 20 MiB"
+# 24 MiB since both programs carry the PostgreSQL driver of the team console (decision 0033).
+((size <= 24 * 1024 * 1024)) || fail "the .deb is over 24 MiB"
 
 # Whatever happens next, the machine is left without the package.
 trap 'dpkg -r "$pkg" >/dev/null 2>&1 || true' EXIT
