@@ -36,6 +36,20 @@ pub struct Cli {
     /// The data directory (default: the platform's, e.g. ~/.local/share/countersign).
     #[arg(long, global = true, env = "COUNTERSIGN_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// A team console on another machine (`https://host:port`) to ask instead of this
+    /// machine's: its certificate's fingerprint must be pinned, and the agent token is read
+    /// from COUNTERSIGN_AGENT_TOKEN.
+    #[arg(long, global = true, env = "COUNTERSIGN_CONSOLE", value_name = "URL")]
+    pub console: Option<String>,
+    /// The team console's certificate's SHA-256 fingerprint, as `countersign serve --listen`
+    /// prints it.
+    #[arg(
+        long,
+        global = true,
+        env = "COUNTERSIGN_CONSOLE_FINGERPRINT",
+        value_name = "SHA256"
+    )]
+    pub console_fingerprint: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -44,12 +58,15 @@ pub struct Cli {
 pub enum Command {
     /// Run the console headless: the local API on 127.0.0.1, until Ctrl-C or SIGTERM. With
     /// --database, on a team's PostgreSQL; the data directory still holds the lock and token.
+    /// With --listen, also the agent API over TLS for agents on other machines (agent tokens).
     Serve {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
         #[command(flatten)]
         on: DatabaseArg,
+        #[command(flatten)]
+        listen: serve::ListenArgs,
     },
     /// Ask for approval of a call, wait for the decision and print it.
     /// Exit status: 0 approved, 3 declined, 4 expired or cancelled, 2 usage, 1 other errors.
@@ -385,6 +402,8 @@ pub enum CliError {
     Export(#[from] countersign_engine::export::ExportError),
     #[error(transparent)]
     Console(#[from] countersign_engine::error::Error),
+    #[error(transparent)]
+    Team(#[from] countersign_phone::team::TeamError),
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -414,6 +433,7 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    client::use_console(cli.console.clone(), cli.console_fingerprint.clone());
     let explicit_dir = cli.data_dir.clone();
     let resolved = DataDir::resolve(cli.data_dir);
     // An agent's hook answers even when it cannot find the console: with that agent's
@@ -484,7 +504,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         } => agents::token(&dir, action).await,
         Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Rules(cmd) => rules::run(&dir, cmd).await,
-        Command::Serve { port, on } => serve::run(&dir, port, on.database.as_deref()).await,
+        Command::Serve { port, on, listen } => {
+            serve::run(&dir, port, on.database.as_deref(), listen).await
+        }
         Command::Request(args) => request::run(&dir, args).await,
         Command::Artifact(cmd) => artifact(&dir, cmd).await,
         Command::Mcp(McpArgs {

@@ -2,9 +2,16 @@
 //! nothing it has not checked: the data directory is the user's own, the URL is loopback, no
 //! proxy is ever used, the console proves it holds the token before the token is sent, and every
 //! answer about an approval names the approval asked about and the digest computed here.
+//!
+//! A team console on another machine (`--console https://…`, decision 0033) is reached over
+//! TLS whose certificate must have the pinned SHA-256 fingerprint: the pin stands where the
+//! loopback address and the proof did, so an agent token is sent only to the console the
+//! person pinned. Anything missing or wrong (no pin, no token, a URL that is not `https://`)
+//! is an error before anything is sent, which every hook answers with its fail-safe answer.
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -22,6 +29,20 @@ use countersign_engine::token::{Token, TokenError, TokenStore, proof_matches};
 
 /// The variable that gives a client the token directly.
 pub const TOKEN_ENV: &str = "COUNTERSIGN_TOKEN";
+/// The variable giving a team console's agent token (never a command-line argument, which
+/// every user of the machine can read).
+pub const AGENT_TOKEN_ENV: &str = "COUNTERSIGN_AGENT_TOKEN";
+
+/// A team console on another machine, as `--console` and `--console-fingerprint` (or their
+/// variables) name it; chosen once per process, before any command connects.
+static REMOTE: std::sync::OnceLock<Option<(String, Option<String>)>> = std::sync::OnceLock::new();
+
+/// Makes every client of this process reach the team console at `url`, whose certificate
+/// must have the SHA-256 fingerprint `pin`, rather than the data directory's console. Both
+/// are checked when a client connects, so a hook answers a bad one with its fail-safe answer.
+pub fn use_console(url: Option<String>, pin: Option<String>) {
+    let _ = REMOTE.set(url.map(|u| (u, pin)));
+}
 
 /// Why a call to the console failed.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +79,27 @@ pub enum ClientError {
     Protocol(String),
     #[error("the API token could not be read: {0}")]
     TokenRead(String),
+    #[error("--console {url}: {why}; nothing was sent")]
+    RemoteSetup { url: String, why: String },
+    #[error(
+        "the team console at {url} was not reached, or its certificate is not the pinned one: \
+         {why}"
+    )]
+    RemoteUnreachable { url: String, why: String },
+}
+
+/// An error and every error under it, as one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut said = e.to_string();
+    let mut under = e.source();
+    while let Some(e) = under {
+        let text = e.to_string();
+        if !said.contains(&text) {
+            said = format!("{said}: {text}");
+        }
+        under = e.source();
+    }
+    said
 }
 
 /// Connecting to the console: it listens on loopback, so a connection not made in this long
@@ -104,12 +146,19 @@ pub struct Client {
     base: String,
     token: Token,
     http: reqwest::Client,
+    /// The data directory's console, which proves itself before each request; `None` for a
+    /// team console, whose pinned certificate does.
+    local: Option<Local>,
+    /// A proof was checked and no request has gone out since: the next one needs none.
+    proved: AtomicBool,
+}
+
+/// The data directory's console.
+struct Local {
     /// The console that proved itself, as `connection.json` named it: its pid and URL.
     conn: (u32, String),
     /// Where it listens (`host:port`), as its proofs name it.
     addr: String,
-    /// A proof was checked and no request has gone out since: the next one needs none.
-    proved: AtomicBool,
 }
 
 /// The `host:port` of a loopback `http://` URL, as the console names itself in its proofs.
@@ -135,6 +184,9 @@ impl Client {
     /// what they told (which process holds the lock, that it listens on the port) the proof
     /// tells better — only a holder of the token can answer it, for this very address.
     pub async fn connect(dir: &DataDir) -> Result<Self, ClientError> {
+        if let Some(Some((url, pin))) = REMOTE.get() {
+            return Self::connect_remote(url, pin.as_deref(), std::env::var(AGENT_TOKEN_ENV).ok());
+        }
         let dir = dir.checked()?;
         let conn = dir.connection()?;
         let addr = loopback(&conn.url)?;
@@ -161,12 +213,67 @@ impl Client {
             base,
             token,
             http,
-            conn: (conn.pid, conn.url),
-            addr: addr.to_string(),
+            local: Some(Local {
+                conn: (conn.pid, conn.url),
+                addr: addr.to_string(),
+            }),
             proved: AtomicBool::new(false),
         };
         client.check_proof(proof?)?;
         Ok(client)
+    }
+
+    /// A client of the team console at `url` (`https://host:port`), whose certificate must
+    /// have the SHA-256 fingerprint `pin`, sending the agent token `token`. Nothing is sent
+    /// here: the first request is the first contact, over TLS the pin checks.
+    pub fn connect_remote(
+        url: &str,
+        pin: Option<&str>,
+        token: Option<String>,
+    ) -> Result<Self, ClientError> {
+        let setup = |why: &str| ClientError::RemoteSetup {
+            url: url.to_owned(),
+            why: why.to_owned(),
+        };
+        let base = remote_base(url).map_err(|why| setup(&why))?;
+        let pin = pin.ok_or_else(|| {
+            setup(
+                "no certificate fingerprint is pinned (--console-fingerprint or \
+                 COUNTERSIGN_CONSOLE_FINGERPRINT, as `countersign serve --listen` prints it)",
+            )
+        })?;
+        let pin = pinned(pin).ok_or_else(|| {
+            setup("the fingerprint is not a SHA-256 (64 hex digits, `:` between pairs allowed)")
+        })?;
+        let token = token
+            .as_deref()
+            .and_then(Token::from_text)
+            .filter(|t| {
+                t.expose()
+                    .starts_with(countersign_engine::console::AGENT_TOKEN_PREFIX)
+            })
+            .ok_or_else(|| {
+                setup(&format!(
+                    "{AGENT_TOKEN_ENV} holds no agent token (`countersign agents token create` \
+                     on the console's machine makes one)"
+                ))
+            })?;
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .https_only(true)
+            .use_preconfigured_tls(pinned_tls(pin).map_err(|why| setup(&why))?)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| setup(&chain(&e)))?;
+        Ok(Self {
+            base,
+            token,
+            http,
+            local: None,
+            proved: AtomicBool::new(false),
+        })
     }
 
     /// Whether the console this client verified still serves `dir` where it did: the same
@@ -174,6 +281,10 @@ impl Client {
     /// there. A client kept between calls asks this before each, so a console that stopped
     /// (and whatever took its port since) is never sent the token.
     pub async fn still_serves(&self, dir: &DataDir) -> bool {
+        // A team console is the one pinned, wherever it restarts.
+        let Some(local) = &self.local else {
+            return true;
+        };
         let Ok(dir) = dir.checked() else {
             return false;
         };
@@ -183,7 +294,7 @@ impl Client {
         let Ok(addr) = loopback(&conn.url) else {
             return false;
         };
-        if (conn.pid, conn.url) != self.conn
+        if (conn.pid, conn.url) != local.conn
             || format!("http://{addr}") != self.base
             || dir.lock_held() == Some(false)
         {
@@ -198,7 +309,8 @@ impl Client {
     /// Refuses an answer to a proof request that is not the proof of this client's token;
     /// one that is lets the next request go without asking again.
     fn check_proof(&self, (nonce, given): (String, String)) -> Result<(), ClientError> {
-        if !proof_matches(&self.token, &nonce, &self.addr, &given) {
+        let addr = self.local.as_ref().map_or("", |l| l.addr.as_str());
+        if !proof_matches(&self.token, &nonce, addr, &given) {
             return Err(ClientError::NotTheConsole {
                 url: self.base.clone(),
             });
@@ -249,18 +361,24 @@ impl Client {
     /// request may open a new connection, and the port may have changed hands since the last
     /// (a console stopping while its agents wait), so the token goes only where a proof did.
     async fn send(&self, req: reqwest::RequestBuilder) -> Result<serde_json::Value, ClientError> {
-        if !self.proved.swap(false, Ordering::AcqRel) {
+        if self.local.is_some() && !self.proved.swap(false, Ordering::AcqRel) {
             self.check_proof(ask_proof(&self.http, &self.base).await?)?;
             self.proved.store(false, Ordering::Release);
         }
-        let resp = req
-            .bearer_auth(self.token.expose())
-            .send()
-            .await
-            .map_err(|source| ClientError::Unreachable {
-                url: self.base.clone(),
-                source,
-            })?;
+        let resp =
+            req.bearer_auth(self.token.expose())
+                .send()
+                .await
+                .map_err(|source| match self.local {
+                    Some(_) => ClientError::Unreachable {
+                        url: self.base.clone(),
+                        source,
+                    },
+                    None => ClientError::RemoteUnreachable {
+                        url: self.base.clone(),
+                        why: chain(&source),
+                    },
+                })?;
         let status = resp.status();
         let body: serde_json::Value = resp
             .json()
@@ -461,6 +579,117 @@ impl Client {
             .post(&format!("/v1/approvals/{id}/result"), &body)
             .await?;
         checked(answer, Some(id), digest).map(|_| ())
+    }
+}
+
+/// The origin (`https://host[:port]`) of a team console's URL: `https://`, a host, and nothing
+/// after it but `/`.
+fn remote_base(url: &str) -> Result<String, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
+    if parsed.scheme() != "https" {
+        return Err("a team console is reached over https:// only".into());
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err("a URL with a user or password is refused (the agent token says who)".into());
+    }
+    if parsed.host().is_none() {
+        return Err("no host".into());
+    }
+    if !matches!(parsed.path(), "" | "/") || parsed.query().is_some() || parsed.fragment().is_some()
+    {
+        return Err("nothing may follow the host and port but `/`".into());
+    }
+    Ok(parsed.origin().ascii_serialization())
+}
+
+/// A pinned fingerprint as [`countersign_phone::tls::fingerprint`] writes it, from 64 hex
+/// digits with or without `:` between pairs.
+fn pinned(given: &str) -> Option<String> {
+    let hex: String = given.trim().chars().filter(|c| *c != ':').collect();
+    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| {
+        hex.to_ascii_uppercase()
+            .as_bytes()
+            .chunks(2)
+            .map(|pair| String::from_utf8_lossy(pair).into_owned())
+            .collect::<Vec<_>>()
+            .join(":")
+    })
+}
+
+/// TLS that accepts exactly the certificate whose SHA-256 is `pin` (its handshake signatures
+/// checked as any), whatever authority signed it or name it bears: the pin is what the
+/// person trusts.
+fn pinned_tls(pin: String) -> Result<rustls::ClientConfig, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    Ok(
+        rustls::ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Pinned { pin, provider }))
+            .with_no_client_auth(),
+    )
+}
+
+/// The verifier of [`pinned_tls`].
+#[derive(Debug)]
+struct Pinned {
+    pin: String,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+}
+
+impl rustls::client::danger::ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        let seen = countersign_phone::tls::fingerprint(end_entity);
+        if seen == self.pin {
+            Ok(rustls::client::danger::ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General(format!(
+                "its certificate's fingerprint is {seen}, not the pinned {}",
+                self.pin
+            )))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 

@@ -1,5 +1,7 @@
 //! `countersign serve`: the headless console.
 
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::CliError;
@@ -7,10 +9,59 @@ use countersign_engine::data_dir::DataDir;
 #[cfg(unix)]
 use countersign_engine::data_dir::LockHolder;
 use countersign_engine::server::Server;
+use countersign_phone::team::{Certificate, TeamListener};
+
+/// The listener beyond this machine, for agents on other machines (decision 0033).
+#[derive(Debug, clap::Args)]
+pub struct ListenArgs {
+    /// Also serve the agent API over TLS on this address (`0.0.0.0:8443`, `[::]:8443`, or one
+    /// interface's), for agents on other machines: agent tokens only, never the console's own.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// The listener's certificate (PEM, its chain after it); without it one is made here and
+    /// kept in the data directory.
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's key (PEM).
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_cert"])]
+    pub tls_key: Option<PathBuf>,
+    /// A name (DNS name or address) the certificate made here is for; may be given more than
+    /// once (default: the --listen address, or `localhost` when it is every interface).
+    #[arg(
+        long = "tls-name",
+        value_name = "NAME",
+        requires = "listen",
+        conflicts_with = "tls_cert"
+    )]
+    pub tls_names: Vec<String>,
+}
+
+impl ListenArgs {
+    /// The certificate the listener serves.
+    fn certificate(self, listen: SocketAddr) -> Certificate {
+        match (self.tls_cert, self.tls_key) {
+            (Some(cert), Some(key)) => Certificate::Files { cert, key },
+            _ if !self.tls_names.is_empty() => Certificate::Made {
+                names: self.tls_names,
+            },
+            _ if listen.ip().is_unspecified() => Certificate::Made {
+                names: vec!["localhost".into()],
+            },
+            _ => Certificate::Made {
+                names: vec![listen.ip().to_string()],
+            },
+        }
+    }
+}
 
 /// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation (the server
 /// listens for it).
-pub async fn run(dir: &DataDir, port: u16, database: Option<&str>) -> Result<ExitCode, CliError> {
+pub async fn run(
+    dir: &DataDir,
+    port: u16,
+    database: Option<&str>,
+    listen: ListenArgs,
+) -> Result<ExitCode, CliError> {
     let shown = database.map(shown_database).transpose()?;
     if let Some(url) = database
         && countersign_engine::server::database_has_password(url)
@@ -23,7 +74,35 @@ pub async fn run(dir: &DataDir, port: u16, database: Option<&str>) -> Result<Exi
         );
     }
     let server = Server::start_on(dir, port, database).await?;
+    let team = match listen.listen {
+        None => None,
+        Some(addr) => {
+            let cert = listen.certificate(addr);
+            let started = TeamListener::start(
+                server.console.clone(),
+                server.dir().root(),
+                addr,
+                cert,
+                server.agents_api(),
+            )
+            .await;
+            match started {
+                Ok(team) => Some(team),
+                Err(e) => {
+                    server.stop().await;
+                    return Err(e.into());
+                }
+            }
+        }
+    };
     println!("Countersign console listening on {}", server.url);
+    if let Some(team) = &team {
+        println!(
+            "agents on other machines: https://{} (agent tokens only)",
+            team.addr()
+        );
+        println!("certificate fingerprint (SHA-256): {}", team.fingerprint());
+    }
     println!("data directory: {}", server.dir().root().display());
     if let Some(shown) = shown {
         println!("database: {shown}");
@@ -34,6 +113,7 @@ pub async fn run(dir: &DataDir, port: u16, database: Option<&str>) -> Result<Exi
     );
     wait_for_stop().await?;
     eprintln!("stopping");
+    drop(team);
     server.stop().await;
     Ok(ExitCode::SUCCESS)
 }

@@ -45,4 +45,5 @@ mod runs;
 mod store;
 mod support;
 mod team;
+mod team_listener;
 mod trust;

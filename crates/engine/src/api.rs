@@ -76,6 +76,9 @@ pub struct ApiState {
     pub addr: String,
     /// The requests their submitters hold.
     pub holds: Arc<holds::Holds>,
+    /// Served beyond this machine (a team console's TLS listener): agent tokens only, any
+    /// Host, no proofs of the console's own token.
+    pub remote: bool,
 }
 
 impl ApiState {
@@ -85,6 +88,16 @@ impl ApiState {
             console,
             token,
             addr,
+            remote: false,
+        }
+    }
+
+    /// The same state for the listener beyond this machine: it shares the holds (a call held
+    /// there is the same call), and takes agent tokens only (decision 0033).
+    pub fn for_agents(&self) -> Self {
+        Self {
+            remote: true,
+            ..self.clone()
         }
     }
 }

@@ -43,6 +43,9 @@ pub struct Server {
     /// Where the window's own rotations last kept the token (the start's place before any).
     rotated_into: RwLock<Backend>,
     token: Arc<RwLock<Token>>,
+    /// What the API's handlers share: a team console's listener beyond this machine serves
+    /// the same state for agent tokens ([`Server::agents_api`]).
+    api: ApiState,
     lock: ServeLock,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
@@ -129,7 +132,7 @@ impl Server {
         let token = Arc::new(RwLock::new(token));
         let state = ApiState::new(console.clone(), token.clone(), addr.to_string());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(api::serve(listener, state, async move {
+        let task = tokio::spawn(api::serve(listener, state.clone(), async move {
             let _ = stop_rx.await;
         }));
         #[cfg(unix)]
@@ -150,12 +153,19 @@ impl Server {
             token_backend,
             rotated_into: RwLock::new(token_backend),
             token,
+            api: state,
             lock,
             stop: Some(stop_tx),
             task: Some(task),
             sweeper,
             reloader,
         })
+    }
+
+    /// The API as served beyond this machine, to agent tokens only (a team console's TLS
+    /// listener): the same calls, holds and console as on loopback.
+    pub fn agents_api(&self) -> axum::Router {
+        api::router(self.api.for_agents())
     }
 
     /// The data directory served (canonical).

@@ -18,6 +18,7 @@ pub mod pairing;
 pub mod passkey;
 pub mod push;
 pub mod tailscale;
+pub mod team;
 pub mod tls;
 
 mod api;

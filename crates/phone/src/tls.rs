@@ -140,7 +140,20 @@ impl std::fmt::Debug for Identity {
 /// The certificate for `names` kept in `root`, or a new one (then kept) when there is none,
 /// it names other names, it is near its end, or the file does not parse.
 pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneError> {
-    let path = root.join(TLS_FILE);
+    load_or_create_in(&root.join(TLS_FILE), names, PHONE_PAGE)
+}
+
+/// The common name of the phone page's certificate.
+const PHONE_PAGE: &str = "Countersign phone page";
+
+/// [`load_or_create`] for the certificate kept at `path`, named `common_name` when made: the
+/// phone page's, or a team console's listener's ([`crate::team`]).
+pub fn load_or_create_in(
+    path: &Path,
+    names: &[String],
+    common_name: &str,
+) -> Result<Identity, PhoneError> {
+    let path = path.to_owned();
     let now = time::OffsetDateTime::now_utc();
     // Missing, a link, unreadable, damaged or readable by others (its key could have been
     // copied): a new one replaces it.
@@ -163,7 +176,7 @@ pub fn load_or_create(root: &Path, names: &[String]) -> Result<Identity, PhoneEr
     if let Some(kept) = usable {
         return Ok(kept);
     }
-    let made = make(names, now)?;
+    let made = make_named(names, now, common_name)?;
     let text = serde_json::to_vec(&made).map_err(|e| PhoneError::Certificate(e.to_string()))?;
     write_private(&path, &text)
         .map_err(|e| PhoneError::Certificate(format!("{}: {e}", path.display())))?;
@@ -184,13 +197,22 @@ pub(crate) fn private_enough(path: &Path) -> bool {
     }
 }
 
+#[cfg(test)]
 pub(crate) fn make(names: &[String], now: time::OffsetDateTime) -> Result<Kept, PhoneError> {
+    make_named(names, now, PHONE_PAGE)
+}
+
+fn make_named(
+    names: &[String],
+    now: time::OffsetDateTime,
+    common_name: &str,
+) -> Result<Kept, PhoneError> {
     let bad = |e: rcgen::Error| PhoneError::Certificate(e.to_string());
     let key = rcgen::KeyPair::generate().map_err(bad)?;
     let mut params = rcgen::CertificateParams::new(names.to_vec()).map_err(bad)?;
     params
         .distinguished_name
-        .push(rcgen::DnType::CommonName, "Countersign phone page");
+        .push(rcgen::DnType::CommonName, common_name);
     let not_after = now + VALIDITY;
     params.not_before = now - time::Duration::days(1);
     params.not_after = not_after;

@@ -1,5 +1,9 @@
 //! What every request passes before a handler: loopback Host, no Origin, the bearer token,
 //! JSON bodies. This blocks web pages, form posts and DNS rebinding.
+//!
+//! On a team console's listener beyond this machine ([`ApiState::remote`]) the Host may be
+//! any name the agents reach it by (TLS with a pinned certificate stands where loopback
+//! did), only agent tokens are taken, and no proof of the console's own token is given.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -75,7 +79,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 pub async fn guard(State(state): State<ApiState>, mut req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    if !host.is_some_and(is_loopback_host) {
+    if !state.remote && !host.is_some_and(is_loopback_host) {
         return refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,
@@ -93,14 +97,19 @@ pub async fn guard(State(state): State<ApiState>, mut req: Request, next: Next) 
         );
     }
     let mut caller = None;
+    // The proof answers with the console's own token, which never leaves this machine.
+    if state.remote && req.uri().path() == "/v1/proof" {
+        return super::routes::not_found().await.into_response();
+    }
     if !OPEN_PATHS.contains(&req.uri().path()) {
-        let console_token = bearer(headers).is_some_and(|given| {
-            state
-                .token
-                .read()
-                .map(|t| t.matches(given))
-                .unwrap_or(false)
-        });
+        let console_token = !state.remote
+            && bearer(headers).is_some_and(|given| {
+                state
+                    .token
+                    .read()
+                    .map(|t| t.matches(given))
+                    .unwrap_or(false)
+            });
         caller = if console_token {
             Some(Caller::Console)
         } else if let Some(given) = bearer(headers) {
@@ -115,7 +124,12 @@ pub async fn guard(State(state): State<ApiState>, mut req: Request, next: Next) 
             return refuse(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::Unauthorized,
-                "missing or wrong bearer token (see `countersign token`)",
+                if state.remote {
+                    "missing, wrong or revoked agent token (see `countersign agents token \
+                     create` on the console's machine)"
+                } else {
+                    "missing or wrong bearer token (see `countersign token`)"
+                },
             );
         }
         if matches!(caller, Some(Caller::Agent(_))) && !agent_path(req.uri().path()) {
