@@ -9,6 +9,7 @@ mod export;
 mod exports;
 mod launch;
 mod links;
+mod machines;
 mod notify;
 mod phone;
 mod preview;
@@ -96,6 +97,11 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         commands::agents,
         commands::install_agent_hook,
         commands::remove_agent_hook,
+        machines::machine_settings,
+        machines::machines_start,
+        machines::machines_stop,
+        machines::create_agent_token,
+        machines::revoke_agent_token,
         export::export_history,
         export::cancel_export,
         phone::phone_settings,
@@ -288,6 +294,7 @@ fn serve(
     tauri::async_runtime::spawn(async move {
         if let Some(d) = handle.try_state::<Desktop>() {
             phone::resume(&handle, &d).await;
+            machines::resume(&d).await;
         }
     });
 }

@@ -74,7 +74,7 @@ pub struct PairingCode {
     pub valid_for_s: u32,
 }
 
-fn offered() -> Vec<PhoneAddress> {
+pub(crate) fn offered() -> Vec<PhoneAddress> {
     let mut list: Vec<PhoneAddress> = addresses::reachable()
         .into_iter()
         .map(|r| PhoneAddress {

@@ -15,6 +15,8 @@ pub struct Prefs {
     pub notifications: bool,
     /// Where the phone page listens; `None` when it is off.
     pub phone: Option<PhonePrefs>,
+    /// Where the listener for agents on other machines listens (the same shape).
+    pub machines: Option<PhonePrefs>,
 }
 
 impl Default for Prefs {
@@ -22,6 +24,7 @@ impl Default for Prefs {
         Self {
             notifications: true,
             phone: None,
+            machines: None,
         }
     }
 }

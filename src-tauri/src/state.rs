@@ -17,6 +17,8 @@ pub struct Desktop {
     pub exports: crate::exports::Exports,
     /// The phone's listener while it is on.
     pub phone: tokio::sync::Mutex<Option<countersign_phone::PhoneServer>>,
+    /// The listener for agents on other machines while it is on.
+    pub machines: tokio::sync::Mutex<Option<countersign_phone::team::TeamListener>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -33,6 +35,7 @@ impl Desktop {
             view: tokio::sync::watch::Sender::new("inbox".into()),
             exports: crate::exports::Exports::default(),
             phone: tokio::sync::Mutex::new(None),
+            machines: tokio::sync::Mutex::new(None),
         }
     }
 

@@ -165,6 +165,24 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     }
     return t;
   }, [titles, fetchTitles]);
+  // The machines agent tokens were made for, by token id: a call asked with one is marked with
+  // its machine's name. Read at start, when Settings changes them, and when a card names a
+  // token not known yet (at most every few seconds).
+  const [machines, setMachines] = useState<Map<string, string>>(new Map());
+  const machinesRead = useRef(0);
+  const readMachines = useCallback(() => {
+    machinesRead.current = Date.now();
+    void api.agentTokens()
+      .then((all) => setMachines(new Map(all.map((t) => [t.id, t.name]))))
+      .catch(() => { /* Read again when a card asks. */ });
+  }, []);
+  useEffect(readMachines, [readMachines]);
+  /** The machine an agent token was made for: `undefined` while it is looked up. */
+  const machineOf = useCallback((id: string): string | undefined => {
+    const name = machines.get(id);
+    if (name === undefined && Date.now() - machinesRead.current > 3000) queueMicrotask(readMachines);
+    return name;
+  }, [machines, readMachines]);
   const [query, setQuery] = useState("");
   // History's search, kept while the person is on other pages.
   const [historyQuery, setHistoryQuery] = useState<HistoryQuery>({});
@@ -292,8 +310,9 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     openArtifact: (id: string) => setPage({ kind: "artifact", id }),
     openApproval: (id: string) => setPage({ kind: "approval", id }),
     artifactTitle: titleOf,
+    machineName: machineOf,
     report: (message: string) => { setNotice(message); refresh(); },
-  }), [refresh, titleOf, sync]);
+  }), [refresh, titleOf, machineOf, sync]);
 
   const body = (() => {
     switch (page.kind) {
@@ -313,7 +332,7 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
       case "grants": return <Grants version={versions.grants} artifactTitle={titleOf}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })}
         openHistory={(q) => { setHistoryQuery(q); setPage({ kind: "history" }); }} />;
-      case "settings": return <Settings />;
+      case "settings": return <Settings onMachinesChange={readMachines} />;
       case "artifact": return <ArtifactPage key={page.id} id={page.id} version={versions.artifacts + versions.grants} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
       case "approval": return <ApprovalPage id={page.id} version={versions.approvals + versions.grants} actions={actions} />;
       default: return assertNever(page);

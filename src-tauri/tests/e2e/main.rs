@@ -15,6 +15,7 @@ mod history;
 mod inbox;
 mod installed;
 mod long_calls;
+mod machines;
 mod mcp_view;
 mod phone;
 mod promise;

@@ -20,16 +20,16 @@ const WAIT: Duration = Duration::from_secs(15);
 /// Another host on this machine: a network namespace with one end of a veth pair, the other end
 /// on this machine's side with an address of a private network, which Settings offers like a
 /// LAN's. Taken down when dropped.
-struct Host {
-    namespace: String,
+pub struct Host {
+    pub namespace: String,
     link: String,
     /// This machine's address towards the host, and the host's own.
-    here: String,
-    there: String,
+    pub here: String,
+    pub there: String,
 }
 
 impl Host {
-    fn new() -> Host {
+    pub fn new() -> Host {
         let n = std::process::id() % 200 + 20;
         let host = Host {
             namespace: format!("cs-phone-{n}"),

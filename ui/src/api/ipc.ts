@@ -3,6 +3,9 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type { AgentStatus } from "./types/AgentStatus";
+import type { AgentTokenInfo } from "./types/AgentTokenInfo";
+import type { MachineSettings } from "./types/MachineSettings";
+import type { MadeToken } from "./types/MadeToken";
 import type { Artifact } from "./types/Artifact";
 import type { ArtifactVersion } from "./types/ArtifactVersion";
 import type { ChangeEvent } from "./types/ChangeEvent";
@@ -151,6 +154,17 @@ export const api = {
   agents: () => call<AgentStatus[]>("agents"),
   installAgentHook: (agent: string) => call<AgentStatus[]>("install_agent_hook", { agent }),
   removeAgentHook: (agent: string) => call<AgentStatus[]>("remove_agent_hook", { agent }),
+  /** Settings → Agents on other machines: the listener, the addresses it can use, every
+   * agent token (never a token's text). */
+  machineSettings: () => call<MachineSettings>("machine_settings"),
+  /** The agent tokens alone, for naming the machine a call came from. */
+  agentTokens: () => call<MachineSettings>("machine_settings").then((s): AgentTokenInfo[] => s.tokens),
+  /** Listens for agents on other machines at `address` (one of those offered). */
+  machinesStart: (address: string) => call<MachineSettings>("machines_start", { address }),
+  machinesStop: () => call<MachineSettings>("machines_stop"),
+  /** A token for the machine `name`: its text is in this answer only. */
+  createAgentToken: (name: string) => call<MadeToken>("create_agent_token", { name }),
+  revokeAgentToken: (id: string) => call<MachineSettings>("revoke_agent_token", { id }),
   revealToken: () => call<string>("reveal_token"),
   rotateToken: () => call<string>("rotate_token"),
   setNotifications: (enabled: boolean) => call<Settings>("set_notifications", { enabled }),

@@ -24,6 +24,9 @@ export interface CardActions {
   openApproval?: (id: string) => void;
   /** An artifact's title: `undefined` while it is looked up, `null` when there is none. */
   artifactTitle: (id: string) => ArtifactTitle | null | undefined;
+  /** The machine an agent token was made for (`undefined` while looked up, or where the
+   * names are not known, as on the phone). */
+  machineName?: (id: string) => string | undefined;
   /** Shows a failure the person must see (e.g. a keyboard decision on an expired request). */
   report: (message: string) => void;
 }
@@ -340,6 +343,16 @@ function NotOnCard({ p }: { p: Presented }) {
   );
 }
 
+/** Where a call asked with an agent token comes from: the machine the person named when the
+ * token was made — not what the agent says of itself. */
+export function Machine({ name }: { name: string | undefined }) {
+  return (
+    <span className="machine" data-testid="card-machine" title="Asked with this machine's agent token">
+      {" · on "}<strong>{name ?? "another machine"}</strong>
+    </span>
+  );
+}
+
 function CardHeader({ p, actions, onPhone }: { p: Presented; actions: CardActions; onPhone: boolean }) {
   const a = p.approval;
   const parts = a.tool_parts;
@@ -349,6 +362,7 @@ function CardHeader({ p, actions, onPhone }: { p: Presented; actions: CardAction
       <div className="who">
         <span className="requester"><Verbatim text={a.requester.name} marks={p.marks["requester.name"]} /></span>
         {a.requester.session && <span className="muted session"> · session <Verbatim text={a.requester.session} marks={p.marks["requester.session"]} /></span>}
+        {a.asked_with && <Machine name={actions.machineName?.(a.asked_with)} />}
       </div>
       {/* On the phone the card stands alone: it says the whole project, not only its last folder. */}
       {onPhone && a.requester.cwd && (

@@ -107,12 +107,14 @@ export function clashing(groups: readonly InboxGroup[]): Set<string> {
 
 /** An agent and its project (its last folder, or `whole` the path), each with its hidden
  * characters marked and isolated, so no name reorders what is drawn after it. */
-export function Who({ group, whole }: { group: InboxGroup; whole?: boolean }) {
+export function Who({ group, whole, machine }: { group: InboxGroup; whole?: boolean; machine?: string }) {
   const project = group.project;
   const marked = group.project_marks.length > 0 || group.project_more > 0;
   return (
     <>
       <span className="agent"><Field text={group.agent} marks={group.agent_marks} more={group.agent_more} /></span>
+      {/* Before the project: which machine asked is what a narrow row must not cut off. */}
+      {machine !== undefined && <span className="machine" data-testid="row-machine"> · on <strong>{machine}</strong></span>}
       {project !== null && (
         <span className="project">
           {" · "}
@@ -149,8 +151,10 @@ export function warning(p: Presented): string | null {
  * what it would run; ⚠ when it carries hidden characters or the card does not show all it holds.
  * A call whose card is not read yet shows who asks and when; the rest once it is read.
  */
-export const InboxRow = memo(function InboxRow({ id, group, whole, createdAt, p, selected, onSelect }: {
+export const InboxRow = memo(function InboxRow({ id, group, whole, createdAt, p, machine, selected, onSelect }: {
   id: string;
+  /** The machine whose agent token asked the call, when one did. */
+  machine?: string;
   group: InboxGroup;
   /** Show the project's whole path (its last folder is another group's too). */
   whole?: boolean;
@@ -167,7 +171,7 @@ export const InboxRow = memo(function InboxRow({ id, group, whole, createdAt, p,
       data-testid="inbox-row" data-id={id} data-warn={warn !== null} onClick={() => onSelect(id)}>
       <span className="warn" title={warn ?? undefined} aria-label={warn ? `Warning: ${warn}` : undefined}
         data-testid={warn ? "row-warning" : undefined}>{warn ? "⚠" : ""}</span>
-      <span className="who"><Who group={group} whole={whole} /></span>
+      <span className="who"><Who group={group} whole={whole} machine={machine} /></span>
       {p ? (
         <>
           <code className="tool mono" data-testid="row-tool">{p.approval.tool}</code>

@@ -320,7 +320,8 @@ export function Inbox({ pending, need, actions, declineGroup }: {
       </div>
       <div className="inbox-split">
         <InboxList rows={rows} entryOf={entryOf} cards={byId} selected={view.selected} clash={clash} onSelect={selectRow}
-          need={listNeed} held={held.length} bringIn={listBringIn} withdrawn={view.withdrawn} group={view.group} />
+          need={listNeed} held={held.length} bringIn={listBringIn} withdrawn={view.withdrawn} group={view.group}
+          machineName={actions.machineName} />
         <div className="inbox-card" data-testid="inbox-card">
           {current ? (
             <ApprovalCard key={current.approval.id} p={current} selected actions={cardActions}
@@ -347,8 +348,10 @@ export function Inbox({ pending, need, actions, declineGroup }: {
  * did. The selected row is kept in view; the cards of the rows shown are read as they are
  * shown, the selected one first.
  */
-const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clash, onSelect, need, held, bringIn, withdrawn, group }: {
+const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clash, onSelect, need, held, bringIn, withdrawn, group, machineName }: {
   rows: string[];
+  /** The machine an agent token was made for, when known. */
+  machineName?: (id: string) => string | undefined;
   entryOf: ReadonlyMap<string, Entry>;
   cards: ReadonlyMap<string, Presented>;
   selected: string | null;
@@ -365,6 +368,11 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
 }) {
   const listRef = useRef<HTMLDivElement>(null);
   const rowsRef = useRef<HTMLDivElement>(null);
+  /** The machine whose agent token asked a card's call, when one did. */
+  const machineOf = (p: Presented | undefined): string | undefined => {
+    const token = p?.approval.asked_with;
+    return token ? machineName?.(token) ?? "another machine" : undefined;
+  };
   const shown = useRowWindow(rows.length, ROW, listRef, rowsRef);
   const selectedIndex = useMemo(() => (selected === null ? -1 : rows.indexOf(selected)), [rows, selected]);
   // The selected row is kept in view (below the new-requests bar, which stays at the top), also
@@ -408,6 +416,7 @@ const InboxList = memo(function InboxList({ rows, entryOf, cards, selected, clas
             return (
               <div key={id} data-row={id} className="row-slot" style={{ height: ROW, transform: `translateY(${(shown.first + i) * ROW}px)` }}>
                 <InboxRow id={id} group={e.group} whole={clash.has(groupKey(e.group))} createdAt={e.created_at} p={cards.get(id)}
+                  machine={machineOf(cards.get(id))}
                   selected={id === selected} onSelect={onSelect} />
               </div>
             );

@@ -4,10 +4,12 @@ import { api } from "../api/ipc";
 import type { Settings as SettingsData } from "../api/types/Settings";
 import { Agents } from "../components/Agents";
 import { useConfirm } from "../components/Confirm";
+import { MachineTokens } from "../components/MachineTokens";
 import { PhoneSection } from "../components/PhoneSettings";
 
-/** The API address, the token, the data directory, notifications, the agents, the phone. */
-export function Settings() {
+/** The API address, the token, the data directory, notifications, the agents, the machines
+ * with agent tokens, the phone. */
+export function Settings({ onMachinesChange }: { onMachinesChange?: () => void }) {
   const confirm = useConfirm();
   const [s, setS] = useState<SettingsData | null>(null);
   const [token, setToken] = useState<string | null>(null);
@@ -58,6 +60,8 @@ export function Settings() {
       {message && <p className="notice" role="status" data-testid="settings-message">{message}</p>}
       <h2>Agents</h2>
       <Agents />
+      <h2>Agents on other machines</h2>
+      <MachineTokens onChange={onMachinesChange} />
       <h2>Phone</h2>
       <PhoneSection />
     </div>

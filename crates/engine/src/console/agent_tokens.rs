@@ -34,7 +34,8 @@ pub struct AgentTokenInfo {
 }
 
 /// A token just made: its text, shown this once (never in `Debug`).
-#[derive(Clone)]
+#[derive(Clone, Serialize, TS)]
+#[ts(export)]
 pub struct MadeToken {
     pub info: AgentTokenInfo,
     pub token: String,
