@@ -73,6 +73,7 @@ pub async fn run(
              or COUNTERSIGN_DATABASE instead"
         );
     }
+    let stop = stop_signals()?;
     let server = Server::start_on(dir, port, database).await?;
     let team = match listen.listen {
         None => None,
@@ -111,7 +112,7 @@ pub async fn run(
         "API token kept in {} (print it with `countersign token`)",
         server.token_backend
     );
-    wait_for_stop().await?;
+    stop.await;
     eprintln!("stopping");
     drop(team);
     server.stop().await;
@@ -125,8 +126,10 @@ fn shown_database(url: &str) -> Result<String, CliError> {
         .map_err(|why| CliError::Usage(format!("--database: {why}")))
 }
 
+/// Listens for SIGTERM and SIGINT from now on (before anything is printed, so a stop asked
+/// for as soon as the console says it listens is a clean one); the future ends at the first.
 #[cfg(unix)]
-async fn wait_for_stop() -> Result<(), CliError> {
+fn stop_signals() -> Result<impl Future<Output = ()>, CliError> {
     use tokio::signal::unix::{SignalKind, signal};
     let io = |source| CliError::Io {
         what: "cannot listen for signals".into(),
@@ -134,21 +137,22 @@ async fn wait_for_stop() -> Result<(), CliError> {
     };
     let mut term = signal(SignalKind::terminate()).map_err(io)?;
     let mut int = signal(SignalKind::interrupt()).map_err(io)?;
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-    }
-    Ok(())
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
 }
 
 #[cfg(not(unix))]
-async fn wait_for_stop() -> Result<(), CliError> {
-    tokio::signal::ctrl_c()
-        .await
-        .map_err(|source| CliError::Io {
-            what: "cannot listen for Ctrl-C".into(),
-            source,
-        })
+fn stop_signals() -> Result<impl Future<Output = ()>, CliError> {
+    Ok(async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            eprintln!("countersign: cannot listen for Ctrl-C: {e}");
+            std::future::pending::<()>().await;
+        }
+    })
 }
 
 /// Asks the console with this pid to re-read its token. Only the process holding the data

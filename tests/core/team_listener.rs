@@ -509,3 +509,54 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
         .unwrap();
     assert_eq!(half.status.code(), Some(2));
 }
+
+/// The systemd unit's and the container image's command lines (deploy/) are ones `serve`
+/// takes: each starts a console listening for other machines (on a free port here), which
+/// prints the fingerprint to pin, and stops cleanly on SIGTERM.
+#[test]
+fn the_deploy_recipes_start_a_console() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::{Command, Stdio};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
+    let unit = std::fs::read_to_string(root.join("countersign.service")).unwrap();
+    let exec = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart=/usr/bin/countersign "))
+        .unwrap();
+    let from_unit: Vec<String> = exec.split_whitespace().map(str::to_owned).collect();
+    let image = std::fs::read_to_string(root.join("Containerfile")).unwrap();
+    let entry = image
+        .lines()
+        .find_map(|l| l.strip_prefix("ENTRYPOINT "))
+        .unwrap();
+    let entry: Vec<String> = serde_json::from_str(entry).unwrap();
+    assert_eq!(entry[0], "countersign");
+    for args in [from_unit, entry[1..].to_vec()] {
+        // Any free port rather than 8443, which another test or program may hold.
+        let args: Vec<String> = args.iter().map(|a| a.replace(":8443", ":0")).collect();
+        let tmp = crate::support::workdir();
+        let mut child = Command::new(crate::restart::BIN)
+            .args(&args)
+            .arg("--data-dir")
+            .arg(tmp.path().join("data"))
+            .env_remove("COUNTERSIGN_DATA_DIR")
+            .env_remove("COUNTERSIGN_DATABASE")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let banner: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
+        assert!(
+            banner[1].starts_with("agents on other machines: https://0.0.0.0:"),
+            "{args:?}: {banner:?}"
+        );
+        assert!(
+            banner[2].starts_with("certificate fingerprint (SHA-256): "),
+            "{banner:?}"
+        );
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+        assert!(child.wait().unwrap().success(), "{args:?}");
+    }
+}
