@@ -12,6 +12,7 @@ mod request;
 mod rules;
 mod serve;
 mod settings;
+mod team_console;
 
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -36,20 +37,6 @@ pub struct Cli {
     /// The data directory (default: the platform's, e.g. ~/.local/share/countersign).
     #[arg(long, global = true, env = "COUNTERSIGN_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// A team console on another machine (`https://host:port`) to ask instead of this
-    /// machine's: its certificate's fingerprint must be pinned, and the agent token is read
-    /// from COUNTERSIGN_AGENT_TOKEN.
-    #[arg(long, global = true, env = "COUNTERSIGN_CONSOLE", value_name = "URL")]
-    pub console: Option<String>,
-    /// The team console's certificate's SHA-256 fingerprint, as `countersign serve --listen`
-    /// prints it.
-    #[arg(
-        long,
-        global = true,
-        env = "COUNTERSIGN_CONSOLE_FINGERPRINT",
-        value_name = "SHA256"
-    )]
-    pub console_fingerprint: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -97,6 +84,10 @@ pub enum Command {
     /// run; nothing changes).
     #[command(subcommand)]
     Rules(rules::RulesCommand),
+    /// The team console this machine's agents ask (`console use https://… --fingerprint …`),
+    /// instead of a console of its own.
+    #[command(subcommand)]
+    Console(team_console::ConsoleCommand),
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
@@ -433,7 +424,6 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
-    client::use_console(cli.console.clone(), cli.console_fingerprint.clone());
     let explicit_dir = cli.data_dir.clone();
     let resolved = DataDir::resolve(cli.data_dir);
     // An agent's hook answers even when it cannot find the console: with that agent's
@@ -504,6 +494,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         } => agents::token(&dir, action).await,
         Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Rules(cmd) => rules::run(&dir, cmd).await,
+        Command::Console(cmd) => team_console::run(&dir, cmd).await,
         Command::Serve { port, on, listen } => {
             serve::run(&dir, port, on.database.as_deref(), listen).await
         }

@@ -107,9 +107,10 @@ async fn token_action(
                 println!("{}", made.token);
                 println!();
                 println!(
-                    "This token is shown once: keep it where that machine's agents read it. They \
-                     send it as their bearer token, and see only the calls they asked with it. \
-                     Revoke it with `countersign agents token revoke {}`.",
+                    "This token is shown once. On that machine, `countersign console use \
+                     https://<this console>:<port> --fingerprint <as serve --listen prints it>` \
+                     asks for it and keeps it for the machine's agents, who see only the calls \
+                     they asked with it. Revoke it with `countersign agents token revoke {}`.",
                     made.info.id
                 );
             }

@@ -3,11 +3,12 @@
 //! proxy is ever used, the console proves it holds the token before the token is sent, and every
 //! answer about an approval names the approval asked about and the digest computed here.
 //!
-//! A team console on another machine (`--console https://…`, decision 0033) is reached over
-//! TLS whose certificate must have the pinned SHA-256 fingerprint: the pin stands where the
-//! loopback address and the proof did, so an agent token is sent only to the console the
-//! person pinned. Anything missing or wrong (no pin, no token, a URL that is not `https://`)
-//! is an error before anything is sent, which every hook answers with its fail-safe answer.
+//! A team console on another machine (decision 0033), named in the data directory by
+//! `countersign console use` ([`super::team_console`]), is reached over TLS whose certificate
+//! must have the pinned SHA-256 fingerprint: the pin stands where the loopback address and the
+//! proof did, so an agent token is sent only to the console the person pinned. Anything wrong
+//! (a file others may read, a URL that is not `https://`, a bad pin or token) is an error
+//! before anything is sent, which every hook answers with its fail-safe answer.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -29,20 +30,9 @@ use countersign_engine::token::{Token, TokenError, TokenStore, proof_matches};
 
 /// The variable that gives a client the token directly.
 pub const TOKEN_ENV: &str = "COUNTERSIGN_TOKEN";
-/// The variable giving a team console's agent token (never a command-line argument, which
-/// every user of the machine can read).
+/// The variable `countersign console use` reads the machine's agent token from (never a
+/// command-line argument, which every user of the machine can read).
 pub const AGENT_TOKEN_ENV: &str = "COUNTERSIGN_AGENT_TOKEN";
-
-/// A team console on another machine, as `--console` and `--console-fingerprint` (or their
-/// variables) name it; chosen once per process, before any command connects.
-static REMOTE: std::sync::OnceLock<Option<(String, Option<String>)>> = std::sync::OnceLock::new();
-
-/// Makes every client of this process reach the team console at `url`, whose certificate
-/// must have the SHA-256 fingerprint `pin`, rather than the data directory's console. Both
-/// are checked when a client connects, so a hook answers a bad one with its fail-safe answer.
-pub fn use_console(url: Option<String>, pin: Option<String>) {
-    let _ = REMOTE.set(url.map(|u| (u, pin)));
-}
 
 /// Why a call to the console failed.
 #[derive(Debug, thiserror::Error)]
@@ -79,8 +69,13 @@ pub enum ClientError {
     Protocol(String),
     #[error("the API token could not be read: {0}")]
     TokenRead(String),
-    #[error("--console {url}: {why}; nothing was sent")]
+    #[error("the team console {url}: {why}; nothing was sent")]
     RemoteSetup { url: String, why: String },
+    #[error("{path}: {why}; nothing was sent (`countersign console use` writes it again)")]
+    TeamConsoleFile {
+        path: std::path::PathBuf,
+        why: String,
+    },
     #[error(
         "the team console at {url} was not reached, or its certificate is not the pinned one: \
          {why}"
@@ -184,8 +179,8 @@ impl Client {
     /// what they told (which process holds the lock, that it listens on the port) the proof
     /// tells better — only a holder of the token can answer it, for this very address.
     pub async fn connect(dir: &DataDir) -> Result<Self, ClientError> {
-        if let Some(Some((url, pin))) = REMOTE.get() {
-            return Self::connect_remote(url, pin.as_deref(), std::env::var(AGENT_TOKEN_ENV).ok());
+        if let Some((kept, token)) = super::team_console::load(dir)? {
+            return Self::remote(&kept, token);
         }
         let dir = dir.checked()?;
         let conn = dir.connection()?;
@@ -223,41 +218,20 @@ impl Client {
         Ok(client)
     }
 
-    /// A client of the team console at `url` (`https://host:port`), whose certificate must
-    /// have the SHA-256 fingerprint `pin`, sending the agent token `token`. Nothing is sent
-    /// here: the first request is the first contact, over TLS the pin checks.
-    pub fn connect_remote(
-        url: &str,
-        pin: Option<&str>,
-        token: Option<String>,
+    /// A client of the team console `kept` names, sending the agent token `token`. Nothing
+    /// is sent here: the first request is the first contact, over TLS the pin checks.
+    pub fn remote(
+        kept: &super::team_console::TeamConsole,
+        token: Token,
     ) -> Result<Self, ClientError> {
         let setup = |why: &str| ClientError::RemoteSetup {
-            url: url.to_owned(),
+            url: kept.url.clone(),
             why: why.to_owned(),
         };
-        let base = remote_base(url).map_err(|why| setup(&why))?;
-        let pin = pin.ok_or_else(|| {
-            setup(
-                "no certificate fingerprint is pinned (--console-fingerprint or \
-                 COUNTERSIGN_CONSOLE_FINGERPRINT, as `countersign serve --listen` prints it)",
-            )
-        })?;
-        let pin = pinned(pin).ok_or_else(|| {
+        let base = remote_base(&kept.url).map_err(|why| setup(&why))?;
+        let pin = pinned(&kept.fingerprint).ok_or_else(|| {
             setup("the fingerprint is not a SHA-256 (64 hex digits, `:` between pairs allowed)")
         })?;
-        let token = token
-            .as_deref()
-            .and_then(Token::from_text)
-            .filter(|t| {
-                t.expose()
-                    .starts_with(countersign_engine::console::AGENT_TOKEN_PREFIX)
-            })
-            .ok_or_else(|| {
-                setup(&format!(
-                    "{AGENT_TOKEN_ENV} holds no agent token (`countersign agents token create` \
-                     on the console's machine makes one)"
-                ))
-            })?;
         let http = reqwest::Client::builder()
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
@@ -584,7 +558,7 @@ impl Client {
 
 /// The origin (`https://host[:port]`) of a team console's URL: `https://`, a host, and nothing
 /// after it but `/`.
-fn remote_base(url: &str) -> Result<String, String> {
+pub(crate) fn remote_base(url: &str) -> Result<String, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
     if parsed.scheme() != "https" {
         return Err("a team console is reached over https:// only".into());
@@ -604,7 +578,7 @@ fn remote_base(url: &str) -> Result<String, String> {
 
 /// A pinned fingerprint as [`countersign_phone::tls::fingerprint`] writes it, from 64 hex
 /// digits with or without `:` between pairs.
-fn pinned(given: &str) -> Option<String> {
+pub(crate) fn pinned(given: &str) -> Option<String> {
     let hex: String = given.trim().chars().filter(|c| *c != ':').collect();
     (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| {
         hex.to_ascii_uppercase()
@@ -617,7 +591,7 @@ fn pinned(given: &str) -> Option<String> {
 }
 
 /// TLS that accepts exactly the certificate whose SHA-256 is `pin` (its handshake signatures
-/// checked as any), whatever authority signed it or name it bears: the pin is what the
+/// checked as any; the listener's TLS 1.3 only), whatever authority signed it or name it bears: the pin is what the
 /// person trusts.
 fn pinned_tls(pin: String) -> Result<rustls::ClientConfig, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());

@@ -103,6 +103,20 @@ pub async fn run(
             team.addr()
         );
         println!("certificate fingerprint (SHA-256): {}", team.fingerprint());
+        let addr = team.addr();
+        let host = if addr.ip().is_unspecified() {
+            "<this machine's name or address>".to_owned()
+        } else {
+            addr.to_string()
+        };
+        let host = match host.strip_prefix('<') {
+            Some(_) => format!("{host}:{}", addr.port()),
+            None => host,
+        };
+        println!(
+            "on each agent's machine: countersign console use https://{host} --fingerprint {}",
+            team.fingerprint()
+        );
     }
     println!("data directory: {}", server.dir().root().display());
     if let Some(shown) = shown {

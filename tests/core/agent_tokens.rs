@@ -305,10 +305,16 @@ async fn each_machine_sees_only_its_own_calls(store: Store, dir: tempfile::TempD
         s.console.revoke_agent_token(&runner.info.id).await,
         Err(countersign_engine::error::Error::AgentTokenRevoked(_))
     ));
-    // The revoked token's call still names it, and History's chain holds.
+    // The revoked token's call still names it, and History's chain holds; its call that was
+    // still waiting was withdrawn with it.
     assert_eq!(
         s.console.approval(&id).await.unwrap().asked_with.as_ref(),
         Some(&runner.info.id)
+    );
+    let held_id = ApprovalId::parse(held["id"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        s.console.approval(&held_id).await.unwrap().status,
+        countersign_domain::approval::Status::Cancelled
     );
     let listed = s.console.agent_tokens().await.unwrap();
     assert_eq!(listed[0].id, laptop.info.id, "live first");
@@ -319,11 +325,12 @@ async fn each_machine_sees_only_its_own_calls(store: Store, dir: tempfile::TempD
             .await
             .unwrap()
     };
-    // This machine's two approvals, the runner's two declines and its release, the laptop's
-    // decline by the rule.
+    // This machine's two approvals, the runner's two declines, its release and its two calls
+    // still waiting (found by call id, and held) withdrawn when its token was revoked, the
+    // laptop's decline by the rule.
     assert_eq!(
         (verified.decisions, verified.found),
-        (6, 0),
+        (8, 0),
         "{:?}",
         verified.findings
     );

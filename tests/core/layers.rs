@@ -86,6 +86,8 @@ fn layers() -> BTreeMap<&'static str, Layer> {
                 never: &["sqlx", "reqwest", "rmcp", "tauri", "rquickjs", "keyring"],
             },
         ),
+        // The command line: `serve --listen` serves the team listener beyond loopback as the
+        // phone page is served (countersign-phone's TLS and connection limits).
         (
             "countersign",
             Layer {
@@ -94,6 +96,7 @@ fn layers() -> BTreeMap<&'static str, Layer> {
                     "countersign-port",
                     "countersign-integrations",
                     "countersign-engine",
+                    "countersign-phone",
                 ],
                 never: &["tauri", "sqlx"],
             },

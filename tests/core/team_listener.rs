@@ -1,12 +1,14 @@
 //! A team console's listener beyond this machine (decision 0033): agents on another machine —
-//! here, another loopback address and a data directory of their own — ask over TLS whose
-//! certificate they pin, with their machine's agent token. Each hostile step fails: the
-//! console's own token and its proofs are not served there, a certificate not pinned gets
-//! nothing (not even the request), a revoked or guessed token is refused, and every hook gives
-//! its fail-safe answer when the team console is misnamed, unpinned or unreachable.
+//! here, another loopback address and a data directory of their own, set up with `countersign
+//! console use` — ask over TLS whose certificate they pin, with their machine's agent token.
+//! Each hostile step fails: the console's own token and its proofs are not served there, a
+//! certificate not pinned gets nothing (not even the request), a revoked or guessed token is
+//! refused, the environment cannot point a hook elsewhere, and every hook gives its fail-safe
+//! answer when the team console is misnamed, its files are not private, or it is unreachable.
 
 use std::net::SocketAddr;
-use std::process::Output;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 
 use countersign_domain::approval::{Decision, Status};
 use countersign_engine::server::Server;
@@ -49,38 +51,61 @@ async fn team() -> Team {
     }
 }
 
-/// The environment of an agent on another machine reaching `url` pinned to `pin` with `token`.
-fn remote<'a>(url: &'a str, pin: &'a str, token: &'a str) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("COUNTERSIGN_CONSOLE", url),
-        ("COUNTERSIGN_CONSOLE_FINGERPRINT", pin),
-        ("COUNTERSIGN_AGENT_TOKEN", token),
-    ]
+/// A data directory of another machine's, set up with `countersign console use` to ask `url`
+/// pinned to `pin` with `token`: the directory, and what `console use` printed.
+fn machine(url: &str, pin: &str, token: &str) -> (TempDir, Output) {
+    let tmp = crate::support::workdir();
+    let out = console_use(&tmp.path().join("data"), url, pin, token);
+    (tmp, out)
 }
 
-/// Claude Code's hook on the other machine (a data directory of its own, no console there),
-/// in permission mode `mode`, with `env`.
-fn other_machine_hook(stdin: String, mode: &str, env: Vec<(String, String)>) -> Output {
-    let elsewhere = crate::support::workdir();
+/// `countersign console use URL --fingerprint PIN` on `dir`, the token on stdin.
+fn console_use(dir: &Path, url: &str, pin: &str, token: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(crate::restart::BIN)
+        .args(["console", "use", url, "--fingerprint", pin, "--data-dir"])
+        .arg(dir)
+        .env_remove("COUNTERSIGN_DATA_DIR")
+        .env_remove("COUNTERSIGN_AGENT_TOKEN")
+        .env_remove("COUNTERSIGN_CONSOLE")
+        .env_remove("COUNTERSIGN_CONSOLE_FINGERPRINT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{token}\n").as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// Claude Code's hook with the data directory `tmp` holds (another machine's), in permission
+/// mode `mode`, with `env` besides.
+fn other_machine_hook(tmp: &TempDir, stdin: String, mode: &str, env: &[(&str, &str)]) -> Output {
     let stdin = stdin.replace(
         "\"permission_mode\":\"default\"",
         &format!("\"permission_mode\":\"{mode}\""),
     );
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    spawn("claude-code", elsewhere.path(), &stdin, &[], &env)
+    spawn("claude-code", &tmp.path().join("data"), &stdin, &[], env)
         .wait_with_output()
         .unwrap()
 }
 
-fn owned(env: &[(&str, &str)]) -> Vec<(String, String)> {
-    env.iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
-/// A hook on another machine asks the team console: the call waits there marked with its
-/// machine's token, the person's decision reaches the hook, and what ran is attached to it.
-/// Once the token is revoked, the next call is refused and the hook answers no.
+/// A hook on another machine asks the team console: `console use` checks the console takes
+/// the token; the call waits there marked with its machine's token, the person's decision
+/// reaches the hook, and what ran is attached to it. Revoking the token withdraws the
+/// machine's call waiting then, and its next call is refused at the door.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_on_another_machine_asks_the_team_console() {
     let t = team().await;
@@ -90,12 +115,23 @@ async fn a_hook_on_another_machine_asks_the_team_console() {
         .create_agent_token("ci-runner-3")
         .await
         .unwrap();
-    let env = owned(&remote(&t.url, t.listener.fingerprint(), &made.token));
+    let (elsewhere, setup) = machine(&t.url, t.listener.fingerprint(), &made.token);
+    assert!(setup.status.success(), "{}", said(&setup));
+    assert!(
+        said(&setup).contains("the console answered, and took the agent token"),
+        "{}",
+        said(&setup)
+    );
+    assert!(
+        !said(&setup).contains(&made.token),
+        "the token is not printed"
+    );
+    let elsewhere = std::sync::Arc::new(elsewhere);
     let input = json!({"command": "make deploy"});
     let asked = payload("PreToolUse", "Bash", input.clone());
     let run = tokio::task::spawn_blocking({
-        let env = env.clone();
-        move || other_machine_hook(asked, "default", env)
+        let e = elsewhere.clone();
+        move || other_machine_hook(&e, asked, "default", &[])
     });
     let a = next_pending(&t.server.console).await;
     assert_eq!(a.asked_with.as_ref(), Some(&made.info.id));
@@ -105,7 +141,7 @@ async fn a_hook_on_another_machine_asks_the_team_console() {
         decision(&out)["permissionDecision"],
         "allow",
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        said(&out)
     );
 
     // What ran is reported from that machine too, to that call.
@@ -117,8 +153,8 @@ async fn a_hook_on_another_machine_asks_the_team_console() {
                                  "interrupted": false, "isImage": false}}),
     );
     let out = tokio::task::spawn_blocking({
-        let env = env.clone();
-        move || other_machine_hook(ran, "default", env)
+        let e = elsewhere.clone();
+        move || other_machine_hook(&e, ran, "default", &[])
     })
     .await
     .unwrap();
@@ -129,19 +165,38 @@ async fn a_hook_on_another_machine_asks_the_team_console() {
         serde_json::to_value(got.result).unwrap(),
         json!({"card": "terminal", "output": "deployed\n"}),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        said(&out)
     );
 
-    // Revoked: refused at the door, and the hook says no in a mode where `ask` could run it.
+    // Revoked while a call of the machine waits: the call is withdrawn, not left to decide.
+    let waiting = payload("PreToolUse", "Bash", json!({"command": "make rollback"}));
+    let run = tokio::task::spawn_blocking({
+        let e = elsewhere.clone();
+        move || other_machine_hook(&e, waiting, "auto", &[])
+    });
+    let w = next_pending(&t.server.console).await;
     t.server
         .console
         .revoke_agent_token(&made.info.id)
         .await
         .unwrap();
+    assert_eq!(
+        t.server.console.approval(&w.id).await.unwrap().status,
+        Status::Cancelled
+    );
+    let out = run.await.unwrap();
+    assert_eq!(
+        decision(&out)["permissionDecision"],
+        "deny",
+        "{}",
+        said(&out)
+    );
+    // And the next is refused at the door, and the hook says no.
     let again = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
-    let out = tokio::task::spawn_blocking(move || other_machine_hook(again, "auto", env))
-        .await
-        .unwrap();
+    let out =
+        tokio::task::spawn_blocking(move || other_machine_hook(&elsewhere, again, "auto", &[]))
+            .await
+            .unwrap();
     denied_saying(&decision(&out), "revoked");
     assert!(t.server.console.pending().await.unwrap().is_empty());
     t.server.stop().await;
@@ -243,17 +298,19 @@ async fn the_listener_serves_agent_tokens_their_calls_only() {
 }
 
 /// Something else answers where the team console was (a machine that took its address): its
-/// certificate is not the pinned one, so the hook sends it nothing — not the call, not the
-/// token — and answers no.
+/// certificate is not the pinned one, so neither `console use` nor the hook sends it anything
+/// — not the call, not the token — and the hook answers no.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_certificate_not_pinned_is_sent_nothing() {
     let t = team().await;
     let made = t.server.console.create_agent_token("laptop").await.unwrap();
     let impostor = Impostor::start().await;
     let url = format!("https://{}", impostor.addr);
-    let env = owned(&remote(&url, t.listener.fingerprint(), &made.token));
+    let (elsewhere, setup) = machine(&url, t.listener.fingerprint(), &made.token);
+    assert!(setup.status.success(), "{}", said(&setup));
+    assert!(said(&setup).contains("not the pinned"), "{}", said(&setup));
     let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
-    let out = tokio::task::spawn_blocking(move || other_machine_hook(p, "auto", env))
+    let out = tokio::task::spawn_blocking(move || other_machine_hook(&elsewhere, p, "auto", &[]))
         .await
         .unwrap();
     denied_saying(&decision(&out), "not the pinned");
@@ -267,10 +324,49 @@ async fn a_certificate_not_pinned_is_sent_nothing() {
     t.server.stop().await;
 }
 
+/// The environment an agent runs in is the project's to set (Claude Code's `env` in a
+/// committed `.claude/settings.json`): variables naming another console and its pin do not
+/// move a hook off this machine's console, and the server they name hears nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_environment_does_not_point_a_hook_elsewhere() {
+    let (server, _tmp) = started().await;
+    let impostor = Impostor::start().await;
+    let url = format!("https://{}", impostor.addr);
+    let token = format!("csa_{}", "1".repeat(64));
+    let pin = impostor.fingerprint.clone();
+    let dir = server.dir().root().to_owned();
+    let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
+    let run = tokio::task::spawn_blocking(move || {
+        let env = [
+            ("COUNTERSIGN_CONSOLE", url.as_str()),
+            ("COUNTERSIGN_CONSOLE_FINGERPRINT", pin.as_str()),
+            ("COUNTERSIGN_AGENT_TOKEN", token.as_str()),
+        ];
+        spawn("claude-code", &dir, &p, &[], &env)
+            .wait_with_output()
+            .unwrap()
+    });
+    let a = next_pending(&server.console).await;
+    assert_eq!(a.asked_with, None, "asked on this machine's console");
+    decide(&server.console, &a, Decision::Decline { reason: None }).await;
+    let out = run.await.unwrap();
+    assert_eq!(
+        decision(&out)["permissionDecision"],
+        "deny",
+        "{}",
+        said(&out)
+    );
+    assert!(impostor.heard().await.is_empty());
+    assert_eq!(impostor.connections(), 0, "the impostor was never reached");
+    server.stop().await;
+}
+
 /// A TLS server with a certificate of its own, keeping what it reads after a handshake.
 struct Impostor {
     addr: SocketAddr,
+    fingerprint: String,
     heard: std::sync::Arc<tokio::sync::Mutex<Vec<u8>>>,
+    accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -297,9 +393,12 @@ impl Impostor {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let heard = std::sync::Arc::new(tokio::sync::Mutex::new(Vec::new()));
-        let kept = heard.clone();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (kept, counted) = (heard.clone(), accepted.clone());
+        let fingerprint = countersign_phone::tls::fingerprint(cert.der());
         let task = tokio::spawn(async move {
             while let Ok((tcp, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let (acceptor, kept) = (acceptor.clone(), kept.clone());
                 tokio::spawn(async move {
                     if let Ok(mut tls) = acceptor.accept(tcp).await {
@@ -314,7 +413,17 @@ impl Impostor {
                 });
             }
         });
-        Self { addr, heard, task }
+        Self {
+            addr,
+            fingerprint,
+            heard,
+            accepted,
+            task,
+        }
+    }
+
+    fn connections(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     async fn heard(&self) -> Vec<u8> {
@@ -330,52 +439,100 @@ impl Drop for Impostor {
     }
 }
 
-/// A team console named wrongly, without a pin, without an agent token, or not answering:
-/// each hook answers its fail-safe no (deny in a mode where `ask` could run the call, `ask`
-/// where Claude Code surely asks the person), saying why, and nothing reaches the console.
+/// `console use` refuses a team console named wrongly, a pin that is not a SHA-256, and no
+/// agent token (the console's own included), writing nothing. Files it did not write — others
+/// may read them, a URL not `https://`, no token — and a console that does not answer get each
+/// hook's fail-safe no (deny in a mode where `ask` could run the call, `ask` where Claude Code
+/// surely asks the person), saying why; nothing reaches the console.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_misnamed_unpinned_or_unreachable_team_console_gets_the_fail_safe_answer() {
     let t = team().await;
     let made = t.server.console.create_agent_token("laptop").await.unwrap();
     let pin = t.listener.fingerprint().to_owned();
     let console_token = t.server.token().unwrap().expose().to_owned();
+    let http_url = t.url.replace("https://", "http://");
+    let with_path = format!("{}/v1", t.url);
+    let with_user = t.url.replace("https://", "https://me:secret@");
+    for (url, pin, token, words) in [
+        (
+            &http_url,
+            pin.as_str(),
+            made.token.as_str(),
+            "https:// only",
+        ),
+        (&with_path, &pin, &made.token, "nothing may follow"),
+        (&with_user, &pin, &made.token, "user or password"),
+        (&t.url, "AB:CD", &made.token, "not a SHA-256"),
+        (&t.url, &pin, "", "no agent token"),
+        (&t.url, &pin, &console_token, "no agent token"),
+    ] {
+        let (elsewhere, out) = machine(url, pin, token);
+        assert_eq!(out.status.code(), Some(2), "{words}: {}", said(&out));
+        assert!(said(&out).contains(words), "{words}: {}", said(&out));
+        assert!(!said(&out).contains("secret"), "{}", said(&out));
+        let data = elsewhere.path().join("data");
+        assert!(!data.join("team-console.json").exists(), "{words}");
+        assert!(!data.join("agent-token").exists(), "{words}");
+    }
+
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
         drop(l);
         format!("https://{addr}")
     };
-    let http_url = t.url.replace("https://", "http://");
-    let with_path = format!("{}/v1", t.url);
-    let with_user = t.url.replace("https://", "https://me@");
-    let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
-        (remote(&http_url, &pin, &made.token), "https:// only"),
-        (remote(&with_path, &pin, &made.token), "nothing may follow"),
-        (remote(&with_user, &pin, &made.token), "user or password"),
+    let write = |dir: &Path, name: &str, text: &str, mode: u32| {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let file = |url: &str| json!({"url": url, "fingerprint": pin}).to_string();
+    type Setup<'a> = Box<dyn Fn(&Path) + 'a>;
+    let cases: Vec<(Setup<'_>, &str)> = vec![
         (
-            vec![
-                ("COUNTERSIGN_CONSOLE", t.url.as_str()),
-                ("COUNTERSIGN_AGENT_TOKEN", made.token.as_str()),
-            ],
-            "no certificate fingerprint is pinned",
+            Box::new(|d| {
+                write(d, "team-console.json", &file(&t.url), 0o644);
+                write(d, "agent-token", &made.token, 0o600);
+            }),
+            "others may read",
         ),
-        (remote(&t.url, "AB:CD", &made.token), "not a SHA-256"),
         (
-            vec![
-                ("COUNTERSIGN_CONSOLE", t.url.as_str()),
-                ("COUNTERSIGN_CONSOLE_FINGERPRINT", pin.as_str()),
-            ],
-            "holds no agent token",
+            Box::new(|d| {
+                write(d, "team-console.json", &file(&t.url), 0o600);
+                write(d, "agent-token", &made.token, 0o640);
+            }),
+            "others may read",
         ),
-        // The console's own token is never sent beyond this machine.
-        (remote(&t.url, &pin, &console_token), "holds no agent token"),
-        (remote(&closed, &pin, &made.token), "was not reached"),
+        (
+            Box::new(|d| {
+                write(d, "team-console.json", &file(&http_url), 0o600);
+                write(d, "agent-token", &made.token, 0o600);
+            }),
+            "https:// only",
+        ),
+        (
+            Box::new(|d| write(d, "team-console.json", &file(&t.url), 0o600)),
+            "agent-token",
+        ),
+        (
+            Box::new(|d| {
+                write(d, "team-console.json", &file(&closed), 0o600);
+                write(d, "agent-token", &made.token, 0o600);
+            }),
+            "was not reached",
+        ),
     ];
-    for (env, words) in cases {
+    for (setup, words) in cases {
+        let elsewhere = crate::support::workdir();
+        let data = elsewhere.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        setup(&data);
+        let elsewhere = std::sync::Arc::new(elsewhere);
         for (mode, answer) in [("auto", "deny"), ("default", "ask")] {
             let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
-            let env = owned(&env);
-            let out = tokio::task::spawn_blocking(move || other_machine_hook(p, mode, env))
+            let e = elsewhere.clone();
+            let out = tokio::task::spawn_blocking(move || other_machine_hook(&e, p, mode, &[]))
                 .await
                 .unwrap();
             let d: Value = decision(&out);
@@ -399,7 +556,6 @@ async fn a_misnamed_unpinned_or_unreachable_team_console_gets_the_fail_safe_answ
 #[test]
 fn serve_listens_for_other_machines_and_request_asks_there() {
     use std::io::{BufRead as _, BufReader};
-    use std::process::{Command, Stdio};
     let bin = crate::restart::BIN;
     let tmp = crate::support::workdir();
     let dir = tmp.path().join("data");
@@ -454,9 +610,15 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
         format!("certificate fingerprint (SHA-256): {expected}")
     );
 
+    let hint = lines.next().unwrap().unwrap();
+    assert_eq!(
+        hint,
+        format!("on each agent's machine: countersign console use {url} --fingerprint {expected}")
+    );
+
     let request = |pin: &str| {
-        let elsewhere = crate::support::workdir();
-        Command::new(bin)
+        let (elsewhere, setup) = machine(&url, pin, &token);
+        let out = Command::new(bin)
             .args([
                 "request",
                 "--tool",
@@ -465,35 +627,26 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
                 "make deploy",
                 "--wait",
                 "1",
-                "--console",
-                &url,
-                "--console-fingerprint",
-                pin,
                 "--data-dir",
             ])
-            .arg(elsewhere.path())
+            .arg(elsewhere.path().join("data"))
             .env_remove("COUNTERSIGN_DATA_DIR")
-            .env_remove("COUNTERSIGN_CONSOLE")
-            .env_remove("COUNTERSIGN_CONSOLE_FINGERPRINT")
-            .env("COUNTERSIGN_AGENT_TOKEN", &token)
             .output()
-            .unwrap()
+            .unwrap();
+        (setup, out)
     };
     // Asked there and left undecided: it expires (exit 4) rather than failing to connect.
-    let asked = request(&expected.to_lowercase().replace(':', ""));
-    assert_eq!(
-        asked.status.code(),
-        Some(4),
-        "{}",
-        String::from_utf8_lossy(&asked.stderr)
-    );
-    let wrong = request(&"AB".repeat(32));
-    assert_eq!(wrong.status.code(), Some(1));
+    let (setup, asked) = request(&expected.to_lowercase().replace(':', ""));
     assert!(
-        String::from_utf8_lossy(&wrong.stderr).contains("not the pinned"),
+        said(&setup).contains("took the agent token"),
         "{}",
-        String::from_utf8_lossy(&wrong.stderr)
+        said(&setup)
     );
+    assert_eq!(asked.status.code(), Some(4), "{}", said(&asked));
+    let (setup, wrong) = request(&"AB".repeat(32));
+    assert!(said(&setup).contains("not the pinned"), "{}", said(&setup));
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(said(&wrong).contains("not the pinned"), "{}", said(&wrong));
 
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
@@ -516,7 +669,6 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
 #[test]
 fn the_deploy_recipes_start_a_console() {
     use std::io::{BufRead as _, BufReader};
-    use std::process::{Command, Stdio};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
     let unit = std::fs::read_to_string(root.join("countersign.service")).unwrap();
     let exec = unit
@@ -559,4 +711,109 @@ fn the_deploy_recipes_start_a_console() {
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
         assert!(child.wait().unwrap().success(), "{args:?}");
     }
+}
+
+mod two_consoles_on_one_database_and_a_machine_elsewhere {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::two_consoles_on_one_database_and_a_machine_elsewhere().await;
+    }
+}
+
+/// Two consoles on one database: `countersign serve --database … --listen 127.0.0.3:0`, and
+/// another opened on the same database, as another person's window would be. The machine's
+/// token is made with `agents token create --database`; Claude Code's hook, with a data
+/// directory of its own, asks the first over TLS; a person decides on the second; the hook,
+/// waiting on the first, is told.
+async fn two_consoles_on_one_database_and_a_machine_elsewhere() {
+    use std::io::{BufRead as _, BufReader};
+    let url = crate::team::fresh_database("team_listener").await;
+    let tmp = crate::support::workdir();
+    let dir = tmp.path().join("data");
+    let made = Command::new(crate::restart::BIN)
+        .args([
+            "agents",
+            "token",
+            "create",
+            "--name",
+            "ci-runner-3",
+            "--json",
+        ])
+        .args(["--database", &url, "--data-dir"])
+        .arg(tmp.path().join("admin"))
+        .env_remove("COUNTERSIGN_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let made: Value = serde_json::from_slice(&made.stdout).unwrap();
+    let token = made["token"].as_str().unwrap().to_owned();
+    let token_id = made["agent_token"]["id"].as_str().unwrap().to_owned();
+
+    let mut first = Command::new(crate::restart::BIN)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.3:0",
+            "--database",
+            &url,
+            "--data-dir",
+        ])
+        .arg(&dir)
+        .env_remove("COUNTERSIGN_DATA_DIR")
+        .env_remove("COUNTERSIGN_DATABASE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(first.stdout.take().unwrap()).lines();
+    let banner: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
+    let listen = banner[1]
+        .strip_prefix("agents on other machines: ")
+        .and_then(|l| l.strip_suffix(" (agent tokens only)"))
+        .unwrap_or_else(|| panic!("{banner:?}"))
+        .to_owned();
+    let pin = banner[2]
+        .strip_prefix("certificate fingerprint (SHA-256): ")
+        .unwrap()
+        .to_owned();
+
+    let second = countersign_engine::console::Console::new(
+        countersign_store::Store::open_postgres(&url).await.unwrap(),
+    );
+    second.listening().await;
+    let (elsewhere, setup) = machine(&listen, &pin, &token);
+    assert!(
+        said(&setup).contains("took the agent token"),
+        "{}",
+        said(&setup)
+    );
+    let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
+    let run =
+        tokio::task::spawn_blocking(move || other_machine_hook(&elsewhere, p, "default", &[]));
+    let a = next_pending(&second).await;
+    assert_eq!(
+        a.asked_with.as_ref().map(|t| t.as_str().to_owned()),
+        Some(token_id)
+    );
+    decide(&second, &a, Decision::Approve).await;
+    let out = run.await.unwrap();
+    assert_eq!(
+        decision(&out)["permissionDecision"],
+        "allow",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        second.approval(&a.id).await.unwrap().status,
+        Status::Approved
+    );
+
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(first.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert!(first.wait().unwrap().success());
 }

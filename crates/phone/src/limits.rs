@@ -250,19 +250,27 @@ impl Ticket {
     /// taken for another while its phone holds fewer than [`MAX_PER_PHONE`], and its address is
     /// a phone's from now on.
     pub fn authenticated(&self, phone: &str) {
+        self.0.registry.learn(self.0.peer);
+        self.kept_for(phone);
+    }
+
+    /// The connection showed the credential of `holder` (a team listener's agent token): it is
+    /// never taken for another while `holder` holds fewer than [`MAX_PER_PHONE`], and its
+    /// address is not remembered — an address is no one's on a team listener, and nothing
+    /// outlives the connection.
+    pub fn kept_for(&self, holder: &str) {
         let registry = &self.0.registry;
-        registry.learn(self.0.peer);
         let mut st = registry.state();
         let held = st
             .open
             .values()
-            .filter(|e| e.phone.as_deref() == Some(phone))
+            .filter(|e| e.phone.as_deref() == Some(holder))
             .count();
         if let Some(entry) = st.open.get_mut(&self.0.id)
             && entry.phone.is_none()
             && held < MAX_PER_PHONE
         {
-            entry.phone = Some(phone.to_owned());
+            entry.phone = Some(holder.to_owned());
         }
     }
 

@@ -51,7 +51,8 @@ impl From<PhoneError> for TeamError {
 
 /// Where the listener's certificate comes from.
 pub enum Certificate {
-    /// Made here (self-signed) for these names, and kept in the data directory.
+    /// Made here (self-signed) for these names, and kept in the data directory: a kept one is
+    /// served whatever names it was made for, so agents' pins hold when the address changes.
     Made { names: Vec<String> },
     /// Given: a PEM certificate (its chain after it) and its PEM key.
     Files { cert: PathBuf, key: PathBuf },
@@ -81,7 +82,7 @@ impl TeamListener {
                 if let Some(bad) = names.iter().find(|n| !crate::is_host_name(n)) {
                     return Err(TeamError::Name(bad.clone()));
                 }
-                tls::load_or_create_in(
+                tls::load_or_create_pinned(
                     &data_root.join(TEAM_TLS_FILE),
                     &names,
                     "Countersign team console",
@@ -127,7 +128,8 @@ impl Drop for TeamListener {
 
 /// Counts the connection's requests, and keeps it for more only when it showed a live agent
 /// token: anyone else gets one answer and the connection closed, and counts against their
-/// address's share ([`limits`]).
+/// address's share ([`limits`]). No address is remembered: a token's connections are kept
+/// for it (up to [`limits::MAX_PER_PHONE`] at once), not for where they come from.
 async fn admitted(State(console): State<Console>, req: Request, next: Next) -> Response {
     let ticket = req.extensions().get::<limits::Ticket>().cloned();
     if let Some(t) = &ticket
@@ -139,7 +141,7 @@ async fn admitted(State(console): State<Console>, req: Request, next: Next) -> R
             .and_then(|v| v.strip_prefix("Bearer "))
         && let Ok(Some(id)) = console.agent_token_of(given).await
     {
-        t.authenticated(id.as_str());
+        t.kept_for(id.as_str());
     }
     let mut r = next.run(req).await;
     if let Some(t) = ticket

@@ -153,6 +153,26 @@ pub fn load_or_create_in(
     names: &[String],
     common_name: &str,
 ) -> Result<Identity, PhoneError> {
+    load_or_make(path, names, common_name, true)
+}
+
+/// [`load_or_create_in`] for a certificate agents pin by its fingerprint: a kept one valid now
+/// and not near its end is served whatever names it was made for, so the pin holds when the
+/// listener moves to another address (their TLS checks no name).
+pub fn load_or_create_pinned(
+    path: &Path,
+    names: &[String],
+    common_name: &str,
+) -> Result<Identity, PhoneError> {
+    load_or_make(path, names, common_name, false)
+}
+
+fn load_or_make(
+    path: &Path,
+    names: &[String],
+    common_name: &str,
+    names_must_match: bool,
+) -> Result<Identity, PhoneError> {
     let path = path.to_owned();
     let now = time::OffsetDateTime::now_utc();
     // Missing, a link, unreadable, damaged or readable by others (its key could have been
@@ -165,13 +185,15 @@ pub fn load_or_create_in(
     // says of it: one not valid now for every name, or near its end, is replaced too.
     let soon = (now + RENEW_BEFORE).unix_timestamp();
     let usable = kept
-        .filter(|k| k.names == names)
+        .filter(|k| k.names == names || !names_must_match)
         .and_then(|k| identity(&k).ok())
         .filter(|id| {
             id.not_after > soon
-                && names
-                    .iter()
-                    .all(|n| id.check_for(n, now.unix_timestamp()).is_ok())
+                && id.not_before <= now.unix_timestamp()
+                && (!names_must_match
+                    || names
+                        .iter()
+                        .all(|n| id.check_for(n, now.unix_timestamp()).is_ok()))
         });
     if let Some(kept) = usable {
         return Ok(kept);

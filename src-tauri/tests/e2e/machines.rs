@@ -1,11 +1,13 @@
 //! Agents on other machines, end to end (decision 0033): Settings → Agents on other machines
 //! listens on the address facing another host (a network namespace joined to this machine by a
-//! veth pair), makes a token for it and shows, once, what that host sets. Claude Code's hook on
-//! that host asks over TLS with the pinned certificate and the token; the inbox row and the card
+//! veth pair), makes a token for it and shows, once, the command to run there
+//! (`countersign console use`, which asks for the token). Claude Code's hook on that host
+//! asks over TLS with the pinned certificate and the token; the inbox row and the card
 //! name the machine, the person approves, and the hook allows. Revoked in Settings, the token
 //! is refused from the host's next call, which its hook answers with no.
 
 use std::io::Write as _;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
@@ -13,21 +15,50 @@ use serde_json::{Value, json};
 use crate::app::{App, cli_bin};
 use crate::phone::Host;
 
-/// Claude Code's hook on the host of `namespace`, in permission mode `mode`, asked to run `command`, with what
-/// `setup` says to set: its answer.
-fn hook_on(namespace: &str, setup: &str, mode: &str, command: &str) -> Value {
-    let elsewhere = tempfile::tempdir().unwrap();
+/// Runs what the window says to run on the host of `namespace` (`countersign console use …`)
+/// for the data directory `dir`, with `token` typed when it asks.
+fn console_use_on(namespace: &str, dir: &Path, command: &str, token: &str) {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(&words[..3], ["countersign", "console", "use"], "{command}");
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", namespace])
+        .arg(cli_bin())
+        .args(&words[1..])
+        .arg("--data-dir")
+        .arg(dir)
+        .env_remove("COUNTERSIGN_DATA_DIR")
+        .env_remove("COUNTERSIGN_AGENT_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{token}\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("took the agent token"), "{said}");
+}
+
+/// Claude Code's hook on the host of `namespace`, with the data directory `dir`, in permission
+/// mode `mode`, asked to run `command`: its answer.
+fn hook_on(namespace: &str, dir: &Path, mode: &str, command: &str) -> Value {
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", namespace])
         .arg(cli_bin())
         .args(["hook", "claude-code", "--data-dir"])
-        .arg(elsewhere.path())
+        .arg(dir)
         .env_remove("COUNTERSIGN_DATA_DIR")
         .env_remove("COUNTERSIGN_TOKEN");
-    for line in setup.lines() {
-        let (k, v) = line.split_once('=').unwrap();
-        cmd.env(k, v);
-    }
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -81,25 +112,26 @@ async fn an_agent_on_another_host_asks_with_its_machine_token() {
         .await;
     app.click("[data-testid=machine-make]").await;
     let setup = app.text("[data-testid=machine-setup]").await;
-    assert!(
-        setup.contains(&format!("COUNTERSIGN_CONSOLE={url}")),
-        "{setup}"
+    assert_eq!(
+        setup,
+        format!("countersign console use {url} --fingerprint {pin}")
     );
-    assert!(
-        setup.contains(&format!("COUNTERSIGN_CONSOLE_FINGERPRINT={pin}")),
-        "{setup}"
-    );
-    assert!(setup.contains("COUNTERSIGN_AGENT_TOKEN=csa_"), "{setup}");
+    let token = app.text("[data-testid=machine-token]").await;
+    assert!(token.starts_with("csa_"), "{token}");
     app.text_contains("[data-testid=machine-row-name]", "ci-runner-3")
         .await;
     app.screenshot("machines-token-made").await;
     app.click("[data-testid=machine-made-done]").await;
     app.gone("[data-testid=machine-made]").await;
 
-    // The host's hook asks; the window names the machine, not what the agent says.
+    // Set up on the host as the window says; its hook asks; the window names the machine,
+    // not what the agent says.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let data = elsewhere.path().join("data");
+    console_use_on(&host.namespace, &data, &setup, &token);
     let asked = {
-        let (ns, setup) = (host.namespace.clone(), setup.clone());
-        tokio::task::spawn_blocking(move || hook_on(&ns, &setup, "default", "make deploy"))
+        let (ns, data) = (host.namespace.clone(), data.clone());
+        tokio::task::spawn_blocking(move || hook_on(&ns, &data, "default", "make deploy"))
     };
     app.click("[data-testid=nav-inbox]").await;
     let id = app.row_with("inbox-row", "make deploy").await;
@@ -123,7 +155,7 @@ async fn an_agent_on_another_host_asks_with_its_machine_token() {
     app.el("[data-testid=machine-revoked]").await;
     let refused = {
         let ns = host.namespace.clone();
-        tokio::task::spawn_blocking(move || hook_on(&ns, &setup, "auto", "make deploy"))
+        tokio::task::spawn_blocking(move || hook_on(&ns, &data, "auto", "make deploy"))
             .await
             .unwrap()
     };

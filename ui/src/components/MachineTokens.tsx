@@ -11,13 +11,10 @@ const said = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 const networkWords: Record<string, string> = { lan: "local network", tailscale: "Tailscale", test: "test address" };
 
-/** What an agent's machine sets to ask this console: shown with a token just made. */
-export function setupLines(listening: MachineSettings["listening"], token: string): string {
-  return [
-    `COUNTERSIGN_CONSOLE=${listening?.url ?? "https://<this computer>:<port>"}`,
-    `COUNTERSIGN_CONSOLE_FINGERPRINT=${listening?.fingerprint ?? "<shown once listening>"}`,
-    `COUNTERSIGN_AGENT_TOKEN=${token}`,
-  ].join("\n");
+/** What a person runs on an agent's machine to have its agents ask this console: it asks
+ * for the token, which it keeps for them. */
+export function setupCommand(listening: MachineSettings["listening"]): string {
+  return `countersign console use ${listening?.url ?? "https://<this computer>:<port>"} --fingerprint ${listening?.fingerprint ?? "<shown once listening>"}`;
 }
 
 /**
@@ -61,7 +58,7 @@ export function MachineTokens({ onChange }: { onChange?: () => void }) {
   });
   const revoke = async (t: AgentTokenInfo) => {
     const ok = await confirm(`Revoke “${t.name}”?`,
-      "Its agents are refused from their next request; a call of theirs waiting now can no longer be answered to them. What they asked stays in History.",
+      "Its agents are refused from their next request, and their calls waiting now are withdrawn. What they asked stays in History.",
       "Revoke");
     if (!ok) return;
     await act(`“${t.name}” was not revoked`, async () => {
@@ -118,9 +115,12 @@ export function MachineTokens({ onChange }: { onChange?: () => void }) {
       </form>
       {made && (
         <div className="notice made-token" role="status" data-testid="machine-made">
-          <p>The token for <strong>{made.info.name}</strong> is shown this once. On that machine, set:</p>
-          <pre className="mono" data-testid="machine-setup">{setupLines(listening, made.token)}</pre>
-          <p><button className="small" onClick={() => void copy(setupLines(listening, made.token))}>Copy</button>{" "}
+          <p>On <strong>{made.info.name}</strong>, run this; it asks for the token below and keeps it for that machine's agents.</p>
+          <pre className="mono" data-testid="machine-setup">{setupCommand(listening)}</pre>
+          <p><button className="small" onClick={() => void copy(setupCommand(listening))}>Copy command</button></p>
+          <p>The token, shown this once:</p>
+          <pre className="mono token" data-testid="machine-token">{made.token}</pre>
+          <p><button className="small" onClick={() => void copy(made.token)}>Copy token</button>{" "}
             <button className="small" onClick={() => setMade(null)} data-testid="machine-made-done">Done</button></p>
         </div>
       )}

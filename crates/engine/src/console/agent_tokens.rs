@@ -101,13 +101,26 @@ impl Console {
     }
 
     /// Revokes a token: from now on it is refused. `AlreadyRevoked` for a revoked one.
+    /// Revokes a token: refused from its next request, and its calls waiting now withdrawn.
     pub async fn revoke_agent_token(&self, id: &AgentTokenId) -> Result<AgentTokenInfo, Error> {
         let mut tx = self.inner.store.write().await?;
         let revoked = agent_tokens::revoke(&mut tx, id.as_str(), self.now()).await?;
         let now = agent_tokens::get(&mut tx, id.as_str()).await?;
         tx.commit().await?;
         match (revoked, now) {
-            (true, Some(t)) => info(t),
+            (true, Some(t)) => {
+                // Its calls waiting now are withdrawn: none is decided for a machine that may
+                // no longer ask, and its agents' waits end (their hooks answer no).
+                for a in self.pending().await? {
+                    if a.asked_with.as_ref() == Some(id) {
+                        match self.cancel(&a.id).await {
+                            Ok(_) | Err(Error::AlreadyDecided(_)) => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                }
+                info(t)
+            }
             (false, Some(_)) => Err(Error::AgentTokenRevoked(id.to_string())),
             (_, None) => Err(Error::AgentTokenNotFound(id.to_string())),
         }
