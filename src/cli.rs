@@ -37,8 +37,25 @@ pub struct Cli {
     /// The data directory (default: the platform's, e.g. ~/.local/share/countersign).
     #[arg(long, global = true, env = "COUNTERSIGN_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// The data directory was named by COUNTERSIGN_DATA_DIR, not on the command line: an
+    /// environment a project may set, so no team console is taken from it.
+    #[arg(skip)]
+    pub data_dir_from_env: bool,
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The process's command line, noting whether the data directory came from the
+    /// environment rather than `--data-dir`.
+    pub fn from_process() -> Self {
+        use clap::{CommandFactory as _, FromArgMatches as _};
+        let matches = Self::command().get_matches();
+        let mut cli = Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        cli.data_dir_from_env =
+            matches.value_source("data_dir") == Some(clap::parser::ValueSource::EnvVariable);
+        cli
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -424,6 +441,7 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    team_console::data_dir_named_by_environment(cli.data_dir_from_env);
     let explicit_dir = cli.data_dir.clone();
     let resolved = DataDir::resolve(cli.data_dir);
     // An agent's hook answers even when it cannot find the console: with that agent's

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -13,5 +12,5 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    countersign::cli::run(countersign::cli::Cli::parse()).await
+    countersign::cli::run(countersign::cli::Cli::from_process()).await
 }

@@ -23,9 +23,9 @@ use crate::state::Desktop;
 #[ts(export)]
 pub struct MachinesListening {
     pub address: String,
-    /// What agents on other machines set as `COUNTERSIGN_CONSOLE`.
+    /// The address agents on other machines ask (`countersign console use URL`).
     pub url: String,
-    /// The certificate's SHA-256, which they pin (`COUNTERSIGN_CONSOLE_FINGERPRINT`).
+    /// The certificate's SHA-256, which they pin (`--fingerprint`).
     pub fingerprint: String,
 }
 

@@ -83,6 +83,16 @@ pub enum ClientError {
     RemoteUnreachable { url: String, why: String },
 }
 
+/// What a certificate that is not the pinned one is said to be.
+const NOT_PINNED: &str = "not the pinned";
+
+impl ClientError {
+    /// The team console's certificate is not the one pinned.
+    pub fn is_not_pinned(&self) -> bool {
+        matches!(self, ClientError::RemoteUnreachable { why, .. } if why.contains(NOT_PINNED))
+    }
+}
+
 /// An error and every error under it, as one line.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut said = e.to_string();
@@ -591,13 +601,14 @@ pub(crate) fn pinned(given: &str) -> Option<String> {
 }
 
 /// TLS that accepts exactly the certificate whose SHA-256 is `pin` (its handshake signatures
-/// checked as any; the listener's TLS 1.3 only), whatever authority signed it or name it bears: the pin is what the
-/// person trusts.
+/// checked as any; TLS 1.3, as the listener speaks), whatever authority signed it or name it
+/// bears: the pin is what the person trusts.
 fn pinned_tls(pin: String) -> Result<rustls::ClientConfig, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // TLS 1.3 only, as the listener serves (`countersign_phone::tls::server_config`).
     Ok(
         rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
+            .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| e.to_string())?
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(Pinned { pin, provider }))
@@ -626,7 +637,7 @@ impl rustls::client::danger::ServerCertVerifier for Pinned {
             Ok(rustls::client::danger::ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::General(format!(
-                "its certificate's fingerprint is {seen}, not the pinned {}",
+                "its certificate's fingerprint is {seen}, {NOT_PINNED} {}",
                 self.pin
             )))
         }

@@ -298,17 +298,29 @@ async fn the_listener_serves_agent_tokens_their_calls_only() {
 }
 
 /// Something else answers where the team console was (a machine that took its address): its
-/// certificate is not the pinned one, so neither `console use` nor the hook sends it anything
-/// — not the call, not the token — and the hook answers no.
+/// certificate is not the pinned one, so neither `console use` (which keeps nothing then) nor
+/// the hook sends it anything — not the call, not the token — and the hook answers no.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_certificate_not_pinned_is_sent_nothing() {
     let t = team().await;
     let made = t.server.console.create_agent_token("laptop").await.unwrap();
     let impostor = Impostor::start().await;
     let url = format!("https://{}", impostor.addr);
+    // Set up against it: refused, and nothing kept.
     let (elsewhere, setup) = machine(&url, t.listener.fingerprint(), &made.token);
-    assert!(setup.status.success(), "{}", said(&setup));
+    assert_eq!(setup.status.code(), Some(2), "{}", said(&setup));
     assert!(said(&setup).contains("not the pinned"), "{}", said(&setup));
+    let data = elsewhere.path().join("data");
+    assert!(!data.join("team-console.json").exists());
+    assert!(!data.join("agent-token").exists());
+    // Set up while the console was there, then the address changed hands.
+    let (elsewhere, setup) = machine(&t.url, t.listener.fingerprint(), &made.token);
+    assert!(setup.status.success(), "{}", said(&setup));
+    let data = elsewhere.path().join("data");
+    let kept = std::fs::read_to_string(data.join("team-console.json")).unwrap();
+    let moved = kept.replace(&t.url, &url);
+    assert_ne!(kept, moved);
+    std::fs::write(data.join("team-console.json"), moved).unwrap();
     let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
     let out = tokio::task::spawn_blocking(move || other_machine_hook(&elsewhere, p, "auto", &[]))
         .await
@@ -359,6 +371,73 @@ async fn the_environment_does_not_point_a_hook_elsewhere() {
     assert!(impostor.heard().await.is_empty());
     assert_eq!(impostor.connections(), 0, "the impostor was never reached");
     server.stop().await;
+}
+
+/// A data directory named by `COUNTERSIGN_DATA_DIR` (which a project's settings may set, and
+/// whose files a repository may ship) gives no team console: its hook answers its fail-safe
+/// no, saying why, and the console it names is never asked; the same directory named with
+/// `--data-dir` asks it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_data_dir_the_environment_names_gives_no_team_console() {
+    use std::io::Write as _;
+    let t = team().await;
+    let made = t.server.console.create_agent_token("laptop").await.unwrap();
+    let (prepared, setup) = machine(&t.url, t.listener.fingerprint(), &made.token);
+    assert!(setup.status.success(), "{}", said(&setup));
+    let data = prepared.path().join("data");
+    /// Claude Code's hook on the data directory `COUNTERSIGN_DATA_DIR` names, in `mode`.
+    fn env_named(data: std::path::PathBuf, mode: &str) -> Output {
+        let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"})).replace(
+            "\"permission_mode\":\"default\"",
+            &format!("\"permission_mode\":\"{mode}\""),
+        );
+        let mut child = Command::new(crate::restart::BIN)
+            // A short wait: should the call reach the console after all, the test fails
+            // soon rather than waiting on a person.
+            .args(["hook", "claude-code", "--wait", "2"])
+            .env("COUNTERSIGN_DATA_DIR", &data)
+            .env_remove("COUNTERSIGN_TOKEN")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(p.as_bytes());
+        child.wait_with_output().unwrap()
+    }
+    for (mode, answer) in [("auto", "deny"), ("default", "ask")] {
+        let data = data.clone();
+        let out = tokio::task::spawn_blocking(move || env_named(data, mode))
+            .await
+            .unwrap();
+        let d = decision(&out);
+        assert_eq!(d["permissionDecision"], answer, "{mode}: {d}");
+        assert!(
+            d["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("COUNTERSIGN_DATA_DIR"),
+            "{d}"
+        );
+    }
+    assert!(t.server.console.pending().await.unwrap().is_empty());
+    // Named on the command line, the same directory asks the team console.
+    let prepared = std::sync::Arc::new(prepared);
+    let p = payload("PreToolUse", "Bash", json!({"command": "make deploy"}));
+    let asked = tokio::task::spawn_blocking({
+        let prepared = prepared.clone();
+        move || other_machine_hook(&prepared, p, "default", &[])
+    });
+    let a = next_pending(&t.server.console).await;
+    decide(&t.server.console, &a, Decision::Decline { reason: None }).await;
+    let out = asked.await.unwrap();
+    assert_eq!(
+        decision(&out)["permissionDecision"],
+        "deny",
+        "{}",
+        said(&out)
+    );
+    t.server.stop().await;
 }
 
 /// A TLS server with a certificate of its own, keeping what it reads after a handshake.
@@ -551,8 +630,8 @@ async fn a_misnamed_unpinned_or_unreachable_team_console_gets_the_fail_safe_answ
 }
 
 /// `countersign serve --listen` prints the listener's address and the fingerprint to pin;
-/// `countersign request --console` with that pin and an agent token asks there, and a given
-/// certificate's fingerprint is the one printed for it.
+/// `countersign request` on a machine set up with `console use` and that pin asks there, and a
+/// given certificate's fingerprint is the one printed for it.
 #[test]
 fn serve_listens_for_other_machines_and_request_asks_there() {
     use std::io::{BufRead as _, BufReader};
@@ -643,10 +722,20 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
         said(&setup)
     );
     assert_eq!(asked.status.code(), Some(4), "{}", said(&asked));
-    let (setup, wrong) = request(&"AB".repeat(32));
+    let (setup, _) = request(&"AB".repeat(32));
+    assert_eq!(setup.status.code(), Some(2), "{}", said(&setup));
     assert!(said(&setup).contains("not the pinned"), "{}", said(&setup));
-    assert_eq!(wrong.status.code(), Some(1));
-    assert!(said(&wrong).contains("not the pinned"), "{}", said(&wrong));
+    // A revoked token is refused by the console, and nothing is kept.
+    let id = made["agent_token"]["id"].as_str().unwrap();
+    let revoked = crate::restart::cli(&dir, &["agents", "token", "revoke", id]);
+    assert!(revoked.status.success(), "{}", said(&revoked));
+    let (setup, _) = request(&expected);
+    assert_eq!(setup.status.code(), Some(2), "{}", said(&setup));
+    assert!(
+        said(&setup).contains("nothing was kept"),
+        "{}",
+        said(&setup)
+    );
 
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();

@@ -5,9 +5,10 @@
 //! only ([`countersign_engine::server::Server::agents_api`]): the console's own token is not
 //! taken there, and no proof of it is given.
 //!
-//! Agents pin the certificate's SHA-256 fingerprint (`COUNTERSIGN_CONSOLE_FINGERPRINT`), so
-//! the listener's certificate need not be a public authority's, and a certificate made here
-//! is kept, and its fingerprint with it, until [`crate::tls::RENEW_BEFORE`] before it ends.
+//! Agents pin the certificate's SHA-256 fingerprint (`countersign console use … --fingerprint`),
+//! so the listener's certificate need not be a public authority's, and a certificate made here
+//! is kept, and its fingerprint with it, until [`crate::tls::RENEW_BEFORE`] before it ends,
+//! whatever address it is served on.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

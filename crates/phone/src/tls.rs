@@ -4,7 +4,9 @@
 //! tell it is theirs when the phone's browser asks about it.
 //!
 //! A new one is made when the names change or when it has less than [`RENEW_BEFORE`] left;
-//! it is valid [`VALIDITY`] (phones refuse server certificates valid for much longer).
+//! it is valid [`VALIDITY`] (phones refuse server certificates valid for much longer). The team
+//! listener's ([`crate::team`]) is kept whatever its names, since agents pin it and check no
+//! name ([`load_or_create_pinned`]).
 
 use std::path::Path;
 use std::sync::{Arc, RwLock};

@@ -422,6 +422,23 @@ pub async fn cancel_session(
     .await
 }
 
+/// Withdraws every pending call asked with the agent token `token`, in the transaction that
+/// revokes it: none is left for a person to decide for a machine that may no longer ask.
+pub async fn cancel_asked_with(
+    conn: impl Into<Conn<'_>>,
+    token: &str,
+    now: i64,
+) -> Result<Vec<ApprovalId>, StoreError> {
+    chained(
+        conn.into(),
+        "UPDATE approvals SET status = 'cancelled', reason = 'agent token revoked', decided_at = ?
+         WHERE status = 'pending' AND expires_at > ? AND agent_token_id = ?
+         RETURNING id",
+        &[Value::Int(now), Value::Int(now), Value::Text(token)],
+    )
+    .await
+}
+
 /// Attaches the result of an approved call, once, with who reported it. `false` when it was
 /// not approved or already had one.
 pub async fn attach_result(

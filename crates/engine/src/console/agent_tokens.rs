@@ -10,7 +10,7 @@ use ts_rs::TS;
 use super::{Console, phone_name};
 use crate::error::Error;
 use countersign_domain::ids::AgentTokenId;
-use countersign_store::agent_tokens;
+use countersign_store::{agent_tokens, approvals};
 
 /// What every agent token's text starts with, so a leaked one is known for what it is.
 pub const AGENT_TOKEN_PREFIX: &str = "csa_";
@@ -100,27 +100,24 @@ impl Console {
             .collect()
     }
 
-    /// Revokes a token: from now on it is refused. `AlreadyRevoked` for a revoked one.
-    /// Revokes a token: refused from its next request, and its calls waiting now withdrawn.
+    /// Revokes a token: refused from its next request, and its calls waiting now withdrawn in
+    /// the same transaction (a token already revoked has none left waiting: `AgentTokenRevoked`).
     pub async fn revoke_agent_token(&self, id: &AgentTokenId) -> Result<AgentTokenInfo, Error> {
+        let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let revoked = agent_tokens::revoke(&mut tx, id.as_str(), self.now()).await?;
-        let now = agent_tokens::get(&mut tx, id.as_str()).await?;
+        let revoked = agent_tokens::revoke(&mut tx, id.as_str(), now).await?;
+        let withdrawn = if revoked {
+            approvals::cancel_asked_with(&mut tx, id.as_str(), now).await?
+        } else {
+            Vec::new()
+        };
+        let kept = agent_tokens::get(&mut tx, id.as_str()).await?;
         tx.commit().await?;
-        match (revoked, now) {
-            (true, Some(t)) => {
-                // Its calls waiting now are withdrawn: none is decided for a machine that may
-                // no longer ask, and its agents' waits end (their hooks answer no).
-                for a in self.pending().await? {
-                    if a.asked_with.as_ref() == Some(id) {
-                        match self.cancel(&a.id).await {
-                            Ok(_) | Err(Error::AlreadyDecided(_)) => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
-                }
-                info(t)
-            }
+        for call in &withdrawn {
+            self.finished(call, countersign_domain::approval::Status::Cancelled);
+        }
+        match (revoked, kept) {
+            (true, Some(t)) => info(t),
             (false, Some(_)) => Err(Error::AgentTokenRevoked(id.to_string())),
             (_, None) => Err(Error::AgentTokenNotFound(id.to_string())),
         }
