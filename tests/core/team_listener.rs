@@ -629,12 +629,65 @@ async fn a_misnamed_unpinned_or_unreachable_team_console_gets_the_fail_safe_answ
     t.server.stop().await;
 }
 
+/// A `countersign serve … --listen …` child and what its banner says of the listener.
+struct Listening {
+    child: std::process::Child,
+    /// `https://…`, as the banner names the listener.
+    url: String,
+    fingerprint: String,
+    /// The command it says to run on each agent's machine.
+    hint: String,
+}
+
+impl Listening {
+    /// Starts `countersign serve <args…> --data-dir DIR` and reads its banner: the loopback
+    /// address, the listener's, its fingerprint, the command for agents' machines.
+    fn start(dir: &Path, args: &[&str]) -> Listening {
+        use std::io::{BufRead as _, BufReader};
+        let mut child = Command::new(crate::restart::BIN)
+            .arg("serve")
+            .args(args)
+            .arg("--data-dir")
+            .arg(dir)
+            .env_remove("COUNTERSIGN_DATA_DIR")
+            .env_remove("COUNTERSIGN_DATABASE")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let banner: Vec<String> = (0..4).map(|_| lines.next().unwrap().unwrap()).collect();
+        let said = |line: &str, prefix: &str| {
+            line.strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("{args:?}: {banner:?}"))
+                .to_owned()
+        };
+        let url = said(&banner[1], "agents on other machines: ");
+        let url = url
+            .strip_suffix(" (agent tokens only)")
+            .unwrap_or_else(|| panic!("{banner:?}"))
+            .to_owned();
+        Listening {
+            fingerprint: said(&banner[2], "certificate fingerprint (SHA-256): "),
+            hint: said(&banner[3], "on each agent's machine: "),
+            url,
+            child,
+        }
+    }
+
+    /// SIGTERM: it must stop cleanly.
+    fn stop(mut self) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
 /// `countersign serve --listen` prints the listener's address and the fingerprint to pin;
 /// `countersign request` on a machine set up with `console use` and that pin asks there, and a
 /// given certificate's fingerprint is the one printed for it.
 #[test]
 fn serve_listens_for_other_machines_and_request_asks_there() {
-    use std::io::{BufRead as _, BufReader};
     let bin = crate::restart::BIN;
     let tmp = crate::support::workdir();
     let dir = tmp.path().join("data");
@@ -663,36 +716,24 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
     std::fs::write(&key_file, key.serialize_pem()).unwrap();
     let expected = countersign_phone::tls::fingerprint(cert.der());
 
-    let mut child = Command::new(bin)
-        .args(["serve", "--listen", "127.0.0.2:0", "--tls-cert"])
-        .arg(&cert_file)
-        .arg("--tls-key")
-        .arg(&key_file)
-        .arg("--data-dir")
-        .arg(&dir)
-        .env_remove("COUNTERSIGN_DATA_DIR")
-        .env_remove("COUNTERSIGN_DATABASE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
-    let url = banner[1]
-        .strip_prefix("agents on other machines: ")
-        .and_then(|l| l.strip_suffix(" (agent tokens only)"))
-        .unwrap_or_else(|| panic!("{banner:?}"))
-        .to_owned();
-    assert!(url.starts_with("https://127.0.0.2:"), "{url}");
-    assert_eq!(
-        banner[2],
-        format!("certificate fingerprint (SHA-256): {expected}")
+    let (cert_arg, key_arg) = (cert_file.to_str().unwrap(), key_file.to_str().unwrap());
+    let served = Listening::start(
+        &dir,
+        &[
+            "--listen",
+            "127.0.0.2:0",
+            "--tls-cert",
+            cert_arg,
+            "--tls-key",
+            key_arg,
+        ],
     );
-
-    let hint = lines.next().unwrap().unwrap();
+    let url = served.url.clone();
+    assert!(url.starts_with("https://127.0.0.2:"), "{url}");
+    assert_eq!(served.fingerprint, expected);
     assert_eq!(
-        hint,
-        format!("on each agent's machine: countersign console use {url} --fingerprint {expected}")
+        served.hint,
+        format!("countersign console use {url} --fingerprint {expected}")
     );
 
     let request = |pin: &str| {
@@ -737,9 +778,7 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
         said(&setup)
     );
 
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-    assert!(child.wait().unwrap().success());
+    served.stop();
 
     // A key without its certificate is a usage error before anything starts.
     let half = Command::new(bin)
@@ -757,7 +796,6 @@ fn serve_listens_for_other_machines_and_request_asks_there() {
 /// prints the fingerprint to pin, and stops cleanly on SIGTERM.
 #[test]
 fn the_deploy_recipes_start_a_console() {
-    use std::io::{BufRead as _, BufReader};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
     let unit = std::fs::read_to_string(root.join("countersign.service")).unwrap();
     let exec = unit
@@ -776,29 +814,16 @@ fn the_deploy_recipes_start_a_console() {
         // Any free port rather than 8443, which another test or program may hold.
         let args: Vec<String> = args.iter().map(|a| a.replace(":8443", ":0")).collect();
         let tmp = crate::support::workdir();
-        let mut child = Command::new(crate::restart::BIN)
-            .args(&args)
-            .arg("--data-dir")
-            .arg(tmp.path().join("data"))
-            .env_remove("COUNTERSIGN_DATA_DIR")
-            .env_remove("COUNTERSIGN_DATABASE")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let banner: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_eq!(args[0], "serve", "{args:?}");
+        let served = Listening::start(&tmp.path().join("data"), &args[1..]);
         assert!(
-            banner[1].starts_with("agents on other machines: https://0.0.0.0:"),
-            "{args:?}: {banner:?}"
+            served.url.starts_with("https://0.0.0.0:"),
+            "{args:?}: {}",
+            served.url
         );
-        assert!(
-            banner[2].starts_with("certificate fingerprint (SHA-256): "),
-            "{banner:?}"
-        );
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-        assert!(child.wait().unwrap().success(), "{args:?}");
+        assert_eq!(served.fingerprint.len(), 95, "{}", served.fingerprint);
+        served.stop();
     }
 }
 
@@ -816,7 +841,6 @@ mod two_consoles_on_one_database_and_a_machine_elsewhere {
 /// directory of its own, asks the first over TLS; a person decides on the second; the hook,
 /// waiting on the first, is told.
 async fn two_consoles_on_one_database_and_a_machine_elsewhere() {
-    use std::io::{BufRead as _, BufReader};
     let url = crate::team::fresh_database("team_listener").await;
     let tmp = crate::support::workdir();
     let dir = tmp.path().join("data");
@@ -843,33 +867,11 @@ async fn two_consoles_on_one_database_and_a_machine_elsewhere() {
     let token = made["token"].as_str().unwrap().to_owned();
     let token_id = made["agent_token"]["id"].as_str().unwrap().to_owned();
 
-    let mut first = Command::new(crate::restart::BIN)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.3:0",
-            "--database",
-            &url,
-            "--data-dir",
-        ])
-        .arg(&dir)
-        .env_remove("COUNTERSIGN_DATA_DIR")
-        .env_remove("COUNTERSIGN_DATABASE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(first.stdout.take().unwrap()).lines();
-    let banner: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
-    let listen = banner[1]
-        .strip_prefix("agents on other machines: ")
-        .and_then(|l| l.strip_suffix(" (agent tokens only)"))
-        .unwrap_or_else(|| panic!("{banner:?}"))
-        .to_owned();
-    let pin = banner[2]
-        .strip_prefix("certificate fingerprint (SHA-256): ")
-        .unwrap()
-        .to_owned();
+    let first = Listening::start(
+        &dir,
+        &["--listen", "127.0.0.3:0", "--database", url.as_str()],
+    );
+    let (listen, pin) = (first.url.clone(), first.fingerprint.clone());
 
     let second = countersign_engine::console::Console::new(
         countersign_store::Store::open_postgres(&url).await.unwrap(),
@@ -902,7 +904,5 @@ async fn two_consoles_on_one_database_and_a_machine_elsewhere() {
         Status::Approved
     );
 
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(first.id()).unwrap());
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-    assert!(first.wait().unwrap().success());
+    first.stop();
 }

@@ -5,10 +5,10 @@
  */
 export type MachinesListening = { address: string, 
 /**
- * What agents on other machines set as `COUNTERSIGN_CONSOLE`.
+ * The address agents on other machines ask (`countersign console use URL`).
  */
 url: string, 
 /**
- * The certificate's SHA-256, which they pin (`COUNTERSIGN_CONSOLE_FINGERPRINT`).
+ * The certificate's SHA-256, which they pin (`--fingerprint`).
  */
 fingerprint: string, };
