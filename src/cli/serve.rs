@@ -1,5 +1,6 @@
 //! `countersign serve`: the headless console.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,6 +55,15 @@ impl ListenArgs {
     }
 }
 
+/// Prints a line of the banner; a closed stdout (`serve | head -1`) stops nothing: the
+/// console goes on serving.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Serves until Ctrl-C or SIGTERM; SIGHUP re-reads the token after a rotation (the server
 /// listens for it).
 pub async fn run(
@@ -96,13 +106,13 @@ pub async fn run(
             }
         }
     };
-    println!("Countersign console listening on {}", server.url);
+    say!("Countersign console listening on {}", server.url);
     if let Some(team) = &team {
-        println!(
+        say!(
             "agents on other machines: https://{} (agent tokens only)",
             team.addr()
         );
-        println!("certificate fingerprint (SHA-256): {}", team.fingerprint());
+        say!("certificate fingerprint (SHA-256): {}", team.fingerprint());
         let addr = team.addr();
         let host = if addr.ip().is_unspecified() {
             "<this machine's name or address>".to_owned()
@@ -113,21 +123,21 @@ pub async fn run(
             Some(_) => format!("{host}:{}", addr.port()),
             None => host,
         };
-        println!(
+        say!(
             "on each agent's machine: countersign console use https://{host} --fingerprint {}",
             team.fingerprint()
         );
     }
-    println!("data directory: {}", server.dir().root().display());
+    say!("data directory: {}", server.dir().root().display());
     if let Some(shown) = shown {
-        println!("database: {shown}");
+        say!("database: {shown}");
     }
-    println!(
+    say!(
         "API token kept in {} (print it with `countersign token`)",
         server.token_backend
     );
     stop.await;
-    eprintln!("stopping");
+    let _ = writeln!(std::io::stderr(), "stopping");
     drop(team);
     server.stop().await;
     Ok(ExitCode::SUCCESS)

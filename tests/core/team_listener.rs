@@ -667,6 +667,9 @@ impl Listening {
             .strip_suffix(" (agent tokens only)")
             .unwrap_or_else(|| panic!("{banner:?}"))
             .to_owned();
+        // The rest of what it prints is read too: a reader that goes away must not be what
+        // the test depends on.
+        std::thread::spawn(move || lines.for_each(drop));
         Listening {
             fingerprint: said(&banner[2], "certificate fingerprint (SHA-256): "),
             hint: said(&banner[3], "on each agent's machine: "),
