@@ -8,6 +8,7 @@ mod history;
 mod hook;
 pub mod mcp;
 mod on_disk;
+mod people;
 mod request;
 mod rules;
 mod serve;
@@ -105,6 +106,10 @@ pub enum Command {
     /// instead of a console of its own.
     #[command(subcommand)]
     Console(team_console::ConsoleCommand),
+    /// People of a team console: `people invite|reinvite|list|remove`, and the team's
+    /// `people policy` (prevent self-review, two approvals per project).
+    #[command(subcommand)]
+    People(people::PeopleCommand),
     /// Print the API token for other clients.
     Token {
         /// Replace the token; a running console switches to the new one at once.
@@ -277,6 +282,14 @@ pub enum TokenAction {
         /// The machine, as the window will name it (`ci-runner-3`).
         #[arg(long)]
         name: String,
+        /// On a team console: the person (as `people invite` named them) the token is for,
+        /// whom prevent-self-review keeps from deciding its calls.
+        #[arg(long, value_name = "PERSON")]
+        owner: Option<String>,
+        /// On a team console: the project its calls count as in the team's policy (two
+        /// approvals), whatever its agents say.
+        #[arg(long, value_name = "PROJECT")]
+        project: Option<String>,
         #[command(flatten)]
         on: TokenDatabase,
     },
@@ -513,6 +526,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::History(cmd) => history::run(&dir, cmd).await,
         Command::Rules(cmd) => rules::run(&dir, cmd).await,
         Command::Console(cmd) => team_console::run(&dir, cmd).await,
+        Command::People(cmd) => people::run(&dir, cmd).await,
         Command::Serve { port, on, listen } => {
             serve::run(&dir, port, on.database.as_deref(), listen).await
         }

@@ -81,6 +81,7 @@ async fn start(d: &Desktop, address: IpAddr, port: u16) -> CommandResult<()> {
                 names: vec![address.to_string()],
             },
             d.server.agents_api(),
+            None,
         )
     };
     let mut started = listen(port).await;

@@ -97,8 +97,15 @@ async fn token_action(
         )
     };
     Ok(match action {
-        TokenAction::Create { name, on } => {
-            let made = console.create_agent_token(&name).await?;
+        TokenAction::Create {
+            name,
+            owner,
+            project,
+            on,
+        } => {
+            let made = console
+                .create_agent_token_for(&name, owner.as_deref(), project.as_deref())
+                .await?;
             if on.json {
                 print_json(&json!({ "token": made.token, "agent_token": made.info }));
             } else {
@@ -146,7 +153,7 @@ async fn token_action(
 }
 
 /// A console over the tokens' database, for the command's one change.
-async fn token_console(
+pub(super) async fn token_console(
     dir: &countersign_engine::data_dir::DataDir,
     database: Option<&str>,
 ) -> Result<countersign_engine::console::Console, CliError> {
@@ -163,7 +170,7 @@ async fn token_console(
 }
 
 /// A time as the command line prints it: RFC 3339 in UTC, to the second.
-fn when(ms: i64) -> String {
+pub(super) fn when(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms)
         .map(|t| t.round(jiff::Unit::Second).unwrap_or(t).to_string())
         .unwrap_or_else(|_| ms.to_string())

@@ -10,6 +10,7 @@ use countersign_engine::data_dir::DataDir;
 #[cfg(unix)]
 use countersign_engine::data_dir::LockHolder;
 use countersign_engine::server::Server;
+use countersign_phone::people::PeopleOptions;
 use countersign_phone::team::{Certificate, TeamListener};
 
 /// The listener beyond this machine, for agents on other machines (decision 0033).
@@ -35,15 +36,26 @@ pub struct ListenArgs {
         conflicts_with = "tls_cert"
     )]
     pub tls_names: Vec<String>,
+    /// Also serve the team's page on the listener, to people invited with `countersign people
+    /// invite`, under this DNS name (their passkeys are kept for it; the certificate must be
+    /// for it too).
+    #[arg(long, value_name = "NAME", requires = "listen")]
+    pub page_name: Option<String>,
+    /// The team's name, on every page of the team's page (default: the --page-name).
+    #[arg(long, value_name = "NAME", requires = "page_name")]
+    pub team: Option<String>,
 }
 
 impl ListenArgs {
     /// The certificate the listener serves.
-    fn certificate(self, listen: SocketAddr) -> Certificate {
-        match (self.tls_cert, self.tls_key) {
+    fn certificate(&self, listen: SocketAddr) -> Certificate {
+        match (self.tls_cert.clone(), self.tls_key.clone()) {
             (Some(cert), Some(key)) => Certificate::Files { cert, key },
             _ if !self.tls_names.is_empty() => Certificate::Made {
-                names: self.tls_names,
+                names: self.tls_names.clone(),
+            },
+            _ if self.page_name.is_some() => Certificate::Made {
+                names: self.page_name.iter().cloned().collect(),
             },
             _ if listen.ip().is_unspecified() => Certificate::Made {
                 names: vec!["localhost".into()],
@@ -89,12 +101,18 @@ pub async fn run(
         None => None,
         Some(addr) => {
             let cert = listen.certificate(addr);
+            let people = listen.page_name.clone().map(|name| PeopleOptions {
+                team: listen.team.clone().unwrap_or_else(|| name.clone()),
+                name,
+                page: None,
+            });
             let started = TeamListener::start(
                 server.console.clone(),
                 server.dir().root(),
                 addr,
                 cert,
                 server.agents_api(),
+                people,
             )
             .await;
             match started {
@@ -113,6 +131,13 @@ pub async fn run(
             team.addr()
         );
         say!("certificate fingerprint (SHA-256): {}", team.fingerprint());
+        if let Some(name) = &listen.page_name {
+            say!(
+                "the team's page: https://{name}:{} (people invited with `countersign people \
+                 invite`)",
+                team.addr().port()
+            );
+        }
         let addr = team.addr();
         let host = if addr.ip().is_unspecified() {
             "<this machine's name or address>".to_owned()

@@ -31,7 +31,7 @@ fn history(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 /// Runs SQL on the database file directly, as anyone holding the file could (SQLite as
 /// Countersign links it: Debian 12's `sqlite3` shell, 3.40, cannot write a table whose
 /// full-text index is `contentless_delete`, 3.43).
-async fn sqlite3(db: &Path, sql: &str) {
+pub(crate) async fn sqlite3(db: &Path, sql: &str) {
     use sqlx::Connection as _;
     let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
         .await

@@ -46,4 +46,5 @@ mod store;
 mod support;
 mod team;
 mod team_listener;
+mod team_people;
 mod trust;

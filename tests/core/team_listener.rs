@@ -39,6 +39,7 @@ async fn team() -> Team {
             names: vec!["127.0.0.2".into()],
         },
         server.agents_api(),
+        None,
     )
     .await
     .unwrap();

@@ -428,6 +428,11 @@ pub struct Approval {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub asked_with: Option<crate::ids::AgentTokenId>,
+    /// The people of a team console whose word decided the call, in order; a call that waits
+    /// for a second person's approval holds the first here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<crate::people::Signoff>>", optional)]
+    pub people: Vec<crate::people::Signoff>,
 }
 
 /// A watching rule's verdict on a call: what it would have done.
@@ -503,6 +508,7 @@ impl Approval {
             call_id: None,
             parent: None,
             asked_with: None,
+            people: Vec::new(),
         }
     }
 

@@ -108,6 +108,11 @@ define_id!(
     AgentTokenId,
     "agt_"
 );
+define_id!(
+    /// Identifies one person of a team console.
+    PersonId,
+    "prs_"
+);
 
 #[cfg(test)]
 mod tests {

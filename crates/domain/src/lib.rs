@@ -17,6 +17,7 @@ pub mod import;
 pub mod limits;
 pub mod on_screen;
 pub(crate) mod paths;
+pub mod people;
 pub mod report;
 pub mod reporter;
 pub mod scope;

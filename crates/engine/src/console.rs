@@ -9,6 +9,7 @@ mod clock;
 mod events;
 mod grants;
 mod imports;
+mod people;
 mod phones;
 mod shared;
 mod watchers;
@@ -29,6 +30,10 @@ pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 
 pub use self::grants::{GrantPreview, PreviewCall};
 pub use self::imports::{ProposedRule, RuleImport, Taking};
+pub use self::people::{
+    INVITE_LIFETIME_MS, INVITE_PREFIX, Invitation, PersonInfo, PersonProof, SESSION_LIFETIME_MS,
+    SignedIn, project_name,
+};
 pub use self::phones::{
     KEEP_WITHIN_MS, MAX_NAME_CHARS, NOT_KEPT, PairedPhone, Phone, PhoneProof, Proposal,
     Subscription, UNPAIRED_AFTER_MS, browser_text, phone_name,

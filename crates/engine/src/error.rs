@@ -30,6 +30,14 @@ pub enum Error {
     PhoneNotFound(String),
     #[error("no agent token {0}")]
     AgentTokenNotFound(String),
+    #[error("no person {0} on this team console")]
+    PersonNotFound(String),
+    /// A person's word the team's policy does not take, or a person who may not act.
+    #[error("{0}")]
+    PersonRefused(String),
+    /// Another person approved the call between what this person saw and their word.
+    #[error("another person approved this call meanwhile: look at it again")]
+    SignedMeanwhile,
     #[error("agent token {0} is already revoked")]
     AgentTokenRevoked(String),
     /// An agent token asked for what only the console's own token may: artifacts or rules.
@@ -132,7 +140,9 @@ impl Error {
             Error::ImportDecided(_) => ErrorCode::AlreadyDecided,
             Error::PhoneNotFound(_) | Error::AgentTokenNotFound(_) => ErrorCode::NotFound,
             Error::NotYours(_) => ErrorCode::Forbidden,
-            Error::PhoneRefused(_) => ErrorCode::Forbidden,
+            Error::PhoneRefused(_) | Error::PersonRefused(_) => ErrorCode::Forbidden,
+            Error::PersonNotFound(_) => ErrorCode::NotFound,
+            Error::SignedMeanwhile => ErrorCode::AlreadyDecided,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked | Error::AgentTokenRevoked(_) => ErrorCode::AlreadyRevoked,
             Error::NotGrantable(GrantBlock::HiddenCharacters(_)) => ErrorCode::HiddenCharacters,

@@ -91,7 +91,7 @@ pub(super) fn router(state: PhoneState) -> Router {
 /// Answers 408 to a request not done in [`REQUEST_TIMEOUT`] (a body sent a byte at a time).
 /// Every answer is for this origin only: no other site may read or embed it, nor a browser
 /// guess its type.
-async fn in_time(req: Request, next: Next) -> Response {
+pub(crate) async fn in_time(req: Request, next: Next) -> Response {
     let ticket = req.extensions().get::<crate::limits::Ticket>().cloned();
     let mut r = match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
         Ok(r) => r,
@@ -120,18 +120,23 @@ async fn in_time(req: Request, next: Next) -> Response {
     r
 }
 
-fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+pub(crate) fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
     ApiError::new(status, code, message).into_response()
 }
 
 /// The credential in the request's cookie, if any.
 fn credential(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, COOKIE)
+}
+
+/// The value of the cookie `name` the request carries, if any.
+pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+        .find_map(|pair| pair.trim().strip_prefix(name)?.strip_prefix('='))
 }
 
 /// Paired phones only, from the page's own origin, for this console's name, never with the
@@ -375,7 +380,12 @@ fn check_code() -> Result<String, getrandom::Error> {
 /// `GET /phone/v1/inbox`: the waiting calls as the window opens them (the newest first, the
 /// first ones whole), with the titles of the artifacts their cards name.
 async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
-    let page = s.console.inbox_page(INBOX_FIRST).await?;
+    inbox_of(&s.console).await
+}
+
+/// The inbox as the phone page and the team's page read it.
+pub(crate) async fn inbox_of(console: &Console) -> Result<Response, ApiError> {
+    let page = console.inbox_page(INBOX_FIRST).await?;
     // The cards name their artifacts by title, as the window's do.
     let mut named: Vec<_> = page
         .first
@@ -384,7 +394,7 @@ async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
         .collect();
     named.sort();
     named.dedup();
-    let artifacts = s.console.artifact_titles(&named).await?;
+    let artifacts = console.artifact_titles(&named).await?;
     let mut body = serde_json::to_value(&page)
         .map_err(|e| Error::Internal(format!("the inbox as JSON: {e}")))?;
     body["artifacts"] = serde_json::to_value(&artifacts)
@@ -400,7 +410,7 @@ async fn inbox(State(s): State<PhoneState>) -> Result<Response, ApiError> {
 /// to ask for one.
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum PhoneDecision {
+pub(crate) enum PhoneDecision {
     Approve,
     Decline,
     /// A question card's answers.
@@ -412,9 +422,9 @@ enum PhoneDecision {
 /// A decision as the phone words it, in the decide body and its challenge alike.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DecideBody {
+pub(crate) struct DecideBody {
     /// The digest of the card the phone showed: a decision for any other card is refused.
-    digest: String,
+    pub(crate) digest: String,
     decision: PhoneDecision,
     /// Why, for a decline.
     #[serde(default)]
@@ -428,12 +438,12 @@ struct DecideBody {
     /// The passkey's answer to this decision's challenge, where the listener asks for one
     /// (never in the challenge's own body).
     #[serde(default)]
-    assertion: Option<Box<webauthn_rs::prelude::PublicKeyCredential>>,
+    pub(crate) assertion: Option<Box<webauthn_rs::prelude::PublicKeyCredential>>,
 }
 
 impl DecideBody {
     /// The decision these words make; each kind takes only its own fields.
-    fn decision(&self) -> Result<Decision, ApiError> {
+    pub(crate) fn decision(&self) -> Result<Decision, ApiError> {
         let extra = |field: &str, why: &str| {
             Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
@@ -554,7 +564,7 @@ async fn me(
     }))
 }
 
-fn forbidden(message: impl Into<String>) -> ApiError {
+pub(crate) fn forbidden(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message)
 }
 
@@ -658,7 +668,11 @@ async fn challenge(
 }
 
 /// What the passkey confirms: the call, the card's digest and the whole decision.
-fn bound(id: &str, digest: &str, decision: &Decision) -> Result<crate::passkey::Bound, ApiError> {
+pub(crate) fn bound(
+    id: &str,
+    digest: &str,
+    decision: &Decision,
+) -> Result<crate::passkey::Bound, ApiError> {
     let decision = serde_json::to_string(decision)
         .map_err(|e| Error::Internal(format!("a decision as JSON: {e}")))?;
     Ok(crate::passkey::Bound {

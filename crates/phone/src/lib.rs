@@ -16,6 +16,7 @@
 pub mod addresses;
 pub mod pairing;
 pub mod passkey;
+pub mod people;
 pub mod push;
 pub mod tailscale;
 pub mod team;
@@ -317,7 +318,7 @@ fn lock(pairing: &Mutex<Pairing>) -> std::sync::MutexGuard<'_, Pairing> {
 
 /// `host:port` as browsers write it in `Host` and `Origin`: an IPv6 address in brackets, and
 /// no port when it is HTTPS's own.
-fn authority(host: &str, port: u16) -> String {
+pub(crate) fn authority(host: &str, port: u16) -> String {
     let host = if host.contains(':') {
         format!("[{host}]")
     } else {

@@ -21,6 +21,7 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use crate::people::PeopleOptions;
 use crate::{PhoneError, limits, tls};
 use countersign_engine::console::Console;
 
@@ -39,6 +40,8 @@ pub enum TeamError {
     },
     #[error("a certificate name is not usable: {0:?}")]
     Name(String),
+    #[error("the team's page: {0}")]
+    People(String),
 }
 
 impl From<PhoneError> for TeamError {
@@ -70,13 +73,15 @@ impl TeamListener {
     /// Listens on `bind` with the certificate `cert` (one made is kept in `data_root`),
     /// serving `agents_api` — the engine's API for agent tokens — to each connection
     /// [`crate::limits`] admits. A connection is kept for more requests only once it showed
-    /// a live agent token of `console`.
+    /// a live agent token of `console`, or a signed-in person's session. With `people`, the
+    /// team's page is served beside the agent API ([`crate::people`]).
     pub async fn start(
         console: Console,
         data_root: &Path,
         bind: SocketAddr,
         cert: Certificate,
         agents_api: axum::Router,
+        people: Option<PeopleOptions>,
     ) -> Result<Self, TeamError> {
         let identity = match cert {
             Certificate::Made { names } => {
@@ -99,7 +104,15 @@ impl TeamListener {
         let addr = listener
             .local_addr()
             .map_err(|source| TeamError::Bind { addr: bind, source })?;
-        let app = agents_api.layer(axum::middleware::from_fn_with_state(console, admitted));
+        let app = match people {
+            Some(options) => {
+                let state = crate::people::PeopleState::new(console.clone(), options, addr.port())
+                    .map_err(|e| TeamError::People(e.to_string()))?;
+                crate::people::router(state, agents_api)
+            }
+            None => agents_api,
+        };
+        let app = app.layer(axum::middleware::from_fn_with_state(console, admitted));
         let registry = Arc::new(limits::Registry::default());
         let task = tokio::spawn(crate::serve(listener, config, app, registry));
         Ok(Self {

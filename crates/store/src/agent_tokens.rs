@@ -13,9 +13,20 @@ pub struct AgentToken {
     pub created_at: i64,
     pub last_used_at: Option<i64>,
     pub revoked_at: Option<i64>,
+    /// The person of the team console the token was made for.
+    pub owner_id: Option<String>,
+    /// The project the token's calls count as, in the team's policy.
+    pub project: Option<String>,
 }
 
-const COLUMNS: &str = "id, name, created_at, last_used_at, revoked_at";
+const COLUMNS: &str = "id, name, created_at, last_used_at, revoked_at, owner_id, project";
+
+/// Who a token is for, on a team console: never what its agents say.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Owned<'a> {
+    pub owner_id: Option<&'a str>,
+    pub project: Option<&'a str>,
+}
 
 /// Keeps a new token, by the SHA-256 of its text.
 pub async fn insert(
@@ -23,16 +34,20 @@ pub async fn insert(
     id: &str,
     name: &str,
     token_sha256: &[u8; 32],
+    owned: Owned<'_>,
     now: i64,
 ) -> Result<(), StoreError> {
     execute(
         conn.into(),
-        "INSERT INTO agent_tokens (id, name, token_sha256, created_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO agent_tokens (id, name, token_sha256, created_at, owner_id, project)
+         VALUES (?, ?, ?, ?, ?, ?)",
         &[
             Value::Text(id),
             Value::Text(name),
             Value::Bytes(token_sha256),
             Value::Int(now),
+            Value::OptText(owned.owner_id),
+            Value::OptText(owned.project),
         ],
     )
     .await?;

@@ -7,6 +7,7 @@ use super::backend::{Conn, Script, Value, execute, fetch_all, fetch_one, fetch_o
 use super::{StoreError, audit, from_json, to_json};
 use countersign_domain::approval::{Approval, DecidedBy, Given, Requester, Status, Watched};
 use countersign_domain::ids::{AgentTokenId, ApprovalId, ArtifactId, GrantId};
+use countersign_domain::people::Signoff;
 use countersign_domain::report::{Door, Reporter, ResultReport};
 use countersign_domain::scope::Effect;
 use countersign_domain::tool::ToolAddress;
@@ -45,6 +46,7 @@ struct Row {
     call_id: Option<String>,
     parent_id: Option<String>,
     agent_token_id: Option<String>,
+    people: Option<String>,
 }
 
 const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.requester_name, a.requester_session,
@@ -52,7 +54,7 @@ const SELECT: &str = "SELECT a.id, a.tool, a.artifact_id, a.artifact_version, a.
     a.given, g.id AS granted, a.watched_by, a.watched, a.created_at, a.expires_at, a.decided_at, a.result_view, a.result_at,
     a.result_reporter_name, a.result_reporter_session, a.result_door,
     (SELECT count(*) FROM result_reports r WHERE r.approval_id = a.id) AS result_conflicts,
-    a.call_id, a.parent_id, a.agent_token_id FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
+    a.call_id, a.parent_id, a.agent_token_id, a.people FROM approvals a LEFT JOIN grants g ON g.approval_id = a.id";
 
 impl TryFrom<Row> for Approval {
     type Error = StoreError;
@@ -149,6 +151,12 @@ impl TryFrom<Row> for Approval {
                 .map(AgentTokenId::parse)
                 .transpose()
                 .map_err(|_| bad("agent_token_id"))?,
+            people: r
+                .people
+                .as_deref()
+                .map(|t| from_json(&r.id, t))
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 }
@@ -326,6 +334,75 @@ pub async fn finish_on(
             Value::Int(now),
             Value::Text(id.as_str()),
             Value::Int(now),
+        ],
+    )
+    .await?;
+    if changed != 1 {
+        return Ok(false);
+    }
+    audit::decided(conn, std::slice::from_ref(id)).await?;
+    Ok(true)
+}
+
+/// Keeps a person's approval of a call that waits for a second one: only while the call is
+/// pending, in time, and no one has approved it yet (`false` otherwise: someone was first).
+pub async fn sign_first(
+    conn: impl Into<Conn<'_>>,
+    id: &ApprovalId,
+    people: &[Signoff],
+    now: i64,
+) -> Result<bool, StoreError> {
+    let people = to_json(id.as_str(), &people)?;
+    let n = execute(
+        conn.into(),
+        "UPDATE approvals SET people = ?
+          WHERE id = ? AND status = 'pending' AND expires_at > ? AND people IS NULL",
+        &[
+            Value::Text(&people),
+            Value::Text(id.as_str()),
+            Value::Int(now),
+        ],
+    )
+    .await?;
+    Ok(n == 1)
+}
+
+/// [`finish_on`] by people of a team console, whose words are kept with it: only while the
+/// call is pending, in time, and holds the words `before` (what the deciding person saw), so a
+/// second person's approval cannot overwrite one given meanwhile.
+pub async fn finish_by_people(
+    conn: impl Into<Conn<'_>>,
+    id: &ApprovalId,
+    status: Status,
+    before: &[Signoff],
+    people: &[Signoff],
+    said: Said<'_>,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let Said { reason, given } = said;
+    let given = given.map(|g| to_json(id.as_str(), g)).transpose()?;
+    let before = (!before.is_empty())
+        .then(|| to_json(id.as_str(), &before))
+        .transpose()?;
+    let people = to_json(id.as_str(), &people)?;
+    let person = String::from(DecidedBy::Person);
+    let mut conn = conn.into();
+    let changed = execute(
+        conn.reborrow(),
+        "UPDATE approvals SET status = ?, decided_by = ?, people = ?, reason = ?, given = ?,
+             decided_at = ?
+         WHERE id = ? AND status = 'pending' AND expires_at > ?
+           AND people IS NOT DISTINCT FROM ?",
+        &[
+            Value::Text(status.as_str()),
+            Value::Text(&person),
+            Value::Text(&people),
+            Value::OptText(reason),
+            Value::OptText(given.as_deref()),
+            Value::Int(now),
+            Value::Text(id.as_str()),
+            Value::Int(now),
+            Value::OptText(before.as_deref()),
         ],
     )
     .await?;

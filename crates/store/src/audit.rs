@@ -127,12 +127,15 @@ pub struct Decided {
     /// decisions chained before tokens existed hash as they did.
     #[serde(skip_serializing_if = "Option::is_none")]
     agent_token_id: Option<String>,
+    /// The people of a team console whose word decided the call: left out when none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    people: Option<String>,
 }
 
 const DECIDED: &str = "SELECT id, tool, artifact_id, artifact_version, requester_name,
     requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks, status,
     decided_by, decided_on, decided_from, reason, given, created_at, expires_at, decided_at,
-    call_id, parent_id, watched_by, watched, agent_token_id FROM approvals";
+    call_id, parent_id, watched_by, watched, agent_token_id, people FROM approvals";
 
 impl Decided {
     /// The row [`crate::approvals::push_insert_many`] writes for `a` (decided by a rule as it
@@ -168,6 +171,7 @@ impl Decided {
             watched_by: a.watched.as_ref().map(|w| w.grant.as_str().to_owned()),
             watched: a.watched.as_ref().map(|w| w.effect.as_str().to_owned()),
             agent_token_id: a.asked_with.as_ref().map(|t| t.as_str().to_owned()),
+            people: None,
         })
     }
 }

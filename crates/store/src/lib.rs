@@ -7,6 +7,7 @@ pub mod audit;
 pub mod backend;
 pub mod grants;
 pub mod imports;
+pub mod people;
 pub mod phones;
 pub mod postgres;
 pub mod push;

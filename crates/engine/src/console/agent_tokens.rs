@@ -31,6 +31,14 @@ pub struct AgentTokenInfo {
     pub last_used_at: Option<i64>,
     #[ts(type = "number | null")]
     pub revoked_at: Option<i64>,
+    /// On a team console: the person the token was made for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub owner: Option<countersign_domain::ids::PersonId>,
+    /// On a team console: the project its calls count as in the team's policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub project: Option<String>,
 }
 
 /// A token just made: its text, shown this once (never in `Debug`).
@@ -58,6 +66,13 @@ fn info(t: agent_tokens::AgentToken) -> Result<AgentTokenInfo, Error> {
         created_at: t.created_at,
         last_used_at: t.last_used_at,
         revoked_at: t.revoked_at,
+        owner: t
+            .owner_id
+            .as_deref()
+            .map(countersign_domain::ids::PersonId::parse)
+            .transpose()
+            .map_err(|_| Error::Internal(format!("agent token {} has a bad owner", t.id)))?,
+        project: t.project,
     })
 }
 
@@ -68,7 +83,20 @@ fn sha256(text: &str) -> [u8; 32] {
 impl Console {
     /// Makes a token for the machine `name` (1 to 100 characters, nothing hidden).
     pub async fn create_agent_token(&self, name: &str) -> Result<MadeToken, Error> {
+        self.create_agent_token_for(name, None, None).await
+    }
+
+    /// [`Console::create_agent_token`] on a team console: for the person named `owner` (a
+    /// present one), its calls counting as `project` in the team's policy (1 to 100 characters,
+    /// nothing hidden).
+    pub async fn create_agent_token_for(
+        &self,
+        name: &str,
+        owner: Option<&str>,
+        project: Option<&str>,
+    ) -> Result<MadeToken, Error> {
         let name = phone_name(name)?;
+        let project = project.map(super::people::project_name).transpose()?;
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes)
             .map_err(|e| Error::Internal(format!("no randomness for a token: {e}")))?;
@@ -76,16 +104,26 @@ impl Console {
         let id = AgentTokenId::generate();
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        agent_tokens::insert(&mut tx, id.as_str(), name, &sha256(&token), now).await?;
+        let owner = match owner {
+            Some(who) => Some(
+                countersign_store::people::by_name(&mut tx, who.trim())
+                    .await?
+                    .ok_or_else(|| Error::PersonNotFound(who.to_owned()))?
+                    .id,
+            ),
+            None => None,
+        };
+        let owned = agent_tokens::Owned {
+            owner_id: owner.as_deref(),
+            project,
+        };
+        agent_tokens::insert(&mut tx, id.as_str(), name, &sha256(&token), owned, now).await?;
+        let made = agent_tokens::get(&mut tx, id.as_str())
+            .await?
+            .ok_or_else(|| Error::AgentTokenNotFound(id.to_string()))?;
         tx.commit().await?;
         Ok(MadeToken {
-            info: AgentTokenInfo {
-                id,
-                name: name.to_owned(),
-                created_at: now,
-                last_used_at: None,
-                revoked_at: None,
-            },
+            info: info(made)?,
             token,
         })
     }

@@ -628,7 +628,7 @@ impl Console {
 
     /// A decision or withdrawal came too late: records every expiry now due (each announced on
     /// its own) and answers that the approval expired.
-    async fn expired_now<T>(
+    pub(super) async fn expired_now<T>(
         &self,
         mut tx: countersign_store::WriteTx,
         now: i64,
@@ -971,13 +971,13 @@ fn examine(s: Submission, local: bool) -> Result<(Submission, u32, String, Looke
 }
 
 /// Whether the digest the window sent is the approval's, compared in constant time.
-fn digest_matches(stored: &str, seen: &str) -> bool {
+pub(super) fn digest_matches(stored: &str, seen: &str) -> bool {
     use subtle::ConstantTimeEq as _;
     stored.as_bytes().ct_eq(seen.as_bytes()).into()
 }
 
 /// The approval inside a write transaction, refused unless it is still pending.
-async fn still_pending(
+pub(super) async fn still_pending(
     conn: &mut countersign_store::WriteTx,
     id: &ApprovalId,
 ) -> Result<Approval, Error> {

@@ -1,0 +1,482 @@
+//! People of a team console (decision 0034): invited by whoever runs the console, joining with
+//! a passkey on the team's page, signed in by it, and deciding calls as the team's policy
+//! allows — prevent-self-review, two approvals per project, viewers who decide nothing. Every
+//! check of a person's word is made in the decision's own transaction, so a person removed, a
+//! session ended or a policy changed a moment before is what counts.
+//!
+//! The passkey ceremonies themselves are the team page's ([`countersign_phone`]'s); what is
+//! kept here is the passkey as JSON, the invitation's and each session's SHA-256.
+
+use serde::Serialize;
+use sha2::Digest as _;
+use ts_rs::TS;
+
+use super::{ChangeEvent, Console, phone_name};
+use crate::error::Error;
+use countersign_domain::approval::{Approval, Decision, Status};
+use countersign_domain::ids::{ApprovalId, PersonId};
+use countersign_domain::limits::FieldError;
+use countersign_domain::people::{CallOwnership, Outcome, Policy, Role, Signoff, Verdict};
+use countersign_store::{WriteTx, agent_tokens, approvals, people};
+
+/// How long an invitation can be taken.
+pub const INVITE_LIFETIME_MS: i64 = 72 * 60 * 60 * 1000;
+/// How long a sign-in lasts on the team's page.
+pub const SESSION_LIFETIME_MS: i64 = 12 * 60 * 60 * 1000;
+/// What every invitation's text starts with, so one pasted somewhere is known for what it is.
+pub const INVITE_PREFIX: &str = "csi_";
+
+/// A person as the team console's admin and page show them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct PersonInfo {
+    pub id: PersonId,
+    pub name: String,
+    pub role: Role,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    /// When they registered their passkey; `None` while invited.
+    #[ts(type = "number | null")]
+    pub joined_at: Option<i64>,
+    /// Until when their invitation can be taken, while they have not joined.
+    #[ts(type = "number | null")]
+    pub invite_until: Option<i64>,
+    #[ts(type = "number | null")]
+    pub removed_at: Option<i64>,
+}
+
+/// An invitation just made: its text, given this once to the person invited (never in
+/// `Debug`).
+#[derive(Clone)]
+pub struct Invitation {
+    pub person: PersonInfo,
+    pub code: String,
+}
+
+impl std::fmt::Debug for Invitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invitation")
+            .field("person", &self.person)
+            .field("code", &"csi_…")
+            .finish()
+    }
+}
+
+/// A signed-in person, as their session finds them: with their passkey (JSON) for the next
+/// ceremony.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub person: PersonInfo,
+    pub passkey: String,
+}
+
+/// What a person's word on a call must show: their session, and the passkey as it is after
+/// the ceremony that confirmed this very word (kept, for its counter).
+#[derive(Debug, Clone, Copy)]
+pub struct PersonProof<'a> {
+    pub session: &'a str,
+    pub passkey_after: &'a str,
+}
+
+fn sha256(text: &str) -> [u8; 32] {
+    sha2::Sha256::digest(text.as_bytes()).into()
+}
+
+fn secret(prefix: &str) -> Result<String, Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+    Ok(format!("{prefix}{}", hex::encode(bytes)))
+}
+
+fn info(p: &people::Person) -> Result<PersonInfo, Error> {
+    let bad = |what: &str| Error::Internal(format!("stored person {} has a bad {what}", p.id));
+    Ok(PersonInfo {
+        id: PersonId::parse(&p.id).map_err(|_| bad("id"))?,
+        name: p.name.clone(),
+        role: Role::parse(&p.role).ok_or_else(|| bad("role"))?,
+        created_at: p.created_at,
+        joined_at: p.joined_at,
+        invite_until: p.invite_until,
+        removed_at: p.removed_at,
+    })
+}
+
+fn signed_in(p: &people::Person) -> Result<SignedIn, Error> {
+    Ok(SignedIn {
+        person: info(p)?,
+        passkey: p
+            .passkey
+            .clone()
+            .ok_or_else(|| Error::Internal(format!("person {} joined with no passkey", p.id)))?,
+    })
+}
+
+/// A project's name as a token and the policy name it: 1 to 100 characters, nothing hidden.
+pub fn project_name(project: &str) -> Result<&str, Error> {
+    phone_name(project).map_err(|_| {
+        FieldError::new(
+            "project",
+            "1 to 100 characters, with no hidden or look-alike characters",
+        )
+        .into()
+    })
+}
+
+const SIGN_IN_AGAIN: &str =
+    "your sign-in ended (signed out, removed, or past 12 hours): sign in again";
+
+/// The person whose live session `session` is, inside a transaction.
+async fn by_session(tx: &mut WriteTx, session: &str, now: i64) -> Result<people::Person, Error> {
+    people::by_session(tx, &sha256(session), now)
+        .await?
+        .ok_or_else(|| Error::PersonRefused(SIGN_IN_AGAIN.into()))
+}
+
+impl Console {
+    /// Invites a person by `name` (unique on the team, 1 to 100 characters, nothing hidden)
+    /// with `role`; the invitation is taken once, within [`INVITE_LIFETIME_MS`].
+    pub async fn invite_person(&self, name: &str, role: Role) -> Result<Invitation, Error> {
+        let name = phone_name(name)?;
+        let code = secret(INVITE_PREFIX)?;
+        let id = PersonId::generate();
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        if people::list(&mut tx).await?.iter().any(|p| p.name == name) {
+            return Err(FieldError::new(
+                "name",
+                format!(
+                    "{name} is already a name on this team (present or removed): choose another"
+                ),
+            )
+            .into());
+        }
+        people::invite(
+            &mut tx,
+            id.as_str(),
+            name,
+            role.as_str(),
+            &sha256(&code),
+            now + INVITE_LIFETIME_MS,
+            now,
+        )
+        .await?;
+        let person = people::get(&mut tx, id.as_str())
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        tx.commit().await?;
+        Ok(Invitation {
+            person: info(&person)?,
+            code,
+        })
+    }
+
+    /// A new invitation for a person invited who has not joined; the one before is void.
+    pub async fn reinvite_person(&self, name: &str) -> Result<Invitation, Error> {
+        let code = secret(INVITE_PREFIX)?;
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let person = people::by_name(&mut tx, name.trim())
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        if !people::reinvite(
+            &mut tx,
+            &person.id,
+            &sha256(&code),
+            now + INVITE_LIFETIME_MS,
+        )
+        .await?
+        {
+            return Err(FieldError::new(
+                "name",
+                format!(
+                    "{} has joined already: an invitation is for someone who has not",
+                    person.name
+                ),
+            )
+            .into());
+        }
+        let person = people::get(&mut tx, &person.id)
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        tx.commit().await?;
+        Ok(Invitation {
+            person: info(&person)?,
+            code,
+        })
+    }
+
+    /// Everyone on the team, present first.
+    pub async fn people(&self) -> Result<Vec<PersonInfo>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        people::list(&mut conn).await?.iter().map(info).collect()
+    }
+
+    /// Removes a person: their invitation and sessions end, and they decide nothing from now
+    /// on. Their past decisions keep their name.
+    pub async fn remove_person(&self, name: &str) -> Result<PersonInfo, Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let person = people::by_name(&mut tx, name.trim())
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        people::remove(&mut tx, &person.id, now).await?;
+        let removed = people::get(&mut tx, &person.id)
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        tx.commit().await?;
+        info(&removed)
+    }
+
+    /// The person a live invitation is for (a read: a wrong one costs the writer nothing).
+    pub async fn invited_person(&self, code: &str) -> Result<Option<PersonInfo>, Error> {
+        if !code.starts_with(INVITE_PREFIX) {
+            return Ok(None);
+        }
+        let mut conn = self.inner.store.read().await?;
+        people::invited(&mut conn, &sha256(code), self.now())
+            .await?
+            .as_ref()
+            .map(info)
+            .transpose()
+    }
+
+    /// Spends the invitation on the passkey the person registered and signs them in: the
+    /// session's text, for the page's cookie. Refused when the invitation is no longer live.
+    pub async fn join_person(
+        &self,
+        code: &str,
+        passkey: &str,
+    ) -> Result<(PersonInfo, String), Error> {
+        let session = secret("")?;
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let person = people::invited(&mut tx, &sha256(code), now)
+            .await?
+            .ok_or_else(|| {
+                Error::PersonRefused(
+                    "this invitation is spent, expired or unknown: ask for a new one".into(),
+                )
+            })?;
+        if !people::join(&mut tx, &sha256(code), passkey, now).await?
+            || !people::start_session(
+                &mut tx,
+                &sha256(&session),
+                &person.id,
+                now,
+                now + SESSION_LIFETIME_MS,
+            )
+            .await?
+        {
+            return Err(Error::PersonRefused(
+                "this invitation was taken meanwhile: ask for a new one".into(),
+            ));
+        }
+        let joined = people::get(&mut tx, &person.id)
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(person.name.clone()))?;
+        tx.commit().await?;
+        Ok((info(&joined)?, session))
+    }
+
+    /// A present person who joined, by name, with their passkey: whom a sign-in asks for.
+    pub async fn person_to_sign_in(&self, name: &str) -> Result<Option<SignedIn>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        let person = people::by_name(&mut conn, name.trim()).await?;
+        person
+            .filter(|p| p.joined_at.is_some())
+            .as_ref()
+            .map(signed_in)
+            .transpose()
+    }
+
+    /// Signs a person in whose passkey answered (`passkey_after`: as it is after the use): the
+    /// session's text, for the page's cookie.
+    pub async fn sign_in_person(
+        &self,
+        id: &PersonId,
+        passkey_after: &str,
+    ) -> Result<String, Error> {
+        let session = secret("")?;
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        if !people::update_passkey(&mut tx, id.as_str(), passkey_after).await?
+            || !people::start_session(
+                &mut tx,
+                &sha256(&session),
+                id.as_str(),
+                now,
+                now + SESSION_LIFETIME_MS,
+            )
+            .await?
+        {
+            return Err(Error::PersonRefused(
+                "you were removed from this team meanwhile".into(),
+            ));
+        }
+        tx.commit().await?;
+        Ok(session)
+    }
+
+    /// The person whose live session `session` is (a read).
+    pub async fn person_by_session(&self, session: &str) -> Result<Option<SignedIn>, Error> {
+        let mut conn = self.inner.store.read().await?;
+        people::by_session(&mut conn, &sha256(session), self.now())
+            .await?
+            .as_ref()
+            .map(signed_in)
+            .transpose()
+    }
+
+    /// Ends a session (and every session past its time).
+    pub async fn sign_out_person(&self, session: &str) -> Result<(), Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        people::end_session(&mut tx, &sha256(session), now).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The team's policy.
+    pub async fn team_policy(&self) -> Result<Policy, Error> {
+        let mut conn = self.inner.store.read().await?;
+        Ok(Policy {
+            prevent_self_review: people::prevents_self_review(&mut conn).await?,
+            two_approvals: people::two_approval_projects(&mut conn).await?,
+        })
+    }
+
+    /// Turns preventing self-review on or off; the policy as it then is.
+    pub async fn set_prevent_self_review(&self, on: bool) -> Result<Policy, Error> {
+        let mut tx = self.inner.store.write().await?;
+        people::set_prevent_self_review(&mut tx, on).await?;
+        tx.commit().await?;
+        self.team_policy().await
+    }
+
+    /// Makes a project's calls (`*`: every call) wait for two approvals, or one again.
+    pub async fn set_two_approvals(&self, project: &str, two: bool) -> Result<Policy, Error> {
+        let project = project_name(project)?;
+        let mut tx = self.inner.store.write().await?;
+        people::set_two_approvals(&mut tx, project, two).await?;
+        tx.commit().await?;
+        self.team_policy().await
+    }
+
+    /// A person's word on the card they saw (named by its digest), on the team's page: taken
+    /// as the team's policy says, in one transaction with every check. It approves or
+    /// declines the call, or keeps the first of two approvals (the call then stays pending,
+    /// naming them). What is decided only at a desk — an edit, a note, "don't ask again" —
+    /// is refused here.
+    pub async fn decide_as_person(
+        &self,
+        id: &ApprovalId,
+        seen: &str,
+        decision: Decision,
+        proof: &PersonProof<'_>,
+    ) -> Result<Approval, Error> {
+        decision.validate()?;
+        if matches!(
+            decision,
+            Decision::ApproveEdited { .. } | Decision::ApproveWithNote { .. }
+        ) || decision.rule().is_some()
+        {
+            return Err(FieldError::new(
+                "decision",
+                "an edit, a note or \"don't ask again\" is decided at the console's desk, \
+                 not on the team's page",
+            )
+            .into());
+        }
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let person = by_session(&mut tx, proof.session, now).await?;
+        let who = info(&person)?;
+        if !people::update_passkey(&mut tx, &person.id, proof.passkey_after).await? {
+            return Err(Error::PersonRefused(SIGN_IN_AGAIN.into()));
+        }
+        let a = super::approvals::still_pending(&mut tx, id).await?;
+        if !super::approvals::digest_matches(&a.digest, seen) {
+            return Err(Error::DigestMismatch);
+        }
+        decision.fits(&a.call)?;
+        let given = decision.given((&a).into())?;
+        if a.expires_at <= now {
+            return self.expired_now(tx, now).await;
+        }
+        let token = match &a.asked_with {
+            Some(t) => agent_tokens::get(&mut tx, t.as_str()).await?,
+            None => None,
+        };
+        let owner = token
+            .as_ref()
+            .and_then(|t| t.owner_id.as_deref())
+            .map(PersonId::parse)
+            .transpose()
+            .map_err(|_| Error::Internal("an agent token has a bad owner".into()))?;
+        let owned = CallOwnership {
+            owner: owner.as_ref(),
+            project: token.as_ref().and_then(|t| t.project.as_deref()),
+        };
+        let policy = Policy {
+            prevent_self_review: people::prevents_self_review(&mut tx).await?,
+            two_approvals: people::two_approval_projects(&mut tx).await?,
+        };
+        let status = decision.status();
+        let verdict = if status == Status::Approved {
+            Verdict::Approved
+        } else {
+            Verdict::Declined
+        };
+        let outcome = policy
+            .judge(&who.id, who.role, owned, &a.people, verdict)
+            .map_err(|r| Error::PersonRefused(r.to_string()))?;
+        if outcome == Outcome::WaitsForSecond && !matches!(decision, Decision::Approve) {
+            return Err(FieldError::new(
+                "decision",
+                "this call waits for two people's approvals: approve it as it was asked, or \
+                 decline it",
+            )
+            .into());
+        }
+        let mine = Signoff {
+            person: who.id.clone(),
+            name: who.name.clone(),
+            verdict,
+            at: now,
+        };
+        let mut words = a.people.clone();
+        words.push(mine);
+        let taken = match outcome {
+            Outcome::WaitsForSecond => approvals::sign_first(&mut tx, id, &words, now).await?,
+            Outcome::Decides => {
+                let said = approvals::Said {
+                    reason: decision.reason(),
+                    given: given.as_ref(),
+                };
+                approvals::finish_by_people(&mut tx, id, status, &a.people, &words, said, now)
+                    .await?
+            }
+        };
+        if !taken {
+            let now_is = approvals::get(&mut tx, id)
+                .await?
+                .map(|x| x.status)
+                .unwrap_or(Status::Cancelled);
+            return Err(if now_is.is_final() {
+                Error::AlreadyDecided(now_is)
+            } else {
+                Error::SignedMeanwhile
+            });
+        }
+        let decided = approvals::get(&mut tx, id)
+            .await?
+            .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+        tx.commit().await?;
+        match outcome {
+            Outcome::Decides => self.finished(id, status),
+            // Still pending: every view reads the call again (it now names its first approver).
+            Outcome::WaitsForSecond => self.emit(ChangeEvent::Resync),
+        }
+        Ok(decided)
+    }
+}

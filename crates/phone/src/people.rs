@@ -1,0 +1,497 @@
+//! The team's page on a team console's listener (decision 0034): people invited by whoever
+//! runs the console join with a passkey, sign in with it, read the inbox, and decide calls as
+//! the team's policy allows, each decision confirmed by the passkey for that decision only.
+//! Its API is under `/people/v1/`; the agent API beside it on the same listener is untouched.
+//!
+//! Who may ask what:
+//! - Every request names the page as people reach it (`Host` equal to the name and port it is
+//!   served under), so a page elsewhere cannot rebind a name to it.
+//! - No `Authorization` header is taken here (an agent token is refused, whatever it is); a
+//!   person's credential is a `__Host-` cookie, which the agent API does not read.
+//! - A request that changes anything comes from the page's own origin with a JSON body.
+//! - Joining takes an invitation and a passkey together: the invitation is spent only when the
+//!   passkey is kept. Signing in takes the passkey; a session lasts 12 hours.
+//! - Every decision asks the passkey again, bound to the call, the card's digest and the whole
+//!   decision ([`crate::passkey::Bound`]), with user verification: a stolen cookie decides
+//!   nothing.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Extension, Path, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use serde::Deserialize;
+
+use crate::api::{DecideBody, bound, cookie, forbidden, refuse};
+use crate::passkey::{Bound, Passkeys};
+use countersign_domain::approval::Approval;
+use countersign_engine::api::ApiError;
+use countersign_engine::console::{Console, PersonInfo, PersonProof, SignedIn};
+use countersign_engine::error::Error;
+use countersign_port::{ErrorCode, JsonBody, approval_id};
+
+/// The cookie holding a person's session: `__Host-` keeps it to this origin, over HTTPS.
+pub const PERSON_COOKIE: &str = "__Host-countersign-person";
+/// Largest request body but a decision.
+const MAX_BODY: usize = 16 * 1024;
+/// Largest decision: a question card's answers beside the passkey's answer.
+const MAX_DECISION_BODY: usize = crate::api::MAX_DECISION_BODY;
+
+/// How the team's page is served.
+#[derive(Clone)]
+pub struct PeopleOptions {
+    /// The DNS name people reach the listener by: the passkeys' relying party, and the page's
+    /// origin with the listener's port. An address cannot be one (WebAuthn takes names).
+    pub name: String,
+    /// The team's name, on every page so a person knows which console they approve on.
+    pub team: String,
+    /// The page's files, when the listener serves the page.
+    pub page: Option<crate::PageAssets>,
+}
+
+#[derive(Clone)]
+pub(crate) struct PeopleState {
+    console: Console,
+    team: String,
+    /// `host:port` as people reach the page.
+    authority: String,
+    /// `https://host:port`.
+    origin: String,
+    passkeys: Arc<Passkeys>,
+    page: Option<crate::PageAssets>,
+}
+
+impl PeopleState {
+    pub(crate) fn new(
+        console: Console,
+        options: PeopleOptions,
+        port: u16,
+    ) -> Result<Self, crate::PhoneError> {
+        let name = options.name.to_ascii_lowercase();
+        if name.parse::<std::net::IpAddr>().is_ok() || !crate::is_host_name(&name) {
+            return Err(crate::PhoneError::Host(format!(
+                "{name}: people sign in with passkeys, which a browser keeps for a DNS name, \
+                 not an address"
+            )));
+        }
+        let authority = crate::authority(&name, port);
+        let origin = format!("https://{authority}");
+        Ok(Self {
+            passkeys: Arc::new(Passkeys::new(&name, &origin)?),
+            console,
+            team: options.team,
+            authority,
+            origin,
+            page: options.page,
+        })
+    }
+}
+
+/// The team's page and its API; every other request goes to `rest` (the agent API).
+pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
+    Router::new()
+        .route("/people/v1/about", get(about))
+        .route("/people/v1/join/start", post(join_start))
+        .route("/people/v1/join/finish", post(join_finish))
+        .route("/people/v1/sign-in/start", post(sign_in_start))
+        .route("/people/v1/sign-in/finish", post(sign_in_finish))
+        .route("/people/v1/sign-out", post(sign_out))
+        .route("/people/v1/me", get(me))
+        .route("/people/v1/inbox", get(inbox))
+        .route("/people/v1/approvals/{id}", get(approval))
+        .route("/people/v1/approvals/{id}/challenge", post(challenge))
+        .route("/people/v1/approvals/{id}/decide", post(decide))
+        .route(
+            "/people/v1/{*rest}",
+            any(countersign_engine::api::not_found),
+        )
+        .route("/", get(page))
+        .route("/team.html", get(page))
+        .route("/assets/{*file}", get(page))
+        .with_state(state.clone())
+        .route_layer(axum::middleware::from_fn_with_state(state, guard))
+        .route_layer(axum::middleware::from_fn(crate::api::in_time))
+        .fallback_service(rest)
+}
+
+/// This page's name only; no `Authorization`; changes from the page's own origin, as JSON; a
+/// signed-in person for all but the page's files, `about`, joining and signing in.
+async fn guard(State(s): State<PeopleState>, mut req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let target = req.uri().authority().map(|a| a.as_str());
+    let named = |h: &str| h.eq_ignore_ascii_case(&s.authority);
+    if !host.is_some_and(named) || target.is_some_and(|t| !named(t)) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "the team's page is served under its own name: requests for other hosts are refused",
+        );
+    }
+    if headers.contains_key(header::AUTHORIZATION) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "the team's page takes no Authorization header (an agent token asks at /v1/, never \
+             here): people sign in with their passkey",
+        );
+    }
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+        if origin != Some(s.origin.as_str()) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "changes are taken only from the team's page itself (its Origin)",
+            );
+        }
+        let json = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            return refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorCode::UnsupportedMediaType,
+                "request bodies must be Content-Type: application/json",
+            );
+        }
+    }
+    let path = req.uri().path();
+    let open = !path.starts_with("/people/v1/")
+        || matches!(
+            path,
+            "/people/v1/about"
+                | "/people/v1/join/start"
+                | "/people/v1/join/finish"
+                | "/people/v1/sign-in/start"
+                | "/people/v1/sign-in/finish"
+        );
+    if !open {
+        let session = cookie(headers, PERSON_COOKIE)
+            .unwrap_or_default()
+            .to_owned();
+        let found = match s.console.person_by_session(&session).await {
+            Ok(found) => found,
+            Err(e) => return ApiError::from(e).into_response(),
+        };
+        let Some(person) = found else {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "sign in with your passkey (no session, signed out, removed, or past 12 hours)",
+            );
+        };
+        if let Some(t) = req.extensions().get::<crate::limits::Ticket>() {
+            t.kept_for(&format!("person:{}", person.person.id));
+        }
+        req.extensions_mut().insert(Session(session));
+        req.extensions_mut().insert(person);
+    }
+    next.run(req).await
+}
+
+/// The session's text, as the cookie gave it.
+#[derive(Clone)]
+struct Session(String);
+
+fn no_store(mut r: Response) -> Response {
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The answer that signs a person in: their session in the cookie.
+fn signed_in(person: &PersonInfo, session: &str) -> Result<Response, ApiError> {
+    let max_age = countersign_engine::console::SESSION_LIFETIME_MS / 1000;
+    let cookie = format!(
+        "{PERSON_COOKIE}={session}; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}"
+    );
+    let mut r = Json(serde_json::json!({ "person": person })).into_response();
+    let cookie = HeaderValue::from_str(&cookie)
+        .map_err(|e| Error::Internal(format!("cookie header: {e}")))?;
+    r.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(no_store(r))
+}
+
+/// `GET /people/v1/about`: the team's name, before anyone signs in.
+async fn about(State(s): State<PeopleState>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "team": s.team }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinStart {
+    /// The invitation, from the link's fragment.
+    invitation: String,
+}
+
+/// The passkey ceremony's key for an invitation: never the invitation itself.
+fn joining(invitation: &str) -> String {
+    format!("join:{}", hex::encode(crate::pairing::sha256(invitation)))
+}
+
+fn no_invitation() -> ApiError {
+    forbidden("this invitation is spent, expired or unknown: ask the console's admin for a new one")
+}
+
+/// `POST /people/v1/join/start`: the options to make the invited person's passkey. Nothing is
+/// spent yet.
+async fn join_start(
+    State(s): State<PeopleState>,
+    JsonBody(body): JsonBody<JoinStart, MAX_BODY>,
+) -> Result<Response, ApiError> {
+    let person = s
+        .console
+        .invited_person(&body.invitation)
+        .await?
+        .ok_or_else(no_invitation)?;
+    let options = s
+        .passkeys
+        .start_registration(&joining(&body.invitation), &person.name)
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(no_store(
+        Json(serde_json::json!({ "team": s.team, "person": person, "options": options }))
+            .into_response(),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinFinish {
+    invitation: String,
+    credential: webauthn_rs::prelude::RegisterPublicKeyCredential,
+}
+
+/// `POST /people/v1/join/finish`: the passkey made, kept with the person; the invitation spent
+/// in the same transaction; the person signed in.
+async fn join_finish(
+    State(s): State<PeopleState>,
+    JsonBody(body): JsonBody<JoinFinish, MAX_BODY>,
+) -> Result<Response, ApiError> {
+    let passkey = s
+        .passkeys
+        .finish_registration(&joining(&body.invitation), &body.credential)
+        .map_err(|e| forbidden(e.to_string()))?;
+    let json = serde_json::to_string(&passkey)
+        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let (person, session) = s.console.join_person(&body.invitation, &json).await?;
+    signed_in(&person, &session)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignInStart {
+    name: String,
+}
+
+/// What a sign-in's passkey confirms: nothing but the sign-in.
+fn signing_in() -> Bound {
+    Bound {
+        approval: String::new(),
+        digest: String::new(),
+        decision: "sign-in".into(),
+    }
+}
+
+fn stored(person: &SignedIn) -> Result<webauthn_rs::prelude::Passkey, ApiError> {
+    serde_json::from_str(&person.passkey)
+        .map_err(|e| Error::Internal(format!("a kept passkey does not parse: {e}")).into())
+}
+
+fn unknown_person() -> ApiError {
+    ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        ErrorCode::Unauthorized,
+        "no one of that name has joined this team",
+    )
+}
+
+/// `POST /people/v1/sign-in/start`: the options for the person's passkey.
+async fn sign_in_start(
+    State(s): State<PeopleState>,
+    JsonBody(body): JsonBody<SignInStart, MAX_BODY>,
+) -> Result<Response, ApiError> {
+    let person = s
+        .console
+        .person_to_sign_in(&body.name)
+        .await?
+        .ok_or_else(unknown_person)?;
+    let options = s
+        .passkeys
+        .start_decision(
+            &format!("sign-in:{}", person.person.id),
+            &stored(&person)?,
+            signing_in(),
+        )
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(no_store(Json(options).into_response()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignInFinish {
+    name: String,
+    credential: Box<webauthn_rs::prelude::PublicKeyCredential>,
+}
+
+/// `POST /people/v1/sign-in/finish`: the passkey's answer; the person signed in.
+async fn sign_in_finish(
+    State(s): State<PeopleState>,
+    JsonBody(body): JsonBody<SignInFinish, MAX_BODY>,
+) -> Result<Response, ApiError> {
+    let person = s
+        .console
+        .person_to_sign_in(&body.name)
+        .await?
+        .ok_or_else(unknown_person)?;
+    let used = s
+        .passkeys
+        .finish_decision(
+            &format!("sign-in:{}", person.person.id),
+            stored(&person)?,
+            &signing_in(),
+            &body.credential,
+        )
+        .map_err(|e| forbidden(e.to_string()))?;
+    let json = serde_json::to_string(&used)
+        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let session = s.console.sign_in_person(&person.person.id, &json).await?;
+    signed_in(&person.person, &session)
+}
+
+/// `POST /people/v1/sign-out`: the session ends, and the cookie with it.
+async fn sign_out(
+    State(s): State<PeopleState>,
+    Extension(Session(session)): Extension<Session>,
+) -> Result<Response, ApiError> {
+    s.console.sign_out_person(&session).await?;
+    let mut r = Json(serde_json::json!({ "signed_out": true })).into_response();
+    r.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&format!(
+            "{PERSON_COOKIE}=; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"
+        ))
+        .map_err(|e| Error::Internal(format!("cookie header: {e}")))?,
+    );
+    Ok(no_store(r))
+}
+
+/// `GET /people/v1/me`: who is signed in, on which team, under which policy.
+async fn me(
+    State(s): State<PeopleState>,
+    Extension(person): Extension<SignedIn>,
+) -> Result<Response, ApiError> {
+    let policy = s.console.team_policy().await?;
+    Ok(no_store(
+        Json(serde_json::json!({
+            "team": s.team, "person": person.person, "policy": policy,
+        }))
+        .into_response(),
+    ))
+}
+
+/// `GET /people/v1/inbox`: the waiting calls, as the phone page reads them.
+async fn inbox(State(s): State<PeopleState>) -> Result<Response, ApiError> {
+    crate::api::inbox_of(&s.console).await
+}
+
+/// `GET /people/v1/approvals/{id}`: one call as its card shows it, decided or not.
+async fn approval(
+    State(s): State<PeopleState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let shown = s.console.presented(&approval_id(&id)?).await?;
+    Ok(no_store(Json(shown).into_response()))
+}
+
+/// `POST /people/v1/approvals/{id}/challenge`: the options for the passkey to confirm exactly
+/// this decision. A decision the card cannot take is refused here, before the passkey is asked;
+/// what the team's policy says of the person is checked when they decide.
+async fn challenge(
+    State(s): State<PeopleState>,
+    Extension(person): Extension<SignedIn>,
+    Path(id): Path<String>,
+    JsonBody(words): JsonBody<DecideBody, MAX_DECISION_BODY>,
+) -> Result<Response, ApiError> {
+    if words.assertion.is_some() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            "assertion: a challenge is asked for before the passkey answers",
+        ));
+    }
+    let decision = words.decision()?;
+    decision.validate().map_err(Error::from)?;
+    let shown = s.console.approval(&approval_id(&id)?).await?;
+    decision.fits(&shown.call).map_err(Error::from)?;
+    let options = s
+        .passkeys
+        .start_decision(
+            person.person.id.as_str(),
+            &stored(&person)?,
+            bound(&id, &words.digest, &decision)?,
+        )
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(no_store(Json(options).into_response()))
+}
+
+/// `POST /people/v1/approvals/{id}/decide`: the person's word on the card they saw, confirmed
+/// by their passkey for this decision, taken as the team's policy says.
+async fn decide(
+    State(s): State<PeopleState>,
+    Extension(person): Extension<SignedIn>,
+    Extension(Session(session)): Extension<Session>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<DecideBody, MAX_DECISION_BODY>,
+) -> Result<Json<Approval>, ApiError> {
+    let decision = body.decision()?;
+    let Some(assertion) = &body.assertion else {
+        return Err(forbidden(
+            "every decision is confirmed with your passkey: ask for a challenge first",
+        ));
+    };
+    let used = s
+        .passkeys
+        .finish_decision(
+            person.person.id.as_str(),
+            stored(&person)?,
+            &bound(&id, &body.digest, &decision)?,
+            assertion,
+        )
+        .map_err(|e| forbidden(e.to_string()))?;
+    let after = serde_json::to_string(&used)
+        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let proof = PersonProof {
+        session: &session,
+        passkey_after: &after,
+    };
+    let decided = s
+        .console
+        .decide_as_person(&approval_id(&id)?, &body.digest, decision, &proof)
+        .await?;
+    Ok(Json(decided))
+}
+
+/// The page's files (`team.html` for `/`), where the listener serves them.
+async fn page(State(s): State<PeopleState>, req: Request) -> Response {
+    let path = match req.uri().path() {
+        "/" => "team.html",
+        other => other.trim_start_matches('/'),
+    };
+    match s.page.as_ref().and_then(|files| files(path)) {
+        Some(asset) => {
+            let mut r = asset.bytes.into_response();
+            if let Ok(mime) = HeaderValue::from_str(&asset.mime) {
+                r.headers_mut().insert(header::CONTENT_TYPE, mime);
+            }
+            r
+        }
+        None => countersign_engine::api::not_found().await.into_response(),
+    }
+}

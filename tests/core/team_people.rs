@@ -1,0 +1,684 @@
+//! People on a team console (decision 0034): invited with `people invite`, joined with a passkey
+//! on the team's page, deciding calls of agents on other machines as the team's policy allows —
+//! prevent-self-review, two approvals for a project, viewers who decide nothing — each decision
+//! confirmed by the person's passkey for that decision only. Each person's authenticator is
+//! webauthn-authenticator-rs's software passkey (with user verification). The listener serves
+//! on 127.0.0.2 under the name `team.test`, which the clients resolve there.
+
+use std::net::SocketAddr;
+
+use reqwest::{StatusCode, header};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use webauthn_authenticator_rs::WebauthnAuthenticator;
+use webauthn_authenticator_rs::softpasskey::SoftPasskey;
+
+use crate::phone::answer;
+use crate::support::{assert_error, terminal};
+use countersign_domain::people::Role;
+use countersign_engine::server::Server;
+use countersign_phone::people::{PERSON_COOKIE, PeopleOptions};
+use countersign_phone::team::{Certificate, TeamListener};
+
+const NAME: &str = "team.test";
+
+struct Team {
+    server: Server,
+    _tmp: TempDir,
+    listener: TeamListener,
+    origin: String,
+}
+
+impl Team {
+    async fn start(database: Option<&str>) -> Self {
+        let tmp = crate::support::workdir();
+        let dir = countersign_engine::data_dir::DataDir::at(tmp.path().join("data"));
+        let server = Server::start_on(&dir, 0, database).await.unwrap();
+        let listener = TeamListener::start(
+            server.console.clone(),
+            server.dir().root(),
+            "127.0.0.2:0".parse().unwrap(),
+            Certificate::Made {
+                names: vec![NAME.into()],
+            },
+            server.agents_api(),
+            Some(PeopleOptions {
+                name: NAME.into(),
+                team: "Platform team".into(),
+                page: None,
+            }),
+        )
+        .await
+        .unwrap();
+        let origin = format!("https://{NAME}:{}", listener.addr().port());
+        Self {
+            server,
+            _tmp: tmp,
+            listener,
+            origin,
+        }
+    }
+
+    /// A client of the listener: `team.test` resolves to it; the certificate is taken as it
+    /// is (what is tested here is who may do what, not the pin: `team_listener` tests that).
+    fn http(&self) -> reqwest::Client {
+        client(self.listener.addr())
+    }
+
+    /// An agent on another machine asks with `token`: the call as the API answers it.
+    async fn agent_asks(&self, token: &str, command: &str) -> Value {
+        let (status, asked) = answer(
+            self.http()
+                .post(format!("{}/v1/approvals", self.origin))
+                .bearer_auth(token)
+                .json(&terminal("claude-code.Bash", command)),
+        )
+        .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+        asked
+    }
+
+    /// The call as the agent that asked reads it.
+    async fn agent_reads(&self, token: &str, id: &str) -> Value {
+        let (status, read) = answer(
+            self.http()
+                .get(format!("{}/v1/approvals/{id}", self.origin))
+                .bearer_auth(token),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{read}");
+        read
+    }
+
+    /// `name` invited with `role`, joined with a passkey of their own.
+    async fn joined(&self, name: &str, role: Role) -> Person {
+        let invited = self.server.console.invite_person(name, role).await.unwrap();
+        let mut p = Person {
+            http: self.http(),
+            origin: self.origin.clone(),
+            session: String::new(),
+            key: WebauthnAuthenticator::new(SoftPasskey::new(true)),
+        };
+        let (status, started) = p
+            .post(
+                "/people/v1/join/start",
+                &json!({ "invitation": invited.code }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{started}");
+        assert_eq!(started["team"], "Platform team");
+        assert_eq!(started["person"]["name"], name);
+        let made = p
+            .key
+            .do_registration(
+                p.url(),
+                serde_json::from_value(started["options"].clone()).unwrap(),
+            )
+            .unwrap();
+        let r = p
+            .http
+            .post(format!("{}/people/v1/join/finish", p.origin))
+            .header(header::ORIGIN, &p.origin)
+            .json(&json!({ "invitation": invited.code, "credential": made }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        p.session = session_of(&r);
+        p
+    }
+}
+
+fn client(addr: SocketAddr) -> reqwest::Client {
+    reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .resolve(NAME, addr)
+        .build()
+        .unwrap()
+}
+
+/// The session a response's cookie sets.
+fn session_of(r: &reqwest::Response) -> String {
+    let cookie = r.headers()[header::SET_COOKIE].to_str().unwrap();
+    assert!(
+        cookie.contains("HttpOnly")
+            && cookie.contains("Secure")
+            && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    cookie
+        .strip_prefix(&format!("{PERSON_COOKIE}="))
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+struct Person {
+    http: reqwest::Client,
+    origin: String,
+    session: String,
+    key: WebauthnAuthenticator<SoftPasskey>,
+}
+
+impl Person {
+    fn url(&self) -> url::Url {
+        url::Url::parse(&self.origin).unwrap()
+    }
+
+    fn cookie(&self) -> String {
+        format!("{PERSON_COOKIE}={}", self.session)
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        answer(
+            self.http
+                .get(format!("{}{path}", self.origin))
+                .header(header::COOKIE, self.cookie()),
+        )
+        .await
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        answer(
+            self.http
+                .post(format!("{}{path}", self.origin))
+                .header(header::ORIGIN, &self.origin)
+                .header(header::COOKIE, self.cookie())
+                .json(body),
+        )
+        .await
+    }
+
+    /// The passkey's answer to the challenge for `words` on call `id`.
+    async fn confirm(&mut self, id: &str, words: &Value) -> Result<Value, (StatusCode, Value)> {
+        let got = self
+            .post(&format!("/people/v1/approvals/{id}/challenge"), words)
+            .await;
+        if got.0 != StatusCode::OK {
+            return Err(got);
+        }
+        let signed = self
+            .key
+            .do_authentication(self.url(), serde_json::from_value(got.1).unwrap())
+            .unwrap();
+        Ok(serde_json::to_value(signed).unwrap())
+    }
+
+    /// Says `words` on call `id`, confirmed with the passkey.
+    async fn decide(&mut self, id: &str, words: Value) -> (StatusCode, Value) {
+        let assertion = match self.confirm(id, &words).await {
+            Ok(a) => a,
+            Err(refused) => return refused,
+        };
+        let mut body = words;
+        body["assertion"] = assertion;
+        self.post(&format!("/people/v1/approvals/{id}/decide"), &body)
+            .await
+    }
+
+    async fn approve(&mut self, asked: &Value) -> (StatusCode, Value) {
+        let id = asked["id"].as_str().unwrap().to_owned();
+        self.decide(
+            &id,
+            json!({ "digest": asked["digest"], "decision": "approve" }),
+        )
+        .await
+    }
+}
+
+/// An agent token for the machine `machine`, owned by `owner`, counting as `project`.
+async fn token(t: &Team, machine: &str, owner: Option<&str>, project: Option<&str>) -> String {
+    t.server
+        .console
+        .create_agent_token_for(machine, owner, project)
+        .await
+        .unwrap()
+        .token
+}
+
+/// With prevent-self-review on, the person a machine's token belongs to can neither approve nor
+/// decline its calls, a viewer decides nothing, and another approver's word decides; each
+/// decision names who made it, and the agent reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_of_an_agent_cannot_approve_its_calls_when_the_team_prevents_self_review() {
+    let t = Team::start(None).await;
+    let mut bob = t.joined("bob", Role::Approver).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let mut vic = t.joined("vic", Role::Viewer).await;
+    let bobs = token(&t, "bob-laptop", Some("bob"), None).await;
+    t.server
+        .console
+        .set_prevent_self_review(true)
+        .await
+        .unwrap();
+
+    let asked = t.agent_asks(&bobs, "terraform apply").await;
+    let id = asked["id"].as_str().unwrap();
+    let (_, me) = bob.get("/people/v1/me").await;
+    assert_eq!(me["team"], "Platform team");
+    assert_eq!(me["policy"]["prevent_self_review"], true);
+    let (status, inbox) = bob.get("/people/v1/inbox").await;
+    assert_eq!(status, StatusCode::OK, "{inbox}");
+    assert!(inbox.to_string().contains(id), "{inbox}");
+
+    let refused = bob.approve(&asked).await;
+    let why = assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
+    assert!(why.contains("self-review"), "{why}");
+    let declined = bob
+        .decide(
+            id,
+            json!({ "digest": asked["digest"], "decision": "decline", "reason": "not now" }),
+        )
+        .await;
+    assert_error(&declined, StatusCode::FORBIDDEN, "forbidden");
+    let viewer = vic.approve(&asked).await;
+    let why = assert_error(&viewer, StatusCode::FORBIDDEN, "forbidden");
+    assert!(why.contains("viewer"), "{why}");
+    assert_eq!(t.agent_reads(&bobs, id).await["status"], "pending");
+
+    let (status, approved) = alice.approve(&asked).await;
+    assert_eq!(status, StatusCode::OK, "{approved}");
+    let read = t.agent_reads(&bobs, id).await;
+    assert_eq!(read["status"], "approved");
+    assert_eq!(read["people"][0]["name"], "alice");
+    assert_eq!(read["people"][0]["verdict"], "approved");
+    assert_eq!(read["people"].as_array().unwrap().len(), 1);
+
+    // Without the policy, the owner decides their own agent's calls.
+    t.server
+        .console
+        .set_prevent_self_review(false)
+        .await
+        .unwrap();
+    let again = t.agent_asks(&bobs, "terraform plan").await;
+    let (status, own) = bob.approve(&again).await;
+    assert_eq!(status, StatusCode::OK, "{own}");
+    // The audit chain attests who decided: a name changed behind the console's back is found.
+    assert_eq!(verified(&t).await, (2, 0));
+    let db = t.server.console.store().path().unwrap().to_owned();
+    crate::audit::sqlite3(
+        &db,
+        &format!(
+            "UPDATE approvals SET people = replace(people, 'alice', 'carol') WHERE id = '{id}'"
+        ),
+    )
+    .await;
+    assert_eq!(verified(&t).await, (2, 1));
+}
+
+/// The decisions the audit chain holds, and the changes after them it finds.
+async fn verified(t: &Team) -> (u64, u64) {
+    let mut conn = t.server.console.store().read().await.unwrap();
+    let v = countersign_store::audit::verify(&mut conn, &[])
+        .await
+        .unwrap();
+    (v.decisions, v.found)
+}
+
+/// A project that asks for two approvals: the first approver's word is kept and the call waits,
+/// the same person cannot approve twice, a second person's approval decides; a decline by
+/// anyone decides at once. The project is the token's, whatever the agent says its folder is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_that_asks_for_two_approvals_waits_for_a_second_person() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let mut carol = t.joined("carol", Role::Approver).await;
+    let payments = token(&t, "deploy-runner", None, Some("payments")).await;
+    let docs = token(&t, "docs-runner", None, Some("docs")).await;
+    t.server
+        .console
+        .set_two_approvals("payments", true)
+        .await
+        .unwrap();
+
+    let asked = t
+        .agent_asks(&payments, "kubectl rollout restart deploy/api")
+        .await;
+    let id = asked["id"].as_str().unwrap();
+    let (status, first) = alice.approve(&asked).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert_eq!(first["status"], "pending");
+    assert_eq!(first["people"][0]["name"], "alice");
+    assert_eq!(t.agent_reads(&payments, id).await["status"], "pending");
+    let twice = alice.approve(&asked).await;
+    let why = assert_error(&twice, StatusCode::FORBIDDEN, "forbidden");
+    assert!(why.contains("already"), "{why}");
+    // Only a plain approval counts as a first of two.
+    let (status, second) = carol.approve(&asked).await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    let read = t.agent_reads(&payments, id).await;
+    assert_eq!(read["status"], "approved");
+    let who: Vec<&str> = read["people"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(who, ["alice", "carol"]);
+
+    // A decline after one approval decides.
+    let other = t.agent_asks(&payments, "kubectl delete ns payments").await;
+    let oid = other["id"].as_str().unwrap();
+    assert_eq!(alice.approve(&other).await.0, StatusCode::OK);
+    let (status, declined) = carol
+        .decide(
+            oid,
+            json!({ "digest": other["digest"], "decision": "decline", "reason": "not the namespace" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{declined}");
+    let read = t.agent_reads(&payments, oid).await;
+    assert_eq!(read["status"], "declined");
+    assert_eq!(read["reason"], "not the namespace");
+    assert_eq!(read["people"][1]["verdict"], "declined");
+
+    // Another project's calls need one, whatever folder the agent names.
+    let mut lying = terminal("claude-code.Bash", "rm -rf build");
+    lying["requester"]["cwd"] = json!("/srv/payments");
+    let (status, asked) = answer(
+        t.http()
+            .post(format!("{}/v1/approvals", t.origin))
+            .bearer_auth(&docs)
+            .json(&lying),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    let (status, one) = alice.approve(&asked).await;
+    assert_eq!(status, StatusCode::OK, "{one}");
+    assert_eq!(one["status"], "approved");
+
+    // Every call, with '*'; an agent token's call of no project too.
+    t.server.console.set_two_approvals("*", true).await.unwrap();
+    let docs_call = t.agent_asks(&docs, "make docs").await;
+    assert_eq!(alice.approve(&docs_call).await.1["status"], "pending");
+}
+
+/// Two people approve the same call at once: one decides it, the other is told it was decided,
+/// and the call names one person.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_deciding_one_call_at_once_one_wins_the_other_is_told() {
+    let t = Team::start(None).await;
+    two_at_once(&t, &t).await;
+}
+
+/// Alice on `t`'s page and carol on `other`'s (the same console, or another on its database)
+/// approve each of four calls at once.
+async fn two_at_once(t: &Team, other: &Team) {
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let mut carol = other.joined("carol", Role::Approver).await;
+    let machine = token(t, "ci-runner-3", None, None).await;
+    for round in 0..4 {
+        let asked = t
+            .agent_asks(&machine, &format!("make release-{round}"))
+            .await;
+        let id = asked["id"].as_str().unwrap().to_owned();
+        let words = json!({ "digest": asked["digest"], "decision": "approve" });
+        let a = alice.confirm(&id, &words).await.unwrap();
+        let c = carol.confirm(&id, &words).await.unwrap();
+        let path = format!("/people/v1/approvals/{id}/decide");
+        let (mut wa, mut wc) = (words.clone(), words.clone());
+        wa["assertion"] = a;
+        wc["assertion"] = c;
+        let (ra, rc) = tokio::join!(alice.post(&path, &wa), carol.post(&path, &wc));
+        let won = [&ra, &rc].iter().filter(|r| r.0 == StatusCode::OK).count();
+        assert_eq!(won, 1, "{ra:?} {rc:?}");
+        let lost = if ra.0 == StatusCode::OK { &rc } else { &ra };
+        assert_error(lost, StatusCode::CONFLICT, "already_decided");
+        let read = t.agent_reads(&machine, &id).await;
+        assert_eq!(read["people"].as_array().unwrap().len(), 1, "{read}");
+    }
+}
+
+/// What a hostile client tries: an agent token on the team's page, a person's session on the
+/// agent API, an invitation guessed or taken twice, a request from another site or for another
+/// name, a decision without the passkey or with the passkey's answer to another decision, a
+/// removed person's session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_teams_page_refuses_what_a_hostile_client_tries() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let machine = token(&t, "ci-runner-3", None, None).await;
+    let asked = t.agent_asks(&machine, "make deploy").await;
+    let id = asked["id"].as_str().unwrap();
+    let http = t.http();
+
+    // An agent token on the people's page.
+    let r = answer(
+        http.get(format!("{}/people/v1/inbox", t.origin))
+            .bearer_auth(&machine),
+    )
+    .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    // A person's session on the agent API.
+    let r = answer(
+        http.get(format!("{}/v1/approvals/{id}", t.origin))
+            .header(header::COOKIE, alice.cookie()),
+    )
+    .await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    let r = answer(
+        http.post(format!("{}/v1/approvals", t.origin))
+            .header(header::COOKIE, alice.cookie())
+            .json(&terminal("claude-code.Bash", "id")),
+    )
+    .await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    // No session, a guessed one.
+    let r = answer(http.get(format!("{}/people/v1/inbox", t.origin))).await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    let r = answer(http.get(format!("{}/people/v1/inbox", t.origin)).header(
+        header::COOKIE,
+        format!("{PERSON_COOKIE}={}", "0".repeat(64)),
+    ))
+    .await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    // A change from another site, one with no Origin, and a form post.
+    let words = json!({ "digest": asked["digest"], "decision": "approve" });
+    let path = format!("{}/people/v1/approvals/{id}/challenge", t.origin);
+    for origin in [Some("https://evil.example"), None] {
+        let mut req = http
+            .post(&path)
+            .header(header::COOKIE, alice.cookie())
+            .json(&words);
+        if let Some(o) = origin {
+            req = req.header(header::ORIGIN, o);
+        }
+        assert_error(&answer(req).await, StatusCode::FORBIDDEN, "forbidden");
+    }
+    let r = answer(
+        http.post(&path)
+            .header(header::ORIGIN, &t.origin)
+            .header(header::COOKIE, alice.cookie())
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body("decision=approve"),
+    )
+    .await;
+    assert_error(
+        &r,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    );
+    // Another name for the same listener (a rebinding page).
+    let addr = t.listener.addr();
+    let r = answer(
+        http.get(format!("https://127.0.0.2:{}/people/v1/about", addr.port()))
+            .header(header::HOST, format!("127.0.0.2:{}", addr.port())),
+    )
+    .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+
+    // A decision without the passkey; the passkey's answer to a decline, used to approve.
+    let r = alice
+        .post(&format!("/people/v1/approvals/{id}/decide"), &words)
+        .await;
+    let why = assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    assert!(why.contains("passkey"), "{why}");
+    let decline = json!({ "digest": asked["digest"], "decision": "decline" });
+    let signed = alice.confirm(id, &decline).await.unwrap();
+    let mut swapped = words.clone();
+    swapped["assertion"] = signed;
+    let r = alice
+        .post(&format!("/people/v1/approvals/{id}/decide"), &swapped)
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    assert_eq!(t.agent_reads(&machine, id).await["status"], "pending");
+    // "Don't ask again" and edits are not words the page takes.
+    let r = alice
+        .post(
+            &format!("/people/v1/approvals/{id}/challenge"),
+            &json!({ "digest": asked["digest"], "decision": "approve_always" }),
+        )
+        .await;
+    assert_eq!(r.0, StatusCode::BAD_REQUEST, "{}", r.1);
+
+    // An invitation guessed, and one taken twice.
+    let r = answer(
+        http.post(format!("{}/people/v1/join/start", t.origin))
+            .header(header::ORIGIN, &t.origin)
+            .json(&json!({ "invitation": format!("csi_{}", "0".repeat(64)) })),
+    )
+    .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let invited = t
+        .server
+        .console
+        .invite_person("mallory", Role::Approver)
+        .await
+        .unwrap();
+    let start = |http: reqwest::Client| {
+        let (origin, code) = (t.origin.clone(), invited.code.clone());
+        async move {
+            answer(
+                http.post(format!("{origin}/people/v1/join/start"))
+                    .header(header::ORIGIN, &origin)
+                    .json(&json!({ "invitation": code })),
+            )
+            .await
+        }
+    };
+    let (status, first) = start(http.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let mut key = WebauthnAuthenticator::new(SoftPasskey::new(true));
+    let made = key
+        .do_registration(
+            alice.url(),
+            serde_json::from_value(first["options"].clone()).unwrap(),
+        )
+        .unwrap();
+    let finish = json!({ "invitation": invited.code, "credential": made });
+    let r = http
+        .post(format!("{}/people/v1/join/finish", t.origin))
+        .header(header::ORIGIN, &t.origin)
+        .json(&finish)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let again = start(http.clone()).await;
+    assert_error(&again, StatusCode::FORBIDDEN, "forbidden");
+    let r = answer(
+        http.post(format!("{}/people/v1/join/finish", t.origin))
+            .header(header::ORIGIN, &t.origin)
+            .json(&finish),
+    )
+    .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+
+    // A removed person's session ends at once; their next sign-in finds no one.
+    t.server.console.remove_person("alice").await.unwrap();
+    let r = alice.get("/people/v1/inbox").await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    let r = answer(
+        http.post(format!("{}/people/v1/sign-in/start", t.origin))
+            .header(header::ORIGIN, &t.origin)
+            .json(&json!({ "name": "alice" })),
+    )
+    .await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    assert_eq!(t.agent_reads(&machine, id).await["status"], "pending");
+}
+
+/// Signing out ends the session; signing in again with the passkey gives a new one, and a
+/// passkey of someone else's signs no one in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_signs_out_and_in_again_with_their_passkey_only() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let mut eve = t.joined("eve", Role::Approver).await;
+    let (status, out) = alice.post("/people/v1/sign-out", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_error(
+        &alice.get("/people/v1/me").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    // Eve's passkey answers alice's sign-in: refused.
+    let (status, options) = alice
+        .post("/people/v1/sign-in/start", &json!({ "name": "alice" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{options}");
+    let by_eve = eve
+        .key
+        .do_authentication(alice.url(), serde_json::from_value(options).unwrap());
+    if let Ok(by_eve) = by_eve {
+        let r = alice
+            .post(
+                "/people/v1/sign-in/finish",
+                &json!({ "name": "alice", "credential": by_eve }),
+            )
+            .await;
+        assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    }
+    let (status, options) = alice
+        .post("/people/v1/sign-in/start", &json!({ "name": "alice" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{options}");
+    let signed = alice
+        .key
+        .do_authentication(alice.url(), serde_json::from_value(options).unwrap())
+        .unwrap();
+    let r = alice
+        .http
+        .post(format!("{}/people/v1/sign-in/finish", alice.origin))
+        .header(header::ORIGIN, &alice.origin)
+        .json(&json!({ "name": "alice", "credential": signed }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    alice.session = session_of(&r);
+    let (status, me) = alice.get("/people/v1/me").await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["person"]["name"], "alice");
+    let _ = &mut eve;
+}
+
+mod two_people_on_two_consoles_of_one_database {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::two_people_on_two_consoles_of_one_database().await;
+    }
+}
+
+/// On PostgreSQL, two consoles on one database, each serving the team's page: alice decides on
+/// one and carol on the other, the same calls at once, and one of them wins each; the policy
+/// set through one holds on the other.
+async fn two_people_on_two_consoles_of_one_database() {
+    let url = crate::team::fresh_database("team_people").await;
+    let t = Team::start(Some(&url)).await;
+    let other = Team::start(Some(&url)).await;
+    two_at_once(&t, &other).await;
+    let mut dave = other.joined("dave", Role::Approver).await;
+    let owned = token(&t, "dave-laptop", Some("dave"), Some("payments")).await;
+    t.server
+        .console
+        .set_prevent_self_review(true)
+        .await
+        .unwrap();
+    let asked = t.agent_asks(&owned, "make deploy").await;
+    let refused = dave.approve(&asked).await;
+    assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
+}
