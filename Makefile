@@ -25,7 +25,7 @@ build: deps ui ## build the CLI and the desktop app
 run: build ## open the window on the default data directory (registers countersign:// links)
 	./target/debug/countersign-desktop --register-scheme
 
-serve: deps ## run the headless console (no window) on the default data directory
+serve: deps ui ## run the headless console (no window) on the default data directory
 	$(CARGO) run --bin countersign -- serve
 
 test: deps ui check unit e2e types-fresh install-test-as-root ## everything: format, lints, unit and end-to-end tests, the install test
@@ -49,9 +49,9 @@ unit: ## every crate's tests, desktop and UI tests; the core's on a private sess
 	$(CARGO) test -p countersign-desktop --lib
 	cd ui && npm test
 
-e2e: ## the real app under Xvfb, driven over WebDriver
+e2e: ## the real app under Xvfb, driven over WebDriver; a team console's people in Chromium, on a private PostgreSQL
 	$(CARGO) build -p countersign -p countersign-desktop --bins
-	scripts/e2e.sh
+	scripts/with-postgres.sh scripts/e2e.sh
 
 bench: deps ui ## measure the goals against their baselines (PostgreSQL's beside SQLite's, on a private cluster); writes target/bench/results.{json,md}
 	$(CARGO) build --release -p countersign -p countersign-desktop -p hello-tauri --bins

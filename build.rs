@@ -1,7 +1,9 @@
-//! Embeds the preview's compiler and runtime built from `ui/` by `make ui` when they are there,
-//! for the MCP Apps view of an artifact. Without them the command still builds, and the view
-//! says the preview was not built.
+//! Embeds what `make ui` built from `ui/` when it is there: the preview's compiler and runtime,
+//! for the MCP Apps view of an artifact, and the team's page (`team.html` and the files under
+//! `assets/`), which `serve --page-name` serves to a team's people. Without them the command
+//! still builds: the view says the preview was not built, and `serve` that the page was not.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
@@ -16,4 +18,41 @@ fn main() {
             println!("cargo:warning=could not embed the preview's {name}: {e}");
         }
     }
+    let page = team_page();
+    if let Err(e) = std::fs::write(Path::new(&out).join("team_page.rs"), page) {
+        println!("cargo:warning=could not embed the team's page: {e}");
+    }
+}
+
+/// `&[(path, bytes)]` of the team's page's files, as Rust source: empty when the page was not
+/// built.
+fn team_page() -> String {
+    println!("cargo:rerun-if-changed=ui/dist");
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let dist = Path::new(&root).join("ui/dist");
+    let mut files = Vec::new();
+    if dist.join("team.html").is_file() {
+        files.push("team.html".to_owned());
+        if let Ok(entries) = std::fs::read_dir(dist.join("assets")) {
+            for e in entries.flatten() {
+                if let Some(name) = e.file_name().to_str()
+                    && e.path().is_file()
+                {
+                    files.push(format!("assets/{name}"));
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut src = String::from("&[\n");
+    for f in &files {
+        let path = dist.join(f);
+        let _ = writeln!(
+            src,
+            "    ({f:?}, include_bytes!({:?}) as &[u8]),",
+            path.display().to_string()
+        );
+    }
+    src.push(']');
+    src
 }

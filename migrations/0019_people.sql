@@ -37,6 +37,6 @@ CREATE TABLE two_approval_projects (
 ALTER TABLE agent_tokens ADD COLUMN owner_id TEXT REFERENCES people (id);
 ALTER TABLE agent_tokens ADD COLUMN project TEXT CHECK (project IS NULL OR length(project) BETWEEN 1 AND 100);
 
--- The people whose word decided a call (JSON: each one's id, name and verdict, in order); a
+-- The people whose word decided a call (JSON: each one's id, name and vote, in order); a
 -- call waiting for a second approval holds the first here.
 ALTER TABLE approvals ADD COLUMN people TEXT CHECK (people IS NULL OR json_valid(people));

@@ -104,7 +104,7 @@ pub async fn run(
             let people = listen.page_name.clone().map(|name| PeopleOptions {
                 team: listen.team.clone().unwrap_or_else(|| name.clone()),
                 name,
-                page: None,
+                page: team_page(),
             });
             let started = TeamListener::start(
                 server.console.clone(),
@@ -132,6 +132,12 @@ pub async fn run(
         );
         say!("certificate fingerprint (SHA-256): {}", team.fingerprint());
         if let Some(name) = &listen.page_name {
+            if TEAM_PAGE.is_empty() {
+                say!(
+                    "warning: this build carries no team's page (`make ui` before building): \
+                     its API is served, its page is not"
+                );
+            }
             say!(
                 "the team's page: https://{name}:{} (people invited with `countersign people \
                  invite`)",
@@ -166,6 +172,30 @@ pub async fn run(
     drop(team);
     server.stop().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The team's page's files as `make ui` built them, embedded by `build.rs` (none when the UI
+/// was not built before this program).
+const TEAM_PAGE: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/team_page.rs"));
+
+/// The team's page's files by path, for the listener; `None` when this build carries none.
+fn team_page() -> Option<countersign_phone::PageAssets> {
+    if TEAM_PAGE.is_empty() {
+        return None;
+    }
+    Some(std::sync::Arc::new(|path: &str| {
+        let (_, bytes) = TEAM_PAGE.iter().find(|(p, _)| *p == path)?;
+        let mime = match path.rsplit_once('.').map(|(_, ext)| ext) {
+            Some("html") => "text/html; charset=utf-8",
+            Some("js") => "text/javascript; charset=utf-8",
+            Some("css") => "text/css; charset=utf-8",
+            _ => "application/octet-stream",
+        };
+        Some(countersign_phone::PageAsset {
+            bytes: bytes.to_vec(),
+            mime: mime.to_owned(),
+        })
+    }))
 }
 
 /// A PostgreSQL URL as printed: its host, port and database, never its password. Any other

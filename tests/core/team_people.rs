@@ -283,7 +283,7 @@ async fn the_owner_of_an_agent_cannot_approve_its_calls_when_the_team_prevents_s
     let read = t.agent_reads(&bobs, id).await;
     assert_eq!(read["status"], "approved");
     assert_eq!(read["people"][0]["name"], "alice");
-    assert_eq!(read["people"][0]["verdict"], "approved");
+    assert_eq!(read["people"][0]["vote"], "approved");
     assert_eq!(read["people"].as_array().unwrap().len(), 1);
 
     // Without the policy, the owner decides their own agent's calls.
@@ -372,7 +372,7 @@ async fn a_project_that_asks_for_two_approvals_waits_for_a_second_person() {
     let read = t.agent_reads(&payments, oid).await;
     assert_eq!(read["status"], "declined");
     assert_eq!(read["reason"], "not the namespace");
-    assert_eq!(read["people"][1]["verdict"], "declined");
+    assert_eq!(read["people"][1]["vote"], "declined");
 
     // Another project's calls need one, whatever folder the agent names.
     let mut lying = terminal("claude-code.Bash", "rm -rf build");

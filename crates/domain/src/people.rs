@@ -42,7 +42,7 @@ impl Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
-pub enum Verdict {
+pub enum Vote {
     Approved,
     Declined,
 }
@@ -55,7 +55,7 @@ pub enum Verdict {
 pub struct Signoff {
     pub person: PersonId,
     pub name: String,
-    pub verdict: Verdict,
+    pub vote: Vote,
     /// UTC unix milliseconds.
     #[ts(type = "number")]
     pub at: i64,
@@ -119,7 +119,7 @@ impl Policy {
         }
     }
 
-    /// Whether `person`, of `role`, may say `verdict` on a call owned as `owned` on which
+    /// Whether `person`, of `role`, may say `vote` on a call owned as `owned` on which
     /// `so_far` was said before, and what it does. A decline always decides; a self-review is
     /// refused whichever way it goes, since the owner's decline could also serve them (a
     /// rival's call held back).
@@ -129,7 +129,7 @@ impl Policy {
         role: Role,
         owned: CallOwnership<'_>,
         so_far: &[Signoff],
-        verdict: Verdict,
+        vote: Vote,
     ) -> Result<Outcome, Refusal> {
         if role == Role::Viewer {
             return Err(Refusal::Viewer);
@@ -137,16 +137,13 @@ impl Policy {
         if self.prevent_self_review && owned.owner == Some(person) {
             return Err(Refusal::SelfReview);
         }
-        if verdict == Verdict::Declined {
+        if vote == Vote::Declined {
             return Ok(Outcome::Decides);
         }
         if so_far.iter().any(|s| &s.person == person) {
             return Err(Refusal::AlreadySigned);
         }
-        let approvals = so_far
-            .iter()
-            .filter(|s| s.verdict == Verdict::Approved)
-            .count();
+        let approvals = so_far.iter().filter(|s| s.vote == Vote::Approved).count();
         if approvals + 1 >= self.approvals_needed(owned.project) {
             Ok(Outcome::Decides)
         } else {
@@ -164,7 +161,7 @@ mod tests {
         Signoff {
             person: person.clone(),
             name: "alice".into(),
-            verdict: Verdict::Approved,
+            vote: Vote::Approved,
             at: 1,
         }
     }
@@ -178,7 +175,7 @@ mod tests {
             owner: None,
             project: Some("payments"),
         };
-        let yes = Verdict::Approved;
+        let yes = Vote::Approved;
         assert_eq!(
             policy.judge(&alice, Role::Approver, owned, &[], yes),
             Ok(Outcome::Decides)
@@ -224,13 +221,13 @@ mod tests {
         };
         let mut policy = Policy::default();
         assert_eq!(
-            policy.judge(&alice, Role::Approver, owned, &[], Verdict::Approved),
+            policy.judge(&alice, Role::Approver, owned, &[], Vote::Approved),
             Ok(Outcome::Decides)
         );
         policy.prevent_self_review = true;
-        for verdict in [Verdict::Approved, Verdict::Declined] {
+        for vote in [Vote::Approved, Vote::Declined] {
             assert_eq!(
-                policy.judge(&alice, Role::Approver, owned, &[], verdict),
+                policy.judge(&alice, Role::Approver, owned, &[], vote),
                 Err(Refusal::SelfReview)
             );
         }
@@ -240,7 +237,7 @@ mod tests {
                 Role::Approver,
                 owned,
                 &[],
-                Verdict::Approved
+                Vote::Approved
             ),
             Ok(Outcome::Decides)
         );
@@ -258,13 +255,13 @@ mod tests {
             };
             let owned = CallOwnership::default();
             prop_assert_eq!(
-                policy.judge(&alice, Role::Viewer, owned, &[], Verdict::Declined),
+                policy.judge(&alice, Role::Viewer, owned, &[], Vote::Declined),
                 Err(Refusal::Viewer)
             );
             let mut so_far = Vec::new();
             let mut decided = false;
             for _ in 0..tries {
-                match policy.judge(&alice, Role::Approver, owned, &so_far, Verdict::Approved) {
+                match policy.judge(&alice, Role::Approver, owned, &so_far, Vote::Approved) {
                     Ok(Outcome::Decides) => decided = true,
                     Ok(Outcome::WaitsForSecond) => so_far.push(signed(&alice)),
                     Err(_) => {}

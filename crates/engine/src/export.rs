@@ -60,6 +60,9 @@ pub struct Record {
     pub decided_by: &'static str,
     /// The rule that decided, when one did.
     pub rule: Option<String>,
+    /// On a team console: the people whose word decided it, in order (`alice approved, carol
+    /// approved`).
+    pub people: Option<String>,
     pub reason: Option<String>,
     /// The "don't ask again" rule this decision made.
     pub made_rule: Option<String>,
@@ -126,6 +129,19 @@ impl Record {
             },
             decided_by,
             rule,
+            people: (!a.people.is_empty()).then(|| {
+                a.people
+                    .iter()
+                    .map(|s| {
+                        let vote = match s.vote {
+                            countersign_domain::people::Vote::Approved => "approved",
+                            countersign_domain::people::Vote::Declined => "declined",
+                        };
+                        format!("{} {vote}", s.name)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }),
             reason: a.reason,
             made_rule: a.granted.map(|g| g.to_string()),
             agent: a.requester.name,

@@ -786,21 +786,41 @@ const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 
 
 /// The phone page (`/`) and its files (`/assets/...`), which carry no data; nothing else.
 async fn page(State(s): State<PhoneState>, req: Request) -> Response {
-    let path = req.uri().path();
-    let file = match path {
-        "/" => Some("phone.html"),
-        p if p.starts_with("/assets/") && !p.contains("..") => Some(&p[1..]),
+    serve_page(
+        s.page.as_ref(),
+        req.method(),
+        req.uri().path(),
+        "phone.html",
         // The service worker that shows pushes: at the root, so its scope is the page.
-        "/phone-sw.js" => Some("phone-sw.js"),
+        Some("phone-sw.js"),
+    )
+}
+
+/// One of a page's files from `page`: `index` at `/`, the hashed files under `/assets/`, and
+/// `root_file` at the root where the page has one. Each is served for this origin only, under
+/// the page's Content-Security-Policy.
+pub(crate) fn serve_page(
+    page: Option<&PageAssets>,
+    method: &Method,
+    path: &str,
+    index: &str,
+    root_file: Option<&str>,
+) -> Response {
+    let file = match path {
+        "/" => Some(index),
+        p if p.starts_with("/assets/") && !p.contains("..") => Some(&p[1..]),
+        p if root_file.is_some_and(|f| p.strip_prefix('/') == Some(f)) => root_file,
         _ => None,
     };
-    if !matches!(*req.method(), Method::GET | Method::HEAD) {
-        return countersign_engine::api::method_not_allowed()
-            .await
-            .into_response();
+    if !matches!(*method, Method::GET | Method::HEAD) {
+        return refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::MethodNotAllowed,
+            "the page's files are read with GET",
+        );
     }
-    let Some(asset) = file.zip(s.page.as_ref()).and_then(|(f, assets)| assets(f)) else {
-        return countersign_engine::api::not_found().await.into_response();
+    let Some(asset) = file.zip(page).and_then(|(f, assets)| assets(f)) else {
+        return refuse(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route");
     };
     let mut r = (StatusCode::OK, asset.bytes).into_response();
     let h = r.headers_mut();
@@ -819,7 +839,6 @@ async fn page(State(s): State<PhoneState>, req: Request) -> Response {
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    // The page changes with the app; its hashed files never do.
     // The hashed files never change; the page and its service worker do, with the app.
     let cache = if path.starts_with("/assets/") {
         "public, max-age=31536000, immutable"

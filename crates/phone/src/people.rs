@@ -109,9 +109,8 @@ pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
             "/people/v1/{*rest}",
             any(countersign_engine::api::not_found),
         )
-        .route("/", get(page))
-        .route("/team.html", get(page))
-        .route("/assets/{*file}", get(page))
+        .route("/", any(page))
+        .route("/assets/{*file}", any(page))
         .with_state(state.clone())
         .route_layer(axum::middleware::from_fn_with_state(state, guard))
         .route_layer(axum::middleware::from_fn(crate::api::in_time))
@@ -478,20 +477,13 @@ async fn decide(
     Ok(Json(decided))
 }
 
-/// The page's files (`team.html` for `/`), where the listener serves them.
+/// The page's files (`team.html` at `/`), where the listener serves them.
 async fn page(State(s): State<PeopleState>, req: Request) -> Response {
-    let path = match req.uri().path() {
-        "/" => "team.html",
-        other => other.trim_start_matches('/'),
-    };
-    match s.page.as_ref().and_then(|files| files(path)) {
-        Some(asset) => {
-            let mut r = asset.bytes.into_response();
-            if let Ok(mime) = HeaderValue::from_str(&asset.mime) {
-                r.headers_mut().insert(header::CONTENT_TYPE, mime);
-            }
-            r
-        }
-        None => countersign_engine::api::not_found().await.into_response(),
-    }
+    crate::api::serve_page(
+        s.page.as_ref(),
+        req.method(),
+        req.uri().path(),
+        "team.html",
+        None,
+    )
 }

@@ -17,7 +17,7 @@ use crate::phone::Host;
 
 /// Runs what the window says to run on the host of `namespace` (`countersign console use …`)
 /// for the data directory `dir`, with `token` typed when it asks.
-fn console_use_on(namespace: &str, dir: &Path, command: &str, token: &str) {
+pub(crate) fn console_use_on(namespace: &str, dir: &Path, command: &str, token: &str) {
     let words: Vec<&str> = command.split_whitespace().collect();
     assert_eq!(&words[..3], ["countersign", "console", "use"], "{command}");
     let mut child = Command::new("ip")
@@ -51,7 +51,7 @@ fn console_use_on(namespace: &str, dir: &Path, command: &str, token: &str) {
 
 /// Claude Code's hook on the host of `namespace`, with the data directory `dir`, in permission
 /// mode `mode`, asked to run `command`: its answer.
-fn hook_on(namespace: &str, dir: &Path, mode: &str, command: &str) -> Value {
+pub(crate) fn hook_on(namespace: &str, dir: &Path, mode: &str, command: &str) -> Value {
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", namespace])
         .arg(cli_bin())

@@ -24,3 +24,4 @@ mod results;
 mod rule_imports;
 mod scale;
 mod scenarios;
+mod team_page;

@@ -84,9 +84,10 @@ impl Drop for Host {
     }
 }
 
-/// A headless Chromium sized and named like a phone, under chromedriver, on its own host.
-struct Phone {
-    client: Client,
+/// A headless Chromium under chromedriver: sized and named like a phone on a host of its own,
+/// or a desktop browser on this machine.
+pub(crate) struct Phone {
+    pub(crate) client: Client,
     driver: Child,
 }
 
@@ -105,37 +106,61 @@ impl Phone {
     /// Starts the phone's browser on `host`. It accepts the listener's self-signed
     /// certificate, as a person does who compared its fingerprint with the window's.
     async fn start(host: &Host) -> Phone {
+        let mobile = json!({
+            "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 2.0 },
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36"
+        });
+        Self::chromium(Some(host), &[], Some(mobile)).await
+    }
+
+    /// Chromium on `host` (this machine's own network when none), with `args` besides the
+    /// headless ones, emulating the device `mobile` describes when given; it accepts the
+    /// certificates of this test's listeners.
+    pub(crate) async fn chromium(
+        host: Option<&Host>,
+        args: &[String],
+        mobile: Option<Value>,
+    ) -> Phone {
         let port = free_port();
-        let driver = Command::new("ip")
-            .args(["netns", "exec", &host.namespace, "chromedriver"])
+        let mut command = match host {
+            Some(host) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", &host.namespace, "chromedriver"])
+                    .arg(format!("--allowed-ips={}", host.here));
+                c
+            }
+            None => Command::new("chromedriver"),
+        };
+        let driver = command
             .process_group(0)
             .arg(format!("--port={port}"))
-            .arg(format!("--allowed-ips={}", host.here))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver on PATH (Debian's chromium-driver)");
+        let mut chrome_args = vec![
+            "--headless=new".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-gpu".to_owned(),
+            "--disable-dev-shm-usage".to_owned(),
+        ];
+        chrome_args.extend(args.iter().cloned());
+        let mut options = json!({ "binary": "/usr/bin/chromium", "args": chrome_args });
+        if let Some(m) = mobile {
+            options["mobileEmulation"] = m;
+        }
         let caps = json!({
             "browserName": "chrome",
             "acceptInsecureCerts": true,
-            "goog:chromeOptions": {
-                "binary": "/usr/bin/chromium",
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-                "mobileEmulation": {
-                    "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 2.0 },
-                    "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36"
-                }
-            }
+            "goog:chromeOptions": options,
         });
         let caps: serde_json::Map<String, Value> = caps.as_object().unwrap().clone();
+        let at = host.map_or("127.0.0.1", |h| h.there.as_str());
         let started = Instant::now();
         let client = loop {
             let mut builder = ClientBuilder::native();
             builder.capabilities(caps.clone());
-            match builder
-                .connect(&format!("http://{}:{port}", host.there))
-                .await
-            {
+            match builder.connect(&format!("http://{at}:{port}")).await {
                 Ok(c) => break c,
                 Err(e) => {
                     assert!(started.elapsed() < WAIT * 2, "no Chromium session: {e}");
@@ -146,7 +171,7 @@ impl Phone {
         Phone { client, driver }
     }
 
-    async fn text(&self, css: &str) -> String {
+    pub(crate) async fn text(&self, css: &str) -> String {
         find(&self.client, css)
             .await
             .prop("textContent")
@@ -156,7 +181,7 @@ impl Phone {
     }
 
     /// Waits until `css`'s text contains `want`.
-    async fn text_contains(&self, css: &str, want: &str) -> String {
+    pub(crate) async fn text_contains(&self, css: &str, want: &str) -> String {
         let started = Instant::now();
         loop {
             let text = self.text(css).await;
@@ -168,7 +193,7 @@ impl Phone {
         }
     }
 
-    async fn screenshot(&self, name: &str) {
+    pub(crate) async fn screenshot(&self, name: &str) {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let png = self.client.screenshot().await.unwrap();
         let dir =

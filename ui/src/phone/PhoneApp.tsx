@@ -7,8 +7,7 @@ import { ApprovalCard, type CardActions } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
-import { assertNever } from "../lib/assert";
-import { decideWith, type DecisionBody, deviceName, eventsUrl, fromBase64Url, phone, PhoneError, registerPasskey } from "./api";
+import { decideWith, deviceName, eventsUrl, fromBase64Url, phone, PhoneError, phoneBody, registerPasskey } from "./api";
 import { nextList } from "./list";
 
 type Live = "connecting" | "live" | "lost";
@@ -365,23 +364,4 @@ function Passkey({ onMade }: { onMade: () => void }) {
       {error && <p className="error" role="alert">{error}</p>}
     </section>
   );
-}
-
-/** The decision as the phone's listener takes it: what the desk also decides, never a rule. */
-function phoneBody(digest: string, d: Decision): DecisionBody {
-  switch (d.decision) {
-    case "approve": return { digest, decision: "approve" };
-    case "decline": return d.reason === undefined ? { digest, decision: "decline" } : { digest, decision: "decline", reason: d.reason };
-    case "answer": return { digest, decision: "answer", answers: d.answers };
-    case "approve_plan": return d.mode === undefined ? { digest, decision: "approve_plan" } : { digest, decision: "approve_plan", mode: d.mode };
-    case "approve_always":
-    case "decline_always":
-      throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
-    case "approve_edited":
-      throw new Error("A call is edited at the desk, in Countersign's window.");
-    case "approve_with_note":
-      throw new Error("A note is written at the desk, in Countersign's window.");
-    default:
-      return assertNever(d);
-  }
 }

@@ -5,10 +5,12 @@
 // does not, so the cookie alone decides nothing.
 
 import type { Answer } from "../api/types/Answer";
+import type { Decision } from "../api/types/Decision";
 import type { ErrorBody } from "../api/types/ErrorBody";
 import type { InboxPage } from "../api/types/InboxPage";
 import type { Presented } from "../api/types/Presented";
 import type { ShownSummary } from "../api/types/ShownSummary";
+import { assertNever } from "../lib/assert";
 
 /** Where the page keeps the secret its pairing gave. */
 const SECRET_KEY = "countersign-phone-secret";
@@ -122,4 +124,23 @@ export async function decideWith(passkeys: boolean, id: string, body: DecisionBo
   const answer = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) });
   if (!(answer instanceof PublicKeyCredential)) throw new Error("The passkey was not given: nothing was decided.");
   return phone.decide(id, body, answer.toJSON());
+}
+
+/** The decision as the phone's listener takes it: what the desk also decides, never a rule. */
+export function phoneBody(digest: string, d: Decision): DecisionBody {
+  switch (d.decision) {
+    case "approve": return { digest, decision: "approve" };
+    case "decline": return d.reason === undefined ? { digest, decision: "decline" } : { digest, decision: "decline", reason: d.reason };
+    case "answer": return { digest, decision: "answer", answers: d.answers };
+    case "approve_plan": return d.mode === undefined ? { digest, decision: "approve_plan" } : { digest, decision: "approve_plan", mode: d.mode };
+    case "approve_always":
+    case "decline_always":
+      throw new Error("“Don't ask again” is chosen at the desk, in Countersign's window.");
+    case "approve_edited":
+      throw new Error("A call is edited at the desk, in Countersign's window.");
+    case "approve_with_note":
+      throw new Error("A note is written at the desk, in Countersign's window.");
+    default:
+      return assertNever(d);
+  }
 }

@@ -16,7 +16,7 @@ use crate::error::Error;
 use countersign_domain::approval::{Approval, Decision, Status};
 use countersign_domain::ids::{ApprovalId, PersonId};
 use countersign_domain::limits::FieldError;
-use countersign_domain::people::{CallOwnership, Outcome, Policy, Role, Signoff, Verdict};
+use countersign_domain::people::{CallOwnership, Outcome, Policy, Role, Signoff, Vote};
 use countersign_store::{WriteTx, agent_tokens, approvals, people};
 
 /// How long an invitation can be taken.
@@ -422,13 +422,13 @@ impl Console {
             two_approvals: people::two_approval_projects(&mut tx).await?,
         };
         let status = decision.status();
-        let verdict = if status == Status::Approved {
-            Verdict::Approved
+        let vote = if status == Status::Approved {
+            Vote::Approved
         } else {
-            Verdict::Declined
+            Vote::Declined
         };
         let outcome = policy
-            .judge(&who.id, who.role, owned, &a.people, verdict)
+            .judge(&who.id, who.role, owned, &a.people, vote)
             .map_err(|r| Error::PersonRefused(r.to_string()))?;
         if outcome == Outcome::WaitsForSecond && !matches!(decision, Decision::Approve) {
             return Err(FieldError::new(
@@ -441,7 +441,7 @@ impl Console {
         let mine = Signoff {
             person: who.id.clone(),
             name: who.name.clone(),
-            verdict,
+            vote,
             at: now,
         };
         let mut words = a.people.clone();

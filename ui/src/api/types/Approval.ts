@@ -10,6 +10,7 @@ import type { GrantId } from "./GrantId";
 import type { Reporter } from "./Reporter";
 import type { Requester } from "./Requester";
 import type { ResultView } from "./ResultView";
+import type { Signoff } from "./Signoff";
 import type { Status } from "./Status";
 import type { ToolAddress } from "./ToolAddress";
 import type { Watched } from "./Watched";
@@ -77,4 +78,9 @@ parent: ApprovalId | null,
  * The agent token the call was asked with: an agent on another machine; none when the
  * console's own token asked.
  */
-asked_with?: AgentTokenId, };
+asked_with?: AgentTokenId, 
+/**
+ * The people of a team console whose word decided the call, in order; a call that waits
+ * for a second person's approval holds the first here.
+ */
+people?: Array<Signoff>, };

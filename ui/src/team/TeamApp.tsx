@@ -1,0 +1,228 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import type { ArtifactTitle, CardActions } from "../components/ApprovalCard";
+import type { Decision } from "../api/types/Decision";
+import type { PersonInfo } from "../api/types/PersonInfo";
+import type { Presented } from "../api/types/Presented";
+import type { Signoff } from "../api/types/Signoff";
+import { ApprovalCard } from "../components/ApprovalCard";
+import { Since } from "../components/Clock";
+import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
+import { useArming } from "../lib/arming";
+import { phoneBody } from "../phone/api";
+import { decide, join, type Me, signIn, team, TeamError } from "./api";
+
+/** How often the waiting calls are read again while the page is shown. */
+const REFRESH_MS = 3000;
+
+/**
+ * The team's page (decision 0034): a person invited to a team console joins with a passkey,
+ * signs in with it, reads the calls the team's agents wait on, and approves or declines each
+ * with the passkey, as the team's policy allows. The team's name is always on screen, so a
+ * person knows which console they approve on.
+ */
+export function TeamApp({ invitation }: { invitation: string | null }) {
+  const [teamName, setTeamName] = useState<string | null>(null);
+  const [me, setMe] = useState<Me | null>(null);
+  const [state, setState] = useState<"loading" | "signed-out" | "ready" | "failed">("loading");
+  const [invite, setInvite] = useState(invitation);
+  const [list, setList] = useState<Presented[]>([]);
+  const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
+  const [open, setOpen] = useState<Presented | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const openId = useRef<string | null>(null);
+  openId.current = open?.approval.id ?? null;
+
+  useEffect(() => { void team.about().then((a) => setTeamName(a.team)).catch(() => undefined); }, []);
+
+  const refresh = useCallback(async () => {
+    try {
+      const [who, page] = await Promise.all([team.me(), team.inbox()]);
+      setMe(who);
+      setTeamName(who.team);
+      setList(page.first);
+      setTitles(new Map(page.artifacts.map((s) => [s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] }])));
+      // The card open is read again: a first approval by someone else shows on it.
+      const id = openId.current;
+      if (id !== null) setOpen(await team.approval(id));
+      setState("ready");
+    } catch (e) {
+      if (e instanceof TeamError && e.status === 401) { setMe(null); setState("signed-out"); }
+      else {
+        setMessage(e instanceof Error ? e.message : String(e));
+        setState((was) => (was === "loading" ? "failed" : was));
+      }
+    }
+  }, []);
+
+  useEffect(() => { if (invite === null) void refresh(); }, [invite, refresh]);
+  useEffect(() => {
+    if (state !== "ready") return undefined;
+    const t = window.setInterval(() => { if (document.visibilityState === "visible") void refresh(); }, REFRESH_MS);
+    return () => window.clearInterval(t);
+  }, [state, refresh]);
+
+  const viewer = me?.person.role === "viewer";
+  const actions: CardActions = {
+    decide: async (id: string, digest: string, d: Decision) => {
+      const done = await decide(id, phoneBody(digest, d));
+      setOpen(null);
+      setMessage(done.status === "pending"
+        ? "Your approval is kept. The call waits for another person's."
+        : done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.");
+      await refresh();
+    },
+    openArtifact: () => setMessage("Artifacts open in Countersign's window."),
+    artifactTitle: (id: string) => titles.get(id) ?? null,
+    report: setMessage,
+  };
+
+  const signedIn = (person: PersonInfo) => {
+    setInvite(null);
+    setMessage(`Signed in as ${person.name}.`);
+    setState("loading");
+    void refresh();
+  };
+
+  return (
+    <div className="phone-app">
+      <header className="phone-bar team-bar">
+        <span className="team-name" data-testid="team-name">{teamName ?? "Team console"}</span>
+        {me && (
+          <span className="team-who" data-testid="team-who">
+            {me.person.name} · {me.person.role}
+            <button onClick={() => void team.signOut().then(() => { setMe(null); setOpen(null); setState("signed-out"); })} data-testid="team-sign-out">Sign out</button>
+          </span>
+        )}
+      </header>
+      {message && (
+        <div className="notice phone-message" role="status">
+          <span data-testid="team-message">{message}</span>
+          <button className="phone-dismiss" aria-label="Dismiss" onClick={() => setMessage(null)}>×</button>
+        </div>
+      )}
+      {invite !== null ? (
+        <Joining invitation={invite} team={teamName} onJoined={signedIn} onError={setMessage} />
+      ) : state === "loading" ? (
+        <p className="muted phone-pad">Loading…</p>
+      ) : state === "failed" ? (
+        <p className="phone-pad"><button onClick={() => { setState("loading"); void refresh(); }}>Try again</button></p>
+      ) : state === "signed-out" ? (
+        <SigningIn team={teamName} onSignedIn={signedIn} onError={setMessage} />
+      ) : open ? (
+        <CardView p={open} viewer={viewer} actions={actions} onBack={() => setOpen(null)} />
+      ) : (
+        <>
+          {me && <PolicyLine me={me} />}
+          <Waiting list={list} onOpen={(p) => { setMessage(null); setOpen(p); }} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function PolicyLine({ me }: { me: Me }) {
+  const { policy, person } = me;
+  const two = policy.two_approvals.includes("*") ? "every call" : policy.two_approvals.join(", ");
+  return (
+    <p className="muted team-policy" data-testid="team-policy">
+      {person.role === "viewer" ? "You read the calls; deciding them is for approvers." : "You approve or decline with your passkey."}
+      {policy.prevent_self_review && " Calls of your own agents are decided by someone else."}
+      {two && ` Two approvals: ${two}.`}
+    </p>
+  );
+}
+
+function Joining({ invitation, team: teamName, onJoined, onError }: {
+  invitation: string; team: string | null; onJoined: (p: PersonInfo) => void; onError: (m: string) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const go = async () => {
+    setBusy(true);
+    try { onJoined(await join(invitation)); } catch (e) { onError(e instanceof Error ? e.message : String(e)); setBusy(false); }
+  };
+  return (
+    <section className="phone-pad team-form" data-testid="team-joining">
+      <h1>Join {teamName ?? "the team"}</h1>
+      <p>You were invited to approve or read the calls this team's agents wait on. Make a passkey for this console (your fingerprint, face, screen lock or security key): it signs you in and confirms each decision you make.</p>
+      <button className="primary" disabled={busy} onClick={() => void go()} data-testid="team-join">Make my passkey and join</button>
+      <p className="muted">An invitation is taken once. If this one was used or is older than 72 hours, ask the console's admin for a new one.</p>
+    </section>
+  );
+}
+
+function SigningIn({ team: teamName, onSignedIn, onError }: {
+  team: string | null; onSignedIn: (p: PersonInfo) => void; onError: (m: string) => void;
+}) {
+  const [name, setName] = useState("");
+  const [busy, setBusy] = useState(false);
+  const go = async () => {
+    setBusy(true);
+    try { onSignedIn(await signIn(name.trim())); } catch (e) { onError(e instanceof Error ? e.message : String(e)); setBusy(false); }
+  };
+  return (
+    <form className="phone-pad team-form" data-testid="team-signing-in" onSubmit={(e) => { e.preventDefault(); void go(); }}>
+      <h1>Sign in to {teamName ?? "the team console"}</h1>
+      <label htmlFor="team-person">Your name on this team</label>
+      <input id="team-person" data-testid="team-person" value={name} maxLength={100} autoComplete="username webauthn" required onChange={(e) => setName(e.target.value)} />
+      <button type="submit" className="primary" disabled={busy || name.trim() === ""} data-testid="team-sign-in">Sign in with my passkey</button>
+    </form>
+  );
+}
+
+function Waiting({ list, onOpen }: { list: Presented[]; onOpen: (p: Presented) => void }) {
+  return (
+    <section className="phone-list" data-testid="team-list">
+      <h1 className="phone-pad">Waiting <span className="badge-count" data-testid="team-count">{list.length}</span></h1>
+      {list.length === 0 && <p className="muted phone-pad" data-testid="team-empty">Nothing is waiting. New requests appear here.</p>}
+      <ul className="phone-rows">
+        {list.map((p) => {
+          const a = p.approval;
+          const warn = warning(p);
+          const first = a.people?.find((s) => s.vote === "approved");
+          return (
+            <li key={a.id}>
+              <button className="phone-row" onClick={() => onOpen(p)} data-testid="team-row" data-id={a.id}>
+                <span className="phone-row-title">
+                  {warn && <span className="bad" aria-label={`Warning: ${warn}`} title={warn}>⚠ </span>}
+                  <WhatItDoes p={p} />
+                </span>
+                <span className="muted phone-row-who">
+                  <Who group={groupOf(p)} /> · <code className="mono">{a.tool}</code> · <Since at={a.created_at} />
+                  {first && <> · approved by {first.name}, waits for a second person</>}
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function Signoffs({ people }: { people: Signoff[] }) {
+  if (people.length === 0) return null;
+  return (
+    <p className="team-signoffs" data-testid="team-signoffs">
+      {people.map((s, i) => (
+        <span key={`${s.person}-${i}`}>{i > 0 && " · "}{s.vote === "approved" ? "Approved" : "Declined"} by <strong>{s.name}</strong></span>
+      ))}
+    </p>
+  );
+}
+
+function CardView({ p, viewer, actions, onBack }: { p: Presented; viewer: boolean; actions: CardActions; onBack: () => void }) {
+  const [declining, setDeclining] = useState(false);
+  const { armed } = useArming(`${p.approval.id}:${p.approval.digest}`);
+  const pending = p.approval.status === "pending";
+  return (
+    <div className="phone-card">
+      <p className="phone-pad"><button className="phone-back" onClick={onBack} data-testid="team-back">‹ Waiting</button></p>
+      <Signoffs people={p.approval.people ?? []} />
+      {viewer && pending && <p className="notice team-viewer" data-testid="team-viewer">You are a viewer on this team: you read this call; an approver decides it.</p>}
+      {!pending && <p className="notice team-viewer" data-testid="team-decided">This call is {p.approval.status}.</p>}
+      <ApprovalCard p={p} selected actions={actions} armed={armed && pending && !viewer} declining={declining} setDeclining={setDeclining} onPhone />
+      <p className="muted phone-pad digest">Digest <code className="mono" data-testid="team-digest">{p.approval.digest}</code></p>
+    </div>
+  );
+}
