@@ -102,6 +102,7 @@ pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
         .route("/people/v1/sign-out", post(sign_out))
         .route("/people/v1/me", get(me))
         .route("/people/v1/inbox", get(inbox))
+        .route("/people/v1/machines", get(machines))
         .route("/people/v1/approvals/{id}", get(approval))
         .route("/people/v1/approvals/{id}/challenge", post(challenge))
         .route("/people/v1/approvals/{id}/decide", post(decide))
@@ -398,6 +399,33 @@ async fn me(
 /// `GET /people/v1/inbox`: the waiting calls, as the phone page reads them.
 async fn inbox(State(s): State<PeopleState>) -> Result<Response, ApiError> {
     crate::api::inbox_of(&s.console).await
+}
+
+/// `GET /people/v1/machines`: the machines agents ask from, by their token's id — the name
+/// it was made for, whose it is and its project — for the cards to name (never a token).
+async fn machines(State(s): State<PeopleState>) -> Result<Response, ApiError> {
+    let people = s.console.people().await?;
+    let named = |id: &countersign_domain::ids::PersonId| {
+        people.iter().find(|p| &p.id == id).map(|p| p.name.clone())
+    };
+    let machines: Vec<_> = s
+        .console
+        .agent_tokens()
+        .await?
+        .into_iter()
+        .map(|t| {
+            serde_json::json!({
+                "id": t.id,
+                "name": t.name,
+                "owner": t.owner.as_ref().map(|o| serde_json::json!({ "id": o, "name": named(o) })),
+                "project": t.project,
+                "revoked": t.revoked_at.is_some(),
+            })
+        })
+        .collect();
+    Ok(no_store(
+        Json(serde_json::json!({ "machines": machines })).into_response(),
+    ))
 }
 
 /// `GET /people/v1/approvals/{id}`: one call as its card shows it, decided or not.

@@ -10,7 +10,7 @@ import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
 import { phoneBody } from "../phone/api";
-import { decide, join, type Me, signIn, team, TeamError } from "./api";
+import { decide, join, type Machine, type Me, signIn, team, TeamError } from "./api";
 
 /** How often the waiting calls are read again while the page is shown. */
 const REFRESH_MS = 3000;
@@ -28,6 +28,7 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
   const [invite, setInvite] = useState(invitation);
   const [list, setList] = useState<Presented[]>([]);
   const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
+  const [machines, setMachines] = useState<Map<string, Machine>>(new Map());
   const [open, setOpen] = useState<Presented | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const openId = useRef<string | null>(null);
@@ -37,8 +38,9 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
 
   const refresh = useCallback(async () => {
     try {
-      const [who, page] = await Promise.all([team.me(), team.inbox()]);
+      const [who, page, known] = await Promise.all([team.me(), team.inbox(), team.machines()]);
       setMe(who);
+      setMachines(new Map(known.machines.map((m) => [m.id, m])));
       setTeamName(who.team);
       setList(page.first);
       setTitles(new Map(page.artifacts.map((s) => [s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] }])));
@@ -62,7 +64,6 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
     return () => window.clearInterval(t);
   }, [state, refresh]);
 
-  const viewer = me?.person.role === "viewer";
   const actions: CardActions = {
     decide: async (id: string, digest: string, d: Decision) => {
       const done = await decide(id, phoneBody(digest, d));
@@ -74,6 +75,12 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
     },
     openArtifact: () => setMessage("Artifacts open in Countersign's window."),
     artifactTitle: (id: string) => titles.get(id) ?? null,
+    machineName: (id: string) => {
+      const m = machines.get(id);
+      if (!m) return undefined;
+      const owner = m.owner === null ? null : m.owner.id === me?.person.id ? "yours" : m.owner.name ? `${m.owner.name}'s` : null;
+      return owner ? `${m.name} (${owner})` : m.name;
+    },
     report: setMessage,
   };
 
@@ -110,7 +117,8 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
       ) : state === "signed-out" ? (
         <SigningIn team={teamName} onSignedIn={signedIn} onError={setMessage} />
       ) : open ? (
-        <CardView p={open} viewer={viewer} actions={actions} onBack={() => setOpen(null)} />
+        <CardView p={open} me={me} machine={open.approval.asked_with ? machines.get(open.approval.asked_with) : undefined}
+          actions={actions} onBack={() => setOpen(null)} />
       ) : (
         <>
           {me && <PolicyLine me={me} />}
@@ -173,7 +181,7 @@ function SigningIn({ team: teamName, onSignedIn, onError }: {
 function Waiting({ list, onOpen }: { list: Presented[]; onOpen: (p: Presented) => void }) {
   return (
     <section className="phone-list" data-testid="team-list">
-      <h1 className="phone-pad">Waiting <span className="badge-count" data-testid="team-count">{list.length}</span></h1>
+      <h1 className="phone-pad">Waiting {list.length > 0 && <span className="badge-count" data-testid="team-count">{list.length}</span>}</h1>
       {list.length === 0 && <p className="muted phone-pad" data-testid="team-empty">Nothing is waiting. New requests appear here.</p>}
       <ul className="phone-rows">
         {list.map((p) => {
@@ -211,17 +219,41 @@ function Signoffs({ people }: { people: Signoff[] }) {
   );
 }
 
-function CardView({ p, viewer, actions, onBack }: { p: Presented; viewer: boolean; actions: CardActions; onBack: () => void }) {
+/** Why this person cannot decide the call, as the team's policy says: said before they try. */
+function kept(me: Me | null, machine: Machine | undefined, p: Presented): string | null {
+  if (!me) return null;
+  if (me.person.role === "viewer") return "You are a viewer on this team: you read this call; an approver decides it.";
+  if (me.policy.prevent_self_review && machine?.owner?.id === me.person.id) {
+    return `This call was asked with your agent token (${machine.name}), and the team prevents self-review: another person decides it.`;
+  }
+  if (p.approval.people?.some((s) => s.person === me.person.id)) {
+    return "You approved this call already: it waits for another person's approval.";
+  }
+  return null;
+}
+
+function CardView({ p, me, machine, actions, onBack }: {
+  p: Presented; me: Me | null; machine: Machine | undefined; actions: CardActions; onBack: () => void;
+}) {
   const [declining, setDeclining] = useState(false);
   const { armed } = useArming(`${p.approval.id}:${p.approval.digest}`);
   const pending = p.approval.status === "pending";
+  const why = pending ? kept(me, machine, p) : null;
+  const two = me && (me.policy.two_approvals.includes("*") || (machine?.project != null && me.policy.two_approvals.includes(machine.project)));
   return (
     <div className="phone-card">
       <p className="phone-pad"><button className="phone-back" onClick={onBack} data-testid="team-back">‹ Waiting</button></p>
       <Signoffs people={p.approval.people ?? []} />
-      {viewer && pending && <p className="notice team-viewer" data-testid="team-viewer">You are a viewer on this team: you read this call; an approver decides it.</p>}
+      {pending && two && <p className="muted team-signoffs" data-testid="team-two">This call needs two people's approvals{machine?.project ? ` (project ${machine.project})` : ""}.</p>}
+      {why && <p className="notice team-viewer" data-testid="team-kept">{why}</p>}
       {!pending && <p className="notice team-viewer" data-testid="team-decided">This call is {p.approval.status}.</p>}
-      <ApprovalCard p={p} selected actions={actions} armed={armed && pending && !viewer} declining={declining} setDeclining={setDeclining} onPhone />
+      {why ? (
+        <div className="team-readonly" inert>
+          <ApprovalCard p={p} selected actions={actions} armed={false} declining={false} onPhone />
+        </div>
+      ) : (
+        <ApprovalCard p={p} selected actions={actions} armed={armed && pending} declining={declining} setDeclining={setDeclining} onPhone />
+      )}
       <p className="muted phone-pad digest">Digest <code className="mono" data-testid="team-digest">{p.approval.digest}</code></p>
     </div>
   );

@@ -36,10 +36,14 @@ async function send<T>(path: string, body?: unknown): Promise<T> {
 
 export type Me = { team: string; person: PersonInfo; policy: Policy };
 
+/** A machine agents ask from, by its token's id: never the token. */
+export type Machine = { id: string; name: string; owner: { id: string; name: string | null } | null; project: string | null; revoked: boolean };
+
 export const team = {
   about: () => send<{ team: string }>("/people/v1/about"),
   me: () => send<Me>("/people/v1/me"),
   inbox: () => send<PhoneInbox>("/people/v1/inbox"),
+  machines: () => send<{ machines: Machine[] }>("/people/v1/machines"),
   approval: (id: string) => send<Presented>(`/people/v1/approvals/${encodeURIComponent(id)}`),
   signOut: () => send<{ signed_out: boolean }>("/people/v1/sign-out", {}),
 };
