@@ -519,3 +519,179 @@ async fn forged_notices_wake_no_one_and_announce_nothing_twice() {
     let polled: serde_json::Value = poll.await.unwrap().unwrap().json().await.unwrap();
     assert_eq!(polled["status"], "declined");
 }
+
+mod a_database_that_goes_away_mid_batch {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        super::a_database_that_goes_away_mid_batch().await;
+    }
+}
+
+/// A TCP way to the test cluster's socket that can be cut: while cut, every connection through
+/// it is ended and new ones are closed at once, as when the database's server or the network to
+/// it goes away.
+struct Cable {
+    port: u16,
+    up: tokio::sync::watch::Sender<bool>,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+impl Cable {
+    async fn lay() -> Cable {
+        let socket = std::path::Path::new(
+            &std::env::var("PGHOST").expect("PGHOST: run through scripts/with-postgres.sh"),
+        )
+        .join(".s.PGSQL.5432");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (up, watch) = tokio::sync::watch::channel(true);
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((mut tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                if !*watch.borrow() {
+                    continue;
+                }
+                let socket = socket.clone();
+                let mut watch = watch.clone();
+                tokio::spawn(async move {
+                    let Ok(mut pg) = tokio::net::UnixStream::connect(&socket).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut tcp, &mut pg) => {}
+                        _ = watch.wait_for(|up| !*up) => {}
+                    }
+                });
+            }
+        });
+        Cable {
+            port,
+            up,
+            _task: task,
+        }
+    }
+
+    fn set(&self, up: bool) {
+        self.up.send_replace(up);
+    }
+}
+
+/// Agents submit at once while the team's database goes away (every connection to it cut, and
+/// no new one let through): each is told either that its call is kept or that storage is
+/// unavailable, a call refused is nowhere, one kept is whole; while it is away submissions are
+/// told so; when it is back the console takes calls again with nothing to restart.
+async fn a_database_that_goes_away_mid_batch() {
+    let url = fresh_database("team_away").await;
+    let cable = Cable::lay().await;
+    let through = format!(
+        "postgres://countersign@127.0.0.1:{}/team_away?sslmode=disable",
+        cable.port
+    );
+    let s = serve(
+        Console::new(Store::open_postgres(&through).await.unwrap()),
+        crate::support::workdir(),
+    )
+    .await;
+    let away = |on: bool| {
+        cable.set(!on);
+        async {}
+    };
+    let submit = |n: usize| {
+        let call = terminal("tools.claude-code.Bash", &format!("make step-{n}"));
+        let req = s
+            .request(reqwest::Method::POST, "/v1/approvals")
+            .json(&call);
+        async move {
+            let r = req.send().await.unwrap();
+            let status = r.status();
+            let body: serde_json::Value = r.json().await.unwrap();
+            (n, status, body)
+        }
+    };
+    let mut kept = Vec::new();
+    let mut refused = Vec::new();
+    for n in 0..8 {
+        let (n, status, body) = submit(n).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        kept.push((n, body["id"].as_str().unwrap().to_owned()));
+    }
+    // Cut while the next forty are on their way.
+    let batch: Vec<_> = (8..48).map(|n| tokio::spawn(submit(n))).collect();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    away(true).await;
+    for b in batch {
+        let (n, status, body) = b.await.unwrap();
+        match status {
+            StatusCode::ACCEPTED => kept.push((n, body["id"].as_str().unwrap().to_owned())),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                assert!(
+                    matches!(
+                        body["error"]["code"].as_str(),
+                        Some("storage_unavailable" | "submission_failed")
+                    ),
+                    "{body}"
+                );
+                refused.push(n);
+            }
+            other => panic!("make step-{n}: {other} {body}"),
+        }
+    }
+    // Away: told so.
+    let (_, status, body) = submit(100).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    refused.push(100);
+    away(false).await;
+    // Back: taken again, by the same console.
+    let started = std::time::Instant::now();
+    let back = loop {
+        let (_, status, body) = submit(200).await;
+        if status == StatusCode::ACCEPTED {
+            break body;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{status} {body}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    };
+    assert_eq!(back["status"], "pending");
+    // What was kept is whole and found; what was refused is nowhere.
+    let rows: Vec<(String,)> = sqlx::query_as("SELECT call_view FROM approvals")
+        .fetch_all(&sqlx::PgPool::connect(&url).await.unwrap())
+        .await
+        .unwrap();
+    let stored: Vec<String> = rows.into_iter().map(|(v,)| v).collect();
+    for (n, id) in &kept {
+        let id = ApprovalId::parse(id).unwrap();
+        let a = s.console.approval(&id).await.unwrap();
+        assert_eq!(a.status, Status::Pending);
+        assert!(
+            stored
+                .iter()
+                .any(|v| v.contains(&format!("make step-{n}\""))),
+            "step {n} kept"
+        );
+    }
+    for n in &refused {
+        assert!(
+            !stored
+                .iter()
+                .any(|v| v.contains(&format!("make step-{n}\""))),
+            "step {n} was refused and is nowhere"
+        );
+    }
+    assert_eq!(
+        stored.len(),
+        kept.len() + 1,
+        "{} kept, {} refused",
+        kept.len(),
+        refused.len()
+    );
+    assert!(
+        !refused.is_empty() && !kept.is_empty(),
+        "{kept:?} {refused:?}"
+    );
+}
