@@ -30,16 +30,27 @@ fn team_page() -> String {
     println!("cargo:rerun-if-changed=ui/dist");
     let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let dist = Path::new(&root).join("ui/dist");
-    let mut files = Vec::new();
-    if dist.join("team.html").is_file() {
-        files.push("team.html".to_owned());
-        if let Ok(entries) = std::fs::read_dir(dist.join("assets")) {
-            for e in entries.flatten() {
-                if let Some(name) = e.file_name().to_str()
-                    && e.path().is_file()
-                {
-                    files.push(format!("assets/{name}"));
-                }
+    // team.html and the files it loads, and the files those load (a chunk names another as
+    // `./name.js`): never the window's own bundle.
+    let mut files: Vec<String> = Vec::new();
+    let mut todo = vec!["team.html".to_owned()];
+    let assets: Vec<String> = std::fs::read_dir(dist.join("assets"))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    while let Some(file) = todo.pop() {
+        let Ok(text) = std::fs::read(dist.join(&file)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&text);
+        files.push(file);
+        for name in &assets {
+            let path = format!("assets/{name}");
+            if text.contains(name.as_str()) && !files.contains(&path) && !todo.contains(&path) {
+                todo.push(path);
             }
         }
     }

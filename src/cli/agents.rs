@@ -113,6 +113,13 @@ async fn token_action(
                 println!();
                 println!("{}", made.token);
                 println!();
+                if made.info.owner.is_none() && !console.people().await?.is_empty() {
+                    println!(
+                        "note: this token belongs to no one on the team (--owner): \
+                         prevent-self-review keeps no one from deciding its calls."
+                    );
+                    println!();
+                }
                 println!(
                     "This token is shown once. On that machine, `countersign console use \
                      https://<this console>:<port> --fingerprint <as serve --listen prints it>` \

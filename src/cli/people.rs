@@ -25,18 +25,27 @@ pub enum PeopleCommand {
         /// approver: reads and decides; viewer: reads only.
         #[arg(long, value_parser = role)]
         role: Role,
-        /// The team's page (`https://console.example.com:8443`), to print the invitation as
-        /// the link the person opens.
+        /// The team's page as people reach it (`https://console.example.com:8443`, as `serve`
+        /// prints it): the invitation is printed as the link the person opens there.
         #[arg(long, value_name = "URL")]
-        page: Option<String>,
+        page: String,
         #[command(flatten)]
         on: TokenDatabase,
     },
-    /// A new invitation for someone who has not joined; the one before is void.
+    /// A new invitation, the one before void: for someone who has not joined yet, or who lost
+    /// their passkey (it and their sign-ins end now; they join again with the new one).
     Reinvite {
         name: String,
         #[arg(long, value_name = "URL")]
-        page: Option<String>,
+        page: String,
+        #[command(flatten)]
+        on: TokenDatabase,
+    },
+    /// Change a person's role, from their next decision on.
+    Role {
+        name: String,
+        #[arg(long, value_parser = role)]
+        role: Role,
         #[command(flatten)]
         on: TokenDatabase,
     },
@@ -85,6 +94,7 @@ pub async fn run(dir: &DataDir, cmd: PeopleCommand) -> Result<ExitCode, CliError
     let on = match &cmd {
         PeopleCommand::Invite { on, .. }
         | PeopleCommand::Reinvite { on, .. }
+        | PeopleCommand::Role { on, .. }
         | PeopleCommand::List { on }
         | PeopleCommand::Remove { on, .. }
         | PeopleCommand::Policy { on, .. } => on,
@@ -111,25 +121,29 @@ fn shown(p: &PersonInfo) -> String {
     )
 }
 
-fn invitation(made: &Invitation, page: Option<&str>, json: bool) -> Result<(), CliError> {
-    let link = page
-        .map(|p| {
-            let p = p.trim_end_matches('/');
-            if !p.starts_with("https://") {
-                return Err(CliError::Usage(format!(
-                    "--page {p}: the team's page is served over https://"
-                )));
-            }
-            Ok(format!("{p}/#invite={}", made.code))
-        })
-        .transpose()?;
+/// The team's page as `--page` names it: an `https://` address with nothing after its host
+/// and port.
+fn page_url(page: &str) -> Result<String, CliError> {
+    let p = page.trim_end_matches('/');
+    let host = p.strip_prefix("https://").unwrap_or_default();
+    if host.is_empty() || host.contains(['/', '?', '#', '@']) {
+        return Err(CliError::Usage(format!(
+            "--page {page}: the team's page as people reach it, https://<name>:<port> as \
+             serve prints it"
+        )));
+    }
+    Ok(p.to_owned())
+}
+
+fn invitation(made: &Invitation, page: &str, json: bool) -> Result<(), CliError> {
+    let link = format!("{page}/#invite={}", made.code);
     if json {
         print_json(&json!({ "person": made.person, "invitation": made.code, "link": link }));
         return Ok(());
     }
     println!("{}", shown(&made.person));
     println!();
-    println!("{}", link.as_deref().unwrap_or(&made.code));
+    println!("{link}");
     println!();
     println!(
         "This invitation is shown once, and is taken once within 72 hours: {} opens it on \
@@ -148,12 +162,22 @@ async fn act(console: &Console, cmd: PeopleCommand) -> Result<ExitCode, CliError
             page,
             on,
         } => {
+            let page = page_url(&page)?;
             let made = console.invite_person(&name, role).await?;
-            invitation(&made, page.as_deref(), on.json)?;
+            invitation(&made, &page, on.json)?;
         }
         PeopleCommand::Reinvite { name, page, on } => {
+            let page = page_url(&page)?;
             let made = console.reinvite_person(&name).await?;
-            invitation(&made, page.as_deref(), on.json)?;
+            invitation(&made, &page, on.json)?;
+        }
+        PeopleCommand::Role { name, role, on } => {
+            let changed = console.set_person_role(&name, role).await?;
+            if on.json {
+                print_json(&json!({ "person": changed }));
+            } else {
+                println!("{}", shown(&changed));
+            }
         }
         PeopleCommand::List { on } => {
             let all = console.people().await?;
@@ -170,11 +194,14 @@ async fn act(console: &Console, cmd: PeopleCommand) -> Result<ExitCode, CliError
             }
         }
         PeopleCommand::Remove { name, on } => {
-            let removed = console.remove_person(&name).await?;
+            let (removed, revoked) = console.remove_person(&name).await?;
             if on.json {
-                print_json(&json!({ "person": removed }));
+                print_json(&json!({ "person": removed, "revoked_agent_tokens": revoked }));
             } else {
                 println!("{}", shown(&removed));
+                for t in &revoked {
+                    println!("agent token {t} made for them: revoked, its waiting calls withdrawn");
+                }
             }
         }
         PeopleCommand::Policy {
@@ -193,6 +220,16 @@ async fn act(console: &Console, cmd: PeopleCommand) -> Result<ExitCode, CliError
                 console.set_two_approvals(p, false).await?;
             }
             let policy = console.team_policy().await?;
+            let tokens = console.agent_tokens().await?;
+            let unused: Vec<&String> = two_approvals
+                .iter()
+                .filter(|p| p.as_str() != countersign_domain::people::EVERY_PROJECT)
+                .filter(|p| {
+                    !tokens
+                        .iter()
+                        .any(|t| t.revoked_at.is_none() && t.project.as_deref() == Some(p.trim()))
+                })
+                .collect();
             if on.json {
                 print_json(&json!({ "policy": policy }));
             } else {
@@ -208,6 +245,13 @@ async fn act(console: &Console, cmd: PeopleCommand) -> Result<ExitCode, CliError
                     println!("two approvals: for no project");
                 } else {
                     println!("two approvals: {}", policy.two_approvals.join(", "));
+                }
+                for p in unused {
+                    println!(
+                        "note: no live agent token counts as project {p} yet: its calls are the \
+                         ones of tokens made with --project {p} (what an agent says of its folder \
+                         counts for nothing)"
+                    );
                 }
             }
         }

@@ -52,7 +52,17 @@ impl ListenArgs {
         match (self.tls_cert.clone(), self.tls_key.clone()) {
             (Some(cert), Some(key)) => Certificate::Files { cert, key },
             _ if !self.tls_names.is_empty() => Certificate::Made {
-                names: self.tls_names.clone(),
+                // The page's name is always among them: people's browsers reach it by it.
+                names: self
+                    .tls_names
+                    .iter()
+                    .chain(
+                        self.page_name
+                            .iter()
+                            .filter(|n| !self.tls_names.contains(n)),
+                    )
+                    .cloned()
+                    .collect(),
             },
             _ if self.page_name.is_some() => Certificate::Made {
                 names: self.page_name.iter().cloned().collect(),
@@ -132,6 +142,13 @@ pub async fn run(
         );
         say!("certificate fingerprint (SHA-256): {}", team.fingerprint());
         if let Some(name) = &listen.page_name {
+            if listen.tls_cert.is_none() {
+                say!(
+                    "note: browsers take passkeys only on a page whose certificate they trust: \
+                     install this certificate in your people's browsers (compare its \
+                     fingerprint), or give --tls-cert and --tls-key of one for {name} they trust"
+                );
+            }
             if TEAM_PAGE.is_empty() {
                 say!(
                     "warning: this build carries no team's page (`make ui` before building): \

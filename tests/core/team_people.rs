@@ -682,3 +682,286 @@ async fn two_people_on_two_consoles_of_one_database() {
     let refused = dave.approve(&asked).await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
 }
+
+/// A person removed: their first approval of a call waiting for a second is taken back (the
+/// next approver's is then a first), the agent tokens made for them are revoked with their
+/// waiting calls withdrawn, and nothing of theirs counts from then on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_removed_leaves_no_approval_and_no_agent_behind() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let mut carol = t.joined("carol", Role::Approver).await;
+    let _bob = t.joined("bob", Role::Approver).await;
+    let payments = token(&t, "deploy-runner", None, Some("payments")).await;
+    let bobs = token(&t, "bob-laptop", Some("bob"), None).await;
+    t.server
+        .console
+        .set_two_approvals("payments", true)
+        .await
+        .unwrap();
+    let asked = t.agent_asks(&payments, "make migrate").await;
+    let id = asked["id"].as_str().unwrap();
+    assert_eq!(alice.approve(&asked).await.1["status"], "pending");
+    let held = t.agent_asks(&bobs, "make clean").await;
+    let held_id = held["id"].as_str().unwrap();
+
+    t.server.console.remove_person("alice").await.unwrap();
+    let (_, revoked) = t.server.console.remove_person("bob").await.unwrap();
+    assert_eq!(revoked.len(), 1);
+    // Alice's approval counts no more: carol's is a first.
+    let read = t.agent_reads(&payments, id).await;
+    assert!(read.get("people").is_none(), "{read}");
+    let (status, first) = carol.approve(&asked).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert_eq!(first["status"], "pending");
+    // Bob's machine is refused, and its call waiting was withdrawn.
+    assert_eq!(
+        t.server
+            .console
+            .approval(&countersign_domain::ids::ApprovalId::parse(held_id).unwrap())
+            .await
+            .unwrap()
+            .status,
+        countersign_domain::approval::Status::Cancelled
+    );
+    let r = answer(
+        t.http()
+            .post(format!("{}/v1/approvals", t.origin))
+            .bearer_auth(&bobs)
+            .json(&terminal("claude-code.Bash", "id")),
+    )
+    .await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+}
+
+/// A question waits for no second person: it is answered by one, even where every call needs
+/// two approvals; the team's page keeps where it was decided.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_is_answered_by_one_person_where_calls_need_two() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let machine = token(&t, "ci-runner-3", None, None).await;
+    t.server.console.set_two_approvals("*", true).await.unwrap();
+    let (status, asked) = answer(
+        t.http()
+            .post(format!("{}/v1/approvals", t.origin))
+            .bearer_auth(&machine)
+            .json(&crate::phone_answers::question()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    let id = asked["id"].as_str().unwrap();
+    let (status, answered) = alice
+        .decide(
+            id,
+            json!({ "digest": asked["digest"], "decision": "answer",
+                "answers": [{ "chosen": [0] }, { "chosen": [0, 1] }] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answered}");
+    assert_eq!(answered["status"], "approved");
+    assert_eq!(answered["decided_on"], "the team's page");
+}
+
+/// What the admin changes: a role (a viewer made approver decides from then on), a lost passkey
+/// (a new invitation ends the old passkey and its sessions; the person joins again), a
+/// person's word refused before their passkey is asked (a self-review's challenge is refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn roles_change_lost_passkeys_are_replaced_and_refusals_come_before_the_passkey() {
+    let t = Team::start(None).await;
+    let mut vic = t.joined("vic", Role::Viewer).await;
+    let mut bob = t.joined("bob", Role::Approver).await;
+    let machine = token(&t, "ci-runner-3", None, None).await;
+    let bobs = token(&t, "bob-laptop", Some("bob"), None).await;
+    let asked = t.agent_asks(&machine, "make lint").await;
+    let id = asked["id"].as_str().unwrap();
+    let words = json!({ "digest": asked["digest"], "decision": "approve" });
+    let refused = vic.confirm(id, &words).await.unwrap_err();
+    assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
+    t.server
+        .console
+        .set_person_role("vic", Role::Approver)
+        .await
+        .unwrap();
+    assert_eq!(vic.approve(&asked).await.0, StatusCode::OK);
+
+    t.server
+        .console
+        .set_prevent_self_review(true)
+        .await
+        .unwrap();
+    let own = t.agent_asks(&bobs, "make release").await;
+    let refused = bob
+        .confirm(
+            own["id"].as_str().unwrap(),
+            &json!({ "digest": own["digest"], "decision": "approve" }),
+        )
+        .await
+        .unwrap_err();
+    let why = assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
+    assert!(why.contains("self-review"), "{why}");
+
+    // Bob lost his passkey: a new invitation, and his old session ends at once.
+    let again = t.server.console.reinvite_person("bob").await.unwrap();
+    assert_error(
+        &bob.get("/people/v1/me").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    let mut key = WebauthnAuthenticator::new(SoftPasskey::new(true));
+    let (status, started) = bob
+        .post(
+            "/people/v1/join/start",
+            &json!({ "invitation": again.code }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{started}");
+    let made = key
+        .do_registration(
+            bob.url(),
+            serde_json::from_value(started["options"].clone()).unwrap(),
+        )
+        .unwrap();
+    let r = bob
+        .http
+        .post(format!("{}/people/v1/join/finish", bob.origin))
+        .header(header::ORIGIN, &bob.origin)
+        .json(&json!({ "invitation": again.code, "credential": made }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    bob.session = session_of(&r);
+    bob.key = key;
+    assert_eq!(bob.get("/people/v1/me").await.1["person"]["name"], "bob");
+}
+
+/// `countersign people …` on a data directory's database: an invitation printed once as the
+/// link to open, the people listed, bad words refused with a usage error and nothing kept, and
+/// the policy said with what it will not reach.
+#[test]
+fn people_on_the_command_line() {
+    use std::process::Command;
+    let tmp = crate::support::workdir();
+    let dir = tmp.path().join("data");
+    let run = |args: &[&str]| {
+        let out = Command::new(crate::restart::BIN)
+            .args(args)
+            .arg("--data-dir")
+            .arg(&dir)
+            .env_remove("COUNTERSIGN_DATA_DIR")
+            .env_remove("COUNTERSIGN_DATABASE")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&[
+        "people",
+        "invite",
+        "alice",
+        "--role",
+        "approver",
+        "--page",
+        "https://team.test:8443/",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let link = out
+        .lines()
+        .find(|l| l.starts_with("https://team.test:8443/#invite=csi_"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(link.len(), "https://team.test:8443/#invite=csi_".len() + 64);
+    assert!(out.contains("shown once"), "{out}");
+    for bad in [
+        &[
+            "people",
+            "invite",
+            "bob",
+            "--role",
+            "boss",
+            "--page",
+            "https://t:1",
+        ][..],
+        &["people", "invite", "bob", "--role", "viewer"],
+        &[
+            "people",
+            "invite",
+            "bob",
+            "--role",
+            "viewer",
+            "--page",
+            "http://team.test:8443",
+        ],
+        &[
+            "people",
+            "invite",
+            "bob",
+            "--role",
+            "viewer",
+            "--page",
+            "https://team.test/x",
+        ],
+        &[
+            "people",
+            "invite",
+            "alice",
+            "--role",
+            "viewer",
+            "--page",
+            "https://team.test",
+        ],
+        &[
+            "people",
+            "invite",
+            "b\u{200b}ob",
+            "--role",
+            "viewer",
+            "--page",
+            "https://team.test",
+        ],
+    ] {
+        let (code, _, err) = run(bad);
+        assert!(matches!(code, Some(1 | 2)), "{bad:?}: {code:?} {err}");
+    }
+    let (_, out, _) = run(&["people", "list"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("alice  approver, invited, until"), "{out}");
+
+    let (code, out, err) = run(&[
+        "people",
+        "policy",
+        "--prevent-self-review",
+        "on",
+        "--two-approvals",
+        "payments",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("prevent self-review: on"), "{out}");
+    assert!(out.contains("two approvals: payments"), "{out}");
+    assert!(
+        out.contains("no live agent token counts as project payments"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "agents",
+        "token",
+        "create",
+        "--name",
+        "ci-runner-3",
+        "--project",
+        "payments",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("belongs to no one"), "{out}");
+    let (code, _, err) = run(&[
+        "agents", "token", "create", "--name", "x", "--owner", "nobody",
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("nobody"), "{err}");
+    let (code, out, _) = run(&["people", "policy", "--two-approvals", "payments"]);
+    assert_eq!(code, Some(0));
+    assert!(!out.contains("no live agent token"), "{out}");
+}

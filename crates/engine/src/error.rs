@@ -35,6 +35,9 @@ pub enum Error {
     /// A person's word the team's policy does not take, or a person who may not act.
     #[error("{0}")]
     PersonRefused(String),
+    /// The person's session ended (signed out, removed, past its time): they sign in again.
+    #[error("{0}")]
+    SignedOut(String),
     /// Another person approved the call between what this person saw and their word.
     #[error("another person approved this call meanwhile: look at it again")]
     SignedMeanwhile,
@@ -142,6 +145,7 @@ impl Error {
             Error::NotYours(_) => ErrorCode::Forbidden,
             Error::PhoneRefused(_) | Error::PersonRefused(_) => ErrorCode::Forbidden,
             Error::PersonNotFound(_) => ErrorCode::NotFound,
+            Error::SignedOut(_) => ErrorCode::Unauthorized,
             Error::SignedMeanwhile => ErrorCode::AlreadyDecided,
             Error::AlreadyDecided(_) => ErrorCode::AlreadyDecided,
             Error::AlreadyRevoked | Error::AgentTokenRevoked(_) => ErrorCode::AlreadyRevoked,

@@ -60,6 +60,9 @@ pub struct Record {
     pub decided_by: &'static str,
     /// The rule that decided, when one did.
     pub rule: Option<String>,
+    /// Where a person decided it when not at the console's desk: a paired phone's name, or
+    /// the team's page.
+    pub decided_on: Option<String>,
     /// On a team console: the people whose word decided it, in order (`alice approved, carol
     /// approved`).
     pub people: Option<String>,
@@ -129,6 +132,7 @@ impl Record {
             },
             decided_by,
             rule,
+            decided_on: a.decided_on,
             people: (!a.people.is_empty()).then(|| {
                 a.people
                     .iter()

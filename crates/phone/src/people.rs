@@ -438,11 +438,12 @@ async fn approval(
 }
 
 /// `POST /people/v1/approvals/{id}/challenge`: the options for the passkey to confirm exactly
-/// this decision. A decision the card cannot take is refused here, before the passkey is asked;
-/// what the team's policy says of the person is checked when they decide.
+/// this decision. A decision the card cannot take, or the team's policy does not take from this
+/// person, is refused here, before the passkey is asked; all is checked again when they decide.
 async fn challenge(
     State(s): State<PeopleState>,
     Extension(person): Extension<SignedIn>,
+    Extension(Session(session)): Extension<Session>,
     Path(id): Path<String>,
     JsonBody(words): JsonBody<DecideBody, MAX_DECISION_BODY>,
 ) -> Result<Response, ApiError> {
@@ -454,9 +455,9 @@ async fn challenge(
         ));
     }
     let decision = words.decision()?;
-    decision.validate().map_err(Error::from)?;
-    let shown = s.console.approval(&approval_id(&id)?).await?;
-    decision.fits(&shown.call).map_err(Error::from)?;
+    s.console
+        .may_decide_as_person(&session, &approval_id(&id)?, &words.digest, &decision)
+        .await?;
     let options = s
         .passkeys
         .start_decision(

@@ -367,6 +367,10 @@ pub async fn sign_first(
     Ok(n == 1)
 }
 
+/// Where a decision by people of a team console was made, as `decided_on` keeps it: never the
+/// console's desk.
+pub const TEAM_PAGE: &str = "the team's page";
+
 /// [`finish_on`] by people of a team console, whose words are kept with it: only while the
 /// call is pending, in time, and holds the words `before` (what the deciding person saw), so a
 /// second person's approval cannot overwrite one given meanwhile.
@@ -389,13 +393,14 @@ pub async fn finish_by_people(
     let mut conn = conn.into();
     let changed = execute(
         conn.reborrow(),
-        "UPDATE approvals SET status = ?, decided_by = ?, people = ?, reason = ?, given = ?,
-             decided_at = ?
+        "UPDATE approvals SET status = ?, decided_by = ?, decided_on = ?, people = ?, reason = ?,
+             given = ?, decided_at = ?
          WHERE id = ? AND status = 'pending' AND expires_at > ?
            AND people IS NOT DISTINCT FROM ?",
         &[
             Value::Text(status.as_str()),
             Value::Text(&person),
+            Value::Text(TEAM_PAGE),
             Value::Text(&people),
             Value::OptText(reason),
             Value::OptText(given.as_deref()),

@@ -49,23 +49,42 @@ pub async fn invite(
     Ok(())
 }
 
-/// Gives a person who has not joined a new invitation (voiding the one before); `false` when
-/// there is no such person, or they joined or were removed.
+/// Gives a person present a new invitation, voiding the one before; one who had joined loses
+/// their passkey and sessions with it (a lost device), and joins again with the new one.
+/// `false` when there is no such person present.
 pub async fn reinvite(
     conn: impl Into<Conn<'_>>,
     id: &str,
     invite_sha256: &[u8; 32],
     until: i64,
 ) -> Result<bool, StoreError> {
+    let mut conn = conn.into();
     let n = execute(
-        conn.into(),
-        "UPDATE people SET invite_sha256 = ?, invite_until = ?
-          WHERE id = ? AND joined_at IS NULL AND removed_at IS NULL",
+        conn.reborrow(),
+        "UPDATE people SET invite_sha256 = ?, invite_until = ?, passkey = NULL, joined_at = NULL
+          WHERE id = ? AND removed_at IS NULL",
         &[
             Value::Bytes(invite_sha256),
             Value::Int(until),
             Value::Text(id),
         ],
+    )
+    .await?;
+    execute(
+        conn,
+        "DELETE FROM person_sessions WHERE person_id = ?",
+        &[Value::Text(id)],
+    )
+    .await?;
+    Ok(n == 1)
+}
+
+/// Changes a present person's role; `false` when there is no such person present.
+pub async fn set_role(conn: impl Into<Conn<'_>>, id: &str, role: &str) -> Result<bool, StoreError> {
+    let n = execute(
+        conn.into(),
+        "UPDATE people SET role = ? WHERE id = ? AND removed_at IS NULL",
+        &[Value::Text(role), Value::Text(id)],
     )
     .await?;
     Ok(n == 1)
@@ -160,6 +179,36 @@ pub async fn remove(conn: impl Into<Conn<'_>>, id: &str, now: i64) -> Result<boo
     )
     .await?;
     Ok(n == 1)
+}
+
+/// Takes back a person's first approvals of calls still waiting for a second: a removed
+/// person's word counts for nothing. Returns the calls.
+pub async fn drop_first_approvals(
+    conn: impl Into<Conn<'_>>,
+    person_id: &str,
+) -> Result<u64, StoreError> {
+    // Person ids are `prs_` and a ULID: one found in the JSON is that person's.
+    let quoted = format!("%\"person\":\"{person_id}\"%");
+    execute(
+        conn.into(),
+        "UPDATE approvals SET people = NULL WHERE status = 'pending' AND people LIKE ?",
+        &[Value::Owned(quoted)],
+    )
+    .await
+}
+
+/// The live agent tokens made for a person.
+pub async fn tokens_of(
+    conn: impl Into<Conn<'_>>,
+    person_id: &str,
+) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<(String,)> = fetch_all(
+        conn.into(),
+        "SELECT id FROM agent_tokens WHERE owner_id = ? AND revoked_at IS NULL",
+        &[Value::Text(person_id)],
+    )
+    .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
 }
 
 /// Keeps a person's passkey as it is after a use (its counter, its backup state).

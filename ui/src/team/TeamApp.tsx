@@ -66,7 +66,20 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
 
   const actions: CardActions = {
     decide: async (id: string, digest: string, d: Decision) => {
-      const done = await decide(id, phoneBody(digest, d));
+      let done;
+      try {
+        done = await decide(id, phoneBody(digest, d));
+      } catch (e) {
+        // The session ended meanwhile: back to signing in, saying why.
+        if (e instanceof TeamError && e.status === 401) {
+          setMe(null);
+          setOpen(null);
+          setState("signed-out");
+          setMessage(e.message);
+          return;
+        }
+        throw e;
+      }
       setOpen(null);
       setMessage(done.status === "pending"
         ? "Your approval is kept. The call waits for another person's."
@@ -98,7 +111,10 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
         {me && (
           <span className="team-who" data-testid="team-who">
             {me.person.name} · {me.person.role}
-            <button onClick={() => void team.signOut().then(() => { setMe(null); setOpen(null); setState("signed-out"); })} data-testid="team-sign-out">Sign out</button>
+            <button onClick={() => void team.signOut()
+              .then(() => { setMe(null); setOpen(null); setState("signed-out"); setMessage("Signed out."); })
+              .catch((e: unknown) => setMessage(`Not signed out: ${e instanceof Error ? e.message : String(e)}`))}
+              data-testid="team-sign-out">Sign out</button>
           </span>
         )}
       </header>

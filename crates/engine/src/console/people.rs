@@ -17,7 +17,8 @@ use countersign_domain::approval::{Approval, Decision, Status};
 use countersign_domain::ids::{ApprovalId, PersonId};
 use countersign_domain::limits::FieldError;
 use countersign_domain::people::{CallOwnership, Outcome, Policy, Role, Signoff, Vote};
-use countersign_store::{WriteTx, agent_tokens, approvals, people};
+use countersign_store::backend::Conn;
+use countersign_store::{agent_tokens, approvals, people};
 
 /// How long an invitation can be taken.
 pub const INVITE_LIFETIME_MS: i64 = 72 * 60 * 60 * 1000;
@@ -125,14 +126,112 @@ pub fn project_name(project: &str) -> Result<&str, Error> {
 const SIGN_IN_AGAIN: &str =
     "your sign-in ended (signed out, removed, or past 12 hours): sign in again";
 
-/// The person whose live session `session` is, inside a transaction.
-async fn by_session(tx: &mut WriteTx, session: &str, now: i64) -> Result<people::Person, Error> {
-    people::by_session(tx, &sha256(session), now)
+/// What the team's policy says of a person's word on a call, and what it was judged on.
+struct Judged {
+    who: PersonInfo,
+    a: Approval,
+    vote: Vote,
+    outcome: Outcome,
+}
+
+/// Judges the word `decision` of the person whose session is `session` on the call `id`, as
+/// shown with digest `seen`: every check but the call's time, read through `conn` (the
+/// decision's own transaction, or a read before the passkey is asked).
+async fn judged(
+    mut conn: Conn<'_>,
+    session: &str,
+    id: &ApprovalId,
+    seen: &str,
+    decision: &Decision,
+    now: i64,
+) -> Result<Judged, Error> {
+    let person = people::by_session(conn.reborrow(), &sha256(session), now)
         .await?
-        .ok_or_else(|| Error::PersonRefused(SIGN_IN_AGAIN.into()))
+        .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
+    let who = info(&person)?;
+    let a = approvals::get(conn.reborrow(), id)
+        .await?
+        .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
+    if a.status.is_final() {
+        return Err(Error::AlreadyDecided(a.status));
+    }
+    if !super::approvals::digest_matches(&a.digest, seen) {
+        return Err(Error::DigestMismatch);
+    }
+    decision.fits(&a.call)?;
+    let token = match &a.asked_with {
+        Some(t) => agent_tokens::get(conn.reborrow(), t.as_str()).await?,
+        None => None,
+    };
+    let owner = token
+        .as_ref()
+        .and_then(|t| t.owner_id.as_deref())
+        .map(PersonId::parse)
+        .transpose()
+        .map_err(|_| Error::Internal("an agent token has a bad owner".into()))?;
+    let owned = CallOwnership {
+        owner: owner.as_ref(),
+        project: token.as_ref().and_then(|t| t.project.as_deref()),
+    };
+    let policy = Policy {
+        prevent_self_review: people::prevents_self_review(conn.reborrow()).await?,
+        two_approvals: people::two_approval_projects(conn.reborrow()).await?,
+    };
+    let vote = if decision.status() == Status::Approved {
+        Vote::Approved
+    } else {
+        Vote::Declined
+    };
+    let mut outcome = policy
+        .judge(&who.id, who.role, owned, &a.people, vote)
+        .map_err(|r| Error::PersonRefused(r.to_string()))?;
+    // A question is answered, and a plan approved, by one person: what a second would confirm
+    // is their own choice of answers or mode, not the first's.
+    if outcome == Outcome::WaitsForSecond
+        && matches!(
+            decision,
+            Decision::Answer { .. } | Decision::ApprovePlan { .. }
+        )
+    {
+        outcome = Outcome::Decides;
+    }
+    if outcome == Outcome::WaitsForSecond && !matches!(decision, Decision::Approve) {
+        return Err(FieldError::new(
+            "decision",
+            "this call waits for two people's approvals: approve it as it was asked, or \
+             decline it",
+        )
+        .into());
+    }
+    Ok(Judged {
+        who,
+        a,
+        vote,
+        outcome,
+    })
 }
 
 impl Console {
+    /// Whether the team's policy would take this person's word on the call as it stands:
+    /// asked before their passkey is, so a person is not asked to confirm what is refused.
+    /// The decision checks it all again in its own transaction.
+    pub async fn may_decide_as_person(
+        &self,
+        session: &str,
+        id: &ApprovalId,
+        seen: &str,
+        decision: &Decision,
+    ) -> Result<(), Error> {
+        decision.validate()?;
+        let now = self.now();
+        let mut conn = self.inner.store.read().await?;
+        let j = judged((&mut conn).into(), session, id, seen, decision, now).await?;
+        if j.a.expires_at <= now {
+            return Err(Error::AlreadyDecided(Status::Expired));
+        }
+        Ok(())
+    }
+
     /// Invites a person by `name` (unique on the team, 1 to 100 characters, nothing hidden)
     /// with `role`; the invitation is taken once, within [`INVITE_LIFETIME_MS`].
     pub async fn invite_person(&self, name: &str, role: Role) -> Result<Invitation, Error> {
@@ -170,7 +269,8 @@ impl Console {
         })
     }
 
-    /// A new invitation for a person invited who has not joined; the one before is void.
+    /// A new invitation for a person present, the one before void: for someone who has not
+    /// joined yet, or whose passkey is lost (it and their sessions end now; they join again).
     pub async fn reinvite_person(&self, name: &str) -> Result<Invitation, Error> {
         let code = secret(INVITE_PREFIX)?;
         let now = self.now();
@@ -205,26 +305,65 @@ impl Console {
         })
     }
 
+    /// Changes a present person's role, from their next word on.
+    pub async fn set_person_role(&self, name: &str, role: Role) -> Result<PersonInfo, Error> {
+        let mut tx = self.inner.store.write().await?;
+        let person = people::by_name(&mut tx, name.trim())
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        people::set_role(&mut tx, &person.id, role.as_str()).await?;
+        let changed = people::get(&mut tx, &person.id)
+            .await?
+            .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
+        tx.commit().await?;
+        info(&changed)
+    }
+
     /// Everyone on the team, present first.
     pub async fn people(&self) -> Result<Vec<PersonInfo>, Error> {
         let mut conn = self.inner.store.read().await?;
         people::list(&mut conn).await?.iter().map(info).collect()
     }
 
-    /// Removes a person: their invitation and sessions end, and they decide nothing from now
-    /// on. Their past decisions keep their name.
-    pub async fn remove_person(&self, name: &str) -> Result<PersonInfo, Error> {
+    /// Removes a person, in one transaction: their invitation and sessions end, their first
+    /// approvals of calls waiting for a second are taken back, and the agent tokens made for
+    /// them are revoked (their calls waiting now withdrawn): a person who left keeps no agent
+    /// asking the team. Their past decisions keep their name. The person and the tokens
+    /// revoked.
+    pub async fn remove_person(
+        &self,
+        name: &str,
+    ) -> Result<(PersonInfo, Vec<countersign_domain::ids::AgentTokenId>), Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let person = people::by_name(&mut tx, name.trim())
             .await?
             .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
         people::remove(&mut tx, &person.id, now).await?;
+        let taken_back = people::drop_first_approvals(&mut tx, &person.id).await?;
+        let mut revoked = Vec::new();
+        let mut withdrawn = Vec::new();
+        for token in people::tokens_of(&mut tx, &person.id).await? {
+            if agent_tokens::revoke(&mut tx, &token, now).await? {
+                withdrawn.extend(approvals::cancel_asked_with(&mut tx, &token, now).await?);
+                revoked.push(
+                    countersign_domain::ids::AgentTokenId::parse(&token).map_err(|_| {
+                        Error::Internal(format!("agent token {token} has a bad id"))
+                    })?,
+                );
+            }
+        }
         let removed = people::get(&mut tx, &person.id)
             .await?
             .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
         tx.commit().await?;
-        info(&removed)
+        for call in &withdrawn {
+            self.finished(call, Status::Cancelled);
+        }
+        if taken_back > 0 {
+            self.emit(ChangeEvent::Resync);
+        }
+        Ok((info(&removed)?, revoked))
     }
 
     /// The person a live invitation is for (a read: a wrong one costs the writer nothing).
@@ -389,55 +528,20 @@ impl Console {
         }
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let person = by_session(&mut tx, proof.session, now).await?;
-        let who = info(&person)?;
-        if !people::update_passkey(&mut tx, &person.id, proof.passkey_after).await? {
-            return Err(Error::PersonRefused(SIGN_IN_AGAIN.into()));
+        let Judged {
+            who,
+            a,
+            vote,
+            outcome,
+        } = judged((&mut tx).into(), proof.session, id, seen, &decision, now).await?;
+        if !people::update_passkey(&mut tx, who.id.as_str(), proof.passkey_after).await? {
+            return Err(Error::SignedOut(SIGN_IN_AGAIN.into()));
         }
-        let a = super::approvals::still_pending(&mut tx, id).await?;
-        if !super::approvals::digest_matches(&a.digest, seen) {
-            return Err(Error::DigestMismatch);
-        }
-        decision.fits(&a.call)?;
         let given = decision.given((&a).into())?;
         if a.expires_at <= now {
             return self.expired_now(tx, now).await;
         }
-        let token = match &a.asked_with {
-            Some(t) => agent_tokens::get(&mut tx, t.as_str()).await?,
-            None => None,
-        };
-        let owner = token
-            .as_ref()
-            .and_then(|t| t.owner_id.as_deref())
-            .map(PersonId::parse)
-            .transpose()
-            .map_err(|_| Error::Internal("an agent token has a bad owner".into()))?;
-        let owned = CallOwnership {
-            owner: owner.as_ref(),
-            project: token.as_ref().and_then(|t| t.project.as_deref()),
-        };
-        let policy = Policy {
-            prevent_self_review: people::prevents_self_review(&mut tx).await?,
-            two_approvals: people::two_approval_projects(&mut tx).await?,
-        };
         let status = decision.status();
-        let vote = if status == Status::Approved {
-            Vote::Approved
-        } else {
-            Vote::Declined
-        };
-        let outcome = policy
-            .judge(&who.id, who.role, owned, &a.people, vote)
-            .map_err(|r| Error::PersonRefused(r.to_string()))?;
-        if outcome == Outcome::WaitsForSecond && !matches!(decision, Decision::Approve) {
-            return Err(FieldError::new(
-                "decision",
-                "this call waits for two people's approvals: approve it as it was asked, or \
-                 decline it",
-            )
-            .into());
-        }
         let mine = Signoff {
             person: who.id.clone(),
             name: who.name.clone(),
