@@ -16,7 +16,8 @@ CREATE TABLE person_sessions (
     session_sha256 BYTEA PRIMARY KEY CHECK (octet_length(session_sha256) = 32),
     person_id      TEXT NOT NULL REFERENCES people (id),
     created_at     BIGINT NOT NULL,
-    expires_at     BIGINT NOT NULL
+    expires_at     BIGINT NOT NULL,
+    reads_only     BOOLEAN NOT NULL DEFAULT false
 );
 
 CREATE TABLE team_flags (

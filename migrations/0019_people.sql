@@ -14,12 +14,14 @@ CREATE TABLE people (
     removed_at    INTEGER
 ) STRICT;
 
--- A signed-in person's session on the team's page: only the cookie's SHA-256 is kept.
+-- A signed-in person's session on the team's page, or a desktop window they linked (which
+-- reads and decides nothing): only its SHA-256 is kept.
 CREATE TABLE person_sessions (
     session_sha256 BLOB PRIMARY KEY CHECK (length(session_sha256) = 32),
     person_id      TEXT NOT NULL REFERENCES people (id),
     created_at     INTEGER NOT NULL,
-    expires_at     INTEGER NOT NULL
+    expires_at     INTEGER NOT NULL,
+    reads_only     INTEGER NOT NULL DEFAULT 0 CHECK (reads_only IN (0, 1))
 ) STRICT;
 
 -- The team's policy: a flag is on while its row is there.

@@ -16,6 +16,7 @@ mod preview;
 mod settings;
 mod state;
 mod stderr_filter;
+mod team;
 mod tray;
 mod watchdog;
 
@@ -102,6 +103,11 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         machines::machines_stop,
         machines::create_agent_token,
         machines::revoke_agent_token,
+        team::team_connection,
+        team::team_connect,
+        team::team_disconnect,
+        team::team_inbox,
+        team::team_open,
         export::export_history,
         export::cancel_export,
         phone::phone_settings,

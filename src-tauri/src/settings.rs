@@ -17,6 +17,16 @@ pub struct Prefs {
     pub phone: Option<PhonePrefs>,
     /// Where the listener for agents on other machines listens (the same shape).
     pub machines: Option<PhonePrefs>,
+    /// The team console this window reads beside its own, as a person linked it.
+    pub team: Option<TeamPrefs>,
+}
+
+/// A team console's page as the window reaches it: its address and its certificate's pin.
+/// The link that signs the window in is kept apart, in a file only its owner reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamPrefs {
+    pub page: String,
+    pub fingerprint: String,
 }
 
 impl Default for Prefs {
@@ -25,6 +35,7 @@ impl Default for Prefs {
             notifications: true,
             phone: None,
             machines: None,
+            team: None,
         }
     }
 }

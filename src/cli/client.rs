@@ -12,7 +12,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -83,8 +82,8 @@ pub enum ClientError {
     RemoteUnreachable { url: String, why: String },
 }
 
-/// What a certificate that is not the pinned one is said to be.
-const NOT_PINNED: &str = "not the pinned";
+use countersign_phone::pinned::{NOT_PINNED, pinned_tls};
+pub(crate) use countersign_phone::pinned::{pinned, remote_base};
 
 impl ClientError {
     /// The team console's certificate is not the one pinned.
@@ -563,118 +562,6 @@ impl Client {
             .post(&format!("/v1/approvals/{id}/result"), &body)
             .await?;
         checked(answer, Some(id), digest).map(|_| ())
-    }
-}
-
-/// The origin (`https://host[:port]`) of a team console's URL: `https://`, a host, and nothing
-/// after it but `/`.
-pub(crate) fn remote_base(url: &str) -> Result<String, String> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
-    if parsed.scheme() != "https" {
-        return Err("a team console is reached over https:// only".into());
-    }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err("a URL with a user or password is refused (the agent token says who)".into());
-    }
-    if parsed.host().is_none() {
-        return Err("no host".into());
-    }
-    if !matches!(parsed.path(), "" | "/") || parsed.query().is_some() || parsed.fragment().is_some()
-    {
-        return Err("nothing may follow the host and port but `/`".into());
-    }
-    Ok(parsed.origin().ascii_serialization())
-}
-
-/// A pinned fingerprint as [`countersign_phone::tls::fingerprint`] writes it, from 64 hex
-/// digits with or without `:` between pairs.
-pub(crate) fn pinned(given: &str) -> Option<String> {
-    let hex: String = given.trim().chars().filter(|c| *c != ':').collect();
-    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| {
-        hex.to_ascii_uppercase()
-            .as_bytes()
-            .chunks(2)
-            .map(|pair| String::from_utf8_lossy(pair).into_owned())
-            .collect::<Vec<_>>()
-            .join(":")
-    })
-}
-
-/// TLS that accepts exactly the certificate whose SHA-256 is `pin` (its handshake signatures
-/// checked as any; TLS 1.3, as the listener speaks), whatever authority signed it or name it
-/// bears: the pin is what the person trusts.
-fn pinned_tls(pin: String) -> Result<rustls::ClientConfig, String> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    // TLS 1.3 only, as the listener serves (`countersign_phone::tls::server_config`).
-    Ok(
-        rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_protocol_versions(&[&rustls::version::TLS13])
-            .map_err(|e| e.to_string())?
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Pinned { pin, provider }))
-            .with_no_client_auth(),
-    )
-}
-
-/// The verifier of [`pinned_tls`].
-#[derive(Debug)]
-struct Pinned {
-    pin: String,
-    provider: Arc<rustls::crypto::CryptoProvider>,
-}
-
-impl rustls::client::danger::ServerCertVerifier for Pinned {
-    fn verify_server_cert(
-        &self,
-        end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
-        _server_name: &rustls::pki_types::ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        let seen = countersign_phone::tls::fingerprint(end_entity);
-        if seen == self.pin {
-            Ok(rustls::client::danger::ServerCertVerified::assertion())
-        } else {
-            Err(rustls::Error::General(format!(
-                "its certificate's fingerprint is {seen}, {NOT_PINNED} {}",
-                self.pin
-            )))
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
     }
 }
 

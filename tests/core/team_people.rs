@@ -965,3 +965,92 @@ fn people_on_the_command_line() {
     assert_eq!(code, Some(0));
     assert!(!out.contains("no live agent token"), "{out}");
 }
+
+/// A desktop window's link, made on the page with the passkey: it reads the team's calls and
+/// the person's name, and decides nothing, links nothing, and is signed out on its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_link_reads_the_team_and_decides_nothing() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let machine = token(&t, "ci-runner-3", None, None).await;
+    let asked = t.agent_asks(&machine, "make deploy").await;
+    let id = asked["id"].as_str().unwrap();
+    // Without the passkey's answer, no link.
+    let r = alice.post("/people/v1/window/link", &json!({})).await;
+    assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
+    let (status, options) = alice.post("/people/v1/window/challenge", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{options}");
+    let signed = alice
+        .key
+        .do_authentication(alice.url(), serde_json::from_value(options).unwrap())
+        .unwrap();
+    let (status, made) = alice
+        .post("/people/v1/window/link", &json!({ "assertion": signed }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    let link = made["link"].as_str().unwrap().to_owned();
+    assert!(link.starts_with("csw_") && link.len() == 68, "{link}");
+    assert_eq!(made["page"], json!(t.origin));
+
+    let window = Person {
+        http: t.http(),
+        origin: t.origin.clone(),
+        session: link.clone(),
+        key: WebauthnAuthenticator::new(SoftPasskey::new(true)),
+    };
+    let (status, me) = window.get("/people/v1/me").await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["reads_only"], true);
+    assert_eq!(me["person"]["name"], "alice");
+    let (status, inbox) = window.get("/people/v1/inbox").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(inbox.to_string().contains(id));
+    assert_eq!(
+        window.get(&format!("/people/v1/approvals/{id}")).await.0,
+        StatusCode::OK
+    );
+    // It decides nothing, asks for no passkey, links no other window.
+    let words = json!({ "digest": asked["digest"], "decision": "approve" });
+    for path in [
+        format!("/people/v1/approvals/{id}/challenge"),
+        format!("/people/v1/approvals/{id}/decide"),
+        "/people/v1/window/challenge".to_owned(),
+    ] {
+        let r = window.post(&path, &words).await;
+        let why = assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+        assert!(why.contains("decides none"), "{why}");
+    }
+    let proof = countersign_engine::console::PersonProof {
+        session: &link,
+        passkey_after: "{}",
+    };
+    let refused = t
+        .server
+        .console
+        .decide_as_person(
+            &countersign_domain::ids::ApprovalId::parse(id).unwrap(),
+            asked["digest"].as_str().unwrap(),
+            countersign_domain::approval::Decision::Approve,
+            &proof,
+        )
+        .await;
+    assert!(
+        matches!(
+            refused,
+            Err(countersign_engine::error::Error::PersonRefused(_))
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(t.agent_reads(&machine, id).await["status"], "pending");
+    // Signed out, it reads nothing more; alice's own session goes on.
+    assert_eq!(
+        window.post("/people/v1/sign-out", &json!({})).await.0,
+        StatusCode::OK
+    );
+    assert_error(
+        &window.get("/people/v1/me").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    assert_eq!(alice.get("/people/v1/me").await.0, StatusCode::OK);
+}

@@ -21,12 +21,15 @@ import { Grants } from "./pages/Grants";
 import { History } from "./pages/History";
 import { Inbox } from "./pages/Inbox";
 import { Settings } from "./pages/Settings";
+import { TeamConsole } from "./pages/TeamConsole";
+import type { TeamConnection } from "./api/types/TeamConnection";
 
 /** The kinds of things pages show, each read again when its kind changes. */
 type Resource = "approvals" | "artifacts" | "grants";
 
 type Page =
   | { kind: NavPage }
+  | { kind: "team" }
   | { kind: "artifact"; id: string }
   | { kind: "approval"; id: string };
 
@@ -114,6 +117,23 @@ function NotStarted({ why }: { why: string }) {
 function Console({ early }: { early?: Promise<InboxPage> }) {
   const confirm = useConfirm();
   const [page, setPage] = useState<Page>({ kind: "inbox" });
+  // The team console the window reads beside its own, when one is linked.
+  const [team, setTeam] = useState<TeamConnection | null>(null);
+  const [teamWaiting, setTeamWaiting] = useState(0);
+  const readTeam = useCallback(() => {
+    void api.teamConnection().then(setTeam).catch(() => setTeam(null));
+  }, []);
+  useEffect(readTeam, [readTeam]);
+  // The number beside the team's name: read every 15 s while a team console is linked (its
+  // page reads more often while shown).
+  const teamLinked = team !== null && team.error === null;
+  useEffect(() => {
+    if (!teamLinked) return undefined;
+    const read = () => void api.teamInbox().then((t) => setTeamWaiting(t.inbox.ids.length)).catch(() => undefined);
+    read();
+    const t = window.setInterval(read, 15_000);
+    return () => window.clearInterval(t);
+  }, [teamLinked]);
   const [inbox, setInbox] = useState<Pending>(EMPTY);
   const [artifacts, setArtifacts] = useState<ShownSummary[]>([]);
   // Artifact titles by id, fetched for the ids cards and grants name (`null`: no such
@@ -332,7 +352,10 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
       case "grants": return <Grants version={versions.grants} artifactTitle={titleOf}
         openArtifact={actions.openArtifact} openApproval={(id) => setPage({ kind: "approval", id })}
         openHistory={(q) => { setHistoryQuery(q); setPage({ kind: "history" }); }} />;
-      case "settings": return <Settings onMachinesChange={readMachines} />;
+      case "settings": return <Settings onMachinesChange={readMachines} onTeamChange={readTeam} />;
+      case "team": return team
+        ? <TeamConsole connection={team} onCount={setTeamWaiting} />
+        : <p className="muted page-pad">No team console is linked: Settings → Team console.</p>;
       case "artifact": return <ArtifactPage key={page.id} id={page.id} version={versions.artifacts + versions.grants} rename={rename} remove={remove} openArtifact={actions.openArtifact} />;
       case "approval": return <ApprovalPage id={page.id} version={versions.approvals + versions.grants} actions={actions} />;
       default: return assertNever(page);
@@ -341,7 +364,9 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
 
   return (
     <div className="app">
-      <Sidebar current={page.kind === "artifact" || page.kind === "approval" ? null : page.kind}
+      <Sidebar current={page.kind === "artifact" || page.kind === "approval" || page.kind === "team" ? null : page.kind}
+        team={team ? { name: team.team ?? "Team console", waiting: teamWaiting, current: page.kind === "team" } : null}
+        goTeam={() => { setNotice(null); setPage({ kind: "team" }); }}
         currentArtifact={page.kind === "artifact" ? page.id : null}
         pending={inbox.entries.length} artifacts={artifacts} query={query} setQuery={setQuery}
         go={(p) => { setNotice(null); setPage({ kind: p }); }} openArtifact={actions.openArtifact} rename={rename} remove={remove} />

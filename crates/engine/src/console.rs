@@ -31,8 +31,8 @@ pub use self::events::{Arrival, CHANGE_EVENT, ChangeEvent, NAVIGATE_EVENT};
 pub use self::grants::{GrantPreview, PreviewCall};
 pub use self::imports::{ProposedRule, RuleImport, Taking};
 pub use self::people::{
-    INVITE_LIFETIME_MS, INVITE_PREFIX, Invitation, PersonInfo, PersonProof, SESSION_LIFETIME_MS,
-    SignedIn, project_name,
+    INVITE_LIFETIME_MS, INVITE_PREFIX, Invitation, PersonInfo, PersonProof, READS_ONLY,
+    SESSION_LIFETIME_MS, SignedIn, WINDOW_LINK_LIFETIME_MS, WINDOW_LINK_PREFIX, project_name,
 };
 pub use self::phones::{
     KEEP_WITHIN_MS, MAX_NAME_CHARS, NOT_KEPT, PairedPhone, Phone, PhoneProof, Proposal,

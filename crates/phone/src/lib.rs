@@ -17,6 +17,7 @@ pub mod addresses;
 pub mod pairing;
 pub mod passkey;
 pub mod people;
+pub mod pinned;
 pub mod push;
 pub mod tailscale;
 pub mod team;

@@ -63,6 +63,8 @@ pub(crate) struct PeopleState {
     origin: String,
     passkeys: Arc<Passkeys>,
     page: Option<crate::PageAssets>,
+    /// The listener's certificate's SHA-256, which a desktop window pins.
+    fingerprint: String,
 }
 
 impl PeopleState {
@@ -70,6 +72,7 @@ impl PeopleState {
         console: Console,
         options: PeopleOptions,
         port: u16,
+        fingerprint: String,
     ) -> Result<Self, crate::PhoneError> {
         let name = options.name.to_ascii_lowercase();
         if name.parse::<std::net::IpAddr>().is_ok() || !crate::is_host_name(&name) {
@@ -87,6 +90,7 @@ impl PeopleState {
             authority,
             origin,
             page: options.page,
+            fingerprint,
         })
     }
 }
@@ -106,6 +110,8 @@ pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
         .route("/people/v1/approvals/{id}", get(approval))
         .route("/people/v1/approvals/{id}/challenge", post(challenge))
         .route("/people/v1/approvals/{id}/decide", post(decide))
+        .route("/people/v1/window/challenge", post(window_challenge))
+        .route("/people/v1/window/link", post(window_link))
         .route(
             "/people/v1/{*rest}",
             any(countersign_engine::api::not_found),
@@ -187,6 +193,15 @@ async fn guard(State(s): State<PeopleState>, mut req: Request, next: Next) -> Re
                 "sign in with your passkey (no session, signed out, removed, or past 12 hours)",
             );
         };
+        // A desktop window's link reads; it may only sign itself out.
+        let reads = matches!(*req.method(), Method::GET | Method::HEAD);
+        if person.reads_only && !reads && path != "/people/v1/sign-out" {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                countersign_engine::console::READS_ONLY,
+            );
+        }
         if let Some(t) = req.extensions().get::<crate::limits::Ticket>() {
             t.kept_for(&format!("person:{}", person.person.id));
         }
@@ -219,9 +234,10 @@ fn signed_in(person: &PersonInfo, session: &str) -> Result<Response, ApiError> {
     Ok(no_store(r))
 }
 
-/// `GET /people/v1/about`: the team's name, before anyone signs in.
+/// `GET /people/v1/about`: the team's name, before anyone signs in, and the certificate's
+/// fingerprint (to compare with the browser's own view of it, and for a desktop window to pin).
 async fn about(State(s): State<PeopleState>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "team": s.team }))
+    Json(serde_json::json!({ "team": s.team, "fingerprint": s.fingerprint }))
 }
 
 #[derive(Deserialize)]
@@ -391,6 +407,7 @@ async fn me(
     Ok(no_store(
         Json(serde_json::json!({
             "team": s.team, "person": person.person, "policy": policy,
+            "reads_only": person.reads_only,
         }))
         .into_response(),
     ))
@@ -399,6 +416,63 @@ async fn me(
 /// `GET /people/v1/inbox`: the waiting calls, as the phone page reads them.
 async fn inbox(State(s): State<PeopleState>) -> Result<Response, ApiError> {
     crate::api::inbox_of(&s.console).await
+}
+
+/// What linking a desktop window confirms with the passkey: nothing but that.
+fn linking_window() -> Bound {
+    Bound {
+        approval: String::new(),
+        digest: String::new(),
+        decision: "link-window".into(),
+    }
+}
+
+/// `POST /people/v1/window/challenge`: the options for the passkey to confirm linking a
+/// desktop window.
+async fn window_challenge(
+    State(s): State<PeopleState>,
+    Extension(person): Extension<SignedIn>,
+) -> Result<Response, ApiError> {
+    let options = s
+        .passkeys
+        .start_decision(
+            &format!("window:{}", person.person.id),
+            &stored(&person)?,
+            linking_window(),
+        )
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(no_store(Json(options).into_response()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WindowLink {
+    assertion: Box<webauthn_rs::prelude::PublicKeyCredential>,
+}
+
+/// `POST /people/v1/window/link`: the passkey's answer; a link for Countersign's desktop
+/// window, shown this once, which reads the team's calls for 30 days and decides none.
+async fn window_link(
+    State(s): State<PeopleState>,
+    Extension(person): Extension<SignedIn>,
+    Extension(Session(session)): Extension<Session>,
+    JsonBody(body): JsonBody<WindowLink, MAX_BODY>,
+) -> Result<Response, ApiError> {
+    let used = s
+        .passkeys
+        .finish_decision(
+            &format!("window:{}", person.person.id),
+            stored(&person)?,
+            &linking_window(),
+            &body.assertion,
+        )
+        .map_err(|e| forbidden(e.to_string()))?;
+    let after = serde_json::to_string(&used)
+        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let link = s.console.link_window(&session, &after).await?;
+    Ok(no_store(
+        Json(serde_json::json!({ "link": link, "page": s.origin })).into_response(),
+    ))
 }
 
 /// `GET /people/v1/machines`: the machines agents ask from, by their token's id — the name

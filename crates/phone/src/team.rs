@@ -106,8 +106,13 @@ impl TeamListener {
             .map_err(|source| TeamError::Bind { addr: bind, source })?;
         let app = match people {
             Some(options) => {
-                let state = crate::people::PeopleState::new(console.clone(), options, addr.port())
-                    .map_err(|e| TeamError::People(e.to_string()))?;
+                let state = crate::people::PeopleState::new(
+                    console.clone(),
+                    options,
+                    addr.port(),
+                    identity.fingerprint.clone(),
+                )
+                .map_err(|e| TeamError::People(e.to_string()))?;
                 crate::people::router(state, agents_api)
             }
             None => agents_api,

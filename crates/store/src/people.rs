@@ -18,6 +18,10 @@ pub struct Person {
     pub created_at: i64,
     pub joined_at: Option<i64>,
     pub removed_at: Option<i64>,
+    /// Found by a desktop window's link, which reads and decides nothing (only read with a
+    /// session).
+    #[sqlx(default)]
+    pub reads_only: bool,
 }
 
 const COLUMNS: &str = "id, name, role, passkey, invite_until, created_at, joined_at, removed_at";
@@ -226,23 +230,27 @@ pub async fn update_passkey(
     Ok(n == 1)
 }
 
-/// Starts a session for a person who joined and is present, until `until`; `false` otherwise.
+/// Starts a session for a person who joined and is present, until `until` (one that only
+/// reads: a desktop window's link); `false` otherwise.
 pub async fn start_session(
     conn: impl Into<Conn<'_>>,
     session_sha256: &[u8; 32],
     person_id: &str,
     now: i64,
     until: i64,
+    reads_only: bool,
 ) -> Result<bool, StoreError> {
     let n = execute(
         conn.into(),
-        "INSERT INTO person_sessions (session_sha256, person_id, created_at, expires_at)
-         SELECT ?, id, ?, ? FROM people
+        "INSERT INTO person_sessions (session_sha256, person_id, created_at, expires_at,
+             reads_only)
+         SELECT ?, id, ?, ?, ? FROM people
           WHERE id = ? AND joined_at IS NOT NULL AND removed_at IS NULL",
         &[
             Value::Bytes(session_sha256),
             Value::Int(now),
             Value::Int(until),
+            Value::Bool(reads_only),
             Value::Text(person_id),
         ],
     )
@@ -259,7 +267,7 @@ pub async fn by_session(
     fetch_optional(
         conn.into(),
         "SELECT p.id, p.name, p.role, p.passkey, p.invite_until, p.created_at, p.joined_at,
-                p.removed_at
+                p.removed_at, s.reads_only
            FROM person_sessions s JOIN people p ON p.id = s.person_id
           WHERE s.session_sha256 = ? AND s.expires_at > ? AND p.joined_at IS NOT NULL
             AND p.removed_at IS NULL",

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::app::{cli_bin, click_on, find};
+use crate::app::{App, cli_bin, click_on, find};
 use crate::machines::{console_use_on, hook_on};
 use crate::phone::{Host, Phone};
 
@@ -76,6 +76,45 @@ impl Serving {
             port: port.expect("serve printed its listener"),
             fingerprint: fingerprint.expect("serve printed its fingerprint"),
         }
+    }
+}
+
+/// `name` resolved to `address` in `/etc/hosts` while this is kept: the window's own client
+/// reaches the team's page by its name, as a person's computer would through DNS.
+struct Hosts(String);
+
+impl Hosts {
+    const MARK: &str = "# countersign-e2e";
+
+    fn map(name: &str, address: &str) -> Hosts {
+        Self::clean();
+        let line = format!("{address} {name} {}", Self::MARK);
+        let mut hosts = std::fs::read_to_string("/etc/hosts").unwrap();
+        if !hosts.ends_with('\n') {
+            hosts.push('\n');
+        }
+        hosts.push_str(&line);
+        hosts.push('\n');
+        std::fs::write("/etc/hosts", hosts).expect("/etc/hosts (the team's test runs as root)");
+        Hosts(line)
+    }
+
+    fn clean() {
+        if let Ok(hosts) = std::fs::read_to_string("/etc/hosts") {
+            let kept: String = hosts
+                .lines()
+                .filter(|l| !l.ends_with(Self::MARK))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let _ = std::fs::write("/etc/hosts", kept);
+        }
+    }
+}
+
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        let _ = &self.0;
+        Self::clean();
     }
 }
 
@@ -232,6 +271,30 @@ async fn two_people_on_two_consoles_and_one_is_kept_from_reviewing_his_own_agent
     join(&bobs, bob["link"].as_str().unwrap(), "bob").await;
     alices.screenshot("team-joined").await;
 
+    // Alice links Countersign's window on her computer: it reads the team's calls beside its
+    // own, under the team's name, and decides none.
+    click_on(&alices.client, "[data-testid=team-window-make]").await;
+    let link = alices
+        .text_contains("[data-testid=team-window-link]", "csw_")
+        .await;
+    let _hosts = Hosts::map(NAME, "127.0.0.4");
+    let desk = tempfile::tempdir().unwrap();
+    let app = App::launch_env(desk.path(), &[], &[("BROWSER", "true".to_owned())]).await;
+    app.click("[data-testid=nav-settings]").await;
+    app.type_into("[data-testid=team-page]", &page(&second))
+        .await;
+    app.type_into("[data-testid=team-fingerprint]", &second.fingerprint)
+        .await;
+    app.type_into("[data-testid=team-window-link]", link.trim())
+        .await;
+    app.click("[data-testid=team-connect]").await;
+    app.text_contains("[data-testid=team-link-name]", "Platform team")
+        .await;
+    app.text_contains("[data-testid=team-link-name]", "alice")
+        .await;
+    app.text_contains("[data-testid=nav-team]", "Platform team")
+        .await;
+
     // Bob's machine, elsewhere, asks the first console with bob's token.
     let machine = tempfile::tempdir().unwrap();
     console_use_on(
@@ -262,8 +325,27 @@ async fn two_people_on_two_consoles_and_one_is_kept_from_reviewing_his_own_agent
     bobs.screenshot("team-self-review").await;
     assert!(!asked.is_finished(), "the hook still waits");
 
-    // Alice, on the other console, approves it.
-    open_call(&alices, "make deploy-prod").await;
+    // Alice's window shows it under the team's name; she opens it on the team's page from
+    // there, where her passkey decides it.
+    app.click("[data-testid=nav-team]").await;
+    app.text_contains("[data-testid=team-console-name]", "Platform team")
+        .await;
+    app.text_contains("[data-testid=team-console-row]", "make deploy-prod")
+        .await;
+    app.text_contains("[data-testid=row-machine]", "bob-laptop")
+        .await;
+    app.click("[data-testid=team-console-row]").await;
+    app.click("[data-testid=team-console-decide]").await;
+    let opened = app
+        .text_contains("[data-testid=team-console-opened]", "#call=")
+        .await;
+    app.screenshot("team-in-window").await;
+    alices.client.goto(opened.trim()).await.unwrap();
+    // The page opens at that call.
+    find(&alices.client, "[data-testid=approve]").await;
+    alices
+        .text_contains("[data-testid=team-digest]", "sha256:")
+        .await;
     alices.screenshot("team-card").await;
     click_on(&alices.client, "[data-testid=approve]:not([data-waits])").await;
     alices
@@ -290,5 +372,11 @@ async fn two_people_on_two_consoles_and_one_is_kept_from_reviewing_his_own_agent
     let record: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(record["people"], "alice approved", "{record}");
     assert_eq!(record["decided_by"], "person", "{record}");
+    assert_eq!(record["decided_on"], "the team's page", "{record}");
+    // The window says the call no longer waits there, and its list empties.
+    app.text_contains("[role=alert]", "no longer waiting").await;
+    app.click("[data-testid=team-console-back]").await;
+    app.el("[data-testid=team-console-empty]").await;
+    app.quit().await;
     drop((first, second));
 }

@@ -5,6 +5,9 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { AgentStatus } from "./types/AgentStatus";
 import type { AgentTokenInfo } from "./types/AgentTokenInfo";
 import type { MachineSettings } from "./types/MachineSettings";
+import type { TeamConnection } from "./types/TeamConnection";
+import type { PhoneInbox } from "../phone/api";
+import type { Machine } from "../team/api";
 import type { MadeToken } from "./types/MadeToken";
 import type { Artifact } from "./types/Artifact";
 import type { ArtifactVersion } from "./types/ArtifactVersion";
@@ -161,6 +164,15 @@ export const api = {
   agentTokens: () => call<MachineSettings>("machine_settings").then((s): AgentTokenInfo[] => s.tokens),
   /** Listens for agents on other machines at `address` (one of those offered). */
   machinesStart: (address: string) => call<MachineSettings>("machines_start", { address }),
+  /** The team console the window reads beside its own, asked now; null when none is linked. */
+  teamConnection: () => call<TeamConnection | null>("team_connection"),
+  teamConnect: (page: string, fingerprint: string, link: string) =>
+    call<TeamConnection>("team_connect", { page, fingerprint, link }),
+  teamDisconnect: () => call<void>("team_disconnect"),
+  /** The team's waiting calls, with the machines they were asked from. */
+  teamInbox: () => call<{ inbox: PhoneInbox; machines: Machine[] }>("team_inbox"),
+  /** Opens the team's page at the call in the person's browser; the address opened. */
+  teamOpen: (id: string) => call<string>("team_open", { id }),
   machinesStop: () => call<MachineSettings>("machines_stop"),
   /** A token for the machine `name`: its text is in this answer only. */
   createAgentToken: (name: string) => call<MadeToken>("create_agent_token", { name }),

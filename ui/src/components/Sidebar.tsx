@@ -7,8 +7,11 @@ import { Verbatim } from "./Verbatim";
 export type NavPage = "inbox" | "history" | "grants" | "settings";
 
 /** Navigation, and the artifacts library: search, open, rename (F2 / double-click), delete. */
-export function Sidebar({ current, currentArtifact, pending, artifacts, query, setQuery, go, openArtifact, rename, remove }: {
+export function Sidebar({ current, team, goTeam, currentArtifact, pending, artifacts, query, setQuery, go, openArtifact, rename, remove }: {
   current: NavPage | null;
+  /** The team console the window reads beside its own: its name is always in view. */
+  team?: { name: string; waiting: number; current: boolean } | null;
+  goTeam?: () => void;
   currentArtifact: string | null;
   pending: number;
   artifacts: ShownSummary[];
@@ -46,7 +49,14 @@ export function Sidebar({ current, currentArtifact, pending, artifacts, query, s
   return (
     <nav className="sidebar">
       <div className="brand">Countersign</div>
-      {nav("inbox", "Inbox", pending)}
+      {nav("inbox", team ? "This computer" : "Inbox", pending)}
+      {team && (
+        <button className={`nav team-nav ${team.current ? "active" : ""}`} onClick={goTeam} data-testid="nav-team"
+          title="A team console's waiting calls: decided on the team's page, with your passkey">
+          {team.name}
+          {team.waiting > 0 && <span className="badge-count" data-testid="team-badge">{team.waiting}</span>}
+        </button>
+      )}
       {nav("history", "History")}
       {nav("grants", "Grants")}
       {nav("settings", "Settings")}

@@ -5,11 +5,12 @@ import type { Settings as SettingsData } from "../api/types/Settings";
 import { Agents } from "../components/Agents";
 import { useConfirm } from "../components/Confirm";
 import { MachineTokens } from "../components/MachineTokens";
+import { TeamLink } from "../components/TeamLink";
 import { PhoneSection } from "../components/PhoneSettings";
 
 /** The API address, the token, the data directory, notifications, the agents, the machines
  * with agent tokens, the phone. */
-export function Settings({ onMachinesChange }: { onMachinesChange?: () => void }) {
+export function Settings({ onMachinesChange, onTeamChange }: { onMachinesChange?: () => void; onTeamChange?: () => void }) {
   const confirm = useConfirm();
   const [s, setS] = useState<SettingsData | null>(null);
   const [token, setToken] = useState<string | null>(null);
@@ -62,6 +63,8 @@ export function Settings({ onMachinesChange }: { onMachinesChange?: () => void }
       <Agents />
       <h2>Agents on other machines</h2>
       <MachineTokens onChange={onMachinesChange} />
+      <h2>Team console</h2>
+      <TeamLink onChange={onTeamChange} />
       <h2>Phone</h2>
       <PhoneSection />
     </div>

@@ -10,7 +10,7 @@ import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
 import { phoneBody } from "../phone/api";
-import { decide, join, type Machine, type Me, signIn, team, TeamError } from "./api";
+import { decide, join, linkWindow, type Machine, type Me, signIn, team, TeamError } from "./api";
 
 /** How often the waiting calls are read again while the page is shown. */
 const REFRESH_MS = 3000;
@@ -21,8 +21,11 @@ const REFRESH_MS = 3000;
  * with the passkey, as the team's policy allows. The team's name is always on screen, so a
  * person knows which console they approve on.
  */
-export function TeamApp({ invitation }: { invitation: string | null }) {
+export function TeamApp({ invitation, call }: { invitation: string | null; call: string | null }) {
   const [teamName, setTeamName] = useState<string | null>(null);
+  const [fingerprint, setFingerprint] = useState<string | null>(null);
+  /** A call the page was opened for: shown once the person is signed in. */
+  const wanted = useRef(call);
   const [me, setMe] = useState<Me | null>(null);
   const [state, setState] = useState<"loading" | "signed-out" | "ready" | "failed">("loading");
   const [invite, setInvite] = useState(invitation);
@@ -34,7 +37,7 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
   const openId = useRef<string | null>(null);
   openId.current = open?.approval.id ?? null;
 
-  useEffect(() => { void team.about().then((a) => setTeamName(a.team)).catch(() => undefined); }, []);
+  useEffect(() => { void team.about().then((a) => { setTeamName(a.team); setFingerprint(a.fingerprint); }).catch(() => undefined); }, []);
 
   const refresh = useCallback(async () => {
     try {
@@ -44,8 +47,10 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
       setTeamName(who.team);
       setList(page.first);
       setTitles(new Map(page.artifacts.map((s) => [s.artifact.id, { title: s.artifact.title, marks: s.marks["title"] }])));
-      // The card open is read again: a first approval by someone else shows on it.
-      const id = openId.current;
+      // The card open is read again: a first approval by someone else shows on it. A call the
+      // page was opened for is opened once.
+      const id = openId.current ?? wanted.current;
+      wanted.current = null;
       if (id !== null) setOpen(await team.approval(id));
       setState("ready");
     } catch (e) {
@@ -58,6 +63,19 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
   }, []);
 
   useEffect(() => { if (invite === null) void refresh(); }, [invite, refresh]);
+  // The window opens the page for a call while it is open here too: a new fragment, no reload.
+  useEffect(() => {
+    const onHash = () => {
+      const next = new URLSearchParams(location.hash.slice(1));
+      if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+      const id = next.get("call");
+      if (id) { wanted.current = id; openId.current = null; setMessage(null); void refresh(); }
+      const inv = next.get("invite");
+      if (inv) setInvite(inv);
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, [refresh]);
   useEffect(() => {
     if (state !== "ready") return undefined;
     const t = window.setInterval(() => { if (document.visibilityState === "visible") void refresh(); }, REFRESH_MS);
@@ -139,9 +157,41 @@ export function TeamApp({ invitation }: { invitation: string | null }) {
         <>
           {me && <PolicyLine me={me} />}
           <Waiting list={list} onOpen={(p) => { setMessage(null); setOpen(p); }} />
+          {me && !me.reads_only && <WindowLink onError={setMessage} />}
         </>
       )}
+      {fingerprint && (
+        <footer className="muted phone-fingerprint" data-testid="team-fingerprint">
+          Certificate SHA-256 <code className="mono">{fingerprint}</code>
+        </footer>
+      )}
     </div>
+  );
+}
+
+/** Links Countersign's desktop window: it then shows this team's waiting calls beside the
+ * computer's own, and opens this page for each decision. */
+function WindowLink({ onError }: { onError: (m: string) => void }) {
+  const [made, setMade] = useState<{ link: string; page: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const make = async () => {
+    setBusy(true);
+    try { setMade(await linkWindow()); } catch (e) { onError(e instanceof Error ? e.message : String(e)); } finally { setBusy(false); }
+  };
+  return (
+    <section className="phone-pad team-window" data-testid="team-window">
+      <h2>Countersign's window</h2>
+      {made ? (
+        <>
+          <p>In Countersign's window, open <b>Settings → Team console</b> and paste this link, with this page's address and the certificate fingerprint below. It is shown once; it lets the window read this team's calls for 30 days, and decide none.</p>
+          <p><code className="mono team-window-link" data-testid="team-window-link">{made.link}</code></p>
+          <p className="muted">Page: <code className="mono">{made.page}</code></p>
+        </>
+      ) : (
+        <p><button disabled={busy} onClick={() => void make()} data-testid="team-window-make">Link Countersign's window…</button>{" "}
+          <span className="muted">to see this team's calls beside your computer's own (your passkey confirms it).</span></p>
+      )}
+    </section>
   );
 }
 

@@ -34,13 +34,13 @@ async function send<T>(path: string, body?: unknown): Promise<T> {
   return json as T;
 }
 
-export type Me = { team: string; person: PersonInfo; policy: Policy };
+export type Me = { team: string; person: PersonInfo; policy: Policy; reads_only: boolean };
 
 /** A machine agents ask from, by its token's id: never the token. */
 export type Machine = { id: string; name: string; owner: { id: string; name: string | null } | null; project: string | null; revoked: boolean };
 
 export const team = {
-  about: () => send<{ team: string }>("/people/v1/about"),
+  about: () => send<{ team: string; fingerprint: string }>("/people/v1/about"),
   me: () => send<Me>("/people/v1/me"),
   inbox: () => send<PhoneInbox>("/people/v1/inbox"),
   machines: () => send<{ machines: Machine[] }>("/people/v1/machines"),
@@ -74,4 +74,13 @@ export async function decide(id: string, body: DecisionBody): Promise<Presented[
   const answer = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) });
   if (!(answer instanceof PublicKeyCredential)) throw new Error("The passkey was not given: nothing was decided.");
   return send<Presented["approval"]>(`${path}/decide`, { ...body, assertion: answer.toJSON() });
+}
+
+/** A link for Countersign's desktop window, confirmed with the passkey: it reads the team's
+ * calls for 30 days and decides none. Shown once. */
+export async function linkWindow(): Promise<{ link: string; page: string }> {
+  const { publicKey } = await send<{ publicKey: PublicKeyCredentialRequestOptionsJSON }>("/people/v1/window/challenge", {});
+  const answer = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) });
+  if (!(answer instanceof PublicKeyCredential)) throw new Error("The passkey was not given: no link was made.");
+  return send<{ link: string; page: string }>("/people/v1/window/link", { assertion: answer.toJSON() });
 }

@@ -26,6 +26,13 @@ pub const INVITE_LIFETIME_MS: i64 = 72 * 60 * 60 * 1000;
 pub const SESSION_LIFETIME_MS: i64 = 12 * 60 * 60 * 1000;
 /// What every invitation's text starts with, so one pasted somewhere is known for what it is.
 pub const INVITE_PREFIX: &str = "csi_";
+/// What every desktop window's link starts with.
+pub const WINDOW_LINK_PREFIX: &str = "csw_";
+/// How long a desktop window's link reads the team's calls.
+pub const WINDOW_LINK_LIFETIME_MS: i64 = 30 * 24 * 60 * 60 * 1000;
+/// Why a desktop window's link decides nothing.
+pub const READS_ONLY: &str = "a desktop window's link reads the team's calls and decides none: \
+    decide on the team's page, with your passkey";
 
 /// A person as the team console's admin and page show them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
@@ -69,6 +76,8 @@ impl std::fmt::Debug for Invitation {
 pub struct SignedIn {
     pub person: PersonInfo,
     pub passkey: String,
+    /// A desktop window's link: it reads the team's calls and decides none.
+    pub reads_only: bool,
 }
 
 /// What a person's word on a call must show: their session, and the passkey as it is after
@@ -109,6 +118,7 @@ fn signed_in(p: &people::Person) -> Result<SignedIn, Error> {
             .passkey
             .clone()
             .ok_or_else(|| Error::Internal(format!("person {} joined with no passkey", p.id)))?,
+        reads_only: p.reads_only,
     })
 }
 
@@ -148,6 +158,9 @@ async fn judged(
     let person = people::by_session(conn.reborrow(), &sha256(session), now)
         .await?
         .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
+    if person.reads_only {
+        return Err(Error::PersonRefused(READS_ONLY.into()));
+    }
     let who = info(&person)?;
     let a = approvals::get(conn.reborrow(), id)
         .await?
@@ -403,6 +416,7 @@ impl Console {
                 &person.id,
                 now,
                 now + SESSION_LIFETIME_MS,
+                false,
             )
             .await?
         {
@@ -445,6 +459,7 @@ impl Console {
                 id.as_str(),
                 now,
                 now + SESSION_LIFETIME_MS,
+                false,
             )
             .await?
         {
@@ -454,6 +469,37 @@ impl Console {
         }
         tx.commit().await?;
         Ok(session)
+    }
+
+    /// Links a desktop window for the person whose session `session` is, once their passkey
+    /// confirmed it (`passkey_after`, as it is after the use): the link's text, given once,
+    /// which reads the team's calls for [`WINDOW_LINK_LIFETIME_MS`] and decides none. A link
+    /// is refused to a link.
+    pub async fn link_window(&self, session: &str, passkey_after: &str) -> Result<String, Error> {
+        let link = secret(WINDOW_LINK_PREFIX)?;
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let person = people::by_session(&mut tx, &sha256(session), now)
+            .await?
+            .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
+        if person.reads_only {
+            return Err(Error::PersonRefused(READS_ONLY.into()));
+        }
+        if !people::update_passkey(&mut tx, &person.id, passkey_after).await?
+            || !people::start_session(
+                &mut tx,
+                &sha256(&link),
+                &person.id,
+                now,
+                now + WINDOW_LINK_LIFETIME_MS,
+                true,
+            )
+            .await?
+        {
+            return Err(Error::SignedOut(SIGN_IN_AGAIN.into()));
+        }
+        tx.commit().await?;
+        Ok(link)
     }
 
     /// The person whose live session `session` is (a read).
