@@ -183,8 +183,10 @@ pub async fn team_connect(
 }
 
 /// Forgets the team console: the link is signed out there when it can be, and removed here.
+/// What happened there, in words, when it could not be signed out.
 #[tauri::command]
-pub async fn team_disconnect(d: State<'_, Desktop>) -> CommandResult<()> {
+pub async fn team_disconnect(d: State<'_, Desktop>) -> CommandResult<Option<String>> {
+    let mut not_there = None;
     if let Ok(Some((_, base, http, link))) = kept(&d) {
         let cookie = format!("{COOKIE}={link}");
         let headers = [
@@ -192,7 +194,7 @@ pub async fn team_disconnect(d: State<'_, Desktop>) -> CommandResult<()> {
             ("origin", base.as_str()),
             ("content-type", "application/json"),
         ];
-        let _ = http
+        let out = http
             .send(
                 Method::POST,
                 "/people/v1/sign-out",
@@ -200,14 +202,25 @@ pub async fn team_disconnect(d: State<'_, Desktop>) -> CommandResult<()> {
                 Some(b"{}".to_vec()),
             )
             .await;
+        not_there = match out {
+            Ok(a) if (200..300).contains(&a.status) || a.status == 401 => None,
+            Ok(a) => Some(format!("the team console answered {}", a.status)),
+            Err(why) => Some(why),
+        }
+        .map(|why| {
+            format!(
+                "The link was forgotten here but not signed out on the team console ({why}): \
+                 sign out linked windows on the team's page, or it ends in 30 days."
+            )
+        });
     }
     let mut all = d.prefs();
     all.team = None;
     d.set_prefs(all)
         .map_err(|e| CommandError::from(Error::Settings(e)))?;
     match std::fs::remove_file(link_path(&d)) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Ok(()) => Ok(not_there),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(not_there),
         Err(e) => Err(CommandError::from(Error::Settings(e))),
     }
 }
@@ -236,7 +249,10 @@ pub async fn team_open(d: State<'_, Desktop>, id: String) -> CommandResult<Strin
     let Some(prefs) = d.prefs().team else {
         return Err(refused("no team console is linked"));
     };
-    let url = format!("{}/#call={id}", prefs.page);
+    // Checked again: the settings file is only as trusted as whoever can write it.
+    let base = countersign_phone::pinned::remote_base(&prefs.page)
+        .map_err(|why| refused(format!("the team's page: {why}")))?;
+    let url = format!("{base}/#call={id}");
     open_in_browser(&url).map_err(|e| refused(format!("no browser opened {url}: {e}")))?;
     Ok(url)
 }
@@ -250,11 +266,13 @@ fn open_in_browser(url: &str) -> std::io::Result<()> {
     } else {
         "xdg-open"
     };
-    std::process::Command::new(program)
+    let mut child = std::process::Command::new(program)
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn()
-        .map(|_| ())
+        .spawn()?;
+    // Reaped when it ends (the browser it asks for goes on).
+    std::thread::spawn(move || child.wait());
+    Ok(())
 }

@@ -1053,4 +1053,32 @@ async fn a_window_link_reads_the_team_and_decides_nothing() {
         "unauthorized",
     );
     assert_eq!(alice.get("/people/v1/me").await.0, StatusCode::OK);
+
+    // Another link, then every link signed out from the page; a link cannot do that itself.
+    let (_, options) = alice.post("/people/v1/window/challenge", &json!({})).await;
+    let signed = alice
+        .key
+        .do_authentication(alice.url(), serde_json::from_value(options).unwrap())
+        .unwrap();
+    let (_, made) = alice
+        .post("/people/v1/window/link", &json!({ "assertion": signed }))
+        .await;
+    let second = Person {
+        http: t.http(),
+        origin: t.origin.clone(),
+        session: made["link"].as_str().unwrap().to_owned(),
+        key: WebauthnAuthenticator::new(SoftPasskey::new(true)),
+    };
+    assert_eq!(second.get("/people/v1/me").await.0, StatusCode::OK);
+    let r = second.post("/people/v1/window/unlink", &json!({})).await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let (status, ended) = alice.post("/people/v1/window/unlink", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{ended}");
+    assert_eq!(ended["signed_out"], 1);
+    assert_error(
+        &second.get("/people/v1/me").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    assert_eq!(alice.get("/people/v1/me").await.0, StatusCode::OK);
 }

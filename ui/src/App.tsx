@@ -124,16 +124,20 @@ function Console({ early }: { early?: Promise<InboxPage> }) {
     void api.teamConnection().then(setTeam).catch(() => setTeam(null));
   }, []);
   useEffect(readTeam, [readTeam]);
-  // The number beside the team's name: read every 15 s while a team console is linked (its
-  // page reads more often while shown).
-  const teamLinked = team !== null && team.error === null;
+  // The number beside the team's name: read every 15 s while a team console is linked and the
+  // window is shown (its page reads itself more often while shown).
+  const teamLinked = team !== null;
+  const onTeamPage = page.kind === "team";
   useEffect(() => {
-    if (!teamLinked) return undefined;
-    const read = () => void api.teamInbox().then((t) => setTeamWaiting(t.inbox.ids.length)).catch(() => undefined);
+    if (!teamLinked || onTeamPage) return undefined;
+    const read = () => {
+      if (document.visibilityState !== "visible") return;
+      void api.teamInbox().then((t) => setTeamWaiting(t.inbox.ids.length)).catch(() => setTeamWaiting(0));
+    };
     read();
     const t = window.setInterval(read, 15_000);
     return () => window.clearInterval(t);
-  }, [teamLinked]);
+  }, [teamLinked, onTeamPage]);
   const [inbox, setInbox] = useState<Pending>(EMPTY);
   const [artifacts, setArtifacts] = useState<ShownSummary[]>([]);
   // Artifact titles by id, fetched for the ids cards and grants name (`null`: no such

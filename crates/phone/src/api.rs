@@ -139,37 +139,45 @@ pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> 
         .find_map(|pair| pair.trim().strip_prefix(name)?.strip_prefix('='))
 }
 
-/// Paired phones only, from the page's own origin, for this console's name, never with the
-/// agent API's token.
-async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Response {
+/// What a page's door says when it refuses.
+pub(crate) struct Door {
+    pub other_host: &'static str,
+    pub authorization: &'static str,
+    pub other_origin: &'static str,
+}
+
+/// The checks every page served on a listener makes first: the request names the page's
+/// `authority` (its `Host`, and an absolute-form target), carries no `Authorization` header,
+/// and, when it changes anything, comes from the page's `origin` with a JSON body. The answer
+/// refusing it, if any.
+pub(crate) fn door(req: &Request, authority: &str, origin: &str, said: &Door) -> Option<Response> {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    // An absolute-form target (`GET https://other/...`) must name this console too.
+    // An absolute-form target (`GET https://other/...`) must name the page too.
     let target = req.uri().authority().map(|a| a.as_str());
-    let named = |h: &str| h.eq_ignore_ascii_case(&s.authority);
+    let named = |h: &str| h.eq_ignore_ascii_case(authority);
     if !host.is_some_and(named) || target.is_some_and(|t| !named(t)) {
-        return refuse(
+        return Some(refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,
-            "this is the phone page of another address: requests for other hosts are refused",
-        );
+            said.other_host,
+        ));
     }
     if headers.contains_key(header::AUTHORIZATION) {
-        return refuse(
+        return Some(refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,
-            "the phone page does not take the agent API's token (or any Authorization header)",
-        );
+            said.authorization,
+        ));
     }
-    let reads = matches!(*req.method(), Method::GET | Method::HEAD);
-    if !reads {
-        let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
-        if origin != Some(s.origin.as_str()) {
-            return refuse(
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        let sent = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+        if sent != Some(origin) {
+            return Some(refuse(
                 StatusCode::FORBIDDEN,
                 ErrorCode::Forbidden,
-                "changes are taken only from the phone page itself (its Origin)",
-            );
+                said.other_origin,
+            ));
         }
         let json = headers
             .get(header::CONTENT_TYPE)
@@ -177,13 +185,35 @@ async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Res
             .and_then(|v| v.split(';').next())
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
         if !json {
-            return refuse(
+            return Some(refuse(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 ErrorCode::UnsupportedMediaType,
                 "request bodies must be Content-Type: application/json",
-            );
+            ));
         }
     }
+    None
+}
+
+/// Paired phones only, from the page's own origin, for this console's name, never with the
+/// agent API's token.
+async fn guard(State(s): State<PhoneState>, mut req: Request, next: Next) -> Response {
+    if let Some(refused) = door(
+        &req,
+        &s.authority,
+        &s.origin,
+        &Door {
+            other_host: "this is the phone page of another address: requests for other hosts \
+                         are refused",
+            authorization: "the phone page does not take the agent API's token (or any \
+                            Authorization header)",
+            other_origin: "changes are taken only from the phone page itself (its Origin)",
+        },
+    ) {
+        return refused;
+    }
+    let headers = req.headers();
+    let reads = matches!(*req.method(), Method::GET | Method::HEAD);
     // The page's own files carry no data; everything else under the API needs a paired phone.
     let path = req.uri().path().to_owned();
     let open = matches!(path.as_str(), "/phone/v1/pair" | "/phone/v1/about");

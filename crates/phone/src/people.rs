@@ -112,6 +112,7 @@ pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
         .route("/people/v1/approvals/{id}/decide", post(decide))
         .route("/people/v1/window/challenge", post(window_challenge))
         .route("/people/v1/window/link", post(window_link))
+        .route("/people/v1/window/unlink", post(window_unlink))
         .route(
             "/people/v1/{*rest}",
             any(countersign_engine::api::not_found),
@@ -127,47 +128,21 @@ pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
 /// This page's name only; no `Authorization`; changes from the page's own origin, as JSON; a
 /// signed-in person for all but the page's files, `about`, joining and signing in.
 async fn guard(State(s): State<PeopleState>, mut req: Request, next: Next) -> Response {
+    if let Some(refused) = crate::api::door(
+        &req,
+        &s.authority,
+        &s.origin,
+        &crate::api::Door {
+            other_host: "the team's page is served under its own name: requests for other hosts \
+                         are refused",
+            authorization: "the team's page takes no Authorization header (an agent token asks \
+                            at /v1/, never here): people sign in with their passkey",
+            other_origin: "changes are taken only from the team's page itself (its Origin)",
+        },
+    ) {
+        return refused;
+    }
     let headers = req.headers();
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    let target = req.uri().authority().map(|a| a.as_str());
-    let named = |h: &str| h.eq_ignore_ascii_case(&s.authority);
-    if !host.is_some_and(named) || target.is_some_and(|t| !named(t)) {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            ErrorCode::Forbidden,
-            "the team's page is served under its own name: requests for other hosts are refused",
-        );
-    }
-    if headers.contains_key(header::AUTHORIZATION) {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            ErrorCode::Forbidden,
-            "the team's page takes no Authorization header (an agent token asks at /v1/, never \
-             here): people sign in with their passkey",
-        );
-    }
-    if !matches!(*req.method(), Method::GET | Method::HEAD) {
-        let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
-        if origin != Some(s.origin.as_str()) {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                ErrorCode::Forbidden,
-                "changes are taken only from the team's page itself (its Origin)",
-            );
-        }
-        let json = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
-        if !json {
-            return refuse(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                ErrorCode::UnsupportedMediaType,
-                "request bodies must be Content-Type: application/json",
-            );
-        }
-    }
     let path = req.uri().path();
     let open = !path.starts_with("/people/v1/")
         || matches!(
@@ -315,6 +290,37 @@ fn signing_in() -> Bound {
     }
 }
 
+/// The options for `person`'s passkey to confirm `bound`, kept under `key` until answered.
+fn ask_passkey(
+    s: &PeopleState,
+    key: &str,
+    person: &SignedIn,
+    bound: Bound,
+) -> Result<Response, ApiError> {
+    let options = s
+        .passkeys
+        .start_decision(key, &stored(person)?, bound)
+        .map_err(|e| forbidden(e.to_string()))?;
+    Ok(no_store(Json(options).into_response()))
+}
+
+/// Checks `answer` against the challenge kept under `key` for `bound`: the passkey as it is
+/// after the use (JSON), to keep.
+fn passkey_answered(
+    s: &PeopleState,
+    key: &str,
+    person: &SignedIn,
+    bound: &Bound,
+    answer: &webauthn_rs::prelude::PublicKeyCredential,
+) -> Result<String, ApiError> {
+    let used = s
+        .passkeys
+        .finish_decision(key, stored(person)?, bound, answer)
+        .map_err(|e| forbidden(e.to_string()))?;
+    serde_json::to_string(&used)
+        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")).into())
+}
+
 fn stored(person: &SignedIn) -> Result<webauthn_rs::prelude::Passkey, ApiError> {
     serde_json::from_str(&person.passkey)
         .map_err(|e| Error::Internal(format!("a kept passkey does not parse: {e}")).into())
@@ -338,15 +344,12 @@ async fn sign_in_start(
         .person_to_sign_in(&body.name)
         .await?
         .ok_or_else(unknown_person)?;
-    let options = s
-        .passkeys
-        .start_decision(
-            &format!("sign-in:{}", person.person.id),
-            &stored(&person)?,
-            signing_in(),
-        )
-        .map_err(|e| forbidden(e.to_string()))?;
-    Ok(no_store(Json(options).into_response()))
+    ask_passkey(
+        &s,
+        &format!("sign-in:{}", person.person.id),
+        &person,
+        signing_in(),
+    )
 }
 
 #[derive(Deserialize)]
@@ -366,17 +369,13 @@ async fn sign_in_finish(
         .person_to_sign_in(&body.name)
         .await?
         .ok_or_else(unknown_person)?;
-    let used = s
-        .passkeys
-        .finish_decision(
-            &format!("sign-in:{}", person.person.id),
-            stored(&person)?,
-            &signing_in(),
-            &body.credential,
-        )
-        .map_err(|e| forbidden(e.to_string()))?;
-    let json = serde_json::to_string(&used)
-        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let json = passkey_answered(
+        &s,
+        &format!("sign-in:{}", person.person.id),
+        &person,
+        &signing_in(),
+        &body.credential,
+    )?;
     let session = s.console.sign_in_person(&person.person.id, &json).await?;
     signed_in(&person.person, &session)
 }
@@ -433,15 +432,12 @@ async fn window_challenge(
     State(s): State<PeopleState>,
     Extension(person): Extension<SignedIn>,
 ) -> Result<Response, ApiError> {
-    let options = s
-        .passkeys
-        .start_decision(
-            &format!("window:{}", person.person.id),
-            &stored(&person)?,
-            linking_window(),
-        )
-        .map_err(|e| forbidden(e.to_string()))?;
-    Ok(no_store(Json(options).into_response()))
+    ask_passkey(
+        &s,
+        &format!("window:{}", person.person.id),
+        &person,
+        linking_window(),
+    )
 }
 
 #[derive(Deserialize)]
@@ -458,20 +454,27 @@ async fn window_link(
     Extension(Session(session)): Extension<Session>,
     JsonBody(body): JsonBody<WindowLink, MAX_BODY>,
 ) -> Result<Response, ApiError> {
-    let used = s
-        .passkeys
-        .finish_decision(
-            &format!("window:{}", person.person.id),
-            stored(&person)?,
-            &linking_window(),
-            &body.assertion,
-        )
-        .map_err(|e| forbidden(e.to_string()))?;
-    let after = serde_json::to_string(&used)
-        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let after = passkey_answered(
+        &s,
+        &format!("window:{}", person.person.id),
+        &person,
+        &linking_window(),
+        &body.assertion,
+    )?;
     let link = s.console.link_window(&session, &after).await?;
     Ok(no_store(
         Json(serde_json::json!({ "link": link, "page": s.origin })).into_response(),
+    ))
+}
+
+/// `POST /people/v1/window/unlink`: signs out every desktop window the person linked.
+async fn window_unlink(
+    State(s): State<PeopleState>,
+    Extension(Session(session)): Extension<Session>,
+) -> Result<Response, ApiError> {
+    let ended = s.console.unlink_windows(&session).await?;
+    Ok(no_store(
+        Json(serde_json::json!({ "signed_out": ended })).into_response(),
     ))
 }
 
@@ -532,15 +535,12 @@ async fn challenge(
     s.console
         .may_decide_as_person(&session, &approval_id(&id)?, &words.digest, &decision)
         .await?;
-    let options = s
-        .passkeys
-        .start_decision(
-            person.person.id.as_str(),
-            &stored(&person)?,
-            bound(&id, &words.digest, &decision)?,
-        )
-        .map_err(|e| forbidden(e.to_string()))?;
-    Ok(no_store(Json(options).into_response()))
+    ask_passkey(
+        &s,
+        person.person.id.as_str(),
+        &person,
+        bound(&id, &words.digest, &decision)?,
+    )
 }
 
 /// `POST /people/v1/approvals/{id}/decide`: the person's word on the card they saw, confirmed
@@ -558,17 +558,13 @@ async fn decide(
             "every decision is confirmed with your passkey: ask for a challenge first",
         ));
     };
-    let used = s
-        .passkeys
-        .finish_decision(
-            person.person.id.as_str(),
-            stored(&person)?,
-            &bound(&id, &body.digest, &decision)?,
-            assertion,
-        )
-        .map_err(|e| forbidden(e.to_string()))?;
-    let after = serde_json::to_string(&used)
-        .map_err(|e| Error::Internal(format!("a passkey as JSON: {e}")))?;
+    let after = passkey_answered(
+        &s,
+        person.person.id.as_str(),
+        &person,
+        &bound(&id, &body.digest, &decision)?,
+        assertion,
+    )?;
     let proof = PersonProof {
         session: &session,
         passkey_after: &after,

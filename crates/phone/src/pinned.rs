@@ -135,6 +135,9 @@ pub struct PinnedClient {
     >,
 }
 
+/// The most of an answer read: an inbox's first 50 cards, each up to the API's largest call.
+pub const MAX_ANSWER: usize = 64 * 1024 * 1024;
+
 /// An answer: its status and body.
 pub struct Answer {
     pub status: u16,
@@ -159,7 +162,7 @@ impl PinnedClient {
         })
     }
 
-    /// `method path` with `headers` and `body`; at most 1 MiB of answer is read.
+    /// `method path` with `headers` and `body`; at most [`MAX_ANSWER`] of answer is read.
     pub async fn send(
         &self,
         method: hyper::Method,
@@ -190,7 +193,7 @@ impl PinnedClient {
                 said
             })?;
             let status = answer.status().as_u16();
-            let limited = http_body_util::Limited::new(answer.into_body(), 1024 * 1024);
+            let limited = http_body_util::Limited::new(answer.into_body(), MAX_ANSWER);
             let body = limited
                 .collect()
                 .await

@@ -291,6 +291,19 @@ pub async fn end_session(
     Ok(())
 }
 
+/// Ends every window link of a person (their browser sessions go on); how many.
+pub async fn end_window_links(
+    conn: impl Into<Conn<'_>>,
+    person_id: &str,
+) -> Result<u64, StoreError> {
+    execute(
+        conn.into(),
+        "DELETE FROM person_sessions WHERE person_id = ? AND reads_only",
+        &[Value::Text(person_id)],
+    )
+    .await
+}
+
 /// Whether the team prevents self-review.
 pub async fn prevents_self_review(conn: impl Into<Conn<'_>>) -> Result<bool, StoreError> {
     let row: Option<(String,)> = fetch_optional(

@@ -168,7 +168,8 @@ export const api = {
   teamConnection: () => call<TeamConnection | null>("team_connection"),
   teamConnect: (page: string, fingerprint: string, link: string) =>
     call<TeamConnection>("team_connect", { page, fingerprint, link }),
-  teamDisconnect: () => call<void>("team_disconnect"),
+  /** Forgets the team console; says so when its link could not be signed out there. */
+  teamDisconnect: () => call<string | null>("team_disconnect"),
   /** The team's waiting calls, with the machines they were asked from. */
   teamInbox: () => call<{ inbox: PhoneInbox; machines: Machine[] }>("team_inbox"),
   /** Opens the team's page at the call in the person's browser; the address opened. */

@@ -39,7 +39,19 @@ export function TeamLink({ onChange }: { onChange?: () => void }) {
   const disconnect = async () => {
     if (!await confirm("Stop reading this team console?", "The window's link is signed out there and forgotten here. Link the window again on the team's page to read it again.", "Stop reading")) return;
     setBusy(true); setError(null);
-    try { await api.teamDisconnect(); setC(null); onChange?.(); } catch (e) { setError(said(e)); } finally { setBusy(false); }
+    try {
+      const notThere = await api.teamDisconnect();
+      setC(null);
+      if (notThere) setError(notThere);
+      onChange?.();
+    } catch (e) { setError(said(e)); } finally { setBusy(false); }
+  };
+  /** A new link for the same page and certificate (the last one ended). */
+  const replace = async () => {
+    if (!c) return;
+    setBusy(true); setError(null);
+    try { setC(await api.teamConnect(c.page, c.fingerprint, link.trim())); setLink(""); onChange?.(); }
+    catch (e) { setError(`Not linked: ${said(e)}`); } finally { setBusy(false); }
   };
 
   if (c === undefined) return <section className="team-link"><p className="muted">Loading…</p></section>;
@@ -49,13 +61,18 @@ export function TeamLink({ onChange }: { onChange?: () => void }) {
         <>
           <dl className="listening">
             <dt>Team</dt>
-            <dd data-testid="team-link-name">{c.team ?? "—"}{c.person && <span className="muted"> · you read as {c.person} ({c.role})</span>}</dd>
+            <dd data-testid="team-link-name">{c.team ?? "—"}{c.person && <span className="muted"> · signed in as {c.person} ({c.role}), reading only</span>}</dd>
             <dt>Page</dt>
             <dd><code className="mono">{c.page}</code></dd>
             <dt>Certificate</dt>
             <dd><code className="mono fingerprint">{c.fingerprint}</code></dd>
           </dl>
           {c.error && <p className="error" role="alert" data-testid="team-link-error">{c.error}</p>}
+          <form className="row" onSubmit={(e) => { e.preventDefault(); void replace(); }}>
+            <label htmlFor="team-new-link">A new link for this page</label>
+            <input id="team-new-link" className="mono" type="password" autoComplete="off" value={link} onChange={(e) => setLink(e.target.value)} data-testid="team-new-link" />
+            <button type="submit" disabled={busy || !link.trim()} data-testid="team-replace-link">Replace link</button>
+          </form>
           <p><button className="danger" disabled={busy} onClick={() => void disconnect()} data-testid="team-unlink">Stop reading this team console</button></p>
         </>
       ) : (
@@ -67,7 +84,7 @@ export function TeamLink({ onChange }: { onChange?: () => void }) {
           </p>
           <label htmlFor="team-page">The team's page</label>
           <input id="team-page" data-testid="team-page" placeholder="https://console.example.com:8443" value={page} onChange={(e) => setPage(e.target.value)} />
-          <label htmlFor="team-fingerprint">Its certificate's fingerprint (SHA-256, as the console's admin gives it)</label>
+          <label htmlFor="team-fingerprint">Its certificate's fingerprint (SHA-256, from the console's admin: <code>serve</code> prints it)</label>
           <input id="team-fingerprint" data-testid="team-fingerprint" className="mono" value={fingerprint} onChange={(e) => setFingerprint(e.target.value)} />
           <label htmlFor="team-window-link">The window's link (csw_…)</label>
           <input id="team-window-link" data-testid="team-window-link" className="mono" type="password" autoComplete="off" value={link} onChange={(e) => setLink(e.target.value)} />

@@ -22,7 +22,7 @@ export function TeamConsole({ connection, onCount }: { connection: TeamConnectio
   const [list, setList] = useState<Presented[] | null>(null);
   const [machines, setMachines] = useState<Map<string, Machine>>(new Map());
   const [open, setOpen] = useState<Presented | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(connection.error);
   const [opened, setOpened] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
@@ -34,11 +34,12 @@ export function TeamConsole({ connection, onCount }: { connection: TeamConnectio
       setError(null);
     } catch (e) {
       setError(said(e));
+      onCount(0);
     }
   }, [onCount]);
   useEffect(() => {
     void refresh();
-    const t = window.setInterval(() => void refresh(), REFRESH_MS);
+    const t = window.setInterval(() => { if (document.visibilityState === "visible") void refresh(); }, REFRESH_MS);
     return () => window.clearInterval(t);
   }, [refresh]);
 
@@ -59,10 +60,10 @@ export function TeamConsole({ connection, onCount }: { connection: TeamConnectio
     <section className="team-console" data-testid="team-console">
       <header className="team-console-bar">
         <h1 data-testid="team-console-name">{team}</h1>
-        <span className="muted">team console · {connection.person ? `you read as ${connection.person}` : "not reached"}</span>
+        <span className="muted">team console{connection.person ? ` · signed in as ${connection.person}` : ""}</span>
       </header>
       <p className="notice">These calls wait on the team console, not on this computer. The window reads them; each is decided on the team's page, in your browser, with your passkey.</p>
-      {(error ?? connection.error) && <p className="error" role="alert" data-testid="team-console-error">{error ?? connection.error}</p>}
+      {error && <p className="error" role="alert" data-testid="team-console-error">{error}</p>}
       {open ? (
         <div className="team-console-card">
           <p><button onClick={() => { setOpen(null); setOpened(null); }} data-testid="team-console-back">‹ The team's calls</button></p>
@@ -72,7 +73,7 @@ export function TeamConsole({ connection, onCount }: { connection: TeamConnectio
           </div>
           <p className="row">
             <button className="primary" onClick={() => void decideThere(open.approval.id)} data-testid="team-console-decide">Decide on the team's page…</button>
-            {opened && <span className="muted">Opened in your browser: <code className="mono" data-testid="team-console-opened">{opened}</code></span>}
+            {opened && <span className="muted">Asked your browser to open <code className="mono" data-testid="team-console-opened">{opened}</code></span>}
           </p>
         </div>
       ) : list === null ? (

@@ -10,7 +10,7 @@ import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
 import { phoneBody } from "../phone/api";
-import { decide, join, linkWindow, type Machine, type Me, signIn, team, TeamError } from "./api";
+import { decide, join, linkWindow, type Machine, type Me, signIn, team, TeamError, unlinkWindows } from "./api";
 
 /** How often the waiting calls are read again while the page is shown. */
 const REFRESH_MS = 3000;
@@ -36,6 +36,8 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
   const [message, setMessage] = useState<string | null>(null);
   const openId = useRef<string | null>(null);
   openId.current = open?.approval.id ?? null;
+  /** A window's link just made: kept while the page lives, shown once. */
+  const [windowLink, setWindowLink] = useState<{ link: string; page: string } | null>(null);
 
   useEffect(() => { void team.about().then((a) => { setTeamName(a.team); setFingerprint(a.fingerprint); }).catch(() => undefined); }, []);
 
@@ -51,7 +53,15 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
       // page was opened for is opened once.
       const id = openId.current ?? wanted.current;
       wanted.current = null;
-      if (id !== null) setOpen(await team.approval(id));
+      if (id !== null) {
+        try {
+          setOpen(await team.approval(id));
+        } catch (e) {
+          if (!(e instanceof TeamError) || e.status === 401) throw e;
+          setOpen(null);
+          setMessage(`That call is not on this console (or no longer waiting): ${e.message}`);
+        }
+      }
       setState("ready");
     } catch (e) {
       if (e instanceof TeamError && e.status === 401) { setMe(null); setState("signed-out"); }
@@ -69,9 +79,7 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
       const next = new URLSearchParams(location.hash.slice(1));
       if (location.hash) history.replaceState(null, "", location.pathname + location.search);
       const id = next.get("call");
-      if (id) { wanted.current = id; openId.current = null; setMessage(null); void refresh(); }
-      const inv = next.get("invite");
-      if (inv) setInvite(inv);
+      if (id) { wanted.current = id; openId.current = null; setMessage("Opened from Countersign's window."); void refresh(); }
     };
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
@@ -157,7 +165,7 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
         <>
           {me && <PolicyLine me={me} />}
           <Waiting list={list} onOpen={(p) => { setMessage(null); setOpen(p); }} />
-          {me && !me.reads_only && <WindowLink onError={setMessage} />}
+          {me && !me.reads_only && <WindowLink made={windowLink} setMade={setWindowLink} onError={setMessage} />}
         </>
       )}
       {fingerprint && (
@@ -171,12 +179,23 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
 
 /** Links Countersign's desktop window: it then shows this team's waiting calls beside the
  * computer's own, and opens this page for each decision. */
-function WindowLink({ onError }: { onError: (m: string) => void }) {
-  const [made, setMade] = useState<{ link: string; page: string } | null>(null);
+function WindowLink({ made, setMade, onError }: {
+  made: { link: string; page: string } | null;
+  setMade: (m: { link: string; page: string } | null) => void;
+  onError: (m: string) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const make = async () => {
     setBusy(true);
     try { setMade(await linkWindow()); } catch (e) { onError(e instanceof Error ? e.message : String(e)); } finally { setBusy(false); }
+  };
+  const unlink = async () => {
+    setBusy(true);
+    try {
+      const { signed_out } = await unlinkWindows();
+      setMade(null);
+      onError(signed_out === 0 ? "No window was linked." : `Signed out ${signed_out} linked window${signed_out === 1 ? "" : "s"}.`);
+    } catch (e) { onError(e instanceof Error ? e.message : String(e)); } finally { setBusy(false); }
   };
   return (
     <section className="phone-pad team-window" data-testid="team-window">
@@ -191,6 +210,8 @@ function WindowLink({ onError }: { onError: (m: string) => void }) {
         <p><button disabled={busy} onClick={() => void make()} data-testid="team-window-make">Link Countersign's window…</button>{" "}
           <span className="muted">to see this team's calls beside your computer's own (your passkey confirms it).</span></p>
       )}
+      <p><button className="small" disabled={busy} onClick={() => void unlink()} data-testid="team-window-unlink">Sign out linked windows</button>{" "}
+        <span className="muted">A link reads this team's calls for 30 days; signing out ends every one you made.</span></p>
     </section>
   );
 }

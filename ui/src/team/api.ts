@@ -84,3 +84,6 @@ export async function linkWindow(): Promise<{ link: string; page: string }> {
   if (!(answer instanceof PublicKeyCredential)) throw new Error("The passkey was not given: no link was made.");
   return send<{ link: string; page: string }>("/people/v1/window/link", { assertion: answer.toJSON() });
 }
+
+/** Signs out every desktop window this person linked; how many. */
+export const unlinkWindows = () => send<{ signed_out: number }>("/people/v1/window/unlink", {});

@@ -136,6 +136,30 @@ pub fn project_name(project: &str) -> Result<&str, Error> {
 const SIGN_IN_AGAIN: &str =
     "your sign-in ended (signed out, removed, or past 12 hours): sign in again";
 
+/// Opens a session for a present person who joined, in `tx`, for `lifetime` from `now` (one
+/// that only reads: a window's link): its text (the secret `prefix` and 256 random bits), or
+/// `None` when the person is no longer there.
+async fn open_session(
+    tx: &mut countersign_store::WriteTx,
+    person_id: &str,
+    prefix: &str,
+    now: i64,
+    lifetime: i64,
+    reads_only: bool,
+) -> Result<Option<String>, Error> {
+    let session = secret(prefix)?;
+    let opened = people::start_session(
+        tx,
+        &sha256(&session),
+        person_id,
+        now,
+        now + lifetime,
+        reads_only,
+    )
+    .await?;
+    Ok(opened.then_some(session))
+}
+
 /// What the team's policy says of a person's word on a call, and what it was judged on.
 struct Judged {
     who: PersonInfo,
@@ -399,7 +423,6 @@ impl Console {
         code: &str,
         passkey: &str,
     ) -> Result<(PersonInfo, String), Error> {
-        let session = secret("")?;
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let person = people::invited(&mut tx, &sha256(code), now)
@@ -409,21 +432,15 @@ impl Console {
                     "this invitation is spent, expired or unknown: ask for a new one".into(),
                 )
             })?;
-        if !people::join(&mut tx, &sha256(code), passkey, now).await?
-            || !people::start_session(
-                &mut tx,
-                &sha256(&session),
-                &person.id,
-                now,
-                now + SESSION_LIFETIME_MS,
-                false,
-            )
-            .await?
-        {
-            return Err(Error::PersonRefused(
-                "this invitation was taken meanwhile: ask for a new one".into(),
-            ));
+        let taken = || {
+            Error::PersonRefused("this invitation was taken meanwhile: ask for a new one".into())
+        };
+        if !people::join(&mut tx, &sha256(code), passkey, now).await? {
+            return Err(taken());
         }
+        let session = open_session(&mut tx, &person.id, "", now, SESSION_LIFETIME_MS, false)
+            .await?
+            .ok_or_else(taken)?;
         let joined = people::get(&mut tx, &person.id)
             .await?
             .ok_or_else(|| Error::PersonNotFound(person.name.clone()))?;
@@ -449,24 +466,15 @@ impl Console {
         id: &PersonId,
         passkey_after: &str,
     ) -> Result<String, Error> {
-        let session = secret("")?;
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        if !people::update_passkey(&mut tx, id.as_str(), passkey_after).await?
-            || !people::start_session(
-                &mut tx,
-                &sha256(&session),
-                id.as_str(),
-                now,
-                now + SESSION_LIFETIME_MS,
-                false,
-            )
-            .await?
-        {
-            return Err(Error::PersonRefused(
-                "you were removed from this team meanwhile".into(),
-            ));
+        let removed = || Error::PersonRefused("you were removed from this team meanwhile".into());
+        if !people::update_passkey(&mut tx, id.as_str(), passkey_after).await? {
+            return Err(removed());
         }
+        let session = open_session(&mut tx, id.as_str(), "", now, SESSION_LIFETIME_MS, false)
+            .await?
+            .ok_or_else(removed)?;
         tx.commit().await?;
         Ok(session)
     }
@@ -476,7 +484,6 @@ impl Console {
     /// which reads the team's calls for [`WINDOW_LINK_LIFETIME_MS`] and decides none. A link
     /// is refused to a link.
     pub async fn link_window(&self, session: &str, passkey_after: &str) -> Result<String, Error> {
-        let link = secret(WINDOW_LINK_PREFIX)?;
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let person = people::by_session(&mut tx, &sha256(session), now)
@@ -485,21 +492,38 @@ impl Console {
         if person.reads_only {
             return Err(Error::PersonRefused(READS_ONLY.into()));
         }
-        if !people::update_passkey(&mut tx, &person.id, passkey_after).await?
-            || !people::start_session(
-                &mut tx,
-                &sha256(&link),
-                &person.id,
-                now,
-                now + WINDOW_LINK_LIFETIME_MS,
-                true,
-            )
-            .await?
-        {
-            return Err(Error::SignedOut(SIGN_IN_AGAIN.into()));
+        let ended = || Error::SignedOut(SIGN_IN_AGAIN.into());
+        if !people::update_passkey(&mut tx, &person.id, passkey_after).await? {
+            return Err(ended());
         }
+        let link = open_session(
+            &mut tx,
+            &person.id,
+            WINDOW_LINK_PREFIX,
+            now,
+            WINDOW_LINK_LIFETIME_MS,
+            true,
+        )
+        .await?
+        .ok_or_else(ended)?;
         tx.commit().await?;
         Ok(link)
+    }
+
+    /// Signs out every desktop window the person whose session `session` is linked (a leaked
+    /// link reads nothing more); how many. Refused to a link.
+    pub async fn unlink_windows(&self, session: &str) -> Result<u64, Error> {
+        let now = self.now();
+        let mut tx = self.inner.store.write().await?;
+        let person = people::by_session(&mut tx, &sha256(session), now)
+            .await?
+            .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
+        if person.reads_only {
+            return Err(Error::PersonRefused(READS_ONLY.into()));
+        }
+        let ended = people::end_window_links(&mut tx, &person.id).await?;
+        tx.commit().await?;
+        Ok(ended)
     }
 
     /// The person whose live session `session` is (a read).
