@@ -80,6 +80,8 @@ async fn old_grant(s: &TestServer, w: &[&str]) {
         project: None,
         serves: None,
         reason: None,
+        author: None,
+        team_project: None,
         created_at: 1,
         expires_at: None,
         uses: 0,

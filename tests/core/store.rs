@@ -145,6 +145,8 @@ fn scoped(a: &Approval, t: i64, reach: Reach, expires_at: Option<i64>) -> Grant 
         project: None,
         serves: None,
         reason: None,
+        author: None,
+        team_project: None,
         created_at: t,
         expires_at,
         uses: 0,

@@ -20,6 +20,8 @@ use countersign_engine::server::Server;
 use countersign_phone::people::{PERSON_COOKIE, PeopleOptions};
 use countersign_phone::team::{Certificate, TeamListener};
 
+mod rules;
+
 const NAME: &str = "team.test";
 
 struct Team {
@@ -524,7 +526,8 @@ async fn the_teams_page_refuses_what_a_hostile_client_tries() {
         .await;
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
     assert_eq!(t.agent_reads(&machine, id).await["status"], "pending");
-    // "Don't ask again" and edits are not words the page takes.
+    // A decision the page does not word is refused ("don't ask again" is a rule beside an
+    // approval, `rules.rs`).
     let r = alice
         .post(
             &format!("/people/v1/approvals/{id}/challenge"),
@@ -1031,6 +1034,7 @@ async fn a_window_link_reads_the_team_and_decides_nothing() {
             &countersign_domain::ids::ApprovalId::parse(id).unwrap(),
             asked["digest"].as_str().unwrap(),
             countersign_domain::approval::Decision::Approve,
+            None,
             &proof,
         )
         .await;

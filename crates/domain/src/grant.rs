@@ -61,6 +61,13 @@ pub struct Grant {
     pub serves: Option<String>,
     /// The reason a deny rule gives the agent.
     pub reason: Option<String>,
+    /// A rule a person of a team console made on the team's page: who, by their name then.
+    /// It reaches only calls asked with an agent token, and decides one only while the team's
+    /// policy would take its author's word on it (`people::Policy::judge`).
+    pub author: Option<crate::people::RuleAuthor>,
+    /// For a person's rule: only calls asked with an agent token of this project (the token's,
+    /// set by the admin, never the agent's folder); `None`: every project.
+    pub team_project: Option<String>,
     #[ts(type = "number")]
     pub created_at: i64,
     #[ts(type = "number | null")]
@@ -90,6 +97,8 @@ impl Grant {
             paused: false,
             project: d.project.clone(),
             reason: d.reason.clone(),
+            author: None,
+            team_project: None,
             created_at: now,
             expires_at: None,
             uses: 0,
@@ -752,6 +761,8 @@ pub fn rule(a: &Approval, effect: Effect, scope: &Scope, reason: Option<&str>, n
             Effect::Deny => None,
         },
         reason: reason.map(str::to_owned),
+        author: None,
+        team_project: None,
         created_at: now,
         expires_at: scope.expires_at,
         uses: 0,

@@ -61,6 +61,33 @@ pub struct Signoff {
     pub at: i64,
 }
 
+/// Who made a rule on a team's page: the person, by their name when they made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct RuleAuthor {
+    pub person: PersonId,
+    pub name: String,
+}
+
+/// "Don't ask again" as a person asks it on the team's page, beside their approval or decline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct TeamRule {
+    /// Which calls of the tool: this exact call, commands starting with these words, or any call
+    /// to a tool that is neither a shell nor a file edit.
+    pub reach: crate::scope::Reach,
+    /// Only calls asked with an agent token of this project (the call's own token's); `None`:
+    /// every project.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// UTC unix milliseconds, within a week; `None` until revoked.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub expires_at: Option<i64>,
+}
+
 /// The project every call counts as in [`Policy::two_approvals`].
 pub const EVERY_PROJECT: &str = "*";
 
@@ -149,6 +176,20 @@ impl Policy {
         } else {
             Ok(Outcome::WaitsForSecond)
         }
+    }
+
+    /// Whether a rule of `author` (whose role is now `role`) decides a call owned as `owned`
+    /// with `vote`: only where their own word alone would decide it now. Never a call of their
+    /// own agent with self-review prevented, never the first of two approvals, never a
+    /// viewer's: a rule is its author's word given ahead, and counts for no more.
+    pub fn rule_decides(
+        &self,
+        author: &PersonId,
+        role: Role,
+        owned: CallOwnership<'_>,
+        vote: Vote,
+    ) -> bool {
+        self.judge(author, role, owned, &[], vote) == Ok(Outcome::Decides)
     }
 }
 
@@ -269,5 +310,27 @@ mod tests {
             }
             prop_assert_eq!(decided, !two);
         }
+    }
+
+    #[test]
+    fn a_rule_counts_for_no_more_than_its_authors_word() {
+        let alice = PersonId::generate();
+        let bob = PersonId::generate();
+        let mut policy = Policy::default();
+        let bobs = CallOwnership {
+            owner: Some(&bob),
+            project: Some("payments"),
+        };
+        let yes = Vote::Approved;
+        assert!(policy.rule_decides(&bob, Role::Approver, bobs, yes));
+        assert!(!policy.rule_decides(&bob, Role::Viewer, bobs, yes));
+        policy.prevent_self_review = true;
+        for vote in [Vote::Approved, Vote::Declined] {
+            assert!(!policy.rule_decides(&bob, Role::Approver, bobs, vote));
+            assert!(policy.rule_decides(&alice, Role::Approver, bobs, vote));
+        }
+        policy.two_approvals = vec!["payments".into()];
+        assert!(!policy.rule_decides(&alice, Role::Approver, bobs, yes));
+        assert!(policy.rule_decides(&alice, Role::Approver, bobs, Vote::Declined));
     }
 }

@@ -112,7 +112,9 @@ pub async fn check(
         None => match conn {
             Some(conn) => {
                 let mut live = grants::list_live(conn, now).await?;
-                // Oldest first, as a submission reads them.
+                // Oldest first, as a submission reads them; as one of this machine's calls
+                // reads them (a team's page's rules reach only the team's machines).
+                live.retain(|g| g.author.is_none());
                 live.reverse();
                 live
             }

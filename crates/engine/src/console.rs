@@ -12,6 +12,7 @@ mod imports;
 mod people;
 mod phones;
 mod shared;
+mod team_rules;
 mod watchers;
 
 use std::sync::Arc;

@@ -50,7 +50,10 @@ pub async fn export_rules(
     protected: &[String],
     now: i64,
 ) -> Result<Export, Error> {
-    let live = grants::list_live(conn.reborrow(), now).await?;
+    // A rule a person made on a team's page is for the team's machines, judged by its policy:
+    // written into an agent's file it would decide this machine's calls on its own.
+    let mut live = grants::list_live(conn.reborrow(), now).await?;
+    live.retain(|g| g.author.is_none());
     // A repository's rules hold only while its file is the one the person took.
     let repository = match project {
         Some(p) => {

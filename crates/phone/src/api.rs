@@ -18,6 +18,8 @@ use crate::pairing::{Pairing, PairingError, sha256};
 use crate::{PageAssets, Peer, REQUEST_TIMEOUT, lock};
 use countersign_domain::approval::{Approval, Decision, Status};
 use countersign_domain::call::Answer;
+use countersign_domain::grant::Scope;
+use countersign_domain::people::TeamRule;
 use countersign_engine::api::ApiError;
 use countersign_engine::console::{
     ChangeEvent, Console, NOT_KEPT, Phone, PhoneProof, Proposal, phone_name,
@@ -465,6 +467,9 @@ pub(crate) struct DecideBody {
     /// The mode a plan goes on in.
     #[serde(default)]
     mode: Option<String>,
+    /// "Don't ask again", on a team's page only (a phone's rules are made at the desk).
+    #[serde(default)]
+    pub(crate) rule: Option<TeamRule>,
     /// The passkey's answer to this decision's challenge, where the listener asks for one
     /// (never in the challenge's own body).
     #[serde(default)]
@@ -472,8 +477,47 @@ pub(crate) struct DecideBody {
 }
 
 impl DecideBody {
-    /// The decision these words make; each kind takes only its own fields.
+    /// The decision these words make on a phone, which makes no rule.
     pub(crate) fn decision(&self) -> Result<Decision, ApiError> {
+        if self.rule.is_some() {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                "rule: \"don't ask again\" is chosen at the console's desk",
+            ));
+        }
+        self.words()
+    }
+
+    /// The decision these words make on a team's page, with the project its rule is limited
+    /// to: "don't ask again" turns an approval or a decline into one that makes a rule.
+    pub(crate) fn with_rule(&self) -> Result<(Decision, Option<String>), ApiError> {
+        let decision = self.words()?;
+        let Some(r) = &self.rule else {
+            return Ok((decision, None));
+        };
+        let scope = Some(Scope {
+            reach: r.reach.clone(),
+            project: None,
+            expires_at: r.expires_at,
+            any_agent: false,
+        });
+        let decision = match decision {
+            Decision::Approve => Decision::ApproveAlways { scope },
+            Decision::Decline { reason } => Decision::DeclineAlways { reason, scope },
+            _ => {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::InvalidRequest,
+                    "rule: only an approval or a decline makes a rule",
+                ));
+            }
+        };
+        Ok((decision, r.project.clone()))
+    }
+
+    /// The decision these words make; each kind takes only its own fields.
+    fn words(&self) -> Result<Decision, ApiError> {
         let extra = |field: &str, why: &str| {
             Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
@@ -522,7 +566,7 @@ async fn decide(
     match (&s.passkeys, &body.assertion) {
         (Some(keys), Some(assertion)) => {
             let passkey = stored_passkey(&phone)?;
-            let bound = bound(&id, &body.digest, &decision)?;
+            let bound = bound(&id, &body.digest, &decision, None)?;
             let used = keys
                 .finish_decision(&phone.id, passkey, &bound, assertion)
                 .map_err(|e| forbidden(e.to_string()))?;
@@ -690,7 +734,7 @@ async fn challenge(
     decision.validate().map_err(Error::from)?;
     let shown = s.console.approval(&approval_id(&id)?).await?;
     decision.fits(&shown.call).map_err(Error::from)?;
-    let bound = bound(&id, &words.digest, &decision)?;
+    let bound = bound(&id, &words.digest, &decision, None)?;
     let options = keys
         .start_decision(&phone.id, &passkey, bound)
         .map_err(|e| forbidden(e.to_string()))?;
@@ -702,9 +746,17 @@ pub(crate) fn bound(
     id: &str,
     digest: &str,
     decision: &Decision,
+    rule_project: Option<&str>,
 ) -> Result<crate::passkey::Bound, ApiError> {
-    let decision = serde_json::to_string(decision)
-        .map_err(|e| Error::Internal(format!("a decision as JSON: {e}")))?;
+    // A rule's project is part of what the person confirms.
+    let decision = match rule_project {
+        None => serde_json::to_string(decision),
+        Some(p) => serde_json::to_string(&serde_json::json!({
+            "decision": decision,
+            "rule_project": p,
+        })),
+    }
+    .map_err(|e| Error::Internal(format!("a decision as JSON: {e}")))?;
     Ok(crate::passkey::Bound {
         approval: id.to_owned(),
         digest: digest.to_owned(),

@@ -110,6 +110,8 @@ pub(crate) fn router(state: PeopleState, rest: Router) -> Router {
         .route("/people/v1/approvals/{id}", get(approval))
         .route("/people/v1/approvals/{id}/challenge", post(challenge))
         .route("/people/v1/approvals/{id}/decide", post(decide))
+        .route("/people/v1/rules", get(rules))
+        .route("/people/v1/rules/{id}/revoke", post(revoke_rule))
         .route("/people/v1/window/challenge", post(window_challenge))
         .route("/people/v1/window/link", post(window_link))
         .route("/people/v1/window/unlink", post(window_unlink))
@@ -478,6 +480,28 @@ async fn window_unlink(
     ))
 }
 
+/// `GET /people/v1/rules`: the live rules people made on the team's page, each with its
+/// author and project, newest first.
+async fn rules(State(s): State<PeopleState>) -> Result<Response, ApiError> {
+    let rules = s.console.team_rules().await?;
+    Ok(no_store(
+        Json(serde_json::json!({ "rules": rules })).into_response(),
+    ))
+}
+
+/// `POST /people/v1/rules/{id}/revoke`: an approver revokes a rule made on the team's page;
+/// the calls it covered ask again.
+async fn revoke_rule(
+    State(s): State<PeopleState>,
+    Extension(Session(session)): Extension<Session>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = countersign_domain::ids::GrantId::parse(&id)
+        .map_err(|_| Error::GrantNotFound(id.clone()))?;
+    let revoked = s.console.revoke_team_rule(&session, &id).await?;
+    Ok(no_store(Json(revoked).into_response()))
+}
+
 /// `GET /people/v1/machines`: the machines agents ask from, by their token's id — the name
 /// it was made for, whose it is and its project — for the cards to name (never a token).
 async fn machines(State(s): State<PeopleState>) -> Result<Response, ApiError> {
@@ -531,15 +555,22 @@ async fn challenge(
             "assertion: a challenge is asked for before the passkey answers",
         ));
     }
-    let decision = words.decision()?;
+    let (decision, project) = words.with_rule()?;
+    let project = project.as_deref();
     s.console
-        .may_decide_as_person(&session, &approval_id(&id)?, &words.digest, &decision)
+        .may_decide_as_person(
+            &session,
+            &approval_id(&id)?,
+            &words.digest,
+            &decision,
+            project,
+        )
         .await?;
     ask_passkey(
         &s,
         person.person.id.as_str(),
         &person,
-        bound(&id, &words.digest, &decision)?,
+        bound(&id, &words.digest, &decision, project)?,
     )
 }
 
@@ -552,7 +583,8 @@ async fn decide(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<DecideBody, MAX_DECISION_BODY>,
 ) -> Result<Json<Approval>, ApiError> {
-    let decision = body.decision()?;
+    let (decision, project) = body.with_rule()?;
+    let project = project.as_deref();
     let Some(assertion) = &body.assertion else {
         return Err(forbidden(
             "every decision is confirmed with your passkey: ask for a challenge first",
@@ -562,7 +594,7 @@ async fn decide(
         &s,
         person.person.id.as_str(),
         &person,
-        &bound(&id, &body.digest, &decision)?,
+        &bound(&id, &body.digest, &decision, project)?,
         assertion,
     )?;
     let proof = PersonProof {
@@ -571,7 +603,7 @@ async fn decide(
     };
     let decided = s
         .console
-        .decide_as_person(&approval_id(&id)?, &body.digest, decision, &proof)
+        .decide_as_person(&approval_id(&id)?, &body.digest, decision, project, &proof)
         .await?;
     Ok(Json(decided))
 }

@@ -223,6 +223,7 @@ pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), Sto
             a.watched.as_ref().map(|w| w.grant.as_str()),
             a.watched.as_ref().map(|w| w.effect.as_str()),
             a.asked_with.as_ref().map(AgentTokenId::as_str),
+            kept_people(a)?,
         ]);
         rows.push(to_json(id, &row)?);
     }
@@ -246,16 +247,25 @@ pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), Sto
              INSERT INTO approvals (id, tool, artifact_id, artifact_version, requester_name,
                 requester_session, requester_cwd, call_view, raw_input, digest, hidden_marks,
                 status, decided_by, reason, created_at, expires_at, decided_at, call_id, parent_id,
-                watched_by, watched, agent_token_id)
+                watched_by, watched, agent_token_id, people)
              SELECT r ->> 0, r ->> 1, r ->> 2, CAST(r ->> 3 AS BIGINT), r ->> 4, r ->> 5,
                 r ->> 6, r ->> 7, r ->> 8, r ->> 9, CAST(r ->> 10 AS BIGINT), r ->> 11, r ->> 12,
                 r ->> 13, CAST(r ->> 14 AS BIGINT), CAST(r ->> 15 AS BIGINT),
-                CAST(r ->> 16 AS BIGINT), r ->> 17, r ->> 18, r ->> 19, r ->> 20, r ->> 21
+                CAST(r ->> 16 AS BIGINT), r ->> 17, r ->> 18, r ->> 19, r ->> 20, r ->> 21,
+                r ->> 22
              FROM rows",
             vec![Value::Owned(format!("[{}]", these.join(",")))],
         );
     }
     Ok(())
+}
+
+/// The people whose word decided `a` as the column keeps them (a person's rule decided it as
+/// it was written): `None` when none did.
+pub fn kept_people(a: &Approval) -> Result<Option<String>, StoreError> {
+    (!a.people.is_empty())
+        .then(|| to_json(a.id.as_str(), &a.people))
+        .transpose()
 }
 
 /// One approval, with the grant it created, if any.

@@ -171,7 +171,7 @@ impl Decided {
             watched_by: a.watched.as_ref().map(|w| w.grant.as_str().to_owned()),
             watched: a.watched.as_ref().map(|w| w.effect.as_str().to_owned()),
             agent_token_id: a.asked_with.as_ref().map(|t| t.as_str().to_owned()),
-            people: None,
+            people: crate::approvals::kept_people(a)?,
         })
     }
 }

@@ -4,7 +4,8 @@ use super::backend::{Conn, Script, Value, execute, fetch_all, fetch_optional};
 use super::{StoreError, from_json, to_json};
 use countersign_domain::grant::Effect;
 use countersign_domain::grant::{Grant, serves};
-use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId, ImportId};
+use countersign_domain::ids::{ApprovalId, ArtifactId, GrantId, ImportId, PersonId};
+use countersign_domain::people::RuleAuthor;
 use countersign_domain::tool::ToolAddress;
 
 #[derive(sqlx::FromRow)]
@@ -21,6 +22,9 @@ struct Row {
     paused: bool,
     project: Option<String>,
     reason: Option<String>,
+    author_id: Option<String>,
+    author_name: Option<String>,
+    team_project: Option<String>,
     created_at: i64,
     expires_at: Option<i64>,
     uses: i64,
@@ -38,7 +42,7 @@ const SELECT: &str = "SELECT g.id, g.artifact_id, g.tool, g.approval_id, g.sourc
         SELECT 1 FROM artifacts ar JOIN artifact_versions v
             ON v.artifact_id = ar.id AND v.version = g.artifact_version
          WHERE ar.id = g.artifact_id AND v.code = ar.code) AS paused,
-    g.project, g.reason, g.created_at, g.expires_at, g.uses, g.last_used_at, g.revoked_at
+    g.project, g.reason, g.author_id, g.author_name, g.team_project, g.created_at, g.expires_at, g.uses, g.last_used_at, g.revoked_at
     FROM grants g";
 
 impl TryFrom<Row> for Grant {
@@ -78,6 +82,15 @@ impl TryFrom<Row> for Grant {
             paused: r.paused,
             project: r.project,
             reason: r.reason,
+            author: match (r.author_id, r.author_name) {
+                (Some(id), Some(name)) => Some(RuleAuthor {
+                    person: PersonId::parse(&id).map_err(|_| bad("author_id"))?,
+                    name,
+                }),
+                (None, None) => None,
+                _ => return Err(bad("author_name")),
+            },
+            team_project: r.team_project,
             created_at: r.created_at,
             expires_at: r.expires_at,
             uses: r.uses,
@@ -200,8 +213,8 @@ pub async fn insert_from(
         conn.into(),
         "INSERT INTO grants (id, artifact_id, tool, approval_id, effect, reach, reach_kind,
             reach_key, artifact_version, project, reason, created_at, expires_at, uses,
-            last_used_at, import_id, source, watch)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            last_used_at, import_id, source, watch, author_id, author_name, team_project)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         &[
             Value::Text(g.id.as_str()),
             Value::OptText(g.artifact_id.as_ref().map(ArtifactId::as_str)),
@@ -221,6 +234,9 @@ pub async fn insert_from(
             Value::OptText(import.map(ImportId::as_str)),
             Value::OptText(source.as_deref()),
             Value::Bool(g.watch),
+            Value::OptText(g.author.as_ref().map(|a| a.person.as_str())),
+            Value::OptText(g.author.as_ref().map(|a| a.name.as_str())),
+            Value::OptText(g.team_project.as_deref()),
         ],
     )
     .await?;
@@ -311,6 +327,7 @@ pub async fn revoke_identical(
         "UPDATE grants SET revoked_at = ?
           WHERE revoked_at IS NULL AND tool = ? AND coalesce(artifact_id, '') = ?
             AND effect = ? AND reach = ? AND coalesce(project, '') = ? AND watch = ?
+            AND coalesce(author_id, '') = ? AND coalesce(team_project, '') = ?
          RETURNING id",
         &[
             Value::Int(now),
@@ -320,6 +337,8 @@ pub async fn revoke_identical(
             Value::Owned(to_json(g.id.as_str(), &g.reach)?),
             Value::Text(g.project.as_deref().unwrap_or("")),
             Value::Bool(g.watch),
+            Value::Text(g.author.as_ref().map_or("", |a| a.person.as_str())),
+            Value::Text(g.team_project.as_deref().unwrap_or("")),
         ],
     )
     .await
@@ -426,6 +445,21 @@ pub async fn revoke_of_file(
             Value::Text(file),
             Value::Text(keep.as_str()),
         ],
+    )
+    .await
+}
+
+/// Revokes every live rule `person` made on the team's page (they were removed, or may no
+/// longer decide), returning their ids.
+pub async fn revoke_of_author(
+    conn: impl Into<Conn<'_>>,
+    person: &str,
+    now: i64,
+) -> Result<Vec<GrantId>, StoreError> {
+    returning_ids(
+        conn.into(),
+        "UPDATE grants SET revoked_at = ? WHERE author_id = ? AND revoked_at IS NULL RETURNING id",
+        &[Value::Int(now), Value::Text(person)],
     )
     .await
 }

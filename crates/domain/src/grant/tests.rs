@@ -48,6 +48,8 @@ fn grant(effect: Effect, reach: Reach, project: Option<&str>, expires_at: Option
         project: project.map(Into::into),
         serves: None,
         reason: None,
+        author: None,
+        team_project: None,
         created_at: 0,
         expires_at,
         uses: 0,

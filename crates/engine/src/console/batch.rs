@@ -12,12 +12,15 @@ use countersign_domain::grant::Grant;
 use countersign_domain::grant::{
     CallFacts, Effect, OnDiskFacts, any_agent_address, command_segments, deciding, watching,
 };
-use countersign_domain::ids::{ArtifactId, GrantId};
+use countersign_domain::ids::{AgentTokenId, ArtifactId, GrantId, PersonId};
+use countersign_domain::people::{CallOwnership, Policy, Role, Signoff, Vote};
 use countersign_domain::tool::ToolAddress;
 use countersign_port::Record;
 use countersign_store::grants::Lookup;
 use countersign_store::records::{self, NewRecord};
-use countersign_store::{Store, StoreError, WriteTx, approvals, artifacts, audit, grants};
+use countersign_store::{
+    Store, StoreError, WriteTx, agent_tokens, approvals, artifacts, audit, grants, people,
+};
 
 /// Submissions waiting beyond this many start the next batch.
 pub const DEFAULT_MAX_BATCH: usize = 256;
@@ -256,6 +259,16 @@ async fn insert_all(
     // A call asked with an agent token comes from another machine: the person's approve
     // rules were made for this one (its folders, its links, its projects' files), so only
     // declines reach it, and no rule watches it; a person decides the rest.
+    // A rule a person made on a team's page reaches only calls asked with an agent token:
+    // it is their word given ahead, judged as their word would be now (`Team::admits`).
+    let team = match live.iter().any(|g| g.author.is_some())
+        && approvals.iter().any(|a| a.asked_with.is_some())
+    {
+        true => Some(Team::read(&mut tx, &live, &approvals).await?),
+        false => None,
+    };
+    let (authored, live): (Vec<Grant>, Vec<Grant>) =
+        live.into_iter().partition(|g| g.author.is_some());
     let declines: Vec<Grant> = live
         .iter()
         .filter(|g| g.effect == Effect::Deny)
@@ -268,7 +281,16 @@ async fn insert_all(
                 return (None, None);
             }
             let remote = a.asked_with.is_some();
-            let rules = if remote { &declines } else { &live };
+            let mut theirs = Vec::new();
+            if let (Some(team), Some(token)) = (&team, &a.asked_with) {
+                theirs.extend(declines.iter().cloned());
+                theirs.extend(authored.iter().filter(|g| team.admits(g, token)).cloned());
+            }
+            let rules = match (remote, &team) {
+                (true, Some(_)) => &theirs,
+                (true, None) => &declines,
+                (false, _) => &live,
+            };
             let facts = CallFacts::new(a, segments[i].as_deref())
                 .protecting(&news[i].protected)
                 .on_disk(&news[i].disk)
@@ -298,6 +320,18 @@ async fn insert_all(
         }
         a.decided_by = Some(DecidedBy::Grant(g.id.clone()));
         a.decided_at = Some(a.created_at);
+        // A person's rule decides with their word: kept with the call, as theirs on the page.
+        if let Some(author) = &g.author {
+            a.people = vec![Signoff {
+                person: author.person.clone(),
+                name: author.name.clone(),
+                vote: match g.effect {
+                    Effect::Approve => Vote::Approved,
+                    Effect::Deny => Vote::Declined,
+                },
+                at: a.created_at,
+            }];
+        }
         let (n, last) = uses.entry(&g.id).or_insert((0, a.created_at));
         *n += 1;
         *last = (*last).max(a.created_at);
@@ -359,4 +393,85 @@ async fn insert_all(
             _ => Ok((a, g.is_some())),
         })
         .collect())
+}
+
+/// What a batch reads of a team console to judge its people's rules: the policy, each author's
+/// role while they are on the team, and each asking token's owner and project.
+struct Team {
+    policy: Policy,
+    authors: BTreeMap<PersonId, Role>,
+    tokens: BTreeMap<AgentTokenId, (Option<PersonId>, Option<String>)>,
+}
+
+impl Team {
+    async fn read(
+        tx: &mut WriteTx,
+        rules: &[Grant],
+        calls: &[Approval],
+    ) -> Result<Team, StoreError> {
+        let policy = Policy {
+            prevent_self_review: people::prevents_self_review(&mut *tx).await?,
+            two_approvals: people::two_approval_projects(&mut *tx).await?,
+        };
+        let mut authors = BTreeMap::new();
+        for author in rules.iter().filter_map(|g| g.author.as_ref()) {
+            if authors.contains_key(&author.person) {
+                continue;
+            }
+            let Some(p) = people::get(&mut *tx, author.person.as_str()).await? else {
+                continue;
+            };
+            // A removed person's rules decide nothing (their removal revoked them too).
+            if let (None, Some(role)) = (p.removed_at, Role::parse(&p.role)) {
+                authors.insert(author.person.clone(), role);
+            }
+        }
+        let mut tokens = BTreeMap::new();
+        for id in calls.iter().filter_map(|a| a.asked_with.as_ref()) {
+            if tokens.contains_key(id) {
+                continue;
+            }
+            let Some(t) = agent_tokens::get(&mut *tx, id.as_str()).await? else {
+                continue;
+            };
+            // A token whose owner cannot be read: no person's rule decides its calls.
+            let owner = match t.owner_id.as_deref().map(PersonId::parse) {
+                Some(Ok(owner)) => Some(owner),
+                Some(Err(_)) => continue,
+                None => None,
+            };
+            tokens.insert(id.clone(), (owner, t.project));
+        }
+        Ok(Team {
+            policy,
+            authors,
+            tokens,
+        })
+    }
+
+    /// Whether the person's rule `g` may decide a call asked with `token`: its project (if it
+    /// is limited to one) is the token's, and the team's policy would take its author's word
+    /// on the call now.
+    fn admits(&self, g: &Grant, token: &AgentTokenId) -> bool {
+        let Some(author) = &g.author else {
+            return false;
+        };
+        let (Some(role), Some((owner, project))) =
+            (self.authors.get(&author.person), self.tokens.get(token))
+        else {
+            return false;
+        };
+        if g.team_project.is_some() && g.team_project != *project {
+            return false;
+        }
+        let owned = CallOwnership {
+            owner: owner.as_ref(),
+            project: project.as_deref(),
+        };
+        let vote = match g.effect {
+            Effect::Approve => Vote::Approved,
+            Effect::Deny => Vote::Declined,
+        };
+        self.policy.rule_decides(&author.person, *role, owned, vote)
+    }
 }

@@ -18,7 +18,7 @@ use countersign_domain::ids::{ApprovalId, PersonId};
 use countersign_domain::limits::FieldError;
 use countersign_domain::people::{CallOwnership, Outcome, Policy, Role, Signoff, Vote};
 use countersign_store::backend::Conn;
-use countersign_store::{agent_tokens, approvals, people};
+use countersign_store::{agent_tokens, approvals, grants, people};
 
 /// How long an invitation can be taken.
 pub const INVITE_LIFETIME_MS: i64 = 72 * 60 * 60 * 1000;
@@ -88,7 +88,7 @@ pub struct PersonProof<'a> {
     pub passkey_after: &'a str,
 }
 
-fn sha256(text: &str) -> [u8; 32] {
+pub(super) fn sha256(text: &str) -> [u8; 32] {
     sha2::Sha256::digest(text.as_bytes()).into()
 }
 
@@ -133,7 +133,7 @@ pub fn project_name(project: &str) -> Result<&str, Error> {
     })
 }
 
-const SIGN_IN_AGAIN: &str =
+pub(super) const SIGN_IN_AGAIN: &str =
     "your sign-in ended (signed out, removed, or past 12 hours): sign in again";
 
 /// Opens a session for a present person who joined, in `tx`, for `lifetime` from `now` (one
@@ -166,6 +166,8 @@ struct Judged {
     a: Approval,
     vote: Vote,
     outcome: Outcome,
+    /// The rule "don't ask again" makes, with its author.
+    rule: Option<countersign_domain::grant::Grant>,
 }
 
 /// Judges the word `decision` of the person whose session is `session` on the call `id`, as
@@ -177,6 +179,7 @@ async fn judged(
     id: &ApprovalId,
     seen: &str,
     decision: &Decision,
+    rule_project: Option<&str>,
     now: i64,
 ) -> Result<Judged, Error> {
     let person = people::by_session(conn.reborrow(), &sha256(session), now)
@@ -232,6 +235,32 @@ async fn judged(
     {
         outcome = Outcome::Decides;
     }
+    let rule = match decision.rule() {
+        Some((effect, scope)) => {
+            let asked = super::team_rules::Asked {
+                effect,
+                scope,
+                project: rule_project,
+                reason: decision.reason(),
+            };
+            Some(super::team_rules::made(
+                &a,
+                token.as_ref(),
+                &who,
+                &policy,
+                &asked,
+                now,
+            )?)
+        }
+        None if rule_project.is_some() => {
+            return Err(FieldError::new(
+                "rule_project",
+                "only \"don't ask again\" is limited to a project",
+            )
+            .into());
+        }
+        None => None,
+    };
     if outcome == Outcome::WaitsForSecond && !matches!(decision, Decision::Approve) {
         return Err(FieldError::new(
             "decision",
@@ -245,7 +274,23 @@ async fn judged(
         a,
         vote,
         outcome,
+        rule,
     })
+}
+
+/// An edit or a note is made at the console's desk: the team's page offers neither.
+fn refuse_desk_only(decision: &Decision) -> Result<(), Error> {
+    if matches!(
+        decision,
+        Decision::ApproveEdited { .. } | Decision::ApproveWithNote { .. }
+    ) {
+        return Err(FieldError::new(
+            "decision",
+            "an edit or a note is decided at the console's desk, not on the team's page",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 impl Console {
@@ -258,11 +303,22 @@ impl Console {
         id: &ApprovalId,
         seen: &str,
         decision: &Decision,
+        rule_project: Option<&str>,
     ) -> Result<(), Error> {
         decision.validate()?;
+        refuse_desk_only(decision)?;
         let now = self.now();
         let mut conn = self.inner.store.read().await?;
-        let j = judged((&mut conn).into(), session, id, seen, decision, now).await?;
+        let j = judged(
+            (&mut conn).into(),
+            session,
+            id,
+            seen,
+            decision,
+            rule_project,
+            now,
+        )
+        .await?;
         if j.a.expires_at <= now {
             return Err(Error::AlreadyDecided(Status::Expired));
         }
@@ -342,17 +398,25 @@ impl Console {
         })
     }
 
-    /// Changes a present person's role, from their next word on.
+    /// Changes a present person's role, from their next word on; a viewer's rules are revoked.
     pub async fn set_person_role(&self, name: &str, role: Role) -> Result<PersonInfo, Error> {
         let mut tx = self.inner.store.write().await?;
         let person = people::by_name(&mut tx, name.trim())
             .await?
             .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
         people::set_role(&mut tx, &person.id, role.as_str()).await?;
+        // A viewer's word is never taken, ahead of time either.
+        let rules_revoked = match role {
+            Role::Viewer => grants::revoke_of_author(&mut tx, &person.id, self.now()).await?,
+            Role::Approver => Vec::new(),
+        };
         let changed = people::get(&mut tx, &person.id)
             .await?
             .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
         tx.commit().await?;
+        if !rules_revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
         info(&changed)
     }
 
@@ -362,8 +426,9 @@ impl Console {
         people::list(&mut conn).await?.iter().map(info).collect()
     }
 
-    /// Removes a person, in one transaction: their invitation and sessions end, their first
-    /// approvals of calls waiting for a second are taken back, and the agent tokens made for
+    /// Removes a person, in one transaction: their invitation and sessions end, the rules they
+    /// made on the team's page are revoked, their first approvals of calls waiting for a
+    /// second are taken back, and the agent tokens made for
     /// them are revoked (their calls waiting now withdrawn): a person who left keeps no agent
     /// asking the team. Their past decisions keep their name. The person and the tokens
     /// revoked.
@@ -377,6 +442,7 @@ impl Console {
             .await?
             .ok_or_else(|| Error::PersonNotFound(name.to_owned()))?;
         people::remove(&mut tx, &person.id, now).await?;
+        let rules_revoked = grants::revoke_of_author(&mut tx, &person.id, now).await?;
         let taken_back = people::drop_first_approvals(&mut tx, &person.id).await?;
         let mut revoked = Vec::new();
         let mut withdrawn = Vec::new();
@@ -399,6 +465,9 @@ impl Console {
         }
         if taken_back > 0 {
             self.emit(ChangeEvent::Resync);
+        }
+        if !rules_revoked.is_empty() {
+            self.emit(ChangeEvent::GrantsChanged);
         }
         Ok((info(&removed)?, revoked))
     }
@@ -574,28 +643,18 @@ impl Console {
     /// A person's word on the card they saw (named by its digest), on the team's page: taken
     /// as the team's policy says, in one transaction with every check. It approves or
     /// declines the call, or keeps the first of two approvals (the call then stays pending,
-    /// naming them). What is decided only at a desk — an edit, a note, "don't ask again" —
-    /// is refused here.
+    /// naming them). "Don't ask again" makes a rule with its author, limited to
+    /// `rule_project` when given (`team_rules`); an edit or a note is refused here.
     pub async fn decide_as_person(
         &self,
         id: &ApprovalId,
         seen: &str,
         decision: Decision,
+        rule_project: Option<&str>,
         proof: &PersonProof<'_>,
     ) -> Result<Approval, Error> {
         decision.validate()?;
-        if matches!(
-            decision,
-            Decision::ApproveEdited { .. } | Decision::ApproveWithNote { .. }
-        ) || decision.rule().is_some()
-        {
-            return Err(FieldError::new(
-                "decision",
-                "an edit, a note or \"don't ask again\" is decided at the console's desk, \
-                 not on the team's page",
-            )
-            .into());
-        }
+        refuse_desk_only(&decision)?;
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
         let Judged {
@@ -603,7 +662,17 @@ impl Console {
             a,
             vote,
             outcome,
-        } = judged((&mut tx).into(), proof.session, id, seen, &decision, now).await?;
+            rule,
+        } = judged(
+            (&mut tx).into(),
+            proof.session,
+            id,
+            seen,
+            &decision,
+            rule_project,
+            now,
+        )
+        .await?;
         if !people::update_passkey(&mut tx, who.id.as_str(), proof.passkey_after).await? {
             return Err(Error::SignedOut(SIGN_IN_AGAIN.into()));
         }
@@ -642,10 +711,16 @@ impl Console {
                 Error::SignedMeanwhile
             });
         }
+        if let Some(g) = &rule {
+            grants::insert(&mut tx, g).await?;
+        }
         let decided = approvals::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::ApprovalNotFound(id.to_string()))?;
         tx.commit().await?;
+        if rule.is_some() {
+            self.emit(ChangeEvent::GrantsChanged);
+        }
         match outcome {
             Outcome::Decides => self.finished(id, status),
             // Still pending: every view reads the call again (it now names its first approver).

@@ -1,0 +1,6 @@
+-- Rules made by people of a team console on the team's page: who made each (their name kept as
+-- it was then) and the project it is limited to (an agent token's, never an agent's folder).
+ALTER TABLE grants ADD COLUMN author_id TEXT REFERENCES people (id);
+ALTER TABLE grants ADD COLUMN author_name TEXT;
+ALTER TABLE grants ADD COLUMN team_project TEXT CHECK (team_project IS NULL OR length(team_project) BETWEEN 1 AND 100);
+CREATE INDEX grants_by_author ON grants (author_id) WHERE author_id IS NOT NULL;
