@@ -412,6 +412,8 @@ async fn fill_grants(c: &Console, n: usize) {
             project: None,
             serves: None,
             reason: None,
+            author: None,
+            team_project: None,
             created_at: now,
             expires_at: None,
             uses: 0,

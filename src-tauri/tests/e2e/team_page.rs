@@ -346,13 +346,26 @@ async fn two_people_on_two_consoles_and_one_is_kept_from_reviewing_his_own_agent
     alices
         .text_contains("[data-testid=team-digest]", "sha256:")
         .await;
+    // She approves it and makes her decision a rule for this exact call.
+    click_on(&alices.client, "[data-testid=team-rule-on]").await;
+    find(&alices.client, "[data-testid=team-rule-reach]").await;
     alices.screenshot("team-card").await;
     click_on(&alices.client, "[data-testid=approve]:not([data-waits])").await;
     alices
-        .text_contains("[data-testid=team-message]", "Approved")
+        .text_contains("[data-testid=team-message]", "Your rule decides")
         .await;
     let answer = tokio::time::timeout(WAIT, asked).await.unwrap().unwrap();
     assert_eq!(answer["permissionDecision"], "allow", "{answer}");
+    alices
+        .text_contains("[data-testid=team-rules]", "by alice")
+        .await;
+    alices.screenshot("team-rules").await;
+    // The machine asks the same again: alice's rule allows it, asking no one.
+    let (ns, dir) = (host.namespace.clone(), machine.path().to_owned());
+    let again =
+        tokio::task::spawn_blocking(move || hook_on(&ns, &dir, "default", "make deploy-prod"));
+    let again = tokio::time::timeout(WAIT, again).await.unwrap().unwrap();
+    assert_eq!(again["permissionDecision"], "allow", "{again}");
 
     // History names who decided.
     let out = Command::new(cli_bin())
@@ -369,10 +382,24 @@ async fn two_people_on_two_consoles_and_one_is_kept_from_reviewing_his_own_agent
         .env_remove("COUNTERSIGN_DATA_DIR")
         .output()
         .unwrap();
-    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let records: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    let record = records
+        .iter()
+        .find(|r| r["decided_by"] == "person")
+        .unwrap();
     assert_eq!(record["people"], "alice approved", "{record}");
-    assert_eq!(record["decided_by"], "person", "{record}");
     assert_eq!(record["decided_on"], "the team's page", "{record}");
+    // The second by her rule, in her name.
+    let ruled = records.iter().find(|r| r["decided_by"] == "rule").unwrap();
+    assert!(
+        ruled["rule"].as_str().unwrap().starts_with("grt_"),
+        "{ruled}"
+    );
+    assert_eq!(ruled["people"], "alice approved", "{ruled}");
     // The window says the call no longer waits there, and its list empties.
     app.text_contains("[role=alert]", "no longer waiting").await;
     app.click("[data-testid=team-console-back]").await;

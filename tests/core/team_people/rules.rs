@@ -51,7 +51,20 @@ async fn rules_of(p: &Person) -> Vec<Value> {
 /// project needs two approvals, and not once she is a viewer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_persons_rule_approves_the_machines_next_calls_as_their_word_would() {
-    let t = Team::start(None).await;
+    rule_as_word(None).await;
+}
+
+mod a_persons_rule_approves_the_machines_next_calls_as_their_word_would {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs a PostgreSQL: make test runs it through scripts/with-postgres.sh"]
+    async fn postgres() {
+        let url = crate::team::fresh_database("team_rules").await;
+        super::rule_as_word(Some(&url)).await;
+    }
+}
+
+async fn rule_as_word(database: Option<&str>) {
+    let t = Team::start(database).await;
     let mut alice = t.joined("alice", Role::Approver).await;
     let bob = t.joined("bob", Role::Approver).await;
     let laptop = token(&t, "bob-laptop", Some("bob"), Some("web")).await;

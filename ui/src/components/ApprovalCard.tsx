@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 
 import type { Answer } from "../api/types/Answer";
 import type { Decision } from "../api/types/Decision";
@@ -42,10 +42,12 @@ const count = (x: number) => x.toLocaleString("en-US");
 
 /** One approval: who asks, what exactly would run, and the person's choices. `armed` is false
  * while the decision buttons are inert (the card just appeared or moved). */
-export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing, readings, onPhone }: {
+export function ApprovalCard({ p, selected, actions, armed, declining, setDeclining, choosing, setChoosing, readings, onPhone, rules }: {
   p: Presented;
   /** Shown on the phone page: approve or decline this call only; rules are made at the desk. */
   onPhone?: boolean;
+  /** On a team's page: its own "don't ask again", shown above the buttons it goes with. */
+  rules?: ReactNode;
   selected?: boolean;
   actions: CardActions;
   armed: boolean;
@@ -104,7 +106,7 @@ export function ApprovalCard({ p, selected, actions, armed, declining, setDeclin
       ) : pending ? (
         <Choices p={p} actions={actions} armed={armed} declining={declining ?? false} setDeclining={setDeclining}
           choosing={choosing ?? null} setChoosing={setChoosing} reading={reading} onPhone={onPhone ?? false}
-          edit={() => setEditing(true)} />
+          edit={() => setEditing(true)} rules={rules} />
       ) : (
         <Outcome p={p} actions={actions} />
       )}
@@ -406,10 +408,10 @@ function Part({ label, value }: { label: string; value: string }) {
   );
 }
 
-function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading, onPhone, edit }: {
+function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoosing, reading, onPhone, edit, rules }: {
   p: Presented; actions: CardActions; armed: boolean; declining: boolean; setDeclining?: (on: boolean) => void;
   choosing: Effect | null; setChoosing?: (effect: Effect | null) => void; reading: Reading; onPhone: boolean;
-  edit: () => void;
+  edit: () => void; rules?: ReactNode;
 }) {
   const a = p.approval;
   const [reason, setReason] = useState("");
@@ -449,6 +451,7 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
   }
   return (
     <footer className={`choices ${armed ? "" : "arming"}`}>
+      {rules}
       {noting && !declining ? (
         <form className="decline-form note-form" onSubmit={(e) => { e.preventDefault(); if (note.trim()) void run({ decision: "approve_with_note", note: note.trim() }); }}>
           <label htmlFor={`note-${a.id}`}>A note the model reads with your approval</label>
@@ -509,13 +512,13 @@ function Choices({ p, actions, armed, declining, setDeclining, choosing, setChoo
       {p.edit === null && p.no_edit !== null && !onPhone && (
         <p className="muted scope" data-testid="no-edit">No edit here: {p.no_edit}</p>
       )}
-      <p className="muted scope" data-testid="grant-scope">
+      {!rules && <p className="muted scope" data-testid="grant-scope">
         {onPhone
           ? <>“Don't ask again”{p.edit ? " and editing the call stay" : " stays"} at the desk: rules are made only in Countersign's window. Here you approve or decline this one call.</>
           : p.no_grant !== null
           ? p.no_grant
           : <>“Don't ask again” lets you choose what it covers (this exact call, a command or folder, or any call to <code>{a.tool}</code>){a.artifact_id ? <>, for {artifact}</> : ", here or everywhere"}, and for how long. Rules are listed on the Grants page.</>}
-      </p>
+      </p>}
       {error && <p className="error" role="alert">{error}</p>}
     </footer>
   );

@@ -140,6 +140,8 @@ export function GrantTable({ grants, now, artifactTitle, openArtifact, openAppro
                   this rule decides nothing until you take the file as it is now (proposed below when it reads).
                 </div>
               )}
+              {g.author && <div className="muted" data-testid="grant-author">made by <strong>{g.author.name}</strong> on the team's page,
+                for the team's machines{g.team_project ? <> of project <strong>{g.team_project}</strong></> : " of every project"}</div>}
               {g.source && <div className="muted" data-testid="grant-source">from {g.source.file}, line {g.source.line}:{" "}
                 <code className="mono"><Verbatim text={g.source.text} /></code></div>}
               {g.paused && g.revoked_at === null && g.artifact_id && (

@@ -2,15 +2,18 @@ import { useCallback, useEffect, useRef, useState } from "react";
 
 import type { ArtifactTitle, CardActions } from "../components/ApprovalCard";
 import type { Decision } from "../api/types/Decision";
+import type { Grant } from "../api/types/Grant";
 import type { PersonInfo } from "../api/types/PersonInfo";
 import type { Presented } from "../api/types/Presented";
 import type { Signoff } from "../api/types/Signoff";
+import type { TeamRule } from "../api/types/TeamRule";
 import { ApprovalCard } from "../components/ApprovalCard";
 import { Since } from "../components/Clock";
 import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
 import { phoneBody } from "../phone/api";
 import { decide, join, linkWindow, type Machine, type Me, signIn, team, TeamError, unlinkWindows } from "./api";
+import { RuleChooser, rulesOffered, TeamRules } from "./Rules";
 
 /** How often the waiting calls are read again while the page is shown. */
 const REFRESH_MS = 3000;
@@ -33,6 +36,9 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
   const [titles, setTitles] = useState<Map<string, ArtifactTitle>>(new Map());
   const [machines, setMachines] = useState<Map<string, Machine>>(new Map());
   const [open, setOpen] = useState<Presented | null>(null);
+  const [rules, setRules] = useState<Grant[]>([]);
+  /** "Don't ask again" as chosen on the open card: sent with its approval or decline. */
+  const rule = useRef<TeamRule | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const openId = useRef<string | null>(null);
   openId.current = open?.approval.id ?? null;
@@ -43,8 +49,9 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
 
   const refresh = useCallback(async () => {
     try {
-      const [who, page, known] = await Promise.all([team.me(), team.inbox(), team.machines()]);
+      const [who, page, known, made] = await Promise.all([team.me(), team.inbox(), team.machines(), team.rules()]);
       setMe(who);
+      setRules(made.rules);
       setMachines(new Map(known.machines.map((m) => [m.id, m])));
       setTeamName(who.team);
       setList(page.first);
@@ -90,11 +97,15 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
     return () => window.clearInterval(t);
   }, [state, refresh]);
 
+  const keepRule = useCallback((r: TeamRule | null) => { rule.current = r; }, []);
+
   const actions: CardActions = {
     decide: async (id: string, digest: string, d: Decision) => {
       let done;
+      const body = phoneBody(digest, d);
+      const ruling = body.decision === "approve" || body.decision === "decline" ? rule.current : null;
       try {
-        done = await decide(id, phoneBody(digest, d));
+        done = await decide(id, ruling !== null ? { ...body, rule: ruling } : body);
       } catch (e) {
         // The session ended meanwhile: back to signing in, saying why.
         if (e instanceof TeamError && e.status === 401) {
@@ -106,10 +117,12 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
         }
         throw e;
       }
+      const ruled = ruling !== null && done.status !== "pending";
       setOpen(null);
-      setMessage(done.status === "pending"
+      setMessage((done.status === "pending"
         ? "Your approval is kept. The call waits for another person's."
-        : done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.");
+        : done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.")
+        + (ruled ? " Your rule decides such calls from now on." : ""));
       await refresh();
     },
     openArtifact: () => setMessage("Artifacts open in Countersign's window."),
@@ -159,12 +172,13 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
       ) : state === "signed-out" ? (
         <SigningIn team={teamName} onSignedIn={signedIn} onError={setMessage} />
       ) : open ? (
-        <CardView p={open} me={me} machine={open.approval.asked_with ? machines.get(open.approval.asked_with) : undefined}
-          actions={actions} onBack={() => setOpen(null)} />
+        <CardView key={open.approval.id} p={open} me={me} machine={open.approval.asked_with ? machines.get(open.approval.asked_with) : undefined}
+          actions={actions} onBack={() => setOpen(null)} onRule={keepRule} />
       ) : (
         <>
           {me && <PolicyLine me={me} />}
-          <Waiting list={list} onOpen={(p) => { setMessage(null); setOpen(p); }} />
+          <Waiting list={list} onOpen={(p) => { setMessage(null); rule.current = null; setOpen(p); }} />
+          {me && <TeamRules rules={rules} me={me} onChanged={() => void refresh()} onMessage={setMessage} />}
           {me && !me.reads_only && <WindowLink made={windowLink} setMade={setWindowLink} onError={setMessage} />}
         </>
       )}
@@ -319,10 +333,15 @@ function kept(me: Me | null, machine: Machine | undefined, p: Presented): string
   return null;
 }
 
-function CardView({ p, me, machine, actions, onBack }: {
+function CardView({ p, me, machine, actions, onBack, onRule }: {
   p: Presented; me: Me | null; machine: Machine | undefined; actions: CardActions; onBack: () => void;
+  onRule: (r: TeamRule | null) => void;
 }) {
   const [declining, setDeclining] = useState(false);
+  const [rule, setRule] = useState<TeamRule | null>(null);
+  const choose = (r: TeamRule | null) => { setRule(r); onRule(r); };
+  // Leaving the card leaves its rule behind.
+  useEffect(() => () => onRule(null), [onRule]);
   const { armed } = useArming(`${p.approval.id}:${p.approval.digest}`);
   const pending = p.approval.status === "pending";
   const why = pending ? kept(me, machine, p) : null;
@@ -339,7 +358,8 @@ function CardView({ p, me, machine, actions, onBack }: {
           <ApprovalCard p={p} selected actions={actions} armed={false} declining={false} onPhone />
         </div>
       ) : (
-        <ApprovalCard p={p} selected actions={actions} armed={armed && pending} declining={declining} setDeclining={setDeclining} onPhone />
+        <ApprovalCard p={p} selected actions={actions} armed={armed && pending} declining={declining} setDeclining={setDeclining} onPhone
+          rules={pending && machine && rulesOffered(p, machine, me) ? <RuleChooser p={p} machine={machine} rule={rule} setRule={choose} /> : undefined} />
       )}
       <p className="muted phone-pad digest">Digest <code className="mono" data-testid="team-digest">{p.approval.digest}</code></p>
     </div>

@@ -3,9 +3,11 @@
 // confirmed with the person's passkey, for that decision only.
 
 import type { ErrorBody } from "../api/types/ErrorBody";
+import type { Grant } from "../api/types/Grant";
 import type { PersonInfo } from "../api/types/PersonInfo";
 import type { Policy } from "../api/types/Policy";
 import type { Presented } from "../api/types/Presented";
+import type { TeamRule } from "../api/types/TeamRule";
 import type { DecisionBody, PhoneInbox } from "../phone/api";
 
 /** A refusal from the listener, with its stable code. */
@@ -46,7 +48,12 @@ export const team = {
   machines: () => send<{ machines: Machine[] }>("/people/v1/machines"),
   approval: (id: string) => send<Presented>(`/people/v1/approvals/${encodeURIComponent(id)}`),
   signOut: () => send<{ signed_out: boolean }>("/people/v1/sign-out", {}),
+  rules: () => send<{ rules: Grant[] }>("/people/v1/rules"),
+  revokeRule: (id: string) => send<Grant>(`/people/v1/rules/${encodeURIComponent(id)}/revoke`, {}),
 };
+
+/** A decision on the team's page: the phone's words, and "don't ask again" as a rule. */
+export type TeamBody = DecisionBody & { rule?: TeamRule };
 
 /** Takes the invitation: makes the person's passkey, which signs them in. */
 export async function join(invitation: string): Promise<PersonInfo> {
@@ -68,7 +75,7 @@ export async function signIn(name: string): Promise<PersonInfo> {
 }
 
 /** Decides one call, with the passkey's answer to this very decision. */
-export async function decide(id: string, body: DecisionBody): Promise<Presented["approval"]> {
+export async function decide(id: string, body: TeamBody): Promise<Presented["approval"]> {
   const path = `/people/v1/approvals/${encodeURIComponent(id)}`;
   const { publicKey } = await send<{ publicKey: PublicKeyCredentialRequestOptionsJSON }>(`${path}/challenge`, body);
   const answer = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) });

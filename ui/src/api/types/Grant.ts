@@ -4,6 +4,7 @@ import type { ArtifactId } from "./ArtifactId";
 import type { Effect } from "./Effect";
 import type { GrantId } from "./GrantId";
 import type { Reach } from "./Reach";
+import type { RuleAuthor } from "./RuleAuthor";
 import type { Source } from "./Source";
 import type { ToolAddress } from "./ToolAddress";
 
@@ -48,4 +49,15 @@ serves: string | null,
 /**
  * The reason a deny rule gives the agent.
  */
-reason: string | null, created_at: number, expires_at: number | null, uses: number, last_used_at: number | null, revoked_at: number | null, };
+reason: string | null, 
+/**
+ * A rule a person of a team console made on the team's page: who, by their name then.
+ * It reaches only calls asked with an agent token, and decides one only while the team's
+ * policy would take its author's word on it (`people::Policy::judge`).
+ */
+author: RuleAuthor | null, 
+/**
+ * For a person's rule: only calls asked with an agent token of this project (the token's,
+ * set by the admin, never the agent's folder); `None`: every project.
+ */
+team_project: string | null, created_at: number, expires_at: number | null, uses: number, last_used_at: number | null, revoked_at: number | null, };
