@@ -223,7 +223,7 @@ pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), Sto
             a.watched.as_ref().map(|w| w.grant.as_str()),
             a.watched.as_ref().map(|w| w.effect.as_str()),
             a.asked_with.as_ref().map(AgentTokenId::as_str),
-            kept_people(a)?,
+            crate::audit::kept_people(a)?,
         ]);
         rows.push(to_json(id, &row)?);
     }
@@ -258,14 +258,6 @@ pub fn push_insert_many(q: &mut Script<'_>, all: &[&Approval]) -> Result<(), Sto
         );
     }
     Ok(())
-}
-
-/// The people whose word decided `a` as the column keeps them (a person's rule decided it as
-/// it was written): `None` when none did.
-pub fn kept_people(a: &Approval) -> Result<Option<String>, StoreError> {
-    (!a.people.is_empty())
-        .then(|| to_json(a.id.as_str(), &a.people))
-        .transpose()
 }
 
 /// One approval, with the grant it created, if any.

@@ -171,9 +171,17 @@ impl Decided {
             watched_by: a.watched.as_ref().map(|w| w.grant.as_str().to_owned()),
             watched: a.watched.as_ref().map(|w| w.effect.as_str().to_owned()),
             agent_token_id: a.asked_with.as_ref().map(|t| t.as_str().to_owned()),
-            people: crate::approvals::kept_people(a)?,
+            people: kept_people(a)?,
         })
     }
+}
+
+/// The people whose word decided `a` as the `people` column keeps them (a person's rule decided
+/// it as it was written): `None` when none did.
+pub fn kept_people(a: &Approval) -> Result<Option<String>, StoreError> {
+    (!a.people.is_empty())
+        .then(|| to_json(a.id.as_str(), &a.people))
+        .transpose()
 }
 
 /// One report of a call's result as the chain attests it.
