@@ -9,10 +9,10 @@ import { team } from "./api";
 
 /** A command's first words a prefix rule could name: up to two plain words, no option, no
  * shell sign. The console checks the prefix again and says why when it refuses it. */
-function firstWords(command: string): string[] {
+export function firstWords(command: string): string[] {
   const words: string[] = [];
   for (const w of command.trim().split(/\s+/)) {
-    if (words.length === 2 || !/^[A-Za-z0-9_.:@/+=-]+$/.test(w) || w.startsWith("-")) break;
+    if (words.length === 2 || !/^[A-Za-z0-9_.:@/+-]+$/.test(w) || w.startsWith("-")) break;
     words.push(w);
   }
   return words;
@@ -21,7 +21,7 @@ function firstWords(command: string): string[] {
 /** The reaches the team's page offers for a call: this exact call always; a command's first
  * words for a terminal call; every call to the tool for one that is neither a command nor an
  * edit. */
-function reaches(p: Presented): { label: string; reach: Reach }[] {
+export function reaches(p: Presented): { label: string; reach: Reach }[] {
   const a = p.approval;
   const out: { label: string; reach: Reach }[] = [{ label: "this exact call", reach: { kind: "exact", digest: a.digest } }];
   if (a.call.card === "terminal" && !a.call.args) {
