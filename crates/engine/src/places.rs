@@ -39,18 +39,7 @@ pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
         _ => cwd,
     };
     let mut out = std::collections::BTreeSet::new();
-    let candidates = segments
-        .iter()
-        .flat_map(|s| s.iter().skip(1))
-        .flat_map(|w| {
-            let value = w
-                .strip_prefix('-')
-                .and_then(|o| o.split_once('='))
-                .map(|(_, v)| v.to_owned());
-            std::iter::once(w.clone()).chain(value)
-        })
-        .filter(|w| !w.is_empty() && !w.starts_with('-'));
-    for (n, word) in candidates.enumerate() {
+    for (n, word) in operands(&segments).enumerate() {
         // Past the words looked at, a word is taken to go through a link: not known not to.
         if n >= MAX_WORDS_LOOKED_AT {
             out.insert(word);
@@ -71,6 +60,32 @@ pub fn linked_words(call: &CallView, cwd: Option<&str>) -> Vec<String> {
         }
     }
     // Sorted, as the reader looks words up in it.
+    out.into_iter().collect()
+}
+
+/// The words of a command's segments that may name a path: every operand, and the value of
+/// each `--option=value`.
+fn operands(segments: &[Vec<String>]) -> impl Iterator<Item = String> + '_ {
+    segments
+        .iter()
+        .flat_map(|s| s.iter().skip(1))
+        .flat_map(|w| {
+            let value = w
+                .strip_prefix('-')
+                .and_then(|o| o.split_once('='))
+                .map(|(_, v)| v.to_owned());
+            std::iter::once(w.clone()).chain(value)
+        })
+        .filter(|w| !w.is_empty() && !w.starts_with('-'))
+}
+
+/// For a call of another machine, whose disk cannot be looked at from here: every word of a
+/// terminal call that may name a path, as not known not to go through a link.
+pub fn unseen_words(call: &CallView) -> Vec<String> {
+    let Some(segments) = countersign_domain::grant::command_segments(call) else {
+        return Vec::new();
+    };
+    let out: std::collections::BTreeSet<String> = operands(&segments).collect();
     out.into_iter().collect()
 }
 

@@ -139,7 +139,8 @@ const DECIDED: &str = "SELECT id, tool, artifact_id, artifact_version, requester
 
 impl Decided {
     /// The row [`crate::approvals::push_insert_many`] writes for `a` (decided by a rule as it
-    /// arrives: nothing of a person's).
+    /// arrives: no decision at a desk, a phone or the team's page; a rule a person made on the
+    /// team's page keeps their word in `people`).
     pub fn inserted(a: &Approval) -> Result<Self, StoreError> {
         let id = a.id.as_str();
         Ok(Self {

@@ -352,7 +352,7 @@ async fn two_people_on_two_consoles_and_one_is_kept_from_reviewing_his_own_agent
     alices.screenshot("team-card").await;
     click_on(&alices.client, "[data-testid=approve]:not([data-waits])").await;
     alices
-        .text_contains("[data-testid=team-message]", "Your rule decides")
+        .text_contains("[data-testid=team-message]", "Your rule is kept")
         .await;
     let answer = tokio::time::timeout(WAIT, asked).await.unwrap().unwrap();
     assert_eq!(answer["permissionDecision"], "allow", "{answer}");

@@ -152,6 +152,10 @@ async fn rule_as_word(database: Option<&str>) {
         .unwrap();
     assert!(rules_of(&bob).await.is_empty());
     assert_eq!(asks(&t, &laptop, "cargo test").await["status"], "pending");
+    // The audit chain holds the calls her rule decided, with her name.
+    let (checked, broken) = super::verified(&t).await;
+    assert!(checked > 0);
+    assert_eq!(broken, 0);
 }
 
 /// A rule is never the word of its machine's owner where self-review is prevented, a decline
@@ -261,7 +265,7 @@ async fn a_rule_wider_than_one_persons_word_is_refused() {
     let id = asked["id"].as_str().unwrap();
     let cases = [
         (prefix(&["cargo", "build"], Some("payments")), "project"),
-        (json!({ "reach": { "kind": "any" } }), "every command"),
+        (json!({ "reach": { "kind": "any" } }), "runs commands"),
         (
             json!({ "reach": { "kind": "path", "prefix": "/srv" } }),
             "another machine",
@@ -292,7 +296,8 @@ async fn a_rule_wider_than_one_persons_word_is_refused() {
     let r = alice
         .post(&format!("/people/v1/approvals/{id}/decide"), &wider)
         .await;
-    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let why = assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    assert!(why.contains("another decision"), "{why}");
     assert!(rules_of(&alice).await.is_empty());
     assert_eq!(t.agent_reads(&web, id).await["status"], "pending");
 
@@ -331,4 +336,160 @@ async fn a_rule_wider_than_one_persons_word_is_refused() {
     assert_eq!(asks(&t, &web, "cargo build").await["status"], "pending");
     let again = alice.post(&revoke, &json!({})).await;
     assert_eq!(again.0, StatusCode::CONFLICT, "{}", again.1);
+}
+
+/// Another machine's disk cannot be looked at from here: a person's prefix rule covers its
+/// commands, but none of their operands that might go through a link there; and a rule for
+/// any call to a tool covers no command, however the call is drawn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_covers_nothing_of_another_machine_it_cannot_see() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let runner = token(&t, "ci-runner", None, Some("web")).await;
+
+    let asked = asks(&t, &runner, "cat notes").await;
+    let (status, made) = alice
+        .decide(
+            asked["id"].as_str().unwrap(),
+            with_rule(&asked, "approve", prefix(&["cat"], Some("web"))),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    // `notes` may be a link on that machine to anything: the call asks.
+    assert_eq!(asks(&t, &runner, "cat notes").await["status"], "pending");
+    // With nothing to look at, the rule covers the command.
+    assert_eq!(asks(&t, &runner, "cat").await["status"], "approved");
+
+    // Claude Code's background Bash is drawn as a generic card; "any call" from it would reach
+    // every command of the tool.
+    let background = json!({
+        "tool": "claude-code.Bash",
+        "requester": { "name": "test agent", "session": "s1" },
+        "call": { "card": "generic", "title": "Start a command in the background",
+            "content": [{ "type": "text", "text": "npm run dev" }] },
+        "raw_input": { "command": "npm run dev", "run_in_background": true },
+    });
+    let (status, asked) = answer(
+        t.http()
+            .post(format!("{}/v1/approvals", t.origin))
+            .bearer_auth(&runner)
+            .json(&background),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    let r = alice
+        .decide(
+            asked["id"].as_str().unwrap(),
+            with_rule(&asked, "approve", json!({ "reach": { "kind": "any" } })),
+        )
+        .await;
+    let why = assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
+    assert!(why.contains("runs commands"), "{why}");
+    // A tool that neither runs nor edits: any call to it.
+    let issue = json!({
+        "tool": "mcp.github.create_issue",
+        "requester": { "name": "test agent", "session": "s1" },
+        "call": { "card": "generic", "title": "Create an issue",
+            "content": [{ "type": "text", "text": "Flaky test" }] },
+        "raw_input": { "title": "Flaky test" },
+    });
+    let ask = |body: Value| {
+        let (http, origin, token) = (t.http(), t.origin.clone(), runner.clone());
+        async move {
+            answer(
+                http.post(format!("{origin}/v1/approvals"))
+                    .bearer_auth(token)
+                    .json(&body),
+            )
+            .await
+        }
+    };
+    let (status, asked) = ask(issue.clone()).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    let (status, made) = alice
+        .decide(
+            asked["id"].as_str().unwrap(),
+            with_rule(
+                &asked,
+                "approve",
+                json!({ "reach": { "kind": "any" }, "project": "web" }),
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    let mut other = issue;
+    other["raw_input"]["title"] = json!("Another");
+    let (status, ruled) = ask(other).await;
+    assert_eq!(status, StatusCode::OK, "{ruled}");
+    assert_eq!(ruled["status"], "approved");
+}
+
+/// A rule's time must be ahead; a window's link reads the team's rules and revokes none; a
+/// machine whose token is revoked gets nothing from a rule (it is refused at the door; a call
+/// on its way when the token goes is judged without rules, `batch::Team::read`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_machine_and_a_windows_link_get_nothing_from_a_rule() {
+    let t = Team::start(None).await;
+    let mut alice = t.joined("alice", Role::Approver).await;
+    let runner = token(&t, "ci-runner", None, None).await;
+    let asked = asks(&t, &runner, "cargo test").await;
+    let id = asked["id"].as_str().unwrap();
+    let past = with_rule(
+        &asked,
+        "approve",
+        json!({ "reach": { "kind": "exact", "digest": asked["digest"] }, "expires_at": 1 }),
+    );
+    let r = alice.decide(id, past).await;
+    let why = assert_error(&r, StatusCode::BAD_REQUEST, "scope_not_fitting");
+    assert!(why.contains("in the future"), "{why}");
+    let (status, _) = alice
+        .decide(
+            id,
+            with_rule(&asked, "approve", prefix(&["cargo", "test"], None)),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let rule = rules_of(&alice).await[0]["id"].as_str().unwrap().to_owned();
+
+    // The link, made with the passkey, reads the rules and is refused their revoking.
+    let (status, got) = alice.post("/people/v1/window/challenge", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+    let signed = alice
+        .key
+        .do_authentication(alice.url(), serde_json::from_value(got).unwrap())
+        .unwrap();
+    let (status, linked) = alice
+        .post("/people/v1/window/link", &json!({ "assertion": signed }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{linked}");
+    let window = Person {
+        http: t.http(),
+        origin: t.origin.clone(),
+        session: linked["link"].as_str().unwrap().to_owned(),
+        key: webauthn_authenticator_rs::WebauthnAuthenticator::new(
+            webauthn_authenticator_rs::softpasskey::SoftPasskey::new(true),
+        ),
+    };
+    assert_eq!(rules_of(&window).await.len(), 1);
+    let r = window
+        .post(&format!("/people/v1/rules/{rule}/revoke"), &json!({}))
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    assert_eq!(rules_of(&alice).await.len(), 1);
+
+    assert_eq!(asks(&t, &runner, "cargo test").await["status"], "approved");
+    let machine = t.server.console.agent_tokens().await.unwrap();
+    t.server
+        .console
+        .revoke_agent_token(&machine[0].id)
+        .await
+        .unwrap();
+    let (status, _) = answer(
+        t.http()
+            .post(format!("{}/v1/approvals", t.origin))
+            .bearer_auth(&runner)
+            .json(&terminal("claude-code.Bash", "cargo test")),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 }

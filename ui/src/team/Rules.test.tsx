@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 
 import type { Presented } from "../api/types/Presented";
 import type { Machine, Me } from "./api";
-import { firstWords, reaches, rulesOffered } from "./Rules";
+import { firstWords, noRule, reaches, rulesOffered } from "./Rules";
 
 function call(card: Record<string, unknown>, extra: Record<string, unknown> = {}): Presented {
   return {
     approval: { id: "apr_1", tool: "claude-code.Bash", digest: "sha256:ab", artifact_id: null, call: card, ...extra },
+    no_grant: null,
   } as unknown as Presented;
 }
 
@@ -34,6 +35,10 @@ describe("the team page's rule chooser", () => {
     expect(kinds(call({ card: "terminal", command: "cargo test", args: ["x"] }))).toEqual(["exact"]);
     expect(kinds(call({ card: "diff", diffs: [] }))).toEqual(["exact"]);
     expect(kinds(call({ card: "generic", title: "Create an issue" }))).toEqual(["exact", "any"]);
+    // A command drawn as a generic card (a background shell), or an ACP edit: never "any".
+    expect(kinds(call({ card: "generic", title: "Start", raw_input: { command: "npm run dev" } }))).toEqual(["exact"]);
+    expect(kinds(call({ card: "generic", title: "t" }, { raw_input: { command: "x" } }))).toEqual(["exact"]);
+    expect(kinds(call({ card: "generic", title: "Edit", kind: "edit" }))).toEqual(["exact"]);
     expect(reaches(call({ card: "terminal", command: "x" }))[0].reach).toEqual({ kind: "exact", digest: "sha256:ab" });
   });
 
@@ -48,5 +53,9 @@ describe("the team page's rule chooser", () => {
     expect(rulesOffered(p, undefined, me("approver"))).toBe(false);
     expect(rulesOffered(call({ card: "question", questions: [] }), machine, me("approver"))).toBe(false);
     expect(rulesOffered(call({ card: "terminal", command: "x" }, { artifact_id: "art_1" }), machine, me("approver"))).toBe(false);
+    const hidden = { ...p, no_grant: "the call carries hidden characters" } as Presented;
+    expect(noRule(hidden, machine, me("approver"))).toContain("hidden characters");
+    expect(noRule(p, machine, me("approver", ["web"]))).toContain("project web need two");
+    expect(noRule(p, undefined, me("approver"))).toContain("console's own machine");
   });
 });

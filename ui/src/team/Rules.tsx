@@ -28,19 +28,37 @@ export function reaches(p: Presented): { label: string; reach: Reach }[] {
     const words = firstWords(a.call.command);
     if (words.length > 0) out.push({ label: `commands starting with “${words.join(" ")}”`, reach: { kind: "command", words } });
   }
-  if (a.call.card === "generic") out.push({ label: `any call to ${a.tool}`, reach: { kind: "any" } });
+  if (a.call.card === "generic" && !runsOrEdits(p)) out.push({ label: `any call to ${a.tool}`, reach: { kind: "any" } });
   return out;
 }
 
-/** Whether this person can make a rule from this call: a machine's call (not the console's own
- * machine's), not a question or a plan, not of an artifact, not needing two approvals. */
-export function rulesOffered(p: Presented, machine: Machine | undefined, me: Me | null): boolean {
+/** As the console judges it (`grant::runs_or_edits`): a generic card that runs a command or
+ * edits files, which no "any call" rule made here covers. The console decides; this only keeps
+ * the page from offering what it refuses. */
+function runsOrEdits(p: Presented): boolean {
   const a = p.approval;
-  if (!me || me.reads_only || me.person.role !== "approver" || !machine || a.artifact_id) return false;
-  if (a.call.card === "question" || a.call.card === "plan") return false;
-  const two = me.policy.two_approvals.includes("*") || (machine.project !== null && me.policy.two_approvals.includes(machine.project));
-  return !two;
+  if (a.call.card !== "generic") return true;
+  if (["execute", "edit", "delete", "move"].includes(a.call.kind ?? "")) return true;
+  const raw = (a.call.raw_input ?? a.raw_input) as Record<string, unknown> | null | undefined;
+  return raw !== null && typeof raw === "object" && "command" in raw;
 }
+
+/** Why this person can make no rule from this call here, or `null` when they can: a machine's
+ * call (not the console's own machine's), not a question or a plan, not of an artifact, nothing
+ * hidden, not needing two approvals. */
+export function noRule(p: Presented, machine: Machine | undefined, me: Me | null): string | null {
+  const a = p.approval;
+  if (!me || me.reads_only || me.person.role !== "approver") return "Rules are made by the team's approvers.";
+  if (!machine) return "No rule here: this call comes from the console's own machine, whose rules are made at its desk.";
+  if (a.artifact_id) return "No rule here: an artifact's calls are approved one at a time on the team's page.";
+  if (a.call.card === "question" || a.call.card === "plan") return "No rule here: a question or a plan is answered each time.";
+  if (p.no_grant !== null) return `No rule here: ${p.no_grant}`;
+  const two = me.policy.two_approvals.includes("*") || (machine.project !== null && me.policy.two_approvals.includes(machine.project));
+  if (two) return `No rule here: calls ${machine.project !== null && !me.policy.two_approvals.includes("*") ? `of project ${machine.project}` : "on this team"} need two people's approvals, and a rule is one person's word.`;
+  return null;
+}
+
+export const rulesOffered = (p: Presented, machine: Machine | undefined, me: Me | null) => noRule(p, machine, me) === null;
 
 /**
  * "Don't ask again" on the team's page: the decision the person makes next also becomes a rule
@@ -76,9 +94,11 @@ export function RuleChooser({ p, machine, rule, setRule }: {
             </select>
           </label>
           <p className="muted">
-            Your rule decides such calls of the team's machines in your name, only while the team
-            would take your word on them (never your own agent's calls where self-review is
-            prevented, never a call that needs two approvals). Any approver can revoke it.
+            Until revoked, your rule decides such calls of the team's machines in your name, only
+            while the team would take your word on them (never your own agent's calls where
+            self-review is prevented, never a call that needs two approvals). As a decline, a
+            command rule declines every command that mentions those words. Any approver can
+            revoke it on this page.
           </p>
         </>
       )}
@@ -89,15 +109,17 @@ export function RuleChooser({ p, machine, rule, setRule }: {
 function reachText(g: Grant): string {
   switch (g.reach.kind) {
     case "exact": return "one exact call";
-    case "command": return `commands starting with “${g.reach.words.join(" ")}”`;
+    case "command": return g.effect === "deny" ? `commands mentioning “${g.reach.words.join(" ")}”` : `commands starting with “${g.reach.words.join(" ")}”`;
     case "path": return `files under ${g.reach.prefix}`;
     case "any": return "any call";
   }
 }
 
 /** The team's rules, made on this page: who made each, what it reaches, and revoke. */
-export function TeamRules({ rules, me, onChanged, onMessage }: {
+export function TeamRules({ rules, me, onChanged, onMessage, onOpenCall }: {
   rules: Grant[]; me: Me; onChanged: () => void; onMessage: (m: string) => void;
+  /** Opens the call a rule was made from. */
+  onOpenCall: (id: string) => void;
 }) {
   const [busy, setBusy] = useState<string | null>(null);
   const mayRevoke = !me.reads_only && me.person.role === "approver";
@@ -119,9 +141,12 @@ export function TeamRules({ rules, me, onChanged, onMessage }: {
           {rules.map((g) => (
             <li key={g.id} data-testid="team-rule-row">
               <span className={g.effect === "approve" ? "team-rule-approves" : "team-rule-declines"}>{g.effect === "approve" ? "Approves" : "Declines"}</span>{" "}
-              {reachText(g)} to <code className="mono">{g.tool}</code>,{" "}
+              {g.reach.kind === "exact" && g.approval_id !== null
+                ? <button className="link" onClick={() => onOpenCall(g.approval_id as string)} data-testid="team-rule-call">{reachText(g)}</button>
+                : reachText(g)} to <code className="mono">{g.tool}</code>,{" "}
               {g.team_project ? <>project {g.team_project}</> : <>every project</>}
-              <span className="muted"> · by {g.author?.name ?? "?"} · used {g.uses}×</span>
+              <span className="muted"> · by {g.author?.name ?? "?"} · used {g.uses}×
+                {" · "}{g.expires_at === null ? "until revoked" : `until ${new Date(g.expires_at).toLocaleString()}`}</span>
               {mayRevoke && (
                 <>{" "}<button className="small" disabled={busy === g.id} onClick={() => void revoke(g)} data-testid="team-rule-revoke">Revoke</button></>
               )}

@@ -13,7 +13,7 @@ import { groupOf, WhatItDoes, warning, Who } from "../components/InboxRow";
 import { useArming } from "../lib/arming";
 import { phoneBody } from "../phone/api";
 import { decide, join, linkWindow, type Machine, type Me, signIn, team, TeamError, unlinkWindows } from "./api";
-import { RuleChooser, rulesOffered, TeamRules } from "./Rules";
+import { noRule, RuleChooser, TeamRules } from "./Rules";
 
 /** How often the waiting calls are read again while the page is shown. */
 const REFRESH_MS = 3000;
@@ -122,7 +122,7 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
       setMessage((done.status === "pending"
         ? "Your approval is kept. The call waits for another person's."
         : done.status === "approved" ? "Approved. The agent goes on." : "Declined. The agent was told.")
-        + (ruled ? " Your rule decides such calls from now on." : ""));
+        + (ruled ? " Your rule is kept: it decides such calls while the team would take your word on them." : ""));
       await refresh();
     },
     openArtifact: () => setMessage("Artifacts open in Countersign's window."),
@@ -178,7 +178,9 @@ export function TeamApp({ invitation, call }: { invitation: string | null; call:
         <>
           {me && <PolicyLine me={me} />}
           <Waiting list={list} onOpen={(p) => { setMessage(null); rule.current = null; setOpen(p); }} />
-          {me && <TeamRules rules={rules} me={me} onChanged={() => void refresh()} onMessage={setMessage} />}
+          {me && <TeamRules rules={rules} me={me} onChanged={() => void refresh()} onMessage={setMessage}
+            onOpenCall={(id) => void team.approval(id).then((p) => { rule.current = null; setOpen(p); })
+              .catch((e: unknown) => setMessage(e instanceof Error ? e.message : String(e)))} />}
           {me && !me.reads_only && <WindowLink made={windowLink} setMade={setWindowLink} onError={setMessage} />}
         </>
       )}
@@ -340,6 +342,10 @@ function CardView({ p, me, machine, actions, onBack, onRule }: {
   const [declining, setDeclining] = useState(false);
   const [rule, setRule] = useState<TeamRule | null>(null);
   const choose = (r: TeamRule | null) => { setRule(r); onRule(r); };
+  const refusal = noRule(p, machine, me);
+  const ruleChoice = refusal === null && machine
+    ? <RuleChooser p={p} machine={machine} rule={rule} setRule={choose} />
+    : <p className="muted scope" data-testid="team-no-rule">{refusal}</p>;
   // Leaving the card leaves its rule behind.
   useEffect(() => () => onRule(null), [onRule]);
   const { armed } = useArming(`${p.approval.id}:${p.approval.digest}`);
@@ -355,11 +361,12 @@ function CardView({ p, me, machine, actions, onBack, onRule }: {
       {!pending && <p className="notice team-viewer" data-testid="team-decided">This call is {p.approval.status}.</p>}
       {why ? (
         <div className="team-readonly" inert>
-          <ApprovalCard p={p} selected actions={actions} armed={false} declining={false} onPhone />
+          <ApprovalCard p={p} selected actions={actions} armed={false} declining={false} onPhone
+            rules={pending ? <p className="muted scope" data-testid="team-no-rule">{refusal ?? "No rule here: this call is not yours to decide."}</p> : undefined} />
         </div>
       ) : (
         <ApprovalCard p={p} selected actions={actions} armed={armed && pending} declining={declining} setDeclining={setDeclining} onPhone
-          rules={pending && machine && rulesOffered(p, machine, me) ? <RuleChooser p={p} machine={machine} rule={rule} setRule={choose} /> : undefined} />
+          rules={pending ? ruleChoice : undefined} />
       )}
       <p className="muted phone-pad digest">Digest <code className="mono" data-testid="team-digest">{p.approval.digest}</code></p>
     </div>

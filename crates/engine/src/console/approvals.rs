@@ -961,8 +961,11 @@ fn examine(s: Submission, local: bool) -> Result<(Submission, u32, String, Looke
         call_json,
     )
     .map_err(encoding)?;
+    // Another machine's disk is not looked at: a prefix rule made on the team's page covers
+    // none of its command's operands that might go through a link.
     if !local {
-        return Ok((s, hidden_marks, digest, (Vec::new(), Vec::new(), None)));
+        let linked = crate::places::unseen_words(&s.call);
+        return Ok((s, hidden_marks, digest, (Vec::new(), linked, None)));
     }
     let disk = crate::places::disk_facts(&s.call);
     let linked = crate::places::linked_words(&s.call, s.requester.cwd.as_deref());

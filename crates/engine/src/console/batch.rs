@@ -431,7 +431,11 @@ impl Team {
             if tokens.contains_key(id) {
                 continue;
             }
-            let Some(t) = agent_tokens::get(&mut *tx, id.as_str()).await? else {
+            // A token revoked since its call came through the door: no rule decides for it.
+            let Some(t) = agent_tokens::get(&mut *tx, id.as_str())
+                .await?
+                .filter(|t| t.revoked_at.is_none())
+            else {
                 continue;
             };
             // A token whose owner cannot be read: no person's rule decides its calls.

@@ -9,9 +9,8 @@
 use super::{ChangeEvent, Console};
 use crate::error::Error;
 use countersign_domain::approval::Approval;
-use countersign_domain::call::CallView;
 use countersign_domain::grant::{
-    Effect, Grant, Reach, Scope, answered_only_by_a_person, check_scope, rule,
+    Effect, Grant, Reach, Scope, answered_only_by_a_person, check_scope, rule, runs_or_edits,
 };
 use countersign_domain::ids::GrantId;
 use countersign_domain::limits::FieldError;
@@ -113,19 +112,20 @@ pub(super) fn made(
         ));
     }
     if asked.effect == Effect::Approve {
-        match (&scope.reach, &a.call) {
-            (Reach::Path { .. }, _) => {
+        match &scope.reach {
+            Reach::Path { .. } => {
                 return Err(refused(
                     "scope.reach",
                     "the files of another machine cannot be looked at from here (links, \
                      hidden paths): approve this exact call, or decline the folder",
                 ));
             }
-            (Reach::Any, CallView::Terminal(_) | CallView::Diff(_)) => {
+            Reach::Any if runs_or_edits(a) => {
                 return Err(refused(
                     "scope.reach",
-                    "a rule for every command or every edit is not made on the team's page: \
-                     name the command's first words, or approve this exact call",
+                    "a rule for every call to a tool that runs commands or edits files is not \
+                     made on the team's page: name a command's first words, or approve this \
+                     exact call",
                 ));
             }
             _ => {}
