@@ -220,6 +220,28 @@ impl Person {
             .await
     }
 
+    /// Links a desktop window with the passkey: the window, as a client of the page, and
+    /// what the link answer said.
+    async fn link_window(&mut self, t: &Team) -> (Person, Value) {
+        let (status, options) = self.post("/people/v1/window/challenge", &json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{options}");
+        let signed = self
+            .key
+            .do_authentication(self.url(), serde_json::from_value(options).unwrap())
+            .unwrap();
+        let (status, made) = self
+            .post("/people/v1/window/link", &json!({ "assertion": signed }))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{made}");
+        let window = Person {
+            http: t.http(),
+            origin: t.origin.clone(),
+            session: made["link"].as_str().unwrap().to_owned(),
+            key: WebauthnAuthenticator::new(SoftPasskey::new(true)),
+        };
+        (window, made)
+    }
+
     async fn approve(&mut self, asked: &Value) -> (StatusCode, Value) {
         let id = asked["id"].as_str().unwrap().to_owned();
         self.decide(
@@ -981,26 +1003,11 @@ async fn a_window_link_reads_the_team_and_decides_nothing() {
     // Without the passkey's answer, no link.
     let r = alice.post("/people/v1/window/link", &json!({})).await;
     assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
-    let (status, options) = alice.post("/people/v1/window/challenge", &json!({})).await;
-    assert_eq!(status, StatusCode::OK, "{options}");
-    let signed = alice
-        .key
-        .do_authentication(alice.url(), serde_json::from_value(options).unwrap())
-        .unwrap();
-    let (status, made) = alice
-        .post("/people/v1/window/link", &json!({ "assertion": signed }))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{made}");
+    let (window, made) = alice.link_window(&t).await;
     let link = made["link"].as_str().unwrap().to_owned();
     assert!(link.starts_with("csw_") && link.len() == 68, "{link}");
     assert_eq!(made["page"], json!(t.origin));
 
-    let window = Person {
-        http: t.http(),
-        origin: t.origin.clone(),
-        session: link.clone(),
-        key: WebauthnAuthenticator::new(SoftPasskey::new(true)),
-    };
     let (status, me) = window.get("/people/v1/me").await;
     assert_eq!(status, StatusCode::OK, "{me}");
     assert_eq!(me["reads_only"], true);

@@ -522,9 +522,9 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
         return Err(Miss::Answered);
     }
     match &grant.reach {
-        // A person's rule for any call to a tool never covers a command or an edit, however
-        // the call is drawn: what they approved was a tool that does neither.
-        Reach::Any if grant.author.is_some() && runs_or_edits(a) => Err(Miss::Command),
+        // A rule made on a team's page never approves any call to a tool: what a tool does on
+        // another machine cannot be seen from here (the page makes none; a row says otherwise).
+        Reach::Any if grant.author.is_some() => Err(Miss::Call),
         Reach::Any => Ok(()),
         Reach::Exact { digest } if *digest == a.digest => Ok(()),
         Reach::Exact { .. } => Err(Miss::Call),
@@ -592,18 +592,6 @@ fn approves(grant: &Grant, call: &CallFacts<'_>) -> Result<(), Miss> {
             Ok(())
         }
     }
-}
-
-/// Whether a call runs a command or edits files, whatever card it is drawn as: a terminal or
-/// diff card, a supported agent's shell or file tool (Claude Code's background `Bash` is a
-/// generic card), an ACP call of kind `execute`, `edit`, `delete` or `move`, or raw input
-/// carrying a `command`. No rule for "any call to the tool" made on a team's page covers one.
-pub fn runs_or_edits(a: &Approval) -> bool {
-    matches!(a.call, CallView::Terminal(_) | CallView::Diff(_))
-        || any_agent_address(&a.tool).is_some()
-        || matches!(&a.call, CallView::Generic(g)
-            if matches!(g.kind.as_deref(), Some("execute" | "edit" | "delete" | "move")))
-        || command_in_raw_input(a).is_some()
 }
 
 /// Whether a call that is not a terminal card still carries a command to run in its raw input.

@@ -246,6 +246,9 @@ mod tests {
             "{linked:?}"
         );
         assert!(linked.windows(2).all(|w| w[0] < w[1]), "sorted");
+        // Another machine's call: every operand and option value, whatever is on this disk.
+        let unseen = unseen_words(&call("tar -cf out/x.tar --file=out/y src; cat".into()));
+        assert_eq!(unseen, ["out/x.tar", "out/y", "src"]);
     }
 }
 

@@ -265,7 +265,7 @@ async fn a_rule_wider_than_one_persons_word_is_refused() {
     let id = asked["id"].as_str().unwrap();
     let cases = [
         (prefix(&["cargo", "build"], Some("payments")), "project"),
-        (json!({ "reach": { "kind": "any" } }), "runs commands"),
+        (json!({ "reach": { "kind": "any" } }), "cannot be seen"),
         (
             json!({ "reach": { "kind": "path", "prefix": "/srv" } }),
             "another machine",
@@ -339,15 +339,26 @@ async fn a_rule_wider_than_one_persons_word_is_refused() {
 }
 
 /// Another machine's disk cannot be looked at from here: a person's prefix rule covers its
-/// commands, but none of their operands that might go through a link there; and a rule for
-/// any call to a tool covers no command, however the call is drawn.
+/// commands, but none of their operands that might go through a link there, and one that
+/// would not cover its own call is refused; no rule made on the page approves any call to a
+/// tool, however the call is drawn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rule_covers_nothing_of_another_machine_it_cannot_see() {
     let t = Team::start(None).await;
     let mut alice = t.joined("alice", Role::Approver).await;
     let runner = token(&t, "ci-runner", None, Some("web")).await;
 
+    // A `cat` rule from `cat notes` would not cover `cat notes` from there: refused, saying why.
     let asked = asks(&t, &runner, "cat notes").await;
+    let r = alice
+        .decide(
+            asked["id"].as_str().unwrap(),
+            with_rule(&asked, "approve", prefix(&["cat"], Some("web"))),
+        )
+        .await;
+    let why = assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
+    assert!(why.contains("would not approve this very call"), "{why}");
+    let asked = asks(&t, &runner, "cat").await;
     let (status, made) = alice
         .decide(
             asked["id"].as_str().unwrap(),
@@ -360,8 +371,8 @@ async fn a_rule_covers_nothing_of_another_machine_it_cannot_see() {
     // With nothing to look at, the rule covers the command.
     assert_eq!(asks(&t, &runner, "cat").await["status"], "approved");
 
-    // Claude Code's background Bash is drawn as a generic card; "any call" from it would reach
-    // every command of the tool.
+    // Claude Code's background Bash is drawn as a generic card, and an MCP tool's call too:
+    // "any call" to either is refused on the page.
     let background = json!({
         "tool": "claude-code.Bash",
         "requester": { "name": "test agent", "session": "s1" },
@@ -369,32 +380,35 @@ async fn a_rule_covers_nothing_of_another_machine_it_cannot_see() {
             "content": [{ "type": "text", "text": "npm run dev" }] },
         "raw_input": { "command": "npm run dev", "run_in_background": true },
     });
-    let (status, asked) = answer(
-        t.http()
-            .post(format!("{}/v1/approvals", t.origin))
-            .bearer_auth(&runner)
-            .json(&background),
-    )
-    .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
-    let r = alice
-        .decide(
-            asked["id"].as_str().unwrap(),
-            with_rule(&asked, "approve", json!({ "reach": { "kind": "any" } })),
-        )
-        .await;
-    let why = assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
-    assert!(why.contains("runs commands"), "{why}");
-    // A tool that neither runs nor edits: any call to it.
     let issue = json!({
-        "tool": "mcp.github.create_issue",
+        "tool": "claude-code.mcp__github__create_issue",
         "requester": { "name": "test agent", "session": "s1" },
-        "call": { "card": "generic", "title": "Create an issue",
+        "call": { "card": "generic", "title": "MCP github: create_issue",
             "content": [{ "type": "text", "text": "Flaky test" }] },
         "raw_input": { "title": "Flaky test" },
     });
-    let ask = |body: Value| {
-        let (http, origin, token) = (t.http(), t.origin.clone(), runner.clone());
+    for body in [background, issue.clone()] {
+        let (status, asked) = answer(
+            t.http()
+                .post(format!("{}/v1/approvals", t.origin))
+                .bearer_auth(&runner)
+                .json(&body),
+        )
+        .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+        let r = alice
+            .decide(
+                asked["id"].as_str().unwrap(),
+                with_rule(&asked, "approve", json!({ "reach": { "kind": "any" } })),
+            )
+            .await;
+        let why = assert_error(&r, StatusCode::BAD_REQUEST, "invalid_request");
+        assert!(why.contains("cannot be seen"), "{why}");
+    }
+    // The exact MCP call, the same again, is approved by an exact rule.
+    let ask = || {
+        let (http, origin, token, body) =
+            (t.http(), t.origin.clone(), runner.clone(), issue.clone());
         async move {
             answer(
                 http.post(format!("{origin}/v1/approvals"))
@@ -404,22 +418,17 @@ async fn a_rule_covers_nothing_of_another_machine_it_cannot_see() {
             .await
         }
     };
-    let (status, asked) = ask(issue.clone()).await;
+    let (status, asked) = ask().await;
     assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    let exact = json!({ "reach": { "kind": "exact", "digest": asked["digest"] } });
     let (status, made) = alice
         .decide(
             asked["id"].as_str().unwrap(),
-            with_rule(
-                &asked,
-                "approve",
-                json!({ "reach": { "kind": "any" }, "project": "web" }),
-            ),
+            with_rule(&asked, "approve", exact),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{made}");
-    let mut other = issue;
-    other["raw_input"]["title"] = json!("Another");
-    let (status, ruled) = ask(other).await;
+    let (status, ruled) = ask().await;
     assert_eq!(status, StatusCode::OK, "{ruled}");
     assert_eq!(ruled["status"], "approved");
 }
@@ -452,24 +461,7 @@ async fn a_revoked_machine_and_a_windows_link_get_nothing_from_a_rule() {
     let rule = rules_of(&alice).await[0]["id"].as_str().unwrap().to_owned();
 
     // The link, made with the passkey, reads the rules and is refused their revoking.
-    let (status, got) = alice.post("/people/v1/window/challenge", &json!({})).await;
-    assert_eq!(status, StatusCode::OK, "{got}");
-    let signed = alice
-        .key
-        .do_authentication(alice.url(), serde_json::from_value(got).unwrap())
-        .unwrap();
-    let (status, linked) = alice
-        .post("/people/v1/window/link", &json!({ "assertion": signed }))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{linked}");
-    let window = Person {
-        http: t.http(),
-        origin: t.origin.clone(),
-        session: linked["link"].as_str().unwrap().to_owned(),
-        key: webauthn_authenticator_rs::WebauthnAuthenticator::new(
-            webauthn_authenticator_rs::softpasskey::SoftPasskey::new(true),
-        ),
-    };
+    let (window, _) = alice.link_window(&t).await;
     assert_eq!(rules_of(&window).await.len(), 1);
     let r = window
         .post(&format!("/people/v1/rules/{rule}/revoke"), &json!({}))

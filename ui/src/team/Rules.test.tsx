@@ -6,7 +6,7 @@ import { firstWords, noRule, reaches, rulesOffered } from "./Rules";
 
 function call(card: Record<string, unknown>, extra: Record<string, unknown> = {}): Presented {
   return {
-    approval: { id: "apr_1", tool: "claude-code.Bash", digest: "sha256:ab", artifact_id: null, call: card, ...extra },
+    approval: { id: "apr_1", tool: "claude-code.Bash", digest: "sha256:ab", artifact_id: null, asked_with: "tok_1", call: card, ...extra },
     no_grant: null,
   } as unknown as Presented;
 }
@@ -29,16 +29,12 @@ describe("the team page's rule chooser", () => {
     expect(firstWords("ls;reboot")).toEqual([]);
   });
 
-  it("offers this exact call always, a prefix for a command, any call for a plain tool", () => {
+  it("offers this exact call always, a prefix for a command, never any call to a tool", () => {
     const kinds = (p: Presented) => reaches(p).map((r) => r.reach.kind);
     expect(kinds(call({ card: "terminal", command: "cargo test" }))).toEqual(["exact", "command"]);
     expect(kinds(call({ card: "terminal", command: "cargo test", args: ["x"] }))).toEqual(["exact"]);
     expect(kinds(call({ card: "diff", diffs: [] }))).toEqual(["exact"]);
-    expect(kinds(call({ card: "generic", title: "Create an issue" }))).toEqual(["exact", "any"]);
-    // A command drawn as a generic card (a background shell), or an ACP edit: never "any".
-    expect(kinds(call({ card: "generic", title: "Start", raw_input: { command: "npm run dev" } }))).toEqual(["exact"]);
-    expect(kinds(call({ card: "generic", title: "t" }, { raw_input: { command: "x" } }))).toEqual(["exact"]);
-    expect(kinds(call({ card: "generic", title: "Edit", kind: "edit" }))).toEqual(["exact"]);
+    expect(kinds(call({ card: "generic", title: "Create an issue" }))).toEqual(["exact"]);
     expect(reaches(call({ card: "terminal", command: "x" }))[0].reach).toEqual({ kind: "exact", digest: "sha256:ab" });
   });
 
@@ -56,6 +52,7 @@ describe("the team page's rule chooser", () => {
     const hidden = { ...p, no_grant: "the call carries hidden characters" } as Presented;
     expect(noRule(hidden, machine, me("approver"))).toContain("hidden characters");
     expect(noRule(p, machine, me("approver", ["web"]))).toContain("project web need two");
-    expect(noRule(p, undefined, me("approver"))).toContain("console's own machine");
+    expect(noRule(p, undefined, me("approver"))).toContain("not known");
+    expect(noRule(call({ card: "terminal", command: "x" }, { asked_with: null }), undefined, me("approver"))).toContain("console's own machine");
   });
 });

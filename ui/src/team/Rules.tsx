@@ -18,9 +18,9 @@ export function firstWords(command: string): string[] {
   return words;
 }
 
-/** The reaches the team's page offers for a call: this exact call always; a command's first
- * words for a terminal call; every call to the tool for one that is neither a command nor an
- * edit. */
+/** The reaches the team's page offers for a call: this exact call always, and a command's first
+ * words for a terminal call. What a tool does on another machine cannot be seen from the
+ * console, so "any call to a tool" is never offered here. */
 export function reaches(p: Presented): { label: string; reach: Reach }[] {
   const a = p.approval;
   const out: { label: string; reach: Reach }[] = [{ label: "this exact call", reach: { kind: "exact", digest: a.digest } }];
@@ -28,19 +28,7 @@ export function reaches(p: Presented): { label: string; reach: Reach }[] {
     const words = firstWords(a.call.command);
     if (words.length > 0) out.push({ label: `commands starting with “${words.join(" ")}”`, reach: { kind: "command", words } });
   }
-  if (a.call.card === "generic" && !runsOrEdits(p)) out.push({ label: `any call to ${a.tool}`, reach: { kind: "any" } });
   return out;
-}
-
-/** As the console judges it (`grant::runs_or_edits`): a generic card that runs a command or
- * edits files, which no "any call" rule made here covers. The console decides; this only keeps
- * the page from offering what it refuses. */
-function runsOrEdits(p: Presented): boolean {
-  const a = p.approval;
-  if (a.call.card !== "generic") return true;
-  if (["execute", "edit", "delete", "move"].includes(a.call.kind ?? "")) return true;
-  const raw = (a.call.raw_input ?? a.raw_input) as Record<string, unknown> | null | undefined;
-  return raw !== null && typeof raw === "object" && "command" in raw;
 }
 
 /** Why this person can make no rule from this call here, or `null` when they can: a machine's
@@ -49,7 +37,8 @@ function runsOrEdits(p: Presented): boolean {
 export function noRule(p: Presented, machine: Machine | undefined, me: Me | null): string | null {
   const a = p.approval;
   if (!me || me.reads_only || me.person.role !== "approver") return "Rules are made by the team's approvers.";
-  if (!machine) return "No rule here: this call comes from the console's own machine, whose rules are made at its desk.";
+  if (!a.asked_with) return "No rule here: this call comes from the console's own machine, whose rules are made at its desk.";
+  if (!machine) return "No rule here: the machine that asked is not known to this page (yet).";
   if (a.artifact_id) return "No rule here: an artifact's calls are approved one at a time on the team's page.";
   if (a.call.card === "question" || a.call.card === "plan") return "No rule here: a question or a plan is answered each time.";
   if (p.no_grant !== null) return `No rule here: ${p.no_grant}`;

@@ -87,6 +87,21 @@ fn an_exact_grant_covers_only_its_call() {
 }
 
 #[test]
+fn a_rule_made_on_a_teams_page_never_approves_any_call_to_a_tool() {
+    let a = run("git status");
+    let mut g = grant(Effect::Approve, Reach::Any, None, None);
+    assert_eq!(covers_call(&g, &a, 0), Ok(()));
+    g.author = Some(crate::people::RuleAuthor {
+        person: crate::ids::PersonId::generate(),
+        name: "alice".into(),
+    });
+    assert_eq!(covers_call(&g, &a, 0), Err(Miss::Call));
+    // Declining any call stays theirs to say.
+    g.effect = Effect::Deny;
+    assert_eq!(covers_call(&g, &a, 0), Ok(()));
+}
+
+#[test]
 fn a_command_prefix_covers_every_segment_or_nothing() {
     let g = grant(
         Effect::Approve,

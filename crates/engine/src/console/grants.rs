@@ -288,11 +288,21 @@ impl Console {
         let g = grants::get(&mut tx, id)
             .await?
             .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
-        if !grants::revoke(&mut tx, id, now).await? {
+        self.revoked(tx, g, now).await
+    }
+
+    /// Revokes `g` in `tx` with the live grants identical to it, and commits: `g` as revoked.
+    pub(super) async fn revoked(
+        &self,
+        mut tx: countersign_store::WriteTx,
+        g: Grant,
+        now: i64,
+    ) -> Result<Grant, Error> {
+        if !grants::revoke(&mut tx, &g.id, now).await? {
             return Err(Error::AlreadyRevoked);
         }
         grants::revoke_identical(&mut tx, &g, now).await?;
-        let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
+        let revoked = grants::get(&mut tx, &g.id).await?.unwrap_or(g);
         tx.commit().await?;
         self.emit(ChangeEvent::GrantsChanged);
         Ok(revoked)

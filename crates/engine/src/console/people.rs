@@ -88,7 +88,7 @@ pub struct PersonProof<'a> {
     pub passkey_after: &'a str,
 }
 
-pub(super) fn sha256(text: &str) -> [u8; 32] {
+fn sha256(text: &str) -> [u8; 32] {
     sha2::Sha256::digest(text.as_bytes()).into()
 }
 
@@ -133,7 +133,7 @@ pub fn project_name(project: &str) -> Result<&str, Error> {
     })
 }
 
-pub(super) const SIGN_IN_AGAIN: &str =
+const SIGN_IN_AGAIN: &str =
     "your sign-in ended (signed out, removed, or past 12 hours): sign in again";
 
 /// Opens a session for a present person who joined, in `tx`, for `lifetime` from `now` (one
@@ -158,6 +158,22 @@ async fn open_session(
     )
     .await?;
     Ok(opened.then_some(session))
+}
+
+/// The person whose live session `session` is, for a change that is theirs to make (never a
+/// desktop window's link, which only reads), read in the change's transaction.
+pub(super) async fn acting(
+    tx: &mut countersign_store::WriteTx,
+    session: &str,
+    now: i64,
+) -> Result<people::Person, Error> {
+    let person = people::by_session(tx, &sha256(session), now)
+        .await?
+        .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
+    if person.reads_only {
+        return Err(Error::PersonRefused(READS_ONLY.into()));
+    }
+    Ok(person)
 }
 
 /// What the team's policy says of a person's word on a call, and what it was judged on.
@@ -555,12 +571,7 @@ impl Console {
     pub async fn link_window(&self, session: &str, passkey_after: &str) -> Result<String, Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let person = people::by_session(&mut tx, &sha256(session), now)
-            .await?
-            .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
-        if person.reads_only {
-            return Err(Error::PersonRefused(READS_ONLY.into()));
-        }
+        let person = acting(&mut tx, session, now).await?;
         let ended = || Error::SignedOut(SIGN_IN_AGAIN.into());
         if !people::update_passkey(&mut tx, &person.id, passkey_after).await? {
             return Err(ended());
@@ -584,12 +595,7 @@ impl Console {
     pub async fn unlink_windows(&self, session: &str) -> Result<u64, Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let person = people::by_session(&mut tx, &sha256(session), now)
-            .await?
-            .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
-        if person.reads_only {
-            return Err(Error::PersonRefused(READS_ONLY.into()));
-        }
+        let person = acting(&mut tx, session, now).await?;
         let ended = people::end_window_links(&mut tx, &person.id).await?;
         tx.commit().await?;
         Ok(ended)

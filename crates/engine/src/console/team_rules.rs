@@ -6,19 +6,20 @@
 //! first of two approvals, nor a call of its author's own agent with self-review prevented,
 //! and a removed person's or a viewer's rule decides nothing.
 
-use super::{ChangeEvent, Console};
+use super::Console;
 use crate::error::Error;
 use countersign_domain::approval::Approval;
 use countersign_domain::grant::{
-    Effect, Grant, Reach, Scope, answered_only_by_a_person, check_scope, rule, runs_or_edits,
+    CallFacts, Effect, Grant, Reach, Scope, answered_only_by_a_person, check_scope,
+    command_segments, covers, rule,
 };
 use countersign_domain::ids::GrantId;
 use countersign_domain::limits::FieldError;
 use countersign_domain::people::{Policy, Role, RuleAuthor};
 use countersign_store::agent_tokens::AgentToken;
-use countersign_store::{grants, people};
+use countersign_store::grants;
 
-use super::people::{PersonInfo, READS_ONLY, SIGN_IN_AGAIN, sha256};
+use super::people::PersonInfo;
 
 /// What a person asked for with "don't ask again" on the team's page.
 pub(super) struct Asked<'a> {
@@ -120,15 +121,14 @@ pub(super) fn made(
                      hidden paths): approve this exact call, or decline the folder",
                 ));
             }
-            Reach::Any if runs_or_edits(a) => {
+            Reach::Any => {
                 return Err(refused(
                     "scope.reach",
-                    "a rule for every call to a tool that runs commands or edits files is not \
-                     made on the team's page: name a command's first words, or approve this \
-                     exact call",
+                    "what a tool does on another machine cannot be seen from here: a rule on \
+                     the team's page approves this exact call, or a command's first words",
                 ));
             }
-            _ => {}
+            Reach::Exact { .. } | Reach::Command { .. } => {}
         }
     }
     check_scope(&scope, asked.effect, a, now).map_err(Error::Scope)?;
@@ -138,6 +138,22 @@ pub(super) fn made(
         name: who.name.clone(),
     });
     g.team_project = asked.project.map(str::to_owned);
+    // A command rule must cover the very call it is made from as a call of another machine
+    // is judged (none of its operands looked at): one that could not is refused, saying why.
+    if asked.effect == Effect::Approve && matches!(scope.reach, Reach::Command { .. }) {
+        let segments = command_segments(&a.call);
+        let unseen = crate::places::unseen_words(&a.call);
+        let facts = CallFacts::new(a, segments.as_deref()).linked(&unseen);
+        if let Err(miss) = covers(&g, &facts, now) {
+            return Err(refused(
+                "scope.reach",
+                format!(
+                    "this rule would not approve this very call from another machine ({miss}): \
+                     approve this exact call instead"
+                ),
+            ));
+        }
+    }
     Ok(g)
 }
 
@@ -155,12 +171,7 @@ impl Console {
     pub async fn revoke_team_rule(&self, session: &str, id: &GrantId) -> Result<Grant, Error> {
         let now = self.now();
         let mut tx = self.inner.store.write().await?;
-        let person = people::by_session(&mut tx, &sha256(session), now)
-            .await?
-            .ok_or_else(|| Error::SignedOut(SIGN_IN_AGAIN.into()))?;
-        if person.reads_only {
-            return Err(Error::PersonRefused(READS_ONLY.into()));
-        }
+        let person = super::people::acting(&mut tx, session, now).await?;
         if Role::parse(&person.role) != Some(Role::Approver) {
             return Err(Error::PersonRefused(
                 "a viewer reads the team's rules and changes none".into(),
@@ -170,13 +181,6 @@ impl Console {
             .await?
             .filter(|g| g.author.is_some())
             .ok_or_else(|| Error::GrantNotFound(id.to_string()))?;
-        if !grants::revoke(&mut tx, id, now).await? {
-            return Err(Error::AlreadyRevoked);
-        }
-        grants::revoke_identical(&mut tx, &g, now).await?;
-        let revoked = grants::get(&mut tx, id).await?.unwrap_or(g);
-        tx.commit().await?;
-        self.emit(ChangeEvent::GrantsChanged);
-        Ok(revoked)
+        self.revoked(tx, g, now).await
     }
 }
